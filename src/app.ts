@@ -1,0 +1,84 @@
+/**
+ * createApp: dependencies → the platform kernel → the API docs → each module's routes.
+ * Adding a resource means adding one module folder and one `.use(...)` line here.
+ */
+import { openapi } from '@elysiajs/openapi'
+import { Elysia } from 'elysia'
+import type { Config } from './config/env'
+import type { Database } from './db/client'
+import { systemClock, type Clock } from './platform/clock'
+import type { Deps } from './platform/context'
+import { createPlatform, RouteTable } from './platform/http'
+import { IdempotencyStore } from './platform/idempotency'
+import { createTokenService, resolveJwtSecret } from './platform/jwt'
+import { createLogger, type Logger } from './platform/logger'
+import { createMailer } from './platform/mail'
+import { FailureLimiter } from './platform/rate-limit'
+import { auditLogRoutes } from './modules/audit-logs/audit-logs.routes'
+import { authRoutes } from './modules/auth/auth.routes'
+import { healthRoutes } from './modules/health/health.routes'
+import { masterDataModule } from './modules/master-data/master-data.entities'
+import { roleRoutes } from './modules/roles/roles.routes'
+import { userRoutes } from './modules/users/users.routes'
+import { workspaceRoutes } from './modules/workspaces/workspaces.routes'
+
+export interface AppOptions {
+  db: Database
+  config: Config
+  clock?: Clock
+  logger?: Logger
+}
+
+export async function createApp({ db, config, clock = systemClock, logger = createLogger(config.LOG_LEVEL) }: AppOptions) {
+  const secret = await resolveJwtSecret(db, config.JWT_SECRET)
+  const deps: Deps = {
+    db,
+    config,
+    clock,
+    logger,
+    mailer: createMailer({ db, clock, logger, smtpUrl: config.SMTP_URL, from: config.MAIL_FROM }),
+    tokens: createTokenService(secret, config.ACCESS_TOKEN_TTL, clock),
+    idempotency: new IdempotencyStore(() => db.read, clock),
+    loginLimiter: new FailureLimiter(clock),
+  }
+  const routes = new RouteTable()
+  const platform = createPlatform(deps, routes)
+
+  const app = new Elysia({ prefix: '/api' })
+    .use(platform)
+    .use(
+      openapi({
+        path: '/docs',
+        documentation: {
+          info: {
+            title: 'Field Force Operations Service',
+            version: '1.0.0',
+            description:
+              'Master data, visits, submissions, location tracking, audit logs and regional lookup for field-force teams. ' +
+              'Send `Authorization: Bearer <token>` (from POST /api/auth/login) and, on mutations, an optional `X-Idempotency-Key`.',
+          },
+          components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+          security: [{ bearerAuth: [] }],
+        },
+      }),
+    )
+    .use(healthRoutes(platform, deps))
+    .use(authRoutes(platform))
+    .use(workspaceRoutes(platform))
+    .use(roleRoutes(platform))
+    .use(userRoutes(platform))
+    .use(masterDataModule(platform))
+    .use(auditLogRoutes(platform))
+
+  // The idempotency record stores the status a route answers on success (its lowest 2xx schema).
+  for (const route of app.routes) {
+    const declared = Object.keys((route.hooks as { response?: Record<string, unknown> }).response ?? {})
+      .map(Number)
+      .filter((status) => status >= 200 && status < 300)
+    if (declared.length > 0) routes.register(route.method, route.path, Math.min(...declared))
+  }
+
+  return { app, deps }
+}
+
+export type App = Awaited<ReturnType<typeof createApp>>['app']

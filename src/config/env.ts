@@ -1,0 +1,100 @@
+/**
+ * The only reader of process.env. Everything the service can be told from outside is declared here,
+ * validated with zod, and handed to the rest of the code as a plain `Config` object. A bad value
+ * stops the process at start (fail fast) instead of surfacing as a strange error later.
+ */
+import { z } from 'zod'
+
+const DURATION = /^(\d+)(ms|s|m|h|d)$/
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
+
+/** `15m`, `30d`, `900s` → milliseconds. */
+export function parseDuration(value: string): number {
+  const match = DURATION.exec(value)
+  if (!match) throw new Error(`invalid duration: ${value}`)
+  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]
+}
+
+const duration = z
+  .string()
+  .regex(DURATION, 'a number followed by ms, s, m, h or d (e.g. 15m)')
+  .transform(parseDuration)
+  .refine((ms) => ms > 0, 'must be greater than zero')
+
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes')
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(file:|libsql:\/\/|https?:\/\/|wss?:\/\/)/, 'file:…, libsql://…, http(s)://… or ws(s)://…')
+    .default('file:./data/app.db'),
+  DATABASE_AUTH_TOKEN: z.string().min(1).optional(),
+  /** Forces the libSQL client on a `file:` URL (the test suite exercises that path with it). */
+  DATABASE_DRIVER: z.enum(['bun-sqlite', 'libsql']).optional(),
+  JWT_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+  ACCESS_TOKEN_TTL: duration.default(parseDuration('15m')),
+  REFRESH_TOKEN_TTL: duration.default(parseDuration('30d')),
+  REGISTRATION_ENABLED: flag.default(true),
+  REGIONAL_SERVICE_URL: z.url().optional(),
+  UPLOAD_DIR: z.string().min(1).default('./data/uploads'),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'smtp://… or smtps://…').optional(),
+  MAIL_FROM: z.string().min(3).default('Field Force <no-reply@localhost>'),
+  /** Base URL put into e-mailed links (password reset). */
+  PUBLIC_URL: z.url().default('http://localhost:3000'),
+  /** Take the client IP from Fly-Client-IP / X-Forwarded-For (only behind a proxy you control). */
+  TRUST_PROXY: flag.default(false),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+})
+
+export type Env = z.infer<typeof EnvSchema>
+
+export interface Config extends Env {
+  database: {
+    url: string
+    authToken?: string
+    driver: 'bun-sqlite' | 'libsql'
+    /** Filesystem path of an embedded database, null for a remote libSQL server. */
+    path: string | null
+  }
+}
+
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid configuration:\n  ${issues.join('\n  ')}`)
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings mean "not set" (docker-compose and fly secrets often produce them).
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''))
+  const parsed = EnvSchema.safeParse(present)
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`))
+  }
+  const values = parsed.data
+  const isFile = values.DATABASE_URL.startsWith('file:')
+  const driver = values.DATABASE_DRIVER ?? (isFile ? 'bun-sqlite' : 'libsql')
+  if (driver === 'bun-sqlite' && !isFile) {
+    throw new ConfigError(['DATABASE_DRIVER: bun-sqlite needs a file: DATABASE_URL'])
+  }
+  return {
+    ...values,
+    database: {
+      url: values.DATABASE_URL,
+      authToken: values.DATABASE_AUTH_TOKEN,
+      driver,
+      path: isFile ? filePathOf(values.DATABASE_URL) : null,
+    },
+  }
+}
+
+/** `file:./data/app.db`, `file:/abs/app.db`, `file:///abs/app.db` → a path; query options are dropped. */
+function filePathOf(url: string): string {
+  const rest = url.slice('file:'.length).split('?')[0]
+  return rest.startsWith('//') ? rest.slice(2) : rest
+}

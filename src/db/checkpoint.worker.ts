@@ -1,0 +1,35 @@
+/// <reference lib="webworker" />
+// Runs PASSIVE WAL checkpoints for the embedded database; see ./checkpoint.ts for why.
+import { Database } from 'bun:sqlite'
+
+declare const self: Worker
+
+let connection: Database | null = null
+let timer: ReturnType<typeof setInterval> | null = null
+
+function checkpoint(request?: number) {
+  if (!connection) return
+  try {
+    const row = connection.query('PRAGMA wal_checkpoint(PASSIVE)').get() as { busy: number; log: number; checkpointed: number }
+    self.postMessage({ type: 'result', result: { log: row.log, checkpointed: row.checkpointed, at: Date.now() }, request })
+  } catch (error) {
+    // A busy database is retried on the next tick; nothing else is expected here.
+    self.postMessage({ type: 'result', result: { log: -1, checkpointed: -1, at: Date.now(), error: String(error) }, request })
+  }
+}
+
+self.onmessage = (event: MessageEvent) => {
+  const message = event.data as { type: 'start'; path: string; intervalMs: number } | { type: 'run'; request: number } | { type: 'stop' }
+  if (message.type === 'start') {
+    connection = new Database(message.path, { readwrite: true, create: false })
+    connection.run('PRAGMA busy_timeout = 5000')
+    timer = setInterval(() => checkpoint(), message.intervalMs)
+  } else if (message.type === 'run') {
+    checkpoint(message.request)
+  } else {
+    if (timer) clearInterval(timer)
+    connection?.close()
+    connection = null
+    self.postMessage({ type: 'stopped' })
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * The database: one schema, two Drizzle drivers, one async code path.
+ *
+ * - `file:` URLs (the embedded default) use bun:sqlite. Writes go through ONE writer connection,
+ *   one transaction at a time (an in-process async queue), opened with BEGIN IMMEDIATE and closed with
+ *   COMMIT/ROLLBACK by `transaction()` itself. Drizzle's own bun-sqlite transaction is synchronous and
+ *   would commit at the first `await` (drizzle-orm issues 2275, 1472), so it is never used. Reads
+ *   outside transactions run on a separate read-only connection; WAL gives it the last committed
+ *   snapshot, never another request's uncommitted rows.
+ * - `libsql://` / `http(s)://` URLs, or DATABASE_DRIVER=libsql, use @libsql/client. Its write
+ *   transactions are serialised by the same queue, and because the client opens a new connection after
+ *   every transaction (libsql-client-ts issue 288), the per-connection PRAGMAs are applied again.
+ *
+ * Code above this file awaits every query and never cares which driver runs it.
+ */
+import { Database as SqliteDatabase } from 'bun:sqlite'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { createClient, type Client } from '@libsql/client'
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import { drizzle as drizzleBun } from 'drizzle-orm/bun-sqlite'
+import { migrate as migrateBun } from 'drizzle-orm/bun-sqlite/migrator'
+import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql'
+import { migrate as migrateLibsql } from 'drizzle-orm/libsql/migrator'
+import type { Config } from '../config/env'
+import { startCheckpointer, type Checkpointer } from './checkpoint'
+import * as schema from './schema'
+
+export type Schema = typeof schema
+/** A Drizzle database or transaction of either driver. Always `await` its queries. */
+export type Db = BaseSQLiteDatabase<'sync' | 'async', unknown, Schema>
+
+export type DriverName = 'bun-sqlite' | 'libsql'
+
+export interface Database {
+  readonly driver: DriverName
+  /** Reads outside a transaction. Never write through it (on bun:sqlite it is read-only). */
+  readonly read: Db
+  /** Runs `fn` in a write transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>
+  /** Applies the pending migrations of drizzle/ (idempotent). */
+  migrate(): Promise<void>
+  /** One statement, for PRAGMAs and maintenance; returns the rows. */
+  pragma(statement: string): Promise<Record<string, unknown>[]>
+  /** Runs a PRAGMA on every connection the driver holds (tests check they agree). */
+  pragmaEverywhere(statement: string): Promise<Record<string, unknown>[][]>
+  close(): Promise<void>
+}
+
+const BUSY_TIMEOUT_MS = 5_000
+export const MIGRATIONS_FOLDER = new URL('../../drizzle', import.meta.url).pathname
+
+/** Applied to every connection. journal_mode is persistent in the file; the others are per connection. */
+const CONNECTION_PRAGMAS = [
+  'PRAGMA journal_mode = WAL',
+  'PRAGMA synchronous = NORMAL',
+  'PRAGMA foreign_keys = ON',
+  `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
+]
+
+/** A FIFO of async critical sections: the next one starts when the previous one has settled. */
+export class SerialQueue {
+  private tail: Promise<unknown> = Promise.resolve()
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(fn)
+    this.tail = result.catch(() => undefined)
+    return result
+  }
+}
+
+export async function openDatabase(config: Config): Promise<Database> {
+  const { driver, path } = config.database
+  if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  return driver === 'bun-sqlite' ? openBunSqlite(path!) : openLibsql(config)
+}
+
+function openBunSqlite(path: string): Database {
+  const writerConnection = new SqliteDatabase(path, { create: true, readwrite: true, strict: true })
+  for (const statement of CONNECTION_PRAGMAS) writerConnection.run(statement)
+  // Checkpoints run on a timer in a worker (./checkpoint.ts), never inside a request's COMMIT.
+  writerConnection.run('PRAGMA wal_autocheckpoint = 0')
+  // Once checkpointed, the WAL is cut back to this size instead of staying at its high-water mark.
+  writerConnection.run(`PRAGMA journal_size_limit = ${64 * 1024 * 1024}`)
+
+  const readerConnection = new SqliteDatabase(path, { readonly: true, strict: true })
+  for (const statement of CONNECTION_PRAGMAS.slice(1)) readerConnection.run(statement)
+
+  const writer = drizzleBun({ client: writerConnection, schema }) as unknown as Db
+  const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
+  const queue = new SerialQueue()
+  const checkpointer: Checkpointer | null = path === ':memory:' ? null : startCheckpointer(path)
+
+  const all = (connection: SqliteDatabase, statement: string) =>
+    connection.query(statement).all() as Record<string, unknown>[]
+
+  return {
+    driver: 'bun-sqlite',
+    read: reader,
+    transaction: (fn) =>
+      queue.run(async () => {
+        writerConnection.run('BEGIN IMMEDIATE')
+        try {
+          const result = await fn(writer)
+          writerConnection.run('COMMIT')
+          return result
+        } catch (error) {
+          if (writerConnection.inTransaction) writerConnection.run('ROLLBACK')
+          throw error
+        }
+      }),
+    migrate: () =>
+      queue.run(async () => {
+        migrateBun(writer as never, { migrationsFolder: MIGRATIONS_FOLDER })
+      }),
+    pragma: async (statement) => queue.run(async () => all(writerConnection, statement)),
+    pragmaEverywhere: async (statement) => [all(writerConnection, statement), all(readerConnection, statement)],
+    close: async () => {
+      await queue.run(async () => {
+        await checkpointer?.stop()
+        readerConnection.close()
+        // A final TRUNCATE checkpoint leaves a clean single-file database behind.
+        try {
+          writerConnection.run('PRAGMA wal_checkpoint(TRUNCATE)')
+        } catch {
+          // Another process may hold the database; the WAL stays and is replayed on next open.
+        }
+        writerConnection.close()
+      })
+    },
+  }
+}
+
+async function openLibsql(config: Config): Promise<Database> {
+  const { url, authToken, path } = config.database
+  const isLocal = path !== null
+  const client: Client = createClient({ url, authToken })
+  const db = drizzleLibsql({ client, schema }) as unknown as Db & {
+    transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>
+  }
+  // A remote server (sqld, Turso) owns its journal and connection settings; a local file is ours.
+  const applyPragmas = async () => {
+    if (isLocal) for (const statement of CONNECTION_PRAGMAS) await client.execute(statement)
+  }
+  await applyPragmas()
+  const queue = new SerialQueue()
+  const rows = async (statement: string) => (await client.execute(statement)).rows.map((row) => ({ ...row }))
+
+  return {
+    driver: 'libsql',
+    read: db,
+    transaction: (fn) =>
+      queue.run(async () => {
+        try {
+          // Drizzle's libsql transaction opens the client's "write" transaction (BEGIN IMMEDIATE).
+          return await db.transaction((tx) => fn(tx as unknown as Db))
+        } finally {
+          // The transaction took the client's connection; the next statement opens a fresh one.
+          await applyPragmas()
+        }
+      }),
+    migrate: () =>
+      queue.run(async () => {
+        await migrateLibsql(db as never, { migrationsFolder: MIGRATIONS_FOLDER })
+        await applyPragmas()
+      }),
+    pragma: (statement) => queue.run(() => rows(statement)),
+    pragmaEverywhere: async (statement) => [await rows(statement)],
+    close: async () => {
+      await queue.run(async () => client.close())
+    },
+  }
+}

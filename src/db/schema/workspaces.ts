@@ -1,0 +1,17 @@
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { createdAt, id, updatedAt } from '../columns'
+
+export const workspaces = sqliteTable('workspaces', {
+  id: id(),
+  name: text('name').notNull(),
+  /** Pings older than this are removed by the daily retention job. */
+  location_retention_days: integer('location_retention_days').notNull().default(90),
+  created_at: createdAt(),
+  updated_at: updatedAt(),
+})
+
+/** Service-wide key/value settings, e.g. the generated JWT secret. */
+export const appSettings = sqliteTable('app_settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+})

@@ -1,0 +1,37 @@
+/**
+ * Scheduled jobs on croner. Each job is a plain async function of the app's dependencies, so tests
+ * call it directly on rows with controlled timestamps; the schedule only decides when it runs.
+ * `protect` keeps a slow run from overlapping the next one.
+ */
+import { Cron } from 'croner'
+import type { Deps } from '../platform/context'
+import { errorFields } from '../platform/logger'
+import { cleanupIdempotencyKeys } from './idempotency-cleanup.job'
+
+export interface JobDefinition {
+  name: string
+  /** Cron pattern (UTC). */
+  schedule: string
+  run(deps: Deps): Promise<unknown>
+}
+
+export const JOBS: JobDefinition[] = [{ name: 'idempotency-cleanup', schedule: '7 * * * *', run: cleanupIdempotencyKeys }]
+
+export function startJobs(deps: Deps, jobs: JobDefinition[] = JOBS) {
+  const scheduled = jobs.map(
+    (job) =>
+      new Cron(job.schedule, { name: job.name, timezone: 'UTC', protect: true, unref: true }, async () => {
+        try {
+          await job.run(deps)
+        } catch (error) {
+          deps.logger.error('job failed', { job: job.name, ...errorFields(error) })
+        }
+      }),
+  )
+  return {
+    scheduled,
+    stop() {
+      for (const cron of scheduled) cron.stop()
+    },
+  }
+}

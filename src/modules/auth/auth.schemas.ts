@@ -1,0 +1,50 @@
+import { Type } from '@sinclair/typebox'
+import { t } from 'elysia'
+import { Envelope, Id, RequiredText } from '../../platform/schema'
+import { PASSWORD_MAX, PASSWORD_MIN } from './passwords'
+
+/** Trimmed and lower-cased; a plain shape check, the real proof is the mail reaching the inbox. */
+export const Email = t
+  .Transform(Type.String({ maxLength: 254, pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$', error: 'must be a valid email address' }))
+  .Decode((value) => value.trim().toLowerCase())
+  .Encode((value) => value)
+
+export const Password = Type.String({
+  minLength: PASSWORD_MIN,
+  maxLength: PASSWORD_MAX,
+  description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters`,
+})
+
+export const RegisterBody = Type.Object({
+  name: RequiredText(255),
+  email: Email,
+  password: Password,
+  workspace_name: RequiredText(255),
+})
+
+/** Login takes any password string: length rules apply when one is set, not when one is tried. */
+export const LoginBody = Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: 1024 }) })
+
+export const RefreshBody = Type.Object({ refresh_token: Type.String({ minLength: 1, maxLength: 512 }) })
+
+export const ForgotPasswordBody = Type.Object({ email: Email })
+
+export const ResetPasswordBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512 }), password: Password })
+
+export const SwitchWorkspaceBody = Type.Object({ workspace_id: Id() })
+
+export const SessionSchema = Type.Object({
+  token: Type.String({ description: 'Access token (JWT HS256)' }),
+  refresh_token: Type.String({ description: 'Opaque, single use' }),
+  expires_in: Type.Integer({ description: 'Access token lifetime in seconds' }),
+  user: Type.Object({
+    id: Type.Integer(),
+    email: Type.String(),
+    name: Type.String(),
+    role: Type.String({ description: 'Role slug' }),
+    workspace_id: Type.Integer(),
+  }),
+})
+
+export const SessionEnvelope = Envelope(SessionSchema)
+export const EmptyEnvelope = Envelope(Type.Object({}))

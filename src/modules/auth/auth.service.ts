@@ -1,0 +1,286 @@
+/**
+ * Authentication (CONTRACT §4): registration, login with a failed-login limit, refresh-token rotation
+ * with reuse detection, logout, password reset by mail, and switching workspace.
+ *
+ * Refresh tokens are opaque random strings stored as SHA-256 hashes. Each login starts a family;
+ * a refresh uses its token once and returns the next one of the family. Presenting a used token
+ * means it was stolen or replayed: the whole family is revoked.
+ */
+import { randomUUID } from 'node:crypto'
+import { and, asc, eq, gt, isNull } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { memberships, passwordResets, refreshTokens, roles, users } from '../../db/schema'
+import { loadMember } from '../../platform/actor'
+import type { AuthedContext, RequestContext } from '../../platform/context'
+import { randomToken, sha256Hex } from '../../platform/crypto'
+import { AlreadyExists, AppError, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../../platform/errors'
+import { withTransaction } from '../../platform/transaction'
+import { insertWorkspace } from '../workspaces/workspaces.service'
+import { hashPassword, verifyPassword } from './passwords'
+
+export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000
+
+export interface SessionUser {
+  id: number
+  email: string
+  name: string
+  role: string
+  workspace_id: number
+}
+
+export interface Session {
+  token: string
+  refresh_token: string
+  expires_in: number
+  user: SessionUser
+}
+
+/** Inserts a refresh token (new family unless given); returns the opaque token. */
+async function insertRefreshToken(ctx: RequestContext, tx: Db, userId: number, workspaceId: number, familyId: string = randomUUID()) {
+  const token = randomToken(32)
+  const now = ctx.deps.clock.now()
+  await tx.insert(refreshTokens).values({
+    user_id: userId,
+    workspace_id: workspaceId,
+    family_id: familyId,
+    token_hash: sha256Hex(token),
+    expires_at: new Date(now.getTime() + ctx.deps.config.REFRESH_TOKEN_TTL).toISOString(),
+    created_at: now.toISOString(),
+  })
+  return token
+}
+
+async function sessionFor(ctx: RequestContext, user: SessionUser, refreshToken: string): Promise<Session> {
+  const token = await ctx.deps.tokens.signAccessToken({ userId: user.id, workspaceId: user.workspace_id, role: user.role })
+  return { token, refresh_token: refreshToken, expires_in: ctx.deps.tokens.accessTtlSeconds, user }
+}
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase()
+
+async function findLiveUserByEmail(db: Db, email: string) {
+  const [user] = await db.select().from(users).where(and(eq(users.email, email), isNull(users.deleted_at))).limit(1)
+  return user
+}
+
+export async function register(
+  ctx: RequestContext,
+  input: { name: string; email: string; password: string; workspace_name: string },
+): Promise<Session> {
+  if (!ctx.deps.config.REGISTRATION_ENABLED) throw new Forbidden('REGISTRATION_DISABLED', 'registration is disabled')
+  const email = normalizeEmail(input.email)
+  const passwordHash = await hashPassword(input.password)
+  const { user, refreshToken } = await withTransaction(ctx, async ({ tx, audit }) => {
+    if (await findLiveUserByEmail(tx, email)) throw new AlreadyExists('USER', 'email', 'a user with this email already exists')
+    const now = ctx.deps.clock.now().toISOString()
+    const { workspace, roles: builtins } = await insertWorkspace(tx, input.workspace_name, now)
+    const [user] = await tx
+      .insert(users)
+      .values({ email, name: input.name, password_hash: passwordHash, last_workspace_id: workspace.id, created_at: now, updated_at: now })
+      .returning()
+    await tx.insert(memberships).values({
+      workspace_id: workspace.id,
+      user_id: user.id,
+      role_id: builtins.super_admin.id,
+      created_at: now,
+      updated_at: now,
+    })
+    const actor = { id: user.id, name: user.name, role: 'super_admin', workspaceId: workspace.id }
+    await audit({ entityType: 'workspace', entityId: workspace.id, entityName: workspace.name, action: 'created', newValues: workspace, actor })
+    await audit({
+      entityType: 'user',
+      entityId: user.id,
+      entityName: user.name,
+      action: 'created',
+      newValues: { id: user.id, name: user.name, email: user.email, role: 'super_admin' },
+      actor,
+    })
+    const sessionUser = { id: user.id, email, name: user.name, role: 'super_admin', workspace_id: workspace.id }
+    return { user: sessionUser, refreshToken: await insertRefreshToken(ctx, tx, user.id, workspace.id) }
+  })
+  return sessionFor(ctx, user, refreshToken)
+}
+
+/** The workspace a plain login lands in: the last one used if still reachable, else the first. */
+async function landingMembership(db: Db, userId: number, preferredWorkspaceId: number | null) {
+  const rows = await db
+    .select({ workspaceId: memberships.workspace_id, isActive: memberships.is_active, role: roles.slug })
+    .from(memberships)
+    .innerJoin(roles, eq(roles.id, memberships.role_id))
+    .where(and(eq(memberships.user_id, userId), isNull(memberships.deleted_at)))
+    .orderBy(asc(memberships.workspace_id))
+  const active = rows.filter((row) => row.isActive)
+  return {
+    membership: active.find((row) => row.workspaceId === preferredWorkspaceId) ?? active[0] ?? null,
+    onlyInactive: active.length === 0 && rows.length > 0,
+  }
+}
+
+export async function login(ctx: RequestContext, input: { email: string; password: string }): Promise<Session> {
+  const email = normalizeEmail(input.email)
+  const limiterKey = `${email}|${ctx.meta.ip ?? 'unknown'}`
+  const limiter = ctx.deps.loginLimiter
+  const retryAfter = limiter.retryAfterSeconds(limiterKey)
+  if (retryAfter > 0) {
+    throw new AppError(429, 'RATE_LIMITED', 'too many failed logins, try again later', {}, { 'retry-after': String(retryAfter) })
+  }
+  const user = await findLiveUserByEmail(ctx.deps.db.read, email)
+  // The hash is verified even for an unknown email, so timing does not reveal which emails exist.
+  const passwordOk = await verifyPassword(input.password, user?.password_hash ?? null)
+  const landing = user && passwordOk ? await landingMembership(ctx.deps.db.read, user.id, user.last_workspace_id) : null
+  if (!user || !passwordOk || (!landing?.membership && !landing?.onlyInactive)) {
+    limiter.recordFailure(limiterKey)
+    throw new Unauthorized('INVALID_CREDENTIALS', 'invalid email or password')
+  }
+  if (!landing!.membership) throw new Forbidden('ACCOUNT_DISABLED', 'this account is disabled')
+  limiter.reset(limiterKey)
+  const { workspaceId, role } = landing!.membership
+  const refreshToken = await withTransaction(ctx, async ({ tx, audit }) => {
+    const now = ctx.deps.clock.now().toISOString()
+    await tx.update(users).set({ last_login_at: now, last_workspace_id: workspaceId }).where(eq(users.id, user.id))
+    await audit({
+      entityType: 'user',
+      entityId: user.id,
+      entityName: user.name,
+      action: 'login',
+      actor: { id: user.id, name: user.name, role, workspaceId },
+    })
+    return insertRefreshToken(ctx, tx, user.id, workspaceId)
+  })
+  return sessionFor(ctx, { id: user.id, email: user.email, name: user.name, role, workspace_id: workspaceId }, refreshToken)
+}
+
+export async function refresh(ctx: RequestContext, input: { refresh_token: string }): Promise<Session> {
+  const tokenHash = sha256Hex(input.refresh_token)
+  // The outcome is decided in the transaction; a reuse must commit its revocation before answering 401.
+  const outcome = await withTransaction(
+    ctx,
+    async ({ tx }) => {
+      const [stored] = await tx.select().from(refreshTokens).where(eq(refreshTokens.token_hash, tokenHash)).limit(1)
+      if (!stored) return { ok: false as const }
+      const now = ctx.deps.clock.now().toISOString()
+      if (stored.used_at || stored.revoked_at) {
+        await tx
+          .update(refreshTokens)
+          .set({ revoked_at: now })
+          .where(and(eq(refreshTokens.family_id, stored.family_id), isNull(refreshTokens.revoked_at)))
+        return { ok: false as const }
+      }
+      if (stored.expires_at <= now) return { ok: false as const }
+      const member = await loadMember(tx, stored.user_id, stored.workspace_id)
+      if (!member) return { ok: false as const }
+      await tx.update(refreshTokens).set({ used_at: now }).where(eq(refreshTokens.id, stored.id))
+      const next = await insertRefreshToken(ctx, tx, stored.user_id, stored.workspace_id, stored.family_id)
+      const user = { id: member.userId, email: member.email, name: member.name, role: member.role, workspace_id: member.workspaceId }
+      return { ok: true as const, user, next }
+    },
+    { audit: 'none' },
+  )
+  if (!outcome.ok) throw new Unauthorized('UNAUTHORIZED', 'invalid refresh token')
+  return sessionFor(ctx, outcome.user, outcome.next)
+}
+
+export function logout(ctx: AuthedContext, input: { refresh_token: string }) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const [stored] = await tx
+      .select({ family: refreshTokens.family_id })
+      .from(refreshTokens)
+      .where(and(eq(refreshTokens.token_hash, sha256Hex(input.refresh_token)), eq(refreshTokens.user_id, ctx.actor.userId)))
+      .limit(1)
+    if (stored) {
+      await tx
+        .update(refreshTokens)
+        .set({ revoked_at: ctx.deps.clock.now().toISOString() })
+        .where(and(eq(refreshTokens.family_id, stored.family), isNull(refreshTokens.revoked_at)))
+    }
+    await audit({ entityType: 'user', entityId: ctx.actor.userId, entityName: ctx.actor.name, action: 'logout' })
+    return {}
+  })
+}
+
+/** Always succeeds (no account enumeration); a live user gets a one-hour, single-use reset token. */
+export async function forgotPassword(ctx: RequestContext, input: { email: string }) {
+  const user = await findLiveUserByEmail(ctx.deps.db.read, normalizeEmail(input.email))
+  if (!user) return
+  const token = randomToken(32)
+  await withTransaction(
+    ctx,
+    async ({ tx }) => {
+      const now = ctx.deps.clock.now()
+      await tx.insert(passwordResets).values({
+        user_id: user.id,
+        token_hash: sha256Hex(token),
+        expires_at: new Date(now.getTime() + RESET_TOKEN_TTL_MS).toISOString(),
+        created_at: now.toISOString(),
+      })
+      const link = new URL(`/reset-password?token=${encodeURIComponent(token)}`, ctx.deps.config.PUBLIC_URL).toString()
+      await ctx.deps.mailer.queue(tx, {
+        to: user.email,
+        subject: 'Reset your password',
+        body: [
+          `Hello ${user.name},`,
+          '',
+          'Someone asked to reset the password of your Field Force account.',
+          `Reset it within one hour: ${link}`,
+          `Or send this token to POST /api/auth/reset-password: ${token}`,
+          '',
+          'If this was not you, ignore this message.',
+        ].join('\n'),
+      })
+    },
+    { audit: 'none' },
+  )
+  await ctx.deps.mailer.flush()
+}
+
+export async function resetPassword(ctx: RequestContext, input: { token: string; password: string }) {
+  const passwordHash = await hashPassword(input.password)
+  await withTransaction(ctx, async ({ tx, audit }) => {
+    const now = ctx.deps.clock.now().toISOString()
+    const [reset] = await tx
+      .select()
+      .from(passwordResets)
+      .where(and(eq(passwordResets.token_hash, sha256Hex(input.token)), isNull(passwordResets.used_at), gt(passwordResets.expires_at, now)))
+      .limit(1)
+    const [user] = reset
+      ? await tx.select().from(users).where(and(eq(users.id, reset.user_id), isNull(users.deleted_at))).limit(1)
+      : []
+    if (!reset || !user) throw ValidationFailed.field('token', 'is invalid or expired')
+    await tx.update(users).set({ password_hash: passwordHash, updated_at: now }).where(eq(users.id, user.id))
+    await tx.update(passwordResets).set({ used_at: now }).where(eq(passwordResets.id, reset.id))
+    await tx.update(refreshTokens).set({ revoked_at: now }).where(and(eq(refreshTokens.user_id, user.id), isNull(refreshTokens.revoked_at)))
+    const landing = await landingMembership(tx, user.id, user.last_workspace_id)
+    const membership = landing.membership
+    if (membership) {
+      await audit({
+        entityType: 'user',
+        entityId: user.id,
+        entityName: user.name,
+        action: 'updated',
+        oldValues: null,
+        newValues: { credentials: 'reset by email' },
+        actor: { id: user.id, name: user.name, role: membership.role, workspaceId: membership.workspaceId },
+      })
+    }
+  })
+}
+
+export async function switchWorkspace(ctx: AuthedContext, input: { workspace_id: number }): Promise<Session> {
+  const member = await loadMember(ctx.deps.db.read, ctx.actor.userId, input.workspace_id)
+  if (!member) throw new NotFound('WORKSPACE')
+  const refreshToken = await withTransaction(ctx, async ({ tx, audit }) => {
+    await tx.update(users).set({ last_workspace_id: member.workspaceId }).where(eq(users.id, member.userId))
+    await audit({
+      entityType: 'user',
+      entityId: member.userId,
+      entityName: member.name,
+      action: 'login',
+      actor: { id: member.userId, name: member.name, role: member.role, workspaceId: member.workspaceId },
+    })
+    return insertRefreshToken(ctx, tx, member.userId, member.workspaceId)
+  })
+  return sessionFor(
+    ctx,
+    { id: member.userId, email: member.email, name: member.name, role: member.role, workspace_id: member.workspaceId },
+    refreshToken,
+  )
+}

@@ -1,0 +1,98 @@
+/**
+ * The four master-data entities, declared once each. Everything they share lives in
+ * ./master-data.resource.ts.
+ */
+import { Type } from '@sinclair/typebox'
+import { accounts, channelGroups, channels, subAreas } from '../../db/schema'
+import type { PlatformPlugin } from '../../platform/http'
+import { Timestamp } from '../../platform/schema'
+import { workspaceScoped } from '../../platform/scope'
+import { masterDataRoutes, masterDataSchema, type MasterDataDefinition } from './master-data.resource'
+import { Elysia } from 'elysia'
+
+export const channelGroupScope = workspaceScoped(channelGroups)
+export const channelScope = workspaceScoped(channels)
+export const accountScope = workspaceScoped(accounts)
+export const subAreaScope = workspaceScoped(subAreas)
+
+export const channelGroupDefinition: MasterDataDefinition = {
+  entity: 'CHANNEL_GROUP',
+  label: 'channel group',
+  auditType: 'channel_group',
+  segment: 'channel-groups',
+  permission: 'channel_group',
+  scope: channelGroupScope,
+  uniqueName: true,
+  children: {
+    scope: channelScope,
+    field: 'channel_group_id',
+    code: 'CHANNEL_GROUP_HAS_CHILDREN',
+    countKey: 'channel_count',
+    message: 'channel group still has channels',
+  },
+}
+
+export const channelDefinition: MasterDataDefinition = {
+  entity: 'CHANNEL',
+  label: 'channel',
+  auditType: 'channel',
+  segment: 'channels',
+  permission: 'channel',
+  scope: channelScope,
+  uniqueName: false,
+  parent: {
+    field: 'channel_group_id',
+    entity: 'CHANNEL_GROUP',
+    scope: channelGroupScope,
+    nestedAs: 'channel_group',
+    nestedColumns: ['id', 'name'],
+  },
+  children: {
+    scope: accountScope,
+    field: 'channel_id',
+    code: 'CHANNEL_HAS_CHILDREN',
+    countKey: 'account_count',
+    message: 'channel still has accounts',
+  },
+}
+
+export const accountDefinition: MasterDataDefinition = {
+  entity: 'ACCOUNT',
+  label: 'account',
+  auditType: 'account',
+  segment: 'accounts',
+  permission: 'account',
+  scope: accountScope,
+  uniqueName: false,
+  parent: {
+    field: 'channel_id',
+    entity: 'CHANNEL',
+    scope: channelScope,
+    nestedAs: 'channel',
+    nestedColumns: ['id', 'name', 'created_at', 'updated_at'],
+  },
+}
+
+export const subAreaDefinition: MasterDataDefinition = {
+  entity: 'SUB_AREA',
+  label: 'sub-area',
+  auditType: 'sub_area',
+  segment: 'sub-areas',
+  permission: 'sub_area',
+  scope: subAreaScope,
+  uniqueName: true,
+}
+
+const NestedChannel = Type.Object({ id: Type.Integer(), name: Type.String(), created_at: Timestamp(), updated_at: Timestamp() })
+
+export const ChannelGroupSchema = masterDataSchema(channelGroupDefinition)
+export const ChannelSchema = masterDataSchema(channelDefinition)
+export const AccountSchema = masterDataSchema(accountDefinition, NestedChannel)
+export const SubAreaSchema = masterDataSchema(subAreaDefinition)
+
+export const masterDataModule = (platform: PlatformPlugin) =>
+  new Elysia()
+    .use(masterDataRoutes(channelGroupDefinition, platform, ChannelGroupSchema))
+    .use(masterDataRoutes(channelDefinition, platform, ChannelSchema))
+    .use(masterDataRoutes(accountDefinition, platform, AccountSchema))
+    .use(masterDataRoutes(subAreaDefinition, platform, SubAreaSchema))

@@ -1,0 +1,241 @@
+/**
+ * Users of a workspace. A user is a person (name, email, password, phone) with a membership per
+ * workspace holding the role and the active flag; the users of a workspace are its live memberships.
+ * Deactivating or deleting a user ends their access at once: every request reloads the membership.
+ *
+ * Escalation guards: only a super_admin may grant the super_admin role or change a super_admin, and
+ * nobody can lock themselves out (deactivate, delete or change the role of their own account).
+ */
+import { and, asc, count, desc, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { memberships, refreshTokens, roles, users } from '../../db/schema'
+import { changedFields } from '../../platform/audit'
+import type { AuthedContext } from '../../platform/context'
+import { AlreadyExists, Conflict, Forbidden, NotFound, ValidationFailed } from '../../platform/errors'
+import { DEFAULT_LIST, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
+import { workspaceScoped } from '../../platform/scope'
+import { withTransaction } from '../../platform/transaction'
+import { hashPassword } from '../auth/passwords'
+import { roleScope } from '../roles/roles.service'
+
+export const membershipScope = workspaceScoped(memberships)
+
+const columns = {
+  id: users.id,
+  name: users.name,
+  email: users.email,
+  phone: users.phone,
+  role_id: memberships.role_id,
+  role_slug: roles.slug,
+  role_name: roles.name,
+  is_active: memberships.is_active,
+  last_login_at: users.last_login_at,
+  created_at: users.created_at,
+  updated_at: users.updated_at,
+}
+
+function present(row: UserRow) {
+  const { role_slug, role_name, ...user } = row
+  return { ...user, role: { id: row.role_id, slug: role_slug, name: role_name } }
+}
+export type PresentedUser = ReturnType<typeof present>
+
+function selectUsers(db: Db, workspaceId: number, ...conditions: (SQL | undefined)[]) {
+  return db
+    .select(columns)
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.user_id))
+    .innerJoin(roles, eq(roles.id, memberships.role_id))
+    .where(membershipScope.where(workspaceId, isNull(users.deleted_at), ...conditions))
+}
+
+type UserRow = Awaited<ReturnType<typeof selectUsers>>[number]
+
+async function findUser(db: Db, workspaceId: number, id: number): Promise<UserRow> {
+  const [row] = await selectUsers(db, workspaceId, eq(users.id, id)).limit(1)
+  if (!row) throw new NotFound('USER')
+  return row
+}
+
+export interface UserListQuery {
+  page?: number
+  limit?: number
+  keyword?: string
+  sort_by?: 'created_at' | 'updated_at' | 'name' | 'id' | 'email'
+  sort_order?: 'asc' | 'desc'
+  role_id?: number
+  is_active?: boolean
+}
+
+export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promise<Page<PresentedUser>> {
+  const page = paging(query, DEFAULT_LIST)
+  const keyword = keywordOf(query)
+  const conditions = [
+    keyword ? or(sql`instr(lower(${users.name}), ${keyword}) > 0`, sql`instr(${users.email}, ${keyword}) > 0`) : undefined,
+    query.role_id !== undefined ? eq(memberships.role_id, query.role_id) : undefined,
+    query.is_active !== undefined ? eq(memberships.is_active, query.is_active) : undefined,
+  ]
+  const direction = query.sort_order === 'asc' ? asc : desc
+  const sortColumn = { created_at: users.created_at, updated_at: users.updated_at, name: users.name, id: users.id, email: users.email }[
+    query.sort_by ?? 'created_at'
+  ]
+  const db = ctx.deps.db.read
+  const [rows, [{ total }]] = await Promise.all([
+    selectUsers(db, ctx.actor.workspaceId, ...conditions)
+      .orderBy(direction(sortColumn), direction(users.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db
+      .select({ total: count() })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.user_id))
+      .where(membershipScope.where(ctx.actor.workspaceId, isNull(users.deleted_at), ...conditions)),
+  ])
+  return { rows: rows.map(present), meta: pageMeta(page, total) }
+}
+
+export const getUser = async (ctx: AuthedContext, id: number) => present(await findUser(ctx.deps.db.read, ctx.actor.workspaceId, id))
+
+async function roleFor(ctx: AuthedContext, db: Db, roleId: number) {
+  const role = await roleScope.find(db, ctx.actor.workspaceId, roleId)
+  if (!role) throw ValidationFailed.field('role_id', `role ${roleId} does not exist`)
+  if (role.slug === 'super_admin' && ctx.actor.role !== 'super_admin') throw new Forbidden('FORBIDDEN', 'only a super_admin can grant the super_admin role')
+  return role
+}
+
+async function assertEmailFree(db: Db, email: string, exceptUserId?: number) {
+  const [taken] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.email, email), isNull(users.deleted_at), exceptUserId ? ne(users.id, exceptUserId) : undefined))
+    .limit(1)
+  if (taken) throw new AlreadyExists('USER', 'email', 'a user with this email already exists')
+}
+
+export interface CreateUserInput {
+  name: string
+  email: string
+  password: string
+  role_id: number
+  phone?: string | null
+}
+
+export async function createUser(ctx: AuthedContext, input: CreateUserInput) {
+  const passwordHash = await hashPassword(input.password)
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    await roleFor(ctx, tx, input.role_id)
+    await assertEmailFree(tx, input.email)
+    const now = ctx.deps.clock.now().toISOString()
+    const [user] = await tx
+      .insert(users)
+      .values({
+        email: input.email,
+        name: input.name,
+        phone: input.phone ?? null,
+        password_hash: passwordHash,
+        last_workspace_id: ctx.actor.workspaceId,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning()
+    await membershipScope.insert(tx, ctx.actor.workspaceId, { user_id: user.id, role_id: input.role_id, created_at: now, updated_at: now })
+    const result = present(await findUser(tx, ctx.actor.workspaceId, user.id))
+    await audit({ entityType: 'user', entityId: user.id, entityName: user.name, action: 'created', newValues: result })
+    return result
+  })
+}
+
+export interface UpdateUserInput {
+  name?: string
+  email?: string
+  phone?: string | null
+  role_id?: number
+  is_active?: boolean
+  password?: string
+}
+
+export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUserInput) {
+  const passwordHash = input.password ? await hashPassword(input.password) : null
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const before = await findUser(tx, ctx.actor.workspaceId, id)
+    await assertMayManage(ctx, before)
+    const isSelf = id === ctx.actor.userId
+    const now = ctx.deps.clock.now().toISOString()
+    if (input.role_id !== undefined && input.role_id !== before.role_id) {
+      if (isSelf) throw selfLockout()
+      await roleFor(ctx, tx, input.role_id)
+    }
+    if (input.is_active === false && isSelf) throw selfLockout()
+    if (input.email !== undefined && input.email !== before.email) await assertEmailFree(tx, input.email, id)
+
+    const person: Partial<typeof users.$inferInsert> = {}
+    if (input.name !== undefined) person.name = input.name
+    if (input.email !== undefined) person.email = input.email
+    if (input.phone !== undefined) person.phone = input.phone
+    if (passwordHash) person.password_hash = passwordHash
+    if (Object.keys(person).length > 0) await tx.update(users).set({ ...person, updated_at: now }).where(eq(users.id, id))
+
+    const membership: Partial<typeof memberships.$inferInsert> = {}
+    if (input.role_id !== undefined) membership.role_id = input.role_id
+    if (input.is_active !== undefined) membership.is_active = input.is_active
+    if (Object.keys(membership).length > 0) {
+      await tx.update(memberships).set({ ...membership, updated_at: now }).where(membershipScope.where(ctx.actor.workspaceId, eq(memberships.user_id, id)))
+    }
+    // A new password or a deactivation ends the user's sessions.
+    if (passwordHash || input.is_active === false) await revokeSessions(tx, id, now, passwordHash ? undefined : ctx.actor.workspaceId)
+
+    const after = await findUser(tx, ctx.actor.workspaceId, id)
+    const diff = changedFields(present(before), present(after))
+    if (passwordHash) diff.newValues.credentials = 'changed by an administrator'
+    await audit({ entityType: 'user', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    return present(after)
+  })
+}
+
+export function deleteUser(ctx: AuthedContext, id: number) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const before = await findUser(tx, ctx.actor.workspaceId, id)
+    await assertMayManage(ctx, before)
+    if (id === ctx.actor.userId) throw selfLockout()
+    const now = ctx.deps.clock.now().toISOString()
+    await membershipScope.update(tx, ctx.actor.workspaceId, (await membershipOf(tx, ctx.actor.workspaceId, id)).id, { deleted_at: now, updated_at: now })
+    // A person without any workspace left is deleted too, which frees the email for reuse.
+    const [{ remaining }] = await tx
+      .select({ remaining: count() })
+      .from(memberships)
+      .where(and(eq(memberships.user_id, id), isNull(memberships.deleted_at)))
+    if (remaining === 0) await tx.update(users).set({ deleted_at: now, updated_at: now }).where(eq(users.id, id))
+    await revokeSessions(tx, id, now, remaining === 0 ? undefined : ctx.actor.workspaceId)
+    const result = { ...present(before), deleted_at: now }
+    await audit({ entityType: 'user', entityId: id, entityName: before.name, action: 'deleted', oldValues: present(before) })
+    return result
+  })
+}
+
+async function membershipOf(db: Db, workspaceId: number, userId: number) {
+  const [membership] = await db.select({ id: memberships.id }).from(memberships).where(membershipScope.where(workspaceId, eq(memberships.user_id, userId))).limit(1)
+  if (!membership) throw new NotFound('USER')
+  return membership
+}
+
+async function assertMayManage(ctx: AuthedContext, target: UserRow) {
+  if (target.role_slug === 'super_admin' && ctx.actor.role !== 'super_admin') {
+    throw new Forbidden('FORBIDDEN', 'only a super_admin can change a super_admin')
+  }
+}
+
+const selfLockout = () =>
+  new Conflict('CANNOT_MODIFY_SELF', 'you cannot deactivate, delete or change the role of your own account')
+
+async function revokeSessions(tx: Db, userId: number, now: string, workspaceId?: number) {
+  await tx
+    .update(refreshTokens)
+    .set({ revoked_at: now })
+    .where(
+      and(
+        eq(refreshTokens.user_id, userId),
+        isNull(refreshTokens.revoked_at),
+        workspaceId ? eq(refreshTokens.workspace_id, workspaceId) : undefined,
+      ),
+    )
+}

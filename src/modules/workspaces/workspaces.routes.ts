@@ -1,0 +1,37 @@
+import { Type } from '@sinclair/typebox'
+import { Elysia } from 'elysia'
+import type { PlatformPlugin } from '../../platform/http'
+import { created, listed, ok } from '../../platform/reply'
+import { Envelope, ListEnvelope, RequiredText, responses, Timestamp } from '../../platform/schema'
+import { createWorkspace, listAccessibleWorkspaces } from './workspaces.service'
+
+export const WorkspaceSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  location_retention_days: Type.Integer(),
+  role: Type.String({ description: 'Your role slug in this workspace' }),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+})
+
+export const workspaceRoutes = (platform: PlatformPlugin) =>
+  new Elysia({ prefix: '/office/v1/workspaces', tags: ['Workspaces'] })
+    .use(platform)
+    .get(
+      '/',
+      async ({ ctx }) => {
+        const rows = await listAccessibleWorkspaces(ctx)
+        return listed({ rows, meta: { page: 1, limit: Math.max(rows.length, 1), total: rows.length, total_pages: rows.length ? 1 : 0 } })
+      },
+      {
+        auth: true,
+        response: responses({ 200: ListEnvelope(WorkspaceSchema) }, [401]),
+        detail: { summary: 'Workspaces you can access, with your role in each' },
+      },
+    )
+    .post('/', async ({ ctx, body }) => created(await createWorkspace(ctx, body), 'WORKSPACE_CREATED', 'workspace created'), {
+      auth: 'workspace.manage',
+      body: Type.Object({ name: RequiredText(255) }),
+      response: responses({ 201: Envelope(WorkspaceSchema) }, [400, 401, 403]),
+      detail: { summary: 'Create a workspace (super_admin); you become its super_admin' },
+    })

@@ -1,0 +1,92 @@
+/**
+ * Workspaces: the tenant boundary. A workspace is born with its four built-in roles; a super_admin
+ * may create more workspaces and reach them with /auth/switch-workspace (CONTRACT §4).
+ */
+import { and, asc, eq, isNull } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { memberships, roles, workspaces } from '../../db/schema'
+import type { AuthedContext } from '../../platform/context'
+import { BUILTIN_ROLE_NAMES, BUILTIN_ROLE_SLUGS, type BuiltinRoleSlug } from '../../platform/permissions'
+import { withTransaction } from '../../platform/transaction'
+
+export type WorkspaceRow = typeof workspaces.$inferSelect
+
+/** Inserts a workspace and its built-in roles; returns both. */
+export async function insertWorkspace(tx: Db, name: string, now: string) {
+  const [workspace] = await tx.insert(workspaces).values({ name, created_at: now, updated_at: now }).returning()
+  const inserted = await tx
+    .insert(roles)
+    .values(
+      BUILTIN_ROLE_SLUGS.map((slug) => ({
+        workspace_id: workspace.id,
+        slug,
+        name: BUILTIN_ROLE_NAMES[slug],
+        is_builtin: true,
+        permissions: [],
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .returning()
+  const bySlug = Object.fromEntries(inserted.map((role) => [role.slug, role])) as Record<BuiltinRoleSlug, typeof roles.$inferSelect>
+  return { workspace, roles: bySlug }
+}
+
+export function presentWorkspace(workspace: WorkspaceRow, role: string) {
+  return { ...workspace, role }
+}
+
+/** Workspaces the caller is an active member of, with their role in each. */
+export async function listAccessibleWorkspaces(ctx: AuthedContext) {
+  const rows = await ctx.deps.db.read
+    .select({ workspace: workspaces, role: roles.slug })
+    .from(memberships)
+    .innerJoin(workspaces, eq(workspaces.id, memberships.workspace_id))
+    .innerJoin(roles, eq(roles.id, memberships.role_id))
+    .where(and(eq(memberships.user_id, ctx.actor.userId), isNull(memberships.deleted_at), eq(memberships.is_active, true)))
+    .orderBy(asc(workspaces.id))
+  return rows.map((row) => presentWorkspace(row.workspace, row.role))
+}
+
+/** Ids of the workspaces where the user is an active member (optionally with one role only). */
+export async function accessibleWorkspaceIds(db: Db, userId: number, roleSlug?: string): Promise<number[]> {
+  const rows = await db
+    .select({ id: memberships.workspace_id })
+    .from(memberships)
+    .innerJoin(roles, eq(roles.id, memberships.role_id))
+    .where(
+      and(
+        eq(memberships.user_id, userId),
+        isNull(memberships.deleted_at),
+        eq(memberships.is_active, true),
+        roleSlug ? eq(roles.slug, roleSlug) : undefined,
+      ),
+    )
+  return rows.map((row) => row.id)
+}
+
+export function createWorkspace(ctx: AuthedContext, input: { name: string }) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const now = ctx.deps.clock.now().toISOString()
+    const { workspace, roles: created } = await insertWorkspace(tx, input.name, now)
+    await tx.insert(memberships).values({
+      workspace_id: workspace.id,
+      user_id: ctx.actor.userId,
+      role_id: created.super_admin.id,
+      is_active: true,
+      created_at: now,
+      updated_at: now,
+    })
+    const result = presentWorkspace(workspace, 'super_admin')
+    // Recorded in the new workspace, where the creator acts as its super_admin.
+    await audit({
+      entityType: 'workspace',
+      entityId: workspace.id,
+      entityName: workspace.name,
+      action: 'created',
+      newValues: workspace,
+      actor: { id: ctx.actor.userId, name: ctx.actor.name, role: 'super_admin', workspaceId: workspace.id },
+    })
+    return result
+  })
+}

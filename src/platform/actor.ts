@@ -1,0 +1,87 @@
+/**
+ * Who is calling: the access token's user in the token's workspace, loaded fresh on every request,
+ * so a deactivated or deleted user, or a changed role, takes effect at once (CONTRACT §4).
+ */
+import { and, eq, isNull, sql } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { prepared } from '../db/prepared'
+import { memberships, roles, users } from '../db/schema'
+import type { Actor } from './context'
+import { Unauthorized } from './errors'
+import type { TokenService } from './jwt'
+import { BUILTIN_GRANTS, compileGrants, isBuiltinRoleSlug, type Grant, type PermissionSet } from './permissions'
+
+const findMember = prepared((db) =>
+  db
+    .select({
+      userId: users.id,
+      name: users.name,
+      email: users.email,
+      roleId: roles.id,
+      role: roles.slug,
+      isBuiltin: roles.is_builtin,
+      grants: roles.permissions,
+      roleUpdatedAt: roles.updated_at,
+      isActive: memberships.is_active,
+    })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.user_id))
+    .innerJoin(roles, eq(roles.id, memberships.role_id))
+    .where(
+      and(
+        eq(memberships.user_id, sql.placeholder('userId')),
+        eq(memberships.workspace_id, sql.placeholder('workspaceId')),
+        isNull(memberships.deleted_at),
+        isNull(users.deleted_at),
+      ),
+    )
+    .limit(1)
+    .prepare(),
+)
+
+/** Compiled grants per role version; built-in roles take theirs from code. */
+const compiled = new Map<string, PermissionSet>()
+
+export function permissionsOf(role: { roleId: number; role: string; isBuiltin: boolean; grants: Grant[]; roleUpdatedAt: string }) {
+  const cacheKey = role.isBuiltin ? `builtin:${role.role}` : `${role.roleId}@${role.roleUpdatedAt}`
+  let permissions = compiled.get(cacheKey)
+  if (!permissions) {
+    const grants = role.isBuiltin && isBuiltinRoleSlug(role.role) ? BUILTIN_GRANTS[role.role] : role.grants
+    permissions = compileGrants(grants)
+    if (compiled.size > 10_000) compiled.clear()
+    compiled.set(cacheKey, permissions)
+  }
+  return permissions
+}
+
+/** The live, active member of `workspaceId`, or null. */
+export async function loadMember(db: Db, userId: number, workspaceId: number): Promise<Actor | null> {
+  const [member] = await findMember(db).all({ userId, workspaceId })
+  if (!member || !member.isActive) return null
+  return {
+    userId: member.userId,
+    workspaceId,
+    name: member.name,
+    email: member.email,
+    roleId: member.roleId,
+    role: member.role,
+    permissions: permissionsOf(member),
+  }
+}
+
+export function bearerToken(authorization: string | null): string | null {
+  if (!authorization) return null
+  const match = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(authorization)
+  return match ? match[1] : null
+}
+
+export async function authenticate(db: Db, tokens: TokenService, authorization: string | null): Promise<Actor> {
+  const token = bearerToken(authorization)
+  if (!token) throw new Unauthorized()
+  const verified = await tokens.verifyAccessToken(token)
+  if (verified.status === 'expired') throw new Unauthorized('TOKEN_EXPIRED', 'access token expired')
+  if (verified.status === 'invalid') throw new Unauthorized('UNAUTHORIZED', 'invalid access token')
+  const actor = await loadMember(db, verified.claims.userId, verified.claims.workspaceId)
+  if (!actor) throw new Unauthorized('UNAUTHORIZED', 'user is not active in this workspace')
+  return actor
+}

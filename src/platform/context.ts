@@ -1,0 +1,63 @@
+/**
+ * What services receive instead of Elysia's Context: the app's dependencies, who is acting, and the
+ * request's metadata. Jobs build the same shape with a system actor (`systemContext`).
+ */
+import type { Config } from '../config/env'
+import type { Database } from '../db/client'
+import type { Clock } from './clock'
+import type { IdempotencyClaim, IdempotencyStore } from './idempotency'
+import type { Logger } from './logger'
+import type { Mailer } from './mail'
+import type { PermissionSet } from './permissions'
+import type { FailureLimiter } from './rate-limit'
+import type { TokenService } from './jwt'
+
+export interface Deps {
+  db: Database
+  config: Config
+  clock: Clock
+  logger: Logger
+  mailer: Mailer
+  tokens: TokenService
+  idempotency: IdempotencyStore
+  loginLimiter: FailureLimiter
+}
+
+export interface Actor {
+  userId: number
+  workspaceId: number
+  name: string
+  email: string
+  roleId: number
+  /** Role slug, e.g. `super_admin`; snapshot into audit entries as `actor_role`. */
+  role: string
+  permissions: PermissionSet
+}
+
+export interface RequestMeta {
+  requestId: string
+  ip: string | null
+  userAgent: string | null
+  /** When the request arrived (ISO 8601). */
+  timestamp: string
+}
+
+export interface RequestContext {
+  deps: Deps
+  meta: RequestMeta
+  actor: Actor | null
+  idempotency: IdempotencyClaim | null
+}
+
+export interface AuthedContext extends RequestContext {
+  actor: Actor
+}
+
+export function systemContext(deps: Deps, job: string): RequestContext {
+  return {
+    deps,
+    actor: null,
+    idempotency: null,
+    meta: { requestId: `job:${job}`, ip: null, userAgent: null, timestamp: deps.clock.now().toISOString() },
+  }
+}

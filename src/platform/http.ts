@@ -1,0 +1,245 @@
+/**
+ * The HTTP kernel: one named Elysia plugin every module uses. It holds no business rules, only what
+ * every request goes through, in this order:
+ *
+ *   onRequest   request id, client IP, user agent, arrival time; 413 for a declared oversize body
+ *   onParse     the body as raw bytes (kept for the idempotency fingerprint), then JSON; a malformed
+ *               or non-JSON body is noted, not thrown, so authentication can answer first
+ *   transform   macro `auth` / `public`: token → actor → permission → body problems → idempotency
+ *   validation  Elysia/TypeBox; failures become 400 VALIDATION_ERROR with per-field errors
+ *   handler     calls a service with `ctx`
+ *   onError     the only place errors become responses (./errors.ts)
+ *
+ * Routes declare `auth: 'channel_group.manage'` (key; access is `view` for *view keys, else `full`;
+ * platform from the path: /office → web, /app → mobile), `auth: true` (any signed-in user) or
+ * `public: true`.
+ */
+import { randomUUID } from 'node:crypto'
+import { Elysia } from 'elysia'
+import { authenticate } from './actor'
+import type { AuthedContext, Deps, RequestContext, RequestMeta } from './context'
+import { AppError, Forbidden, IdempotentReplay, ValidationFailed } from './errors'
+import { IDEMPOTENCY_HEADER, IDEMPOTENT_METHODS, IdempotencyStore, type IdempotencyClaim } from './idempotency'
+import { errorFields } from './logger'
+import { can, type Access, type Platform } from './permissions'
+import { fieldErrors, type ValueIssue } from './validation'
+
+export const MAX_BODY_BYTES = 10 * 1024 * 1024
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
+
+export type AuthRequirement = true | string | { key: string; access: Access }
+
+/** Success status per route (`POST /api/office/v1/...` → 201), filled by createApp once routes exist. */
+export class RouteTable {
+  private readonly statuses = new Map<string, number>()
+
+  register(method: string, path: string, status: number) {
+    this.statuses.set(`${method} ${path}`, status)
+  }
+
+  successStatus(method: string, path: string | undefined): number {
+    return (path && this.statuses.get(`${method} ${path}`)) || 200
+  }
+}
+
+/** Per-request state the kernel keeps on Elysia's context object. */
+interface KernelState {
+  meta: RequestMeta
+  rawBody: ArrayBuffer | null
+  bodyProblem: Record<string, string[]> | null
+  ctx: RequestContext
+  claim: IdempotencyClaim | null
+  request: Request
+  route?: string
+  path: string
+}
+
+const state = (c: unknown) => c as KernelState
+
+export function createPlatform(deps: Deps, routes: RouteTable) {
+  const { clock, config, logger, db, tokens, idempotency } = deps
+
+  function clientIp(request: Request, server: { requestIP(r: Request): { address: string } | null } | null) {
+    if (config.TRUST_PROXY) {
+      const forwarded = request.headers.get('fly-client-ip') ?? request.headers.get('x-forwarded-for')?.split(',')[0]
+      if (forwarded?.trim()) return forwarded.trim()
+    }
+    return server?.requestIP(request)?.address ?? null
+  }
+
+  function platformOf(path: string): Platform | null {
+    if (path.startsWith('/api/office/')) return 'web'
+    if (path.startsWith('/api/app/')) return 'mobile'
+    return null
+  }
+
+  async function prepare(c: KernelState, requirement: AuthRequirement | null) {
+    const actor = requirement === null ? null : await authenticate(db.read, tokens, c.request.headers.get('authorization'))
+    if (actor && requirement !== true && requirement !== null) {
+      const { key, access } =
+        typeof requirement === 'string' ? { key: requirement, access: (requirement.endsWith('view') ? 'view' : 'full') as Access } : requirement
+      const platform = platformOf(c.path)
+      if (!platform || !can(actor.permissions, key, platform, access)) throw new Forbidden()
+    }
+    if (c.bodyProblem) throw new ValidationFailed(c.bodyProblem)
+
+    let claim: IdempotencyClaim | null = null
+    const method = c.request.method
+    if (actor && IDEMPOTENT_METHODS.has(method)) {
+      const key = IdempotencyStore.parseKey(c.request.headers.get(IDEMPOTENCY_HEADER))
+      if (key !== null) {
+        const url = new URL(c.request.url)
+        claim = await idempotency.claim(key, {
+          workspaceId: actor.workspaceId,
+          userId: actor.userId,
+          method,
+          target: url.pathname + url.search,
+          rawBody: c.rawBody,
+          successStatus: routes.successStatus(method, c.route),
+        })
+      }
+    }
+    c.claim = claim
+    c.ctx = { deps, meta: c.meta, actor, idempotency: claim }
+  }
+
+  const release = (c: unknown) => {
+    const { claim } = state(c)
+    if (claim) idempotency.release(claim)
+  }
+
+  return new Elysia({ name: 'platform' })
+    .onRequest((c) => {
+      const s = state(c)
+      const incoming = c.request.headers.get('x-request-id')
+      const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+      s.meta = {
+        requestId,
+        ip: clientIp(c.request, c.server),
+        userAgent: c.request.headers.get('user-agent')?.slice(0, 512) ?? null,
+        timestamp: clock.now().toISOString(),
+      }
+      s.rawBody = null
+      s.bodyProblem = null
+      s.claim = null
+      c.set.headers['x-request-id'] = requestId
+      const length = Number(c.request.headers.get('content-length') ?? 0)
+      if (length > MAX_BODY_BYTES) throw new AppError(413, 'PAYLOAD_TOO_LARGE', 'request body is larger than 10 MiB')
+    })
+    .onParse({ as: 'global' }, async (c) => {
+      const s = state(c)
+      const bytes = await c.request.arrayBuffer()
+      if (bytes.byteLength > MAX_BODY_BYTES) throw new AppError(413, 'PAYLOAD_TOO_LARGE', 'request body is larger than 10 MiB')
+      s.rawBody = bytes
+      if (bytes.byteLength === 0) return null
+      if (!JSON_TYPE.test(c.request.headers.get('content-type') ?? '')) {
+        s.bodyProblem = { 'content-type': ['must be application/json'] }
+        return null
+      }
+      try {
+        const value = JSON.parse(new TextDecoder().decode(bytes))
+        if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value
+        s.bodyProblem = { body: ['must be a JSON object'] }
+      } catch {
+        s.bodyProblem = { body: ['is not valid JSON'] }
+      }
+      return null
+    })
+    .onError({ as: 'global' }, (c) => {
+      const { code, error } = c
+      release(c)
+      if (error instanceof IdempotentReplay) {
+        return new Response(null, {
+          status: 204,
+          headers: {
+            'x-request-id': state(c).meta?.requestId ?? '',
+            'x-idempotency-code': 'IDEMPOTENT_DUPLICATE',
+            'cache-control': 'no-store',
+          },
+        })
+      }
+      const failure = toAppError(code, error, { ...(c.query as object), ...(c.params as object) })
+      if (failure.status >= 500) {
+        logger.error('request failed', {
+          request_id: state(c).meta?.requestId,
+          method: c.request.method,
+          path: c.path,
+          ...errorFields(error),
+        })
+      }
+      return new Response(
+        JSON.stringify({ success: false, message: failure.message, code: failure.code, errors: failure.errors }),
+        {
+          status: failure.status,
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            'x-request-id': state(c).meta?.requestId ?? '',
+            ...failure.headers,
+          },
+        },
+      )
+    })
+    .macro({
+      auth: (requirement: AuthRequirement) => ({
+        async transform(c) {
+          await prepare(state(c), requirement)
+        },
+        resolve: (c) => ({ ctx: state(c).ctx as AuthedContext }),
+        afterResponse: release,
+      }),
+      public: (enabled: boolean) => ({
+        async transform(c) {
+          if (enabled) await prepare(state(c), null)
+        },
+        resolve: (c) => ({ ctx: state(c).ctx }),
+      }),
+    })
+}
+
+export type PlatformPlugin = ReturnType<typeof createPlatform>
+
+/** Everything thrown, mapped to the error envelope's status, code, message and details. */
+export function toAppError(code: string | number, error: unknown, raw: Record<string, unknown> = {}): AppError {
+  if (error instanceof AppError) return error
+  switch (code) {
+    case 'NOT_FOUND':
+      return new AppError(404, 'ROUTE_NOT_FOUND', 'route not found')
+    case 'PARSE':
+      return new ValidationFailed({ body: ['is not valid JSON'] })
+    case 'VALIDATION': {
+      const validation = error as { type: string; all: ValueIssue[] }
+      if (validation.type === 'response') break
+      return new ValidationFailed(fieldErrors(validation.all, validation.type, raw))
+    }
+  }
+  const sqlite = sqliteCode(error)
+  if (sqlite?.startsWith('SQLITE_CONSTRAINT_UNIQUE') || sqlite?.startsWith('SQLITE_CONSTRAINT_PRIMARYKEY')) {
+    return new AppError(409, 'CONFLICT', 'a record with these values already exists')
+  }
+  if (sqlite?.startsWith('SQLITE_CONSTRAINT_FOREIGNKEY')) {
+    return new ValidationFailed({ body: ['refers to a record that does not exist'] })
+  }
+  if (sqlite?.startsWith('SQLITE_BUSY') || sqlite?.startsWith('SQLITE_LOCKED')) {
+    return new AppError(503, 'SERVICE_BUSY', 'the service is busy, retry shortly', {}, { 'retry-after': '1' })
+  }
+  return new AppError(500, 'INTERNAL_ERROR', 'an unexpected error occurred')
+}
+
+/** The SQLite extended result code of a driver error, looking through Drizzle's wrapping. */
+function sqliteCode(error: unknown): string | null {
+  for (let current = error as { code?: unknown; extendedCode?: unknown; cause?: unknown } | undefined, depth = 0; current && depth < 5; depth++) {
+    const code = typeof current.extendedCode === 'string' ? current.extendedCode : current.code
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) {
+      // libSQL reports the primary code and the message names the constraint kind.
+      if (code === 'SQLITE_CONSTRAINT') {
+        const message = String((current as { message?: unknown }).message ?? '')
+        if (/UNIQUE/i.test(message)) return 'SQLITE_CONSTRAINT_UNIQUE'
+        if (/FOREIGN KEY/i.test(message)) return 'SQLITE_CONSTRAINT_FOREIGNKEY'
+      }
+      return code
+    }
+    current = current.cause as typeof current
+  }
+  return null
+}

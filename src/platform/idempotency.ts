@@ -1,0 +1,154 @@
+/**
+ * Idempotent mutations (SPEC §Idempotency rules, CONTRACT §5).
+ *
+ * 1. Before the handler (`claim`): the key is checked and reserved in this process. A request with a
+ *    key that is still running answers 409 IDEMPOTENCY_KEY_IN_PROGRESS; a key whose stored first run
+ *    succeeded less than 24 h ago answers 204 without running anything; a key seen with another
+ *    fingerprint (user, method, path with query, body) answers 422 IDEMPOTENCY_KEY_REUSED.
+ * 2. In the mutation's own transaction (`record`, called by withTransaction): the record is checked
+ *    again under the write lock and written, so the key, the mutation and its audit entry commit or
+ *    roll back together. A failed first run leaves no record, so the retry runs again.
+ * 3. After the response (`release`): the in-process reservation is dropped.
+ *
+ * Expiry is checked at lookup; the hourly job only reclaims space.
+ */
+import { and, eq, gt, lt, sql } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { prepared } from '../db/prepared'
+import { idempotencyKeys } from '../db/schema'
+import type { Clock } from './clock'
+import { sha256Hex } from './crypto'
+import { AppError, Conflict, IdempotentReplay, ValidationFailed } from './errors'
+
+export const IDEMPOTENCY_HEADER = 'x-idempotency-key'
+export const IDEMPOTENCY_KEY_MAX = 64
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+export const IDEMPOTENT_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/
+
+const findFreshRecord = prepared((db) =>
+  db
+    .select({ fingerprint: idempotencyKeys.fingerprint, status: idempotencyKeys.response_status })
+    .from(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.workspace_id, sql.placeholder('workspaceId')),
+        eq(idempotencyKeys.key, sql.placeholder('key')),
+        gt(idempotencyKeys.created_at, sql.placeholder('cutoff')),
+      ),
+    )
+    .limit(1)
+    .prepare(),
+)
+
+export interface IdempotencyClaim {
+  workspaceId: number
+  key: string
+  fingerprint: string
+  /** The status the route answers on success; stored as `response_status`. */
+  successStatus: number
+  /** Set once the record is committed, so a second transaction of the request does not re-check. */
+  recorded: boolean
+}
+
+export class KeyInProgress extends Conflict {
+  constructor() {
+    super('IDEMPOTENCY_KEY_IN_PROGRESS', 'a request with this idempotency key is still being processed')
+  }
+}
+
+export class KeyReused extends AppError {
+  constructor() {
+    super(422, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different request')
+  }
+}
+
+export interface ClaimInput {
+  workspaceId: number
+  userId: number
+  method: string
+  /** Path with query string, as requested. */
+  target: string
+  rawBody: ArrayBuffer | null
+  successStatus: number
+}
+
+export class IdempotencyStore {
+  /** `workspace:key` → fingerprint of the request currently running with it. */
+  private readonly running = new Map<string, string>()
+
+  constructor(
+    private readonly read: () => Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Validates the header value; null when the request carries none. */
+  static parseKey(value: string | null): string | null {
+    if (value === null) return null
+    if (value.length === 0 || value.length > IDEMPOTENCY_KEY_MAX || !VISIBLE_ASCII.test(value)) {
+      throw ValidationFailed.field(IDEMPOTENCY_HEADER, `must be 1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters`)
+    }
+    return value
+  }
+
+  async claim(key: string, input: ClaimInput): Promise<IdempotencyClaim> {
+    const fingerprint = sha256Hex(
+      [input.userId, input.method, input.target, sha256Hex(input.rawBody ?? new ArrayBuffer(0))].join('\n'),
+    )
+    const slot = `${input.workspaceId}:${key}`
+    const running = this.running.get(slot)
+    if (running !== undefined) throw running === fingerprint ? new KeyInProgress() : new KeyReused()
+    // Reserved synchronously, before any await, so two concurrent requests cannot both get here.
+    this.running.set(slot, fingerprint)
+    try {
+      const claim = { workspaceId: input.workspaceId, key, fingerprint, successStatus: input.successStatus, recorded: false }
+      await this.check(this.read(), claim)
+      return claim
+    } catch (error) {
+      this.running.delete(slot)
+      throw error
+    }
+  }
+
+  release(claim: IdempotencyClaim): void {
+    this.running.delete(`${claim.workspaceId}:${claim.key}`)
+  }
+
+  /** Inside the mutation's transaction: check again under the write lock, then store the record. */
+  async record(tx: Db, claim: IdempotencyClaim): Promise<void> {
+    if (claim.recorded) return
+    await this.check(tx, claim)
+    const now = this.clock.now().toISOString()
+    await tx
+      .insert(idempotencyKeys)
+      .values({
+        workspace_id: claim.workspaceId,
+        key: claim.key,
+        fingerprint: claim.fingerprint,
+        response_status: claim.successStatus,
+        created_at: now,
+      })
+      .onConflictDoUpdate({
+        target: [idempotencyKeys.workspace_id, idempotencyKeys.key],
+        set: { fingerprint: claim.fingerprint, response_status: claim.successStatus, created_at: now },
+      })
+  }
+
+  /** Removes records past their 24 hours; returns how many. */
+  async removeExpired(write: (fn: (tx: Db) => Promise<number>) => Promise<number>): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - IDEMPOTENCY_TTL_MS).toISOString()
+    return write(async (tx) => {
+      const removed = await tx.delete(idempotencyKeys).where(lt(idempotencyKeys.created_at, cutoff)).returning({ id: idempotencyKeys.id })
+      return removed.length
+    })
+  }
+
+  private async check(db: Db, claim: IdempotencyClaim): Promise<void> {
+    const cutoff = new Date(this.clock.now().getTime() - IDEMPOTENCY_TTL_MS).toISOString()
+    const [stored] = await findFreshRecord(db).all({ workspaceId: claim.workspaceId, key: claim.key, cutoff })
+    if (!stored) return
+    if (stored.fingerprint !== claim.fingerprint) throw new KeyReused()
+    if (stored.status >= 200 && stored.status < 300) throw new IdempotentReplay()
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Access tokens: JWT HS256 with `sub` (user id), `wid` (workspace id), `role`, `exp`, `iat`, `jti`
+ * (CONTRACT §4). Signing and verification go through @elysiajs/jwt; only HS256 is accepted, and an
+ * expired but well-signed token is told apart from a bad one (TOKEN_EXPIRED vs UNAUTHORIZED).
+ */
+import { randomUUID } from 'node:crypto'
+import { jwt } from '@elysiajs/jwt'
+import { eq } from 'drizzle-orm'
+import type { Database } from '../db/client'
+import { appSettings } from '../db/schema'
+import type { Clock } from './clock'
+import { randomToken } from './crypto'
+
+export interface AccessClaims {
+  userId: number
+  workspaceId: number
+  role: string
+  jti: string
+}
+
+export type VerifiedToken =
+  | { status: 'valid'; claims: AccessClaims }
+  | { status: 'expired' }
+  | { status: 'invalid' }
+
+export interface TokenService {
+  /** Lifetime of access tokens in seconds (`expires_in`). */
+  readonly accessTtlSeconds: number
+  signAccessToken(input: { userId: number; workspaceId: number; role: string }): Promise<string>
+  verifyAccessToken(token: string): Promise<VerifiedToken>
+}
+
+const ALGORITHMS = ['HS256']
+
+export function createTokenService(secret: string, accessTtlMs: number, clock: Clock): TokenService {
+  const { sign, verify } = jwt({ name: 'jwt', secret, alg: 'HS256' }).decorator.jwt
+  const accessTtlSeconds = Math.floor(accessTtlMs / 1000)
+
+  return {
+    accessTtlSeconds,
+    async signAccessToken({ userId, workspaceId, role }) {
+      const issuedAt = Math.floor(clock.now().getTime() / 1000)
+      return sign({ sub: String(userId), wid: workspaceId, role, jti: randomUUID(), exp: issuedAt + accessTtlSeconds })
+    },
+    async verifyAccessToken(token) {
+      const payload = await verify(token, { algorithms: ALGORITHMS, currentDate: clock.now() })
+      if (payload) {
+        const claims = toClaims(payload)
+        return claims ? { status: 'valid', claims } : { status: 'invalid' }
+      }
+      // Signature and algorithm are checked before time: a token that verifies when time is ignored
+      // is genuine but expired.
+      const ignoringTime = await verify(token, { algorithms: ALGORITHMS, currentDate: new Date(0) })
+      return ignoringTime && toClaims(ignoringTime) ? { status: 'expired' } : { status: 'invalid' }
+    },
+  }
+}
+
+function toClaims(payload: Record<string, unknown>): AccessClaims | null {
+  const userId = Number(payload.sub)
+  const { wid, role, jti, exp } = payload
+  if (!Number.isSafeInteger(userId) || userId < 1) return null
+  if (typeof wid !== 'number' || !Number.isSafeInteger(wid) || wid < 1) return null
+  if (typeof role !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') return null
+  return { userId, workspaceId: wid, role, jti }
+}
+
+const JWT_SECRET_SETTING = 'jwt_secret'
+
+/**
+ * JWT_SECRET from the environment, or one generated on first start and persisted in the database so
+ * tokens survive restarts and every process of the same database agrees on it.
+ */
+export async function resolveJwtSecret(db: Database, configured: string | undefined): Promise<string> {
+  if (configured) return configured
+  const read = async () =>
+    (await db.read.select({ value: appSettings.value }).from(appSettings).where(eq(appSettings.key, JWT_SECRET_SETTING)))[0]?.value
+  const existing = await read()
+  if (existing) return existing
+  await db.transaction(async (tx) => {
+    await tx.insert(appSettings).values({ key: JWT_SECRET_SETTING, value: randomToken(48) }).onConflictDoNothing()
+  })
+  return (await read())!
+}

@@ -1,0 +1,72 @@
+/**
+ * Lists: one query shape (page, limit, keyword, sort_by, sort_order) and one meta shape for every
+ * paginated endpoint. `limit` above a list's maximum is clamped (CONTRACT §3); `page`/`limit` below 1
+ * or non-numeric are 400; `sort_by` outside the list's columns is 400.
+ */
+import type { TProperties } from '@sinclair/typebox'
+import { t } from 'elysia'
+import { OneOf } from './schema'
+
+export interface Paging {
+  page: number
+  limit: number
+  offset: number
+}
+
+export interface PageMeta {
+  page: number
+  limit: number
+  total: number
+  total_pages: number
+}
+
+export interface Page<T> {
+  rows: T[]
+  meta: PageMeta
+}
+
+export interface ListLimits {
+  defaultLimit: number
+  maxLimit: number
+}
+
+/** SPEC: 10 generally, 50 for master data and audit logs; max 100 unless stated. */
+export const DEFAULT_LIST: ListLimits = { defaultLimit: 10, maxLimit: 100 }
+export const MASTER_DATA_LIST: ListLimits = { defaultLimit: 50, maxLimit: 100 }
+
+export const MAX_PAGE = 1_000_000_000
+export const KEYWORD_MAX = 200
+export const DEFAULT_SORTABLE = ['created_at', 'updated_at', 'name', 'id'] as const
+
+export function listQuery<P extends TProperties, S extends string = (typeof DEFAULT_SORTABLE)[number]>(
+  extra: P = {} as P,
+  sortable: readonly S[] = DEFAULT_SORTABLE as unknown as readonly S[],
+) {
+  return t.Object({
+    page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'Page number, from 1' })),
+    limit: t.Optional(t.Integer({ minimum: 1, description: 'Items per page; above the maximum it is clamped' })),
+    keyword: t.Optional(t.String({ maxLength: KEYWORD_MAX, description: 'Case-insensitive partial match' })),
+    sort_by: t.Optional(OneOf(sortable, { description: 'Sort column (default created_at)' })),
+    sort_order: t.Optional(OneOf(['asc', 'desc'], { description: 'Default desc' })),
+    ...extra,
+  })
+}
+
+export function paging(query: { page?: number; limit?: number }, limits: ListLimits): Paging {
+  const page = query.page ?? 1
+  const limit = Math.min(query.limit ?? limits.defaultLimit, limits.maxLimit)
+  return { page, limit, offset: (page - 1) * limit }
+}
+
+export function pageMeta({ page, limit }: Paging, total: number): PageMeta {
+  return { page, limit, total, total_pages: total === 0 ? 0 : Math.ceil(total / limit) }
+}
+
+/** Folds text for case-insensitive comparison and search (stored in `name_key` columns). */
+export const foldText = (text: string) => text.normalize('NFKC').toLowerCase()
+
+/** The keyword to search for, folded, or null when absent or blank. */
+export function keywordOf(query: { keyword?: string }): string | null {
+  const keyword = query.keyword?.trim()
+  return keyword ? foldText(keyword) : null
+}

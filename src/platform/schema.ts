@@ -1,0 +1,107 @@
+/**
+ * Building blocks for request and response schemas. One TypeBox definition serves validation, the
+ * TypeScript types and the OpenAPI document.
+ *
+ * Bodies are strict JSON: an integer field takes a JSON number, never the string "5" (Elysia's own
+ * `t.Integer` would coerce it), so these use plain TypeBox types. Query strings and path params are
+ * text by nature and use Elysia's coercing `t.Integer` / `t.Numeric`.
+ */
+import { Type, type TSchema } from '@sinclair/typebox'
+import { t } from 'elysia'
+
+export const MAX_ID = Number.MAX_SAFE_INTEGER
+export const NAME_MAX = 255
+
+/** A strict JSON integer id (≥ 1). */
+export const Id = (options: { description?: string } = {}) => Type.Integer({ minimum: 1, maximum: MAX_ID, ...options })
+
+/** A required string: trimmed, and empty after trimming counts as missing. */
+export const RequiredText = (maxLength = NAME_MAX, options: { description?: string; examples?: string[] } = {}) =>
+  t
+    .Transform(Type.String({ maxLength, pattern: '\\S', ...options }))
+    .Decode((value) => value.trim())
+    .Encode((value) => value)
+
+/** An optional free text: trimmed; empty after trimming is stored as null. */
+export const OptionalText = (maxLength = NAME_MAX, options: { description?: string } = {}) =>
+  Type.Optional(
+    t
+      .Transform(Type.Union([Type.String({ maxLength, ...options }), Type.Null()]))
+      .Decode((value) => (value === null ? null : value.trim() || null))
+      .Encode((value) => value),
+  )
+
+export const Bool = Type.Boolean
+
+/**
+ * One of a fixed set of strings. (Elysia's `t.UnionEnum` adds its first value as a default, which
+ * would silently fill absent query parameters.)
+ */
+export const OneOf = <const T extends string>(values: readonly T[], options: { description?: string } = {}) =>
+  Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  )
+
+/** `:id` in a path, coerced from text. */
+export const IdParams = t.Object({ id: t.Integer({ minimum: 1, maximum: MAX_ID }) })
+
+/** ISO 8601 UTC timestamp as the service writes it. */
+export const Timestamp = (options: { description?: string } = {}) =>
+  Type.String({ examples: ['2026-11-21T08:15:00.000Z'], ...options })
+
+export const NullableTimestamp = (options: { description?: string } = {}) =>
+  Type.Union([Timestamp(options), Type.Null()])
+
+export const PageMeta = Type.Object({
+  page: Type.Integer(),
+  limit: Type.Integer(),
+  total: Type.Integer(),
+  total_pages: Type.Integer(),
+})
+
+/** `{success, message, code, data}` */
+export const Envelope = <T extends TSchema>(data: T) =>
+  Type.Object({ success: Type.Boolean(), message: Type.String(), code: Type.String(), data })
+
+/** `{success, message, code, data: [...], meta}` */
+export const ListEnvelope = <T extends TSchema>(item: T) =>
+  Type.Object({
+    success: Type.Boolean(),
+    message: Type.String(),
+    code: Type.String(),
+    data: Type.Array(item),
+    meta: PageMeta,
+  })
+
+export const ErrorEnvelope = Type.Object(
+  {
+    success: Type.Literal(false),
+    message: Type.String(),
+    code: Type.String({ examples: ['VALIDATION_ERROR'] }),
+    errors: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Per-field messages (`{"name": ["is required"]}`) or details; `{}` when none',
+    }),
+  },
+  { description: 'Error envelope' },
+)
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'VALIDATION_ERROR: bad body, query or header',
+  401: 'UNAUTHORIZED or TOKEN_EXPIRED',
+  403: 'FORBIDDEN: missing permission, platform or access level',
+  404: '<ENTITY>_NOT_FOUND (also for another workspace’s id)',
+  409: 'Conflict: duplicate, state or idempotency key in progress',
+  422: 'IDEMPOTENCY_KEY_REUSED or a business rule',
+  429: 'RATE_LIMITED',
+}
+
+/**
+ * Response schemas of a route: its success shape(s) plus the error envelope under each listed
+ * status. Errors are answered by the error handler, so only the documentation uses those entries.
+ */
+export function responses<S extends Record<number, TSchema>>(success: S, errors: number[] = [400, 401, 403]) {
+  const all: Record<number, TSchema> = { ...success }
+  for (const status of errors) all[status] = Type.Object(ErrorEnvelope.properties, { description: ERROR_DESCRIPTIONS[status] })
+  return all as S
+}

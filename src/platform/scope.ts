@@ -1,0 +1,77 @@
+/**
+ * Tenant isolation in one place. A workspace-owned table is reached through `workspaceScoped(table)`,
+ * whose every query carries `workspace_id = ?` (and `deleted_at IS NULL` for soft-deleting tables).
+ * Another workspace's id therefore behaves exactly like a missing one, and inserts take
+ * `workspace_id` from the caller's context, never from a body.
+ */
+import { and, count, eq, isNull, type SQL } from 'drizzle-orm'
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
+import type { Db } from '../db/client'
+
+type WorkspaceTable = SQLiteTable & {
+  id: SQLiteColumn
+  workspace_id: SQLiteColumn
+  deleted_at?: SQLiteColumn
+  $inferSelect: { id: number; workspace_id: number }
+  $inferInsert: { workspace_id: number }
+}
+
+export type Row<T extends WorkspaceTable> = T['$inferSelect']
+export type NewRow<T extends WorkspaceTable> = Omit<T['$inferInsert'], 'workspace_id' | 'id'>
+
+export interface WorkspaceScoped<T extends WorkspaceTable> {
+  readonly table: T
+  /** `workspace_id = ? [AND deleted_at IS NULL] [AND ...conditions]` */
+  where(workspaceId: number, ...conditions: (SQL | undefined)[]): SQL
+  find(db: Db, workspaceId: number, id: number): Promise<Row<T> | undefined>
+  count(db: Db, workspaceId: number, ...conditions: (SQL | undefined)[]): Promise<number>
+  insert(tx: Db, workspaceId: number, values: NewRow<T>): Promise<Row<T>>
+  update(tx: Db, workspaceId: number, id: number, values: Partial<NewRow<T>>): Promise<Row<T> | undefined>
+  /** Sets `deleted_at`; returns the row as deleted. */
+  softDelete(tx: Db, workspaceId: number, id: number, at: string): Promise<Row<T> | undefined>
+}
+
+export function workspaceScoped<T extends WorkspaceTable>(table: T): WorkspaceScoped<T> {
+  // Drizzle's generic table types do not survive this level of abstraction; the public surface is typed.
+  const anyTable = table as any
+  const live = table.deleted_at ? isNull(table.deleted_at) : undefined
+  const where = (workspaceId: number, ...conditions: (SQL | undefined)[]) =>
+    and(eq(table.workspace_id, workspaceId), live, ...conditions)!
+
+  return {
+    table,
+    where,
+    async find(db, workspaceId, id) {
+      const [row] = await db.select().from(anyTable).where(where(workspaceId, eq(table.id, id))).limit(1)
+      return row as Row<T> | undefined
+    },
+    async count(db, workspaceId, ...conditions) {
+      const [row] = await db.select({ n: count() }).from(anyTable).where(where(workspaceId, ...conditions))
+      return row?.n ?? 0
+    },
+    async insert(tx, workspaceId, values) {
+      const [row] = (await tx
+        .insert(anyTable)
+        .values({ ...values, workspace_id: workspaceId })
+        .returning()) as unknown[]
+      return row as Row<T>
+    },
+    async update(tx, workspaceId, id, values) {
+      const [row] = (await tx
+        .update(anyTable)
+        .set({ ...values, workspace_id: undefined, id: undefined })
+        .where(where(workspaceId, eq(table.id, id)))
+        .returning()) as unknown[]
+      return row as Row<T> | undefined
+    },
+    async softDelete(tx, workspaceId, id, at) {
+      if (!table.deleted_at) throw new Error(`${String(anyTable[Symbol.for('drizzle:Name')])} has no deleted_at`)
+      const [row] = (await tx
+        .update(anyTable)
+        .set({ deleted_at: at, updated_at: at })
+        .where(where(workspaceId, eq(table.id, id)))
+        .returning()) as unknown[]
+      return row as Row<T> | undefined
+    },
+  }
+}

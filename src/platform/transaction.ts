@@ -1,0 +1,58 @@
+/**
+ * `withTransaction(ctx, fn)`: the one way to write. Inside a single write transaction it
+ *   1. records the request's idempotency key (if any), after checking it again under the write lock;
+ *   2. runs `fn` with the transaction and an `audit` function bound to it;
+ *   3. refuses to commit a request's mutation that wrote no audit entry (unless the caller says the
+ *      mutation is one CONTRACT §6 leaves unaudited, e.g. location batches).
+ * So the mutation, its audit entry and its idempotency record commit or roll back together.
+ *
+ * Keep slow non-database work (password hashing, HTTP calls) outside `fn`: writers are serialised.
+ */
+import type { Db } from '../db/client'
+import { insertAudit, type AuditEntry } from './audit'
+import type { RequestContext } from './context'
+
+export interface TxScope {
+  tx: Db
+  audit(entry: AuditEntry): Promise<void>
+}
+
+export interface TransactionOptions {
+  /** `required` (default for requests) or `none` for mutations CONTRACT §6 leaves unaudited. */
+  audit?: 'required' | 'none'
+}
+
+export class MissingAuditEntry extends Error {
+  constructor() {
+    super('a mutation transaction committed no audit entry')
+    this.name = 'MissingAuditEntry'
+  }
+}
+
+export async function withTransaction<T>(
+  ctx: RequestContext,
+  fn: (scope: TxScope) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
+  const claim = ctx.idempotency
+  const result = await ctx.deps.db.transaction(async (tx) => {
+    if (claim) await ctx.deps.idempotency.record(tx, claim)
+    let entries = 0
+    const value = await fn({
+      tx,
+      audit: async (entry) => {
+        await insertAudit(tx, ctx, entry)
+        entries += 1
+      },
+    })
+    const auditRequired = (options.audit ?? 'required') === 'required' && ctx.actor !== null
+    if (auditRequired && entries === 0) throw new MissingAuditEntry()
+    return value
+  })
+  if (claim) {
+    // Committed: from here a repeat finds the stored record (204), so the reservation can go.
+    claim.recorded = true
+    ctx.deps.idempotency.release(claim)
+  }
+  return result
+}

@@ -1,0 +1,47 @@
+/**
+ * Boot: environment → database (migrations applied) → app → listen → jobs. Stops cleanly on
+ * SIGINT/SIGTERM: no new requests, jobs stopped, database checkpointed and closed.
+ */
+import { ConfigError, loadConfig, type Config } from './config/env'
+import { openDatabase } from './db/client'
+import { createApp } from './app'
+import { startJobs } from './jobs'
+import { MAX_BODY_BYTES } from './platform/http'
+
+async function main() {
+  let config: Config
+  try {
+    config = loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message)
+      process.exit(1)
+    }
+    throw error
+  }
+  const db = await openDatabase(config)
+  await db.migrate()
+  const { app, deps } = await createApp({ db, config })
+  app.listen({ port: config.PORT, hostname: config.HOST, maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024 })
+  const jobs = startJobs(deps)
+  deps.logger.info('server started', {
+    url: `http://${config.HOST}:${app.server?.port}/api`,
+    docs: `http://localhost:${app.server?.port}/api/docs`,
+    database: config.database.driver,
+  })
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    deps.logger.info('server stopping', { signal })
+    jobs.stop()
+    await app.stop()
+    await db.close()
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+}
+
+await main()
