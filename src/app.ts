@@ -44,7 +44,10 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
   const routes = new RouteTable()
   const platform = createPlatform(deps, routes)
 
-  const app = new Elysia({ prefix: '/api' })
+  // normalize 'typebox': unknown fields are removed after validation and wrong types are refused.
+  // (The default exact-mirror normaliser reshapes values before validation: `{"n": "text"}` for an
+  // object field would silently become `{}`.)
+  const app = new Elysia({ prefix: '/api', normalize: 'typebox' })
     .use(platform)
     .use(
       openapi({

@@ -38,6 +38,8 @@ export interface Database {
   readonly read: Db
   /** Runs `fn` in a write transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>
+  /** The WAL checkpoint worker of an embedded bun:sqlite database; null otherwise. */
+  readonly checkpointer: Checkpointer | null
   /** Applies the pending migrations of drizzle/ (idempotent). */
   migrate(): Promise<void>
   /** One statement, for PRAGMAs and maintenance; returns the rows. */
@@ -97,6 +99,7 @@ function openBunSqlite(path: string): Database {
   return {
     driver: 'bun-sqlite',
     read: reader,
+    checkpointer,
     transaction: (fn) =>
       queue.run(async () => {
         writerConnection.run('BEGIN IMMEDIATE')
@@ -149,6 +152,7 @@ async function openLibsql(config: Config): Promise<Database> {
   return {
     driver: 'libsql',
     read: db,
+    checkpointer: null,
     transaction: (fn) =>
       queue.run(async () => {
         try {

@@ -20,8 +20,8 @@ const findMember = prepared((db) =>
       roleId: roles.id,
       role: roles.slug,
       isBuiltin: roles.is_builtin,
-      grants: roles.permissions,
-      roleUpdatedAt: roles.updated_at,
+      // Raw JSON: it is the cache key of the compiled grants, parsed only on a miss.
+      grants: sql<string>`${roles.permissions}`,
       isActive: memberships.is_active,
     })
     .from(memberships)
@@ -39,14 +39,17 @@ const findMember = prepared((db) =>
     .prepare(),
 )
 
-/** Compiled grants per role version; built-in roles take theirs from code. */
+/**
+ * Compiled grants keyed by the role's grant list as stored, so any change to a role (by this
+ * process or another one on the same database) is a different key. Built-in roles use code's grants.
+ */
 const compiled = new Map<string, PermissionSet>()
 
-export function permissionsOf(role: { roleId: number; role: string; isBuiltin: boolean; grants: Grant[]; roleUpdatedAt: string }) {
-  const cacheKey = role.isBuiltin ? `builtin:${role.role}` : `${role.roleId}@${role.roleUpdatedAt}`
+export function permissionsOf(role: { role: string; isBuiltin: boolean; grants: string }) {
+  const cacheKey = role.isBuiltin ? `builtin:${role.role}` : role.grants
   let permissions = compiled.get(cacheKey)
   if (!permissions) {
-    const grants = role.isBuiltin && isBuiltinRoleSlug(role.role) ? BUILTIN_GRANTS[role.role] : role.grants
+    const grants = role.isBuiltin && isBuiltinRoleSlug(role.role) ? BUILTIN_GRANTS[role.role] : (JSON.parse(role.grants) as Grant[])
     permissions = compileGrants(grants)
     if (compiled.size > 10_000) compiled.clear()
     compiled.set(cacheKey, permissions)

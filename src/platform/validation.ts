@@ -70,7 +70,7 @@ function describe(issue: ValueIssue, root: string): string {
   if (expected && !matchesType(value, expected, coerces)) return typeMessage(schema, expected)
 
   if (typeof value === 'string') {
-    if (schema.pattern === '\\S') return 'must not be empty'
+    if (schema.pattern === '\\S' && value.trim() === '') return 'must not be empty'
     if (schema.minLength !== undefined && value.length < schema.minLength) {
       return schema.minLength === 1 ? 'must not be empty' : `must be at least ${schema.minLength} characters`
     }

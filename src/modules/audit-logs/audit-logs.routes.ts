@@ -48,7 +48,7 @@ const AuditLogQuery = t.Object({
 export const auditLogRoutes = (platform: PlatformPlugin) =>
   new Elysia({ prefix: '/office/v1/audit-logs', tags: ['Audit logs'] })
     .use(platform)
-    .get('/', async ({ ctx, query }) => ok(await listAuditLogs(ctx, query), 'AUDIT_LOG_LIST', 'Success'), {
+    .get('', async ({ ctx, query }) => ok(await listAuditLogs(ctx, query), 'AUDIT_LOG_LIST', 'Success'), {
       auth: 'audit_log.view',
       query: AuditLogQuery,
       response: responses({ 200: Envelope(Type.Object({ data: Type.Array(AuditLogSchema), meta: PageMeta })) }),

@@ -9,11 +9,15 @@ export const Email = t
   .Decode((value) => value.trim().toLowerCase())
   .Encode((value) => value)
 
+/** Kept exactly as typed (never trimmed), but a password of only spaces counts as missing. */
 export const Password = Type.String({
   minLength: PASSWORD_MIN,
   maxLength: PASSWORD_MAX,
-  description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters`,
+  pattern: '\\S',
+  description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not only spaces`,
 })
+
+const OpaqueToken = Type.String({ minLength: 1, maxLength: 512, pattern: '\\S' })
 
 export const RegisterBody = Type.Object({
   name: RequiredText(255),
@@ -23,13 +27,13 @@ export const RegisterBody = Type.Object({
 })
 
 /** Login takes any password string: length rules apply when one is set, not when one is tried. */
-export const LoginBody = Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: 1024 }) })
+export const LoginBody = Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: 1024, pattern: '\\S' }) })
 
-export const RefreshBody = Type.Object({ refresh_token: Type.String({ minLength: 1, maxLength: 512 }) })
+export const RefreshBody = Type.Object({ refresh_token: OpaqueToken })
 
 export const ForgotPasswordBody = Type.Object({ email: Email })
 
-export const ResetPasswordBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512 }), password: Password })
+export const ResetPasswordBody = Type.Object({ token: OpaqueToken, password: Password })
 
 export const SwitchWorkspaceBody = Type.Object({ workspace_id: Id() })
 

@@ -291,7 +291,7 @@ export function masterDataRoutes(def: MasterDataDefinition, platform: PlatformPl
   const readRoutes = (prefix: string, platformName: string) =>
     new Elysia({ prefix: `${prefix}/outlets/${def.segment}`, tags })
       .use(platform)
-      .get('/', async ({ ctx, query }) => listed(await service.list(ctx, query as MasterQuery), 'LIST_OK', `${plural} retrieved`), {
+      .get('', async ({ ctx, query }) => listed(await service.list(ctx, query as MasterQuery), 'LIST_OK', `${plural} retrieved`), {
         auth: view,
         query: listQuerySchema,
         response: responses({ 200: ListEnvelope(entitySchema) }),
@@ -305,7 +305,7 @@ export function masterDataRoutes(def: MasterDataDefinition, platform: PlatformPl
       })
 
   const office = readRoutes('/office/v1', 'web')
-    .post('/', async ({ ctx, body }) => created(await service.create(ctx, body as never), `${def.entity}_CREATED`, `${def.label} created`), {
+    .post('', async ({ ctx, body }) => created(await service.create(ctx, body as never), `${def.entity}_CREATED`, `${def.label} created`), {
       auth: manage,
       body: createBody,
       response: responses({ 201: Envelope(entitySchema) }, [400, 401, 403, 409, 422]),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
 import { listQuery } from '../../platform/pagination'
 import { created, listed, ok } from '../../platform/reply'
@@ -64,11 +64,7 @@ export const roleRoutes = (platform: PlatformPlugin) =>
     })
     .get('/permissions', ({ query }) => listed(listPermissions(query)), {
       auth: 'role.view',
-      query: t.Object({
-        page: t.Optional(t.Integer({ minimum: 1 })),
-        limit: t.Optional(t.Integer({ minimum: 1 })),
-        keyword: t.Optional(t.String({ maxLength: 200 })),
-      }),
+      query: listQuery({}, ['key', 'group']),
       response: responses({ 200: ListEnvelope(PermissionSchema) }),
       detail: { summary: 'Every permission key a role can hold' },
     })

@@ -141,11 +141,22 @@ export function deleteRole(ctx: AuthedContext, id: number) {
   })
 }
 
-export function listPermissions(query: { page?: number; limit?: number; keyword?: string }): Page<PermissionInfo> {
+export function listPermissions(query: {
+  page?: number
+  limit?: number
+  keyword?: string
+  sort_by?: 'key' | 'group'
+  sort_order?: 'asc' | 'desc'
+}): Page<PermissionInfo> {
   const page = paging(query, { defaultLimit: 100, maxLimit: 100 })
   const keyword = query.keyword?.trim().toLowerCase()
   const matching = keyword
     ? PERMISSIONS.filter((p) => p.key.includes(keyword) || p.description.toLowerCase().includes(keyword) || p.group.includes(keyword))
-    : PERMISSIONS
+    : [...PERMISSIONS]
+  if (query.sort_by) {
+    const column = query.sort_by
+    const sign = query.sort_order === 'desc' ? -1 : 1
+    matching.sort((a, b) => sign * (a[column].localeCompare(b[column]) || a.key.localeCompare(b.key)))
+  } else if (query.sort_order === 'desc') matching.reverse()
   return { rows: matching.slice(page.offset, page.offset + page.limit), meta: pageMeta(page, matching.length) }
 }

@@ -26,7 +26,7 @@ const Phone = OptionalText(32, { description: 'Phone number' })
 export const userRoutes = (platform: PlatformPlugin) =>
   new Elysia({ prefix: '/office/v1/users', tags: ['Users'] })
     .use(platform)
-    .get('/', async ({ ctx, query }) => listed(await listUsers(ctx, query)), {
+    .get('', async ({ ctx, query }) => listed(await listUsers(ctx, query)), {
       auth: 'user.view',
       query: listQuery(
         {
@@ -44,7 +44,7 @@ export const userRoutes = (platform: PlatformPlugin) =>
       response: responses({ 200: Envelope(UserSchema) }, [400, 401, 403, 404]),
       detail: { summary: 'Get a user' },
     })
-    .post('/', async ({ ctx, body }) => created(await createUser(ctx, body), 'USER_CREATED', 'user created'), {
+    .post('', async ({ ctx, body }) => created(await createUser(ctx, body), 'USER_CREATED', 'user created'), {
       auth: 'user.manage',
       body: Type.Object({
         name: RequiredText(255),

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
-import { created, listed, ok } from '../../platform/reply'
+import { listQuery } from '../../platform/pagination'
+import { created, listed } from '../../platform/reply'
 import { Envelope, ListEnvelope, RequiredText, responses, Timestamp } from '../../platform/schema'
 import { createWorkspace, listAccessibleWorkspaces } from './workspaces.service'
 
@@ -17,19 +18,13 @@ export const WorkspaceSchema = Type.Object({
 export const workspaceRoutes = (platform: PlatformPlugin) =>
   new Elysia({ prefix: '/office/v1/workspaces', tags: ['Workspaces'] })
     .use(platform)
-    .get(
-      '/',
-      async ({ ctx }) => {
-        const rows = await listAccessibleWorkspaces(ctx)
-        return listed({ rows, meta: { page: 1, limit: Math.max(rows.length, 1), total: rows.length, total_pages: rows.length ? 1 : 0 } })
-      },
-      {
-        auth: true,
-        response: responses({ 200: ListEnvelope(WorkspaceSchema) }, [401]),
-        detail: { summary: 'Workspaces you can access, with your role in each' },
-      },
-    )
-    .post('/', async ({ ctx, body }) => created(await createWorkspace(ctx, body), 'WORKSPACE_CREATED', 'workspace created'), {
+    .get('', async ({ ctx, query }) => listed(await listAccessibleWorkspaces(ctx, query)), {
+      auth: true,
+      query: listQuery(),
+      response: responses({ 200: ListEnvelope(WorkspaceSchema) }, [400, 401]),
+      detail: { summary: 'Workspaces you can access, with your role in each' },
+    })
+    .post('', async ({ ctx, body }) => created(await createWorkspace(ctx, body), 'WORKSPACE_CREATED', 'workspace created'), {
       auth: 'workspace.manage',
       body: Type.Object({ name: RequiredText(255) }),
       response: responses({ 201: Envelope(WorkspaceSchema) }, [400, 401, 403]),

@@ -2,10 +2,11 @@
  * Workspaces: the tenant boundary. A workspace is born with its four built-in roles; a super_admin
  * may create more workspaces and reach them with /auth/switch-workspace (CONTRACT §4).
  */
-import { and, asc, eq, isNull } from 'drizzle-orm'
+import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, roles, workspaces } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
+import { DEFAULT_LIST, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLE_SLUGS, type BuiltinRoleSlug } from '../../platform/permissions'
 import { withTransaction } from '../../platform/transaction'
 
@@ -37,15 +38,34 @@ export function presentWorkspace(workspace: WorkspaceRow, role: string) {
 }
 
 /** Workspaces the caller is an active member of, with their role in each. */
-export async function listAccessibleWorkspaces(ctx: AuthedContext) {
-  const rows = await ctx.deps.db.read
-    .select({ workspace: workspaces, role: roles.slug })
-    .from(memberships)
-    .innerJoin(workspaces, eq(workspaces.id, memberships.workspace_id))
-    .innerJoin(roles, eq(roles.id, memberships.role_id))
-    .where(and(eq(memberships.user_id, ctx.actor.userId), isNull(memberships.deleted_at), eq(memberships.is_active, true)))
-    .orderBy(asc(workspaces.id))
-  return rows.map((row) => presentWorkspace(row.workspace, row.role))
+export async function listAccessibleWorkspaces(
+  ctx: AuthedContext,
+  query: { page?: number; limit?: number; keyword?: string; sort_by?: 'created_at' | 'updated_at' | 'name' | 'id'; sort_order?: 'asc' | 'desc' },
+): Promise<Page<ReturnType<typeof presentWorkspace>>> {
+  const page = paging(query, DEFAULT_LIST)
+  const keyword = keywordOf(query)
+  const where = and(
+    eq(memberships.user_id, ctx.actor.userId),
+    isNull(memberships.deleted_at),
+    eq(memberships.is_active, true),
+    keyword ? sql`instr(lower(${workspaces.name}), ${keyword}) > 0` : undefined,
+  )
+  const direction = query.sort_order === 'desc' ? desc : asc
+  const column = { created_at: workspaces.created_at, updated_at: workspaces.updated_at, name: workspaces.name, id: workspaces.id }[query.sort_by ?? 'id']
+  const db = ctx.deps.db.read
+  const [rows, [{ total }]] = await Promise.all([
+    db
+      .select({ workspace: workspaces, role: roles.slug })
+      .from(memberships)
+      .innerJoin(workspaces, eq(workspaces.id, memberships.workspace_id))
+      .innerJoin(roles, eq(roles.id, memberships.role_id))
+      .where(where)
+      .orderBy(direction(column), direction(workspaces.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ total: count() }).from(memberships).innerJoin(workspaces, eq(workspaces.id, memberships.workspace_id)).where(where),
+  ])
+  return { rows: rows.map((row) => presentWorkspace(row.workspace, row.role)), meta: pageMeta(page, total) }
 }
 
 /** Ids of the workspaces where the user is an active member (optionally with one role only). */

@@ -1,0 +1,96 @@
+/**
+ * Shared benchmark plumbing: start the real server (or a ceiling server) pinned to one core, drive
+ * it with scripts/bench/load.ts pinned to the other, read the server's peak RSS, print a table.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import type { LoadResult, LoadSpec } from './load'
+
+export const ROOT = new URL('../..', import.meta.url).pathname
+const cores = navigator.hardwareConcurrency
+/** Server on core 0, load generator on core 1 (on a 2-core machine); no pinning on one core. */
+const pin = (core: number) => (cores >= 2 ? ['taskset', '-c', String(core)] : [])
+
+export function tempDir(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+export async function freePort(): Promise<number> {
+  const server = Bun.serve({ port: 0, fetch: () => new Response() })
+  const port = server.port!
+  server.stop(true)
+  return port
+}
+
+export async function waitFor(url: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return
+    } catch {
+      // not up yet
+    }
+    await Bun.sleep(50)
+  }
+  throw new Error(`${url} did not come up`)
+}
+
+export function startProcess(command: string[], env: Record<string, string>, core = 0): Subprocess {
+  return Bun.spawn([...pin(core), ...command], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+}
+
+/** Peak resident set size of a process in MiB (Linux VmHWM). */
+export function peakRssMiB(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0)
+    return Math.round((kb / 1024) * 10) / 10
+  } catch {
+    return 0
+  }
+}
+
+export async function load(spec: LoadSpec): Promise<LoadResult> {
+  const child = Bun.spawn([...pin(1), process.execPath, join(ROOT, 'scripts/bench/load.ts')], {
+    stdin: new Blob([JSON.stringify(spec)]),
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  const output = await new Response(child.stdout).text()
+  await child.exited
+  return JSON.parse(output.trim().split('\n').pop()!) as LoadResult
+}
+
+export interface Row {
+  scenario: string
+  target: string
+  result: LoadResult
+  rssMiB: number
+}
+
+export function printTable(rows: Row[]) {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`
+  console.log(line(['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB']))
+  console.log(line(['---', '---', '---:', '---:', '---:', '---:', '---:']))
+  for (const row of rows) {
+    console.log(
+      line([
+        row.scenario,
+        row.target,
+        row.result.rps.toFixed(0),
+        row.result.p50.toFixed(2),
+        row.result.p99.toFixed(2),
+        String(row.result.errors),
+        String(row.rssMiB),
+      ]),
+    )
+  }
+}

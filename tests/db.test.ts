@@ -1,0 +1,170 @@
+/**
+ * The database layer on both drivers: transactions that survive awaits, serialised writers, and
+ * PRAGMAs on every connection (issue: "Transactions are the trap").
+ */
+import { describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { count, eq } from 'drizzle-orm'
+import { loadConfig } from '../src/config/env'
+import { openDatabase, type Database } from '../src/db/client'
+import { auditLogs, workspaces } from '../src/db/schema'
+
+async function withDatabase(driver: 'bun-sqlite' | 'libsql', fn: (db: Database, dir: string) => Promise<void>) {
+  const dir = mkdtempSync(join(tmpdir(), 'ffos-db-'))
+  const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${join(dir, 'app.db')}`, DATABASE_DRIVER: driver }))
+  try {
+    await db.migrate()
+    await fn(db, dir)
+  } finally {
+    await db.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const now = () => new Date().toISOString()
+const workspaceCount = async (db: Database) => (await db.read.select({ n: count() }).from(workspaces))[0].n
+
+for (const driver of ['bun-sqlite', 'libsql'] as const) {
+  describe(`database on ${driver}`, () => {
+    test('a throw after an await inside the transaction leaves no row', async () => {
+      await withDatabase(driver, async (db) => {
+        await expect(
+          db.transaction(async (tx) => {
+            await tx.insert(workspaces).values({ name: 'doomed', created_at: now(), updated_at: now() })
+            await Bun.sleep(5)
+            await tx.insert(workspaces).values({ name: 'doomed too', created_at: now(), updated_at: now() })
+            throw new Error('boom')
+          }),
+        ).rejects.toThrow('boom')
+        expect(await workspaceCount(db)).toBe(0)
+      })
+    })
+
+    test('a committed transaction is visible to reads afterwards, an open one is not', async () => {
+      await withDatabase(driver, async (db) => {
+        let seenInside = -1
+        await db.transaction(async (tx) => {
+          await tx.insert(workspaces).values({ name: 'pending', created_at: now(), updated_at: now() })
+          seenInside = (await tx.select({ n: count() }).from(workspaces))[0].n
+          // Another request reading outside the transaction sees the last committed state.
+          expect(await workspaceCount(db)).toBe(0)
+        })
+        expect(seenInside).toBe(1)
+        expect(await workspaceCount(db)).toBe(1)
+      })
+    })
+
+    test('20 concurrent writers never surface SQLITE_BUSY', async () => {
+      await withDatabase(driver, async (db) => {
+        const results = await Promise.allSettled(
+          Array.from({ length: 20 }, (_, i) =>
+            db.transaction(async (tx) => {
+              await tx.insert(workspaces).values({ name: `w${i}`, created_at: now(), updated_at: now() })
+              await Bun.sleep(1)
+              const [row] = await tx.select().from(workspaces).where(eq(workspaces.name, `w${i}`))
+              await tx.update(workspaces).set({ name: `${row.name}!` }).where(eq(workspaces.id, row.id))
+            }),
+          ),
+        )
+        expect(results.filter((r) => r.status === 'rejected')).toEqual([])
+        expect(await workspaceCount(db)).toBe(20)
+      })
+    })
+
+    test('PRAGMAs hold on every connection, also after a transaction', async () => {
+      await withDatabase(driver, async (db) => {
+        const check = async () => {
+          for (const rows of await db.pragmaEverywhere('PRAGMA journal_mode')) expect(rows[0].journal_mode).toBe('wal')
+          for (const rows of await db.pragmaEverywhere('PRAGMA foreign_keys')) expect(rows[0].foreign_keys).toBe(1)
+          for (const rows of await db.pragmaEverywhere('PRAGMA synchronous')) expect(rows[0].synchronous).toBe(1) // NORMAL
+          for (const rows of await db.pragmaEverywhere('PRAGMA busy_timeout')) expect(Number(rows[0].timeout)).toBeGreaterThan(0)
+        }
+        await check()
+        await db.transaction(async (tx) => {
+          await tx.insert(workspaces).values({ name: 'a', created_at: now(), updated_at: now() })
+        })
+        await check()
+        await expect(db.transaction(async () => Promise.reject(new Error('x')))).rejects.toThrow()
+        await check()
+      })
+    })
+
+    test('foreign keys are enforced', async () => {
+      await withDatabase(driver, async (db) => {
+        await expect(
+          db.transaction(async (tx) => {
+            await tx.insert(auditLogs).values({
+              workspace_id: 999,
+              actor_name: 'x',
+              actor_role: 'x',
+              entity_type: 'user',
+              entity_id: '1',
+              entity_name: 'x',
+              action: 'created',
+              metadata: { ip: null, user_agent: null, request_id: 'r', timestamp: now() },
+              created_at: now(),
+            })
+          }),
+        ).rejects.toThrow()
+      })
+    })
+
+    test('audit entries cannot be updated or deleted, even with SQL', async () => {
+      await withDatabase(driver, async (db) => {
+        await db.transaction(async (tx) => {
+          const [workspace] = await tx.insert(workspaces).values({ name: 'w', created_at: now(), updated_at: now() }).returning()
+          await tx.insert(auditLogs).values({
+            workspace_id: workspace.id,
+            actor_name: 'x',
+            actor_role: 'admin',
+            entity_type: 'user',
+            entity_id: '1',
+            entity_name: 'x',
+            action: 'created',
+            metadata: { ip: null, user_agent: null, request_id: 'r', timestamp: now() },
+            created_at: now(),
+          })
+        })
+        await expect(db.pragma("UPDATE audit_logs SET actor_name = 'forged'")).rejects.toThrow(/append-only/)
+        await expect(db.pragma('DELETE FROM audit_logs')).rejects.toThrow(/append-only/)
+        const [row] = await db.read.select().from(auditLogs)
+        expect(row.actor_name).toBe('x')
+      })
+    })
+
+    test('migrations are idempotent', async () => {
+      await withDatabase(driver, async (db) => {
+        await db.migrate()
+        await db.migrate()
+        expect(await workspaceCount(db)).toBe(0)
+      })
+    })
+  })
+}
+
+describe('WAL checkpoints on bun:sqlite', () => {
+  test('automatic checkpoints are off on the writer; the checkpoint worker keeps the WAL bounded', async () => {
+    await withDatabase('bun-sqlite', async (db, dir) => {
+      const [autocheckpoint] = await db.pragma('PRAGMA wal_autocheckpoint')
+      expect(Number(Object.values(autocheckpoint)[0])).toBe(0)
+      for (let batch = 0; batch < 20; batch++) {
+        await db.transaction(async (tx) => {
+          for (let i = 0; i < 200; i++) await tx.insert(workspaces).values({ name: 'x'.repeat(200), created_at: now(), updated_at: now() })
+        })
+      }
+      const result = await db.checkpointer!.runNow()
+      expect(result).not.toBeNull()
+      expect(result!.checkpointed).toBe(result!.log)
+      // The next write starts the WAL from the top again and the file is cut back.
+      await db.transaction(async (tx) => {
+        await tx.insert(workspaces).values({ name: 'after', created_at: now(), updated_at: now() })
+      })
+      const after = await db.checkpointer!.runNow()
+      expect(after!.log).toBeLessThan(result!.log / 10)
+      // The file itself never exceeds journal_size_limit once checkpointed.
+      expect(statSync(join(dir, 'app.db-wal')).size).toBeLessThanOrEqual(64 * 1024 * 1024)
+    })
+  })
+})

@@ -1,0 +1,150 @@
+/**
+ * The HTTP kernel every route goes through (src/platform/http.ts): request ids, body parsing, the
+ * order of checks, and the one error mapper (CONTRACT §2, §3).
+ */
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { Type } from '@sinclair/typebox'
+import { Elysia } from 'elysia'
+import { createPlatform, MAX_BODY_BYTES, RouteTable, toAppError } from '../src/platform/http'
+import { fieldErrors, toFieldPath } from '../src/platform/validation'
+import { expectError, useTestApp, type Workspace } from './harness'
+
+const t = useTestApp()
+let ws: Workspace
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+beforeAll(async () => {
+  ws = await t.app.workspace()
+})
+
+describe('X-Request-Id', () => {
+  test('every answer carries one: success, 400, 401, 404', async () => {
+    const replies = [
+      await t.app.get('/health'),
+      await t.app.post('/office/v1/outlets/sub-areas', { name: '' }, { token: ws.owner.token }),
+      await t.app.get('/office/v1/outlets/sub-areas'),
+      await t.app.get('/nowhere'),
+    ]
+    for (const reply of replies) expect(reply.headers.get('x-request-id')).toMatch(UUID)
+  })
+
+  test('a valid incoming id is kept; an invalid one is replaced', async () => {
+    expect((await t.app.get('/health', { headers: { 'x-request-id': 'client-req.42:a_b' } })).headers.get('x-request-id')).toBe('client-req.42:a_b')
+    for (const bad of ['x'.repeat(129), 'has space', 'semi;colon', '']) {
+      expect((await t.app.get('/health', { headers: { 'x-request-id': bad } })).headers.get('x-request-id')).toMatch(UUID)
+    }
+  })
+})
+
+describe('bodies', () => {
+  const post = (raw: string, headers: Record<string, string> = { 'content-type': 'application/json' }, token = ws.owner.token) =>
+    t.app.request('POST', '/office/v1/outlets/sub-areas', { raw, headers, token })
+
+  test('malformed JSON is a 400 with errors.body, and nothing is written', async () => {
+    const before = await t.app.count('sub_areas')
+    for (const raw of ['{bad', '{"name": "x"', '{"name": "x"}}', 'nul']) {
+      const errors = expectError(await post(raw), 400, 'VALIDATION_ERROR')
+      expect(errors.body).toEqual(['is not valid JSON'])
+    }
+    expect(await t.app.count('sub_areas')).toBe(before)
+  })
+
+  test('a JSON body that is not an object is a 400', async () => {
+    for (const raw of ['[]', '[{"name":"x"}]', '42', '"name"', 'null', 'true']) {
+      const errors = expectError(await post(raw), 400, 'VALIDATION_ERROR')
+      expect(errors.body).toEqual(['must be a JSON object'])
+    }
+  })
+
+  test('a missing body is a 400', async () => {
+    const errors = expectError(await t.app.request('POST', '/office/v1/outlets/sub-areas', { token: ws.owner.token }), 400, 'VALIDATION_ERROR')
+    expect(Object.keys(errors)).toEqual(['body'])
+  })
+
+  test('a body that is not application/json is a 400 naming content-type', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      const errors = expectError(await post('{"name":"x"}', { 'content-type': type }), 400, 'VALIDATION_ERROR')
+      expect(errors['content-type']).toEqual(['must be application/json'])
+    }
+    expect((await post(JSON.stringify({ name: `Charset ${Date.now()}` }), { 'content-type': 'application/json; charset=utf-8' })).status).toBe(201)
+  })
+
+  test('authentication is checked before the body: malformed JSON without a token is a 401', async () => {
+    expectError(await post('{bad', { 'content-type': 'application/json' }, ''), 401, 'UNAUTHORIZED')
+  })
+
+  test('a body over 10 MiB is a 413 PAYLOAD_TOO_LARGE', async () => {
+    const raw = JSON.stringify({ name: 'x'.repeat(MAX_BODY_BYTES) })
+    expectError(await post(raw), 413, 'PAYLOAD_TOO_LARGE')
+  })
+
+  test('deeply nested and huge values are refused without a 5xx', async () => {
+    const deep = `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`
+    expect((await post(deep)).status).toBe(400)
+    expect((await post(JSON.stringify({ name: 'x'.repeat(1_000_000) }))).status).toBe(400)
+    expect((await post(JSON.stringify({ name: { $gt: '' } }))).status).toBe(400)
+  })
+})
+
+describe('routing', () => {
+  test('unknown paths and unserved methods are 404 ROUTE_NOT_FOUND, also without a token', async () => {
+    expectError(await t.app.get('/office/v1/nothing-here'), 404, 'ROUTE_NOT_FOUND')
+    expectError(await t.app.request('PATCH', '/office/v1/outlets/sub-areas'), 404, 'ROUTE_NOT_FOUND')
+    expectError(await t.app.request('DELETE', '/office/v1/outlets/sub-areas'), 404, 'ROUTE_NOT_FOUND')
+    expectError(await t.app.get('/office/v1/outlets/sub-areas/1/extra', { token: ws.owner.token }), 404, 'ROUTE_NOT_FOUND')
+  })
+})
+
+describe('the error mapper', () => {
+  test('an unexpected exception is a 500 INTERNAL_ERROR without stack or SQL', async () => {
+    const platform = createPlatform(t.app.deps, new RouteTable())
+    const app = new Elysia({ prefix: '/api' })
+      .use(platform)
+      .get('/boom', () => {
+        throw new Error('SQLITE_ERROR: near "SELECT * FROM users WHERE password_hash"')
+      })
+      .get('/bad-response', () => ({ secret: 'x' }) as never, { response: { 200: Type.Object({ id: Type.Integer() }) } })
+    for (const path of ['/api/boom', '/api/bad-response']) {
+      const reply = await app.handle(new Request(`http://localhost${path}`))
+      const text = await reply.text()
+      expect(reply.status).toBe(500)
+      expect(JSON.parse(text)).toEqual({ success: false, message: 'an unexpected error occurred', code: 'INTERNAL_ERROR', errors: {} })
+      expect(text).not.toMatch(/SELECT|password|at |\.ts/)
+      expect(reply.headers.get('x-request-id')).toMatch(UUID)
+    }
+  })
+
+  test('SQLite constraint and busy errors map to 409, 400 and 503 on either driver', () => {
+    expect(toAppError('UNKNOWN', Object.assign(new Error('x'), { code: 'SQLITE_CONSTRAINT_UNIQUE' })).status).toBe(409)
+    expect(toAppError('UNKNOWN', Object.assign(new Error('UNIQUE constraint failed: t.x'), { code: 'SQLITE_CONSTRAINT' })).status).toBe(409)
+    expect(toAppError('UNKNOWN', Object.assign(new Error('FOREIGN KEY constraint failed'), { code: 'SQLITE_CONSTRAINT' })).code).toBe('VALIDATION_ERROR')
+    expect(toAppError('UNKNOWN', new Error('wrapped', { cause: Object.assign(new Error('x'), { code: 'SQLITE_CONSTRAINT_UNIQUE' }) })).status).toBe(409)
+    const busy = toAppError('UNKNOWN', Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }))
+    expect([busy.status, busy.headers['retry-after']]).toEqual([503, '1'])
+    expect(toAppError('UNKNOWN', new TypeError('x')).status).toBe(500)
+  })
+
+  test('validation issues become dot paths with one short message per field', () => {
+    expect(toFieldPath('/pings/3/lat', 'body')).toBe('pings.3.lat')
+    expect(toFieldPath('', 'body')).toBe('body')
+    expect(
+      fieldErrors(
+        [
+          { path: '/pings/3/lat', value: 91, schema: { type: 'number', maximum: 90 } },
+          { path: '/pings/3/lat', value: 91, schema: { type: 'number' } },
+          { path: '/name', value: undefined, schema: { type: 'string' } },
+          { path: '/name2', value: 5, schema: { type: 'string' } },
+          { path: '/source', value: 'x', schema: { anyOf: [{ const: 'gps' }, { const: 'network' }] } },
+          { path: '/items', value: [], schema: { type: 'array', minItems: 1 } },
+        ],
+        'body',
+      ),
+    ).toEqual({
+      'pings.3.lat': ['must be at most 90'],
+      name: ['is required'],
+      name2: ['must be a string'],
+      source: ['must be one of: gps, network'],
+      items: ['must have at least 1 item'],
+    })
+  })
+})
