@@ -4,7 +4,7 @@
  * Another workspace's id therefore behaves exactly like a missing one, and inserts take
  * `workspace_id` from the caller's context, never from a body.
  */
-import { and, count, eq, isNull, type SQL } from 'drizzle-orm'
+import { and, count, eq, isNull, type Placeholder, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../db/client'
 
@@ -21,8 +21,8 @@ export type NewRow<T extends WorkspaceTable> = Omit<T['$inferInsert'], 'workspac
 
 export interface WorkspaceScoped<T extends WorkspaceTable> {
   readonly table: T
-  /** `workspace_id = ? [AND deleted_at IS NULL] [AND ...conditions]` */
-  where(workspaceId: number, ...conditions: (SQL | undefined)[]): SQL
+  /** `workspace_id = ? [AND deleted_at IS NULL] [AND ...conditions]`; a placeholder for prepared statements. */
+  where(workspaceId: number | Placeholder, ...conditions: (SQL | undefined)[]): SQL
   find(db: Db, workspaceId: number, id: number): Promise<Row<T> | undefined>
   count(db: Db, workspaceId: number, ...conditions: (SQL | undefined)[]): Promise<number>
   insert(tx: Db, workspaceId: number, values: NewRow<T>): Promise<Row<T>>
@@ -35,7 +35,7 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T): WorkspaceSc
   // Drizzle's generic table types do not survive this level of abstraction; the public surface is typed.
   const anyTable = table as any
   const live = table.deleted_at ? isNull(table.deleted_at) : undefined
-  const where = (workspaceId: number, ...conditions: (SQL | undefined)[]) =>
+  const where = (workspaceId: number | Placeholder, ...conditions: (SQL | undefined)[]) =>
     and(eq(table.workspace_id, workspaceId), live, ...conditions)!
 
   return {

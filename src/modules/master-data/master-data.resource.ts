@@ -18,6 +18,7 @@ import { and, asc, count, desc, eq, getTableColumns, ne, sql, type SQL } from 'd
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import { Elysia, t } from 'elysia'
 import type { Db } from '../../db/client'
+import { prepared, preparedVariants } from '../../db/prepared'
 import type { AuditEntityType } from '../../platform/audit'
 import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
@@ -146,7 +147,7 @@ export function masterDataService(def: MasterDataDefinition) {
   }
 
   async function findPresented(db: Db, workspaceId: number, id: number): Promise<Presented> {
-    const [row] = await selectPresented(db, def.scope.where(workspaceId, eq(table.id, id))).limit(1)
+    const [row] = await findStatement(db).all({ workspaceId, id })
     if (!row) throw new NotFound(def.entity)
     return present(row as Record<string, unknown>)
   }
@@ -164,26 +165,46 @@ export function masterDataService(def: MasterDataDefinition) {
     if (taken > 0) throw new AlreadyExists(def.entity, 'name', `${def.label} with this name already exists`)
   }
 
+  /**
+   * List and count as prepared statements, one per shape (sort, direction, keyword?, parent filter?):
+   * lists are the hottest reads of the office client.
+   */
+  const listStatements = preparedVariants((db: Db, shape: string) => {
+    const [sortBy, order, withKeyword, withParent] = shape.split(':')
+    const where = def.scope.where(
+      sql.placeholder('workspaceId'),
+      withKeyword === '1' ? sql`instr(${table.name_key}, ${sql.placeholder('keyword')}) > 0` : undefined,
+      withParent === '1' ? eq(parentColumn!, sql.placeholder('parentId')) : undefined,
+    )
+    const direction = order === 'asc' ? asc : desc
+    return {
+      rows: selectPresented(db, where)
+        .orderBy(direction(sortColumns[sortBy]), direction(table.id))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'))
+        .prepare(),
+      total: db
+        .select({ total: count() })
+        .from(table as never)
+        .where(where)
+        .prepare(),
+    }
+  })
+  const findStatement = prepared((db) =>
+    selectPresented(db, def.scope.where(sql.placeholder('workspaceId'), eq(table.id, sql.placeholder('id'))))
+      .limit(1)
+      .prepare(),
+  )
+
   return {
     async list(ctx: AuthedContext, query: MasterQuery): Promise<Page<Presented>> {
       const page = paging(query, MASTER_DATA_LIST)
       const keyword = keywordOf(query)
-      const filter = def.parent && query[def.parent.field] !== undefined ? eq(parentColumn!, query[def.parent.field] as number) : undefined
-      const where = def.scope.where(
-        ctx.actor.workspaceId,
-        keyword ? sql`instr(${table.name_key}, ${keyword}) > 0` : undefined,
-        filter,
-      )
-      const direction = query.sort_order === 'asc' ? asc : desc
-      const sortColumn = sortColumns[query.sort_by ?? 'created_at']
-      const db = ctx.deps.db.read
-      const [rows, [{ total }]] = await Promise.all([
-        selectPresented(db, where)
-          .orderBy(direction(sortColumn), direction(table.id))
-          .limit(page.limit)
-          .offset(page.offset),
-        db.select({ total: count() }).from(table as never).where(where),
-      ])
+      const parentId = def.parent ? (query[def.parent.field] as number | undefined) : undefined
+      const shape = [query.sort_by ?? 'created_at', query.sort_order ?? 'desc', keyword ? 1 : 0, parentId !== undefined ? 1 : 0].join(':')
+      const statements = listStatements(ctx.deps.db.read, shape)
+      const values = { workspaceId: ctx.actor.workspaceId, keyword, parentId, limit: page.limit, offset: page.offset }
+      const [rows, [{ total }]] = await Promise.all([statements.rows.all(values), statements.total.all(values)])
       return { rows: (rows as Record<string, unknown>[]).map(present), meta: pageMeta(page, total) }
     },
 
