@@ -37,7 +37,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     clock,
     logger,
     mailer: createMailer({ db, clock, logger, smtpUrl: config.SMTP_URL, from: config.MAIL_FROM }),
-    tokens: createTokenService(secret, config.ACCESS_TOKEN_TTL, clock),
+    tokens: await createTokenService(secret, config.ACCESS_TOKEN_TTL, clock),
     idempotency: new IdempotencyStore(() => db.read, clock),
     loginLimiter: new FailureLimiter(clock),
   }

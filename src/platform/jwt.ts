@@ -32,8 +32,10 @@ export interface TokenService {
 
 const ALGORITHMS = ['HS256']
 
-export function createTokenService(secret: string, accessTtlMs: number, clock: Clock): TokenService {
-  const { sign, verify } = jwt({ name: 'jwt', secret, alg: 'HS256' }).decorator.jwt
+export async function createTokenService(secret: string, accessTtlMs: number, clock: Clock): Promise<TokenService> {
+  // Imported once: handing jose the raw bytes would import the HMAC key again on every request.
+  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
+  const { sign, verify } = jwt({ name: 'jwt', secret: key, alg: 'HS256' }).decorator.jwt
   const accessTtlSeconds = Math.floor(accessTtlMs / 1000)
 
   return {

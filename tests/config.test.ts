@@ -1,0 +1,91 @@
+/**
+ * Configuration (CONTRACT §1): defaults, validation that fails fast, and the JWT secret that is
+ * generated once and kept in the database when JWT_SECRET is not set.
+ */
+import { describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ConfigError, loadConfig, parseDuration } from '../src/config/env'
+import { openDatabase } from '../src/db/client'
+import { ManualClock } from '../src/platform/clock'
+import { createTokenService, resolveJwtSecret } from '../src/platform/jwt'
+
+describe('environment', () => {
+  test('defaults match CONTRACT §1', () => {
+    const config = loadConfig({})
+    expect(config.PORT).toBe(3000)
+    expect(config.DATABASE_URL).toBe('file:./data/app.db')
+    expect(config.database).toEqual({ url: 'file:./data/app.db', authToken: undefined, driver: 'bun-sqlite', path: './data/app.db' })
+    expect(config.ACCESS_TOKEN_TTL).toBe(15 * 60 * 1000)
+    expect(config.REFRESH_TOKEN_TTL).toBe(30 * 24 * 60 * 60 * 1000)
+    expect(config.REGISTRATION_ENABLED).toBe(true)
+    expect(config.UPLOAD_DIR).toBe('./data/uploads')
+    expect(config.SMTP_URL).toBeUndefined()
+    expect(config.JWT_SECRET).toBeUndefined()
+  })
+
+  test('the driver follows the URL; DATABASE_DRIVER=libsql forces libSQL on a file', () => {
+    expect(loadConfig({ DATABASE_URL: 'libsql://db.example.com' }).database.driver).toBe('libsql')
+    expect(loadConfig({ DATABASE_URL: 'https://db.example.com' }).database).toMatchObject({ driver: 'libsql', path: null })
+    expect(loadConfig({ DATABASE_URL: 'file:/tmp/x.db', DATABASE_DRIVER: 'libsql' }).database).toMatchObject({ driver: 'libsql', path: '/tmp/x.db' })
+    expect(loadConfig({ DATABASE_URL: 'file:///var/app.db?mode=rwc' }).database.path).toBe('/var/app.db')
+  })
+
+  test('bad values stop the start with every problem named', () => {
+    try {
+      loadConfig({ PORT: 'eighty', ACCESS_TOKEN_TTL: '15 minutes', JWT_SECRET: 'short', DATABASE_URL: 'postgres://x', REGISTRATION_ENABLED: 'maybe' })
+      throw new Error('expected a ConfigError')
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError)
+      const issues = (error as ConfigError).issues.join('\n')
+      for (const name of ['PORT', 'ACCESS_TOKEN_TTL', 'JWT_SECRET', 'DATABASE_URL', 'REGISTRATION_ENABLED']) expect(issues).toContain(name)
+    }
+    expect(() => loadConfig({ DATABASE_URL: 'libsql://x', DATABASE_DRIVER: 'bun-sqlite' })).toThrow(ConfigError)
+  })
+
+  test('flags and durations read the usual spellings; empty values count as unset', () => {
+    expect(loadConfig({ REGISTRATION_ENABLED: 'false' }).REGISTRATION_ENABLED).toBe(false)
+    expect(loadConfig({ REGISTRATION_ENABLED: '0' }).REGISTRATION_ENABLED).toBe(false)
+    expect(loadConfig({ TRUST_PROXY: 'yes' }).TRUST_PROXY).toBe(true)
+    expect(loadConfig({ PORT: '' }).PORT).toBe(3000)
+    expect(parseDuration('900s')).toBe(900_000)
+    expect(parseDuration('2h')).toBe(7_200_000)
+    expect(() => parseDuration('1w')).toThrow()
+  })
+})
+
+describe('JWT secret', () => {
+  test('generated once, persisted in the database, and the same for every process of that database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ffos-config-'))
+    try {
+      const config = loadConfig({ DATABASE_URL: `file:${join(dir, 'app.db')}` })
+      const first = await openDatabase(config)
+      await first.migrate()
+      const secret = await resolveJwtSecret(first, undefined)
+      expect(secret.length).toBeGreaterThanOrEqual(48)
+      expect(await resolveJwtSecret(first, undefined)).toBe(secret)
+      await first.close()
+
+      const second = await openDatabase(config)
+      expect(await resolveJwtSecret(second, undefined)).toBe(secret)
+      // A configured secret wins.
+      expect(await resolveJwtSecret(second, 'x'.repeat(40))).toBe('x'.repeat(40))
+      await second.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('tokens signed by one process verify in another process using the same secret', async () => {
+    const clock = new ManualClock()
+    const a = await createTokenService('s'.repeat(40), 60_000, clock)
+    const b = await createTokenService('s'.repeat(40), 60_000, clock)
+    const token = await a.signAccessToken({ userId: 7, workspaceId: 3, role: 'admin' })
+    expect(await b.verifyAccessToken(token)).toMatchObject({ status: 'valid', claims: { userId: 7, workspaceId: 3, role: 'admin' } })
+    const other = await createTokenService('t'.repeat(40), 60_000, clock)
+    expect((await other.verifyAccessToken(token)).status).toBe('invalid')
+    clock.advance(61_000)
+    expect((await b.verifyAccessToken(token)).status).toBe('expired')
+  })
+})
