@@ -16,10 +16,16 @@ import { createMailer } from './platform/mail'
 import { FailureLimiter } from './platform/rate-limit'
 import { auditLogRoutes } from './modules/audit-logs/audit-logs.routes'
 import { authRoutes } from './modules/auth/auth.routes'
+import { fileRoutes } from './modules/files/files.routes'
+import { formRoutes } from './modules/forms/forms.routes'
 import { healthRoutes } from './modules/health/health.routes'
 import { masterDataModule } from './modules/master-data/master-data.entities'
+import { outletRoutes } from './modules/outlets/outlets.routes'
+import { projectRoutes } from './modules/projects/projects.routes'
 import { roleRoutes } from './modules/roles/roles.routes'
+import { teamRoutes } from './modules/teams/teams.routes'
 import { userRoutes } from './modules/users/users.routes'
+import { visitRoutes } from './modules/visits/visits.routes'
 import { workspaceRoutes } from './modules/workspaces/workspaces.routes'
 
 export interface AppOptions {
@@ -71,6 +77,12 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     .use(roleRoutes(platform))
     .use(userRoutes(platform))
     .use(masterDataModule(platform))
+    .use(teamRoutes(platform))
+    .use(outletRoutes(platform))
+    .use(formRoutes(platform))
+    .use(projectRoutes(platform))
+    .use(visitRoutes(platform))
+    .use(fileRoutes(platform))
     .use(auditLogRoutes(platform))
 
   // The idempotency record stores the status a route answers on success (its lowest 2xx schema).

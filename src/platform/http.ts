@@ -27,6 +27,7 @@ import { fieldErrors, type ValueIssue } from './validation'
 export const MAX_BODY_BYTES = 10 * 1024 * 1024
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
+const CSV_TYPE = /^text\/csv\s*(?:;|$)/i
 
 export type AuthRequirement = true | string | { key: string; access: Access }
 
@@ -140,7 +141,10 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         s.bodyProblem = new AppError(413, 'PAYLOAD_TOO_LARGE', 'request body is larger than 10 MiB')
         return null
       }
-      if (!JSON_TYPE.test(c.request.headers.get('content-type') ?? '')) {
+      const contentType = c.request.headers.get('content-type') ?? ''
+      // CSV uploads (visit import) arrive as text; a JSON route then refuses a string body.
+      if (CSV_TYPE.test(contentType)) return new TextDecoder().decode(bytes)
+      if (!JSON_TYPE.test(contentType)) {
         s.bodyProblem = ValidationFailed.field('content-type', 'must be application/json')
         return null
       }

@@ -4,6 +4,7 @@
  * or non-numeric are 400; `sort_by` outside the list's columns is 400.
  */
 import type { TProperties } from '@sinclair/typebox'
+import { asc, desc, type AnyColumn, type SQL } from 'drizzle-orm'
 import { t } from 'elysia'
 import { OneOf } from './schema'
 
@@ -69,4 +70,23 @@ export const foldText = (text: string) => text.normalize('NFKC').toLowerCase()
 export function keywordOf(query: { keyword?: string }): string | null {
   const keyword = query.keyword?.trim()
   return keyword ? foldText(keyword) : null
+}
+
+type Direction = 'asc' | 'desc'
+
+/** `ORDER BY <column> <dir>, <tie-breaker> <dir>` from `sort_by`/`sort_order` and the list's columns. */
+export function orderFor<C extends string>(
+  query: { sort_by?: C; sort_order?: Direction },
+  columns: Record<C, AnyColumn | SQL>,
+  tieBreaker: AnyColumn,
+  defaults: { sort_by: C; sort_order: Direction } = { sort_by: 'created_at' as C, sort_order: 'desc' },
+): SQL[] {
+  const direction = (query.sort_order ?? defaults.sort_order) === 'asc' ? asc : desc
+  return [direction(columns[query.sort_by ?? defaults.sort_by]), direction(tieBreaker)]
+}
+
+/** Runs a page query and its count together. */
+export async function paginate<T>(page: Paging, rows: Promise<T[]>, total: Promise<{ total: number }[]>): Promise<Page<T>> {
+  const [items, [counted]] = await Promise.all([rows, total])
+  return { rows: items, meta: pageMeta(page, counted?.total ?? 0) }
 }

@@ -12,6 +12,8 @@ import { t } from 'elysia'
 export const MAX_ID = Number.MAX_SAFE_INTEGER
 export const NAME_MAX = 255
 
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
 /** A strict JSON integer id (≥ 1). */
 export const Id = (options: { description?: string } = {}) => Type.Integer({ minimum: 1, maximum: MAX_ID, ...options })
 

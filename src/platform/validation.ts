@@ -3,6 +3,8 @@
  * (`pings.3.lat`, `name`) to arrays of short, human messages. One message per field: the first
  * problem found is the one worth fixing first.
  */
+import { FORMAT_MESSAGES } from './dates'
+
 interface SchemaLike {
   type?: string | string[]
   format?: string
@@ -77,7 +79,7 @@ function describe(issue: ValueIssue, root: string): string {
     if (schema.maxLength !== undefined && value.length > schema.maxLength) {
       return `must be at most ${schema.maxLength} characters`
     }
-    if (schema.format) return `must be a valid ${schema.format}`
+    if (schema.format) return FORMAT_MESSAGES[schema.format] ?? `must be a valid ${schema.format}`
     if (schema.pattern) return 'has an invalid format'
   }
   if (typeof value === 'number' || (typeof value === 'string' && isNumericSchema(schema))) {

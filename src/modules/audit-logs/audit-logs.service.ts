@@ -5,8 +5,8 @@
  * Who sees what:
  * - super_admin: every workspace they can access (active membership), optionally one of them via
  *   `workspace_id`;
- * - manager: their own workspace, and only entries whose actor is the manager (team members are
- *   added when teams exist);
+ * - manager: their own workspace, and only entries whose actor is the manager or a member (or the
+ *   leader) of a team the manager leads or belongs to;
  * - anyone else holding audit_log.view: their own workspace; `workspace_id` is ignored.
  */
 import { and, asc, count, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm'
@@ -14,6 +14,7 @@ import { auditLogs } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { NotFound, ValidationFailed } from '../../platform/errors'
 import { foldText, pageMeta, paging, type ListLimits } from '../../platform/pagination'
+import { teamScopeOf } from '../teams/teams.service'
 import { accessibleWorkspaceIds } from '../workspaces/workspaces.service'
 
 export const AUDIT_LOG_LIST: ListLimits = { defaultLimit: 50, maxLimit: 100 }
@@ -64,7 +65,9 @@ async function visibility(ctx: AuthedContext, requestedWorkspace?: number): Prom
     return ids.length > 0 ? inArray(auditLogs.workspace_id, ids) : sql`0`
   }
   const own = eq(auditLogs.workspace_id, actor.workspaceId)
-  if (actor.role === 'manager') return and(own, eq(auditLogs.actor_id, actor.userId))!
+  if (actor.role === 'manager') {
+    return and(own, inArray(auditLogs.actor_id, await teamScopeOf(ctx.deps.db.read, actor.workspaceId, actor.userId)))!
+  }
   return own
 }
 

@@ -15,6 +15,7 @@ const UserSchema = Type.Object({
   role_id: Type.Integer(),
   role: Type.Object({ id: Type.Integer(), slug: Type.String(), name: Type.String() }),
   is_active: Type.Boolean(),
+  team_ids: Type.Array(Type.Integer()),
   last_login_at: NullableTimestamp(),
   created_at: Timestamp(),
   updated_at: Timestamp(),
@@ -22,6 +23,7 @@ const UserSchema = Type.Object({
 const DeletedUserSchema = Type.Object({ ...UserSchema.properties, deleted_at: NullableTimestamp() })
 
 const Phone = OptionalText(32, { description: 'Phone number' })
+const TeamIds = Type.Array(Id(), { maxItems: 100, description: 'Teams of the user (replaces the list on update)' })
 
 export const userRoutes = (platform: PlatformPlugin) =>
   new Elysia({ prefix: '/office/v1/users', tags: ['Users'] })
@@ -32,6 +34,7 @@ export const userRoutes = (platform: PlatformPlugin) =>
         {
           role_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
           is_active: t.Optional(t.Boolean()),
+          team_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
         },
         ['created_at', 'updated_at', 'name', 'id', 'email'],
       ),
@@ -52,6 +55,7 @@ export const userRoutes = (platform: PlatformPlugin) =>
         password: Password,
         role_id: Id(),
         phone: Phone,
+        team_ids: Type.Optional(TeamIds),
       }),
       response: responses({ 201: Envelope(UserSchema) }, [400, 401, 403, 409]),
       detail: { summary: 'Create a user in the workspace' },
@@ -67,6 +71,7 @@ export const userRoutes = (platform: PlatformPlugin) =>
           role_id: Type.Optional(Id()),
           phone: Phone,
           is_active: Type.Optional(Type.Boolean()),
+          team_ids: Type.Optional(TeamIds),
         },
         { minProperties: 1 },
       ),

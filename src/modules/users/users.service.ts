@@ -8,7 +8,7 @@
  */
 import { and, asc, count, desc, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { memberships, refreshTokens, roles, users } from '../../db/schema'
+import { memberships, refreshTokens, roles, teamMembers, teams, users } from '../../db/schema'
 import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, Forbidden, NotFound, ValidationFailed } from '../../platform/errors'
@@ -17,6 +17,7 @@ import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import { hashPassword } from '../auth/passwords'
 import { roleScope } from '../roles/roles.service'
+import { assertWorkspaceTeams, setUserTeams } from '../teams/teams.service'
 
 export const membershipScope = workspaceScoped(memberships)
 
@@ -30,13 +31,19 @@ const columns = {
   role_name: roles.name,
   is_active: memberships.is_active,
   last_login_at: users.last_login_at,
+  /** Live teams of the user in this workspace, as a comma list (split in `present`). */
+  team_ids: sql<string | null>`(select group_concat(${teamMembers.team_id}) from ${teamMembers} join ${teams} on ${teams.id} = ${teamMembers.team_id} and ${teams.deleted_at} is null where ${teamMembers.user_id} = ${users.id} and ${teamMembers.workspace_id} = ${memberships.workspace_id})`,
   created_at: users.created_at,
   updated_at: users.updated_at,
 }
 
 function present(row: UserRow) {
-  const { role_slug, role_name, ...user } = row
-  return { ...user, role: { id: row.role_id, slug: role_slug, name: role_name } }
+  const { role_slug, role_name, team_ids, ...user } = row
+  return {
+    ...user,
+    role: { id: row.role_id, slug: role_slug, name: role_name },
+    team_ids: team_ids ? team_ids.split(',').map(Number).sort((a, b) => a - b) : [],
+  }
 }
 export type PresentedUser = ReturnType<typeof present>
 
@@ -65,6 +72,7 @@ export interface UserListQuery {
   sort_order?: 'asc' | 'desc'
   role_id?: number
   is_active?: boolean
+  team_id?: number
 }
 
 export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promise<Page<PresentedUser>> {
@@ -74,6 +82,9 @@ export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promi
     keyword ? or(sql`instr(lower(${users.name}), ${keyword}) > 0`, sql`instr(${users.email}, ${keyword}) > 0`) : undefined,
     query.role_id !== undefined ? eq(memberships.role_id, query.role_id) : undefined,
     query.is_active !== undefined ? eq(memberships.is_active, query.is_active) : undefined,
+    query.team_id !== undefined
+      ? sql`${users.id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMembers.team_id} = ${query.team_id} and ${teamMembers.workspace_id} = ${ctx.actor.workspaceId})`
+      : undefined,
   ]
   const direction = query.sort_order === 'asc' ? asc : desc
   const sortColumn = { created_at: users.created_at, updated_at: users.updated_at, name: users.name, id: users.id, email: users.email }[
@@ -118,6 +129,7 @@ export interface CreateUserInput {
   password: string
   role_id: number
   phone?: string | null
+  team_ids?: number[]
 }
 
 export async function createUser(ctx: AuthedContext, input: CreateUserInput) {
@@ -139,6 +151,10 @@ export async function createUser(ctx: AuthedContext, input: CreateUserInput) {
       })
       .returning()
     await membershipScope.insert(tx, ctx.actor.workspaceId, { user_id: user.id, role_id: input.role_id, created_at: now, updated_at: now })
+    if (input.team_ids) {
+      await assertWorkspaceTeams(tx, ctx.actor.workspaceId, input.team_ids, 'team_ids')
+      await setUserTeams(tx, ctx.actor.workspaceId, user.id, input.team_ids, now)
+    }
     const result = present(await findUser(tx, ctx.actor.workspaceId, user.id))
     await audit({ entityType: 'user', entityId: user.id, entityName: user.name, action: 'created', newValues: result })
     return result
@@ -152,6 +168,7 @@ export interface UpdateUserInput {
   role_id?: number
   is_active?: boolean
   password?: string
+  team_ids?: number[]
 }
 
 export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUserInput) {
@@ -167,6 +184,10 @@ export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUs
     }
     if (input.is_active === false && isSelf) throw selfLockout()
     if (input.email !== undefined && input.email !== before.email) await assertEmailFree(tx, input.email, id)
+    if (input.team_ids) {
+      await assertWorkspaceTeams(tx, ctx.actor.workspaceId, input.team_ids, 'team_ids')
+      await setUserTeams(tx, ctx.actor.workspaceId, id, input.team_ids, now)
+    }
 
     const person: Partial<typeof users.$inferInsert> = {}
     if (input.name !== undefined) person.name = input.name
@@ -205,6 +226,7 @@ export function deleteUser(ctx: AuthedContext, id: number) {
       .from(memberships)
       .where(and(eq(memberships.user_id, id), isNull(memberships.deleted_at)))
     if (remaining === 0) await tx.update(users).set({ deleted_at: now, updated_at: now }).where(eq(users.id, id))
+    await tx.delete(teamMembers).where(and(eq(teamMembers.user_id, id), eq(teamMembers.workspace_id, ctx.actor.workspaceId)))
     await revokeSessions(tx, id, now, remaining === 0 ? undefined : ctx.actor.workspaceId)
     const result = { ...present(before), deleted_at: now }
     await audit({ entityType: 'user', entityId: id, entityName: before.name, action: 'deleted', oldValues: present(before) })

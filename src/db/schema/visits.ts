@@ -1,0 +1,155 @@
+/**
+ * Visits and what happens on them: assignees, submissions (one per form filled), the transition log,
+ * and the record of who was sent a visit to the field.
+ */
+import { sql } from 'drizzle-orm'
+import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { bool, createdAt, deletedAt, id, json, timestamp, updatedAt } from '../columns'
+import { users } from './identity'
+import { forms, outlets, projects, teams } from './operations'
+import { workspaces } from './workspaces'
+
+export const VISIT_STATUSES = ['scheduled', 'in_progress', 'completed', 'cancelled', 'force_closed'] as const
+export type VisitStatus = (typeof VISIT_STATUSES)[number]
+
+export const visits = sqliteTable(
+  'visits',
+  {
+    id: id(),
+    workspace_id: integer('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    outlet_id: integer('outlet_id')
+      .notNull()
+      .references(() => outlets.id),
+    project_id: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    team_id: integer('team_id').references(() => teams.id),
+    visit_date: text('visit_date').notNull(),
+    status: text('status').$type<VisitStatus>().notNull().default('scheduled'),
+    notes: text('notes'),
+    created_by: integer('created_by').references(() => users.id),
+    checked_in_at: timestamp('checked_in_at'),
+    check_in_latitude: real('check_in_latitude'),
+    check_in_longitude: real('check_in_longitude'),
+    check_in_photo_url: text('check_in_photo_url'),
+    checked_out_at: timestamp('checked_out_at'),
+    check_out_latitude: real('check_out_latitude'),
+    check_out_longitude: real('check_out_longitude'),
+    check_out_photo_url: text('check_out_photo_url'),
+    /** Why it was cancelled or force-closed. */
+    close_reason: text('close_reason'),
+    sent_to_field_at: timestamp('sent_to_field_at'),
+    created_at: createdAt(),
+    updated_at: updatedAt(),
+    deleted_at: deletedAt(),
+  },
+  (t) => [
+    index('visits_workspace_date').on(t.workspace_id, t.visit_date),
+    index('visits_workspace_status_date').on(t.workspace_id, t.status, t.visit_date),
+    index('visits_workspace_outlet').on(t.workspace_id, t.outlet_id),
+    index('visits_workspace_project').on(t.workspace_id, t.project_id),
+    index('visits_workspace_team').on(t.workspace_id, t.team_id),
+  ],
+)
+
+export const visitAssignees = sqliteTable(
+  'visit_assignees',
+  {
+    visit_id: integer('visit_id')
+      .notNull()
+      .references(() => visits.id),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    workspace_id: integer('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    created_at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.visit_id, t.user_id] }), index('visit_assignees_workspace_user').on(t.workspace_id, t.user_id, t.visit_id)],
+)
+
+export const SUBMISSION_STATUSES = ['pending', 'draft', 'completed'] as const
+export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number]
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number]
+
+export type Answers = Record<string, unknown>
+
+export const submissions = sqliteTable(
+  'submissions',
+  {
+    id: id(),
+    workspace_id: integer('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    visit_id: integer('visit_id')
+      .notNull()
+      .references(() => visits.id),
+    form_id: integer('form_id')
+      .notNull()
+      .references(() => forms.id),
+    /** The form's title when the submission was attached. */
+    title: text('title').notNull(),
+    is_required: bool('is_required').notNull().default(false),
+    order: integer('order').notNull().default(0),
+    status: text('status').$type<SubmissionStatus>().notNull().default('pending'),
+    approval_status: text('approval_status').$type<ApprovalStatus>(),
+    answers: json<Answers>('answers').notNull(),
+    submitted_at: timestamp('submitted_at'),
+    submitted_by: integer('submitted_by').references(() => users.id),
+    reviewed_at: timestamp('reviewed_at'),
+    reviewed_by: integer('reviewed_by').references(() => users.id),
+    approval_notes: text('approval_notes'),
+    created_at: createdAt(),
+    updated_at: updatedAt(),
+    deleted_at: deletedAt(),
+  },
+  (t) => [
+    index('submissions_visit_live').on(t.visit_id).where(sql`deleted_at is null`),
+    index('submissions_workspace_approval').on(t.workspace_id, t.approval_status, t.submitted_at),
+    index('submissions_workspace_submitter').on(t.workspace_id, t.submitted_by),
+  ],
+)
+
+/** Append-only history of a visit: `{action, timestamp, user}` in answers (SPEC Visit.logs). */
+export const visitLogs = sqliteTable(
+  'visit_logs',
+  {
+    id: id(),
+    workspace_id: integer('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    visit_id: integer('visit_id')
+      .notNull()
+      .references(() => visits.id),
+    action: text('action').notNull(),
+    user_id: integer('user_id').references(() => users.id),
+    user_name: text('user_name').notNull(),
+    notes: text('notes'),
+    created_at: createdAt(),
+  },
+  (t) => [index('visit_logs_visit').on(t.visit_id)],
+)
+
+/** Who was sent which visit to the field, and by whom. */
+export const visitDispatches = sqliteTable(
+  'visit_dispatches',
+  {
+    id: id(),
+    workspace_id: integer('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    visit_id: integer('visit_id')
+      .notNull()
+      .references(() => visits.id),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    sent_by: integer('sent_by').references(() => users.id),
+    created_at: createdAt(),
+  },
+  (t) => [index('visit_dispatches_visit').on(t.visit_id)],
+)

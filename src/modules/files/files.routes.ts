@@ -1,0 +1,35 @@
+import { Type } from '@sinclair/typebox'
+import { Elysia } from 'elysia'
+import type { PlatformPlugin } from '../../platform/http'
+import { openFile } from './files.service'
+
+/** GET /api/files/:id — an uploaded photo, for any signed-in user of its workspace. */
+export const fileRoutes = (platform: PlatformPlugin) =>
+  new Elysia({ prefix: '/files', tags: ['Files'] }).use(platform).get(
+    '/:id',
+    async ({ ctx, params }) => {
+      const { row, file } = await openFile(ctx, params.id)
+      return new Response(file, {
+        headers: {
+          'content-type': row.mime_type,
+          'content-length': String(row.size),
+          'cache-control': 'private, max-age=86400, immutable',
+          'x-content-type-options': 'nosniff',
+          etag: `"${row.sha256}"`,
+        },
+      })
+    },
+    {
+      auth: true,
+      params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+      // Bytes, not JSON: documented here rather than validated as a response schema.
+      detail: {
+        summary: 'Download an uploaded photo of your workspace',
+        responses: {
+          200: { description: 'JPEG, PNG or WebP bytes', content: { 'image/*': { schema: { type: 'string', format: 'binary' } } } },
+          401: { description: 'UNAUTHORIZED' },
+          404: { description: 'FILE_NOT_FOUND (also for another workspace’s file)' },
+        },
+      },
+    },
+  )

@@ -1,0 +1,113 @@
+/**
+ * Photos (CONTRACT §7): check-in/out photos and photo/signature answers arrive as a data URI or bare
+ * base64 of a JPEG, PNG or WebP image (≤ 5 MiB decoded, the type decided by its magic bytes, never
+ * by what the client claims), or as an https:// URL that is kept as given. Accepted images are
+ * written under UPLOAD_DIR and replaced by `/api/files/:id`, served only to the same workspace.
+ *
+ * Files are written before the database transaction (slow I/O never holds the writer) and recorded
+ * inside it; if the transaction fails, the caller discards them.
+ */
+import { randomUUID } from 'node:crypto'
+import { mkdir, rm } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
+import { and, eq } from 'drizzle-orm'
+import { fileTypeFromBuffer } from 'file-type'
+import type { Db } from '../../db/client'
+import { files } from '../../db/schema'
+import type { AuthedContext } from '../../platform/context'
+import { sha256Hex } from '../../platform/crypto'
+import { NotFound, ValidationFailed } from '../../platform/errors'
+
+export const MAX_PHOTO_BYTES = 5 * 1024 * 1024
+const IMAGE_TYPES: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' }
+const DATA_URI = /^data:([\w.+/-]+)?(?:;[\w-]+=[\w.-]+)*;base64,/i
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+export interface Upload {
+  row: typeof files.$inferInsert
+  absolutePath: string
+}
+
+/** Photos of one request: accepted before the transaction, recorded in it, discarded if it fails. */
+export class PhotoBatch {
+  readonly uploads: Upload[] = []
+
+  constructor(private readonly ctx: AuthedContext) {}
+
+  /** The URL to store for `value`, or throws 400 naming `field`. */
+  async accept(value: string, field: string): Promise<string> {
+    const text = value.trim()
+    if (/^https:\/\//i.test(text)) {
+      if (text.length > 2048 || !URL.canParse(text)) throw ValidationFailed.field(field, 'must be a valid https:// URL')
+      return text
+    }
+    const base64 = text.replace(DATA_URI, '').replace(/\s+/g, '')
+    if (!base64 || !BASE64.test(base64) || base64.length % 4 === 1) throw invalidPhoto(field)
+    if (Math.floor((base64.length * 3) / 4) > MAX_PHOTO_BYTES + 3) throw ValidationFailed.field(field, 'must be at most 5 MiB')
+    const bytes = Buffer.from(base64, 'base64')
+    if (bytes.byteLength > MAX_PHOTO_BYTES) throw ValidationFailed.field(field, 'must be at most 5 MiB')
+    const type = await fileTypeFromBuffer(bytes)
+    const extension = type && IMAGE_TYPES[type.mime]
+    if (!type || !extension) throw invalidPhoto(field)
+
+    const id = randomUUID()
+    const { actor, deps } = this.ctx
+    const now = deps.clock.now()
+    const path = join(String(actor.workspaceId), now.toISOString().slice(0, 7), `${id}.${extension}`)
+    const absolutePath = resolve(deps.config.UPLOAD_DIR, path)
+    await mkdir(dirname(absolutePath), { recursive: true })
+    await Bun.write(absolutePath, bytes)
+    this.uploads.push({
+      absolutePath,
+      row: {
+        id,
+        workspace_id: actor.workspaceId,
+        mime_type: type.mime,
+        size: bytes.byteLength,
+        sha256: sha256Hex(bytes),
+        path,
+        created_by: actor.userId,
+        created_at: now.toISOString(),
+      },
+    })
+    return `/api/files/${id}`
+  }
+
+  /** Records the accepted files inside the caller's transaction. */
+  async record(tx: Db): Promise<void> {
+    if (this.uploads.length > 0) await tx.insert(files).values(this.uploads.map((upload) => upload.row))
+  }
+
+  /** Removes the files of a failed request. */
+  async discard(): Promise<void> {
+    await Promise.all(this.uploads.map((upload) => rm(upload.absolutePath, { force: true })))
+  }
+
+  /** Runs `fn`; on failure the accepted files are removed again. */
+  async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn()
+    } catch (error) {
+      await this.discard()
+      throw error
+    }
+  }
+}
+
+const invalidPhoto = (field: string) =>
+  ValidationFailed.field(field, 'must be a JPEG, PNG or WebP image (data URI or base64) or an https:// URL')
+
+/** The file of the caller's workspace; another workspace's id is a 404 like a missing one. */
+export async function openFile(ctx: AuthedContext, id: string) {
+  if (!UUID.test(id)) throw new NotFound('FILE')
+  const [row] = await ctx.deps.db.read
+    .select()
+    .from(files)
+    .where(and(eq(files.id, id), eq(files.workspace_id, ctx.actor.workspaceId)))
+    .limit(1)
+  if (!row) throw new NotFound('FILE')
+  const file = Bun.file(resolve(ctx.deps.config.UPLOAD_DIR, row.path))
+  if (!(await file.exists())) throw new NotFound('FILE')
+  return { row, file }
+}

@@ -1,0 +1,123 @@
+/**
+ * Forms: the questionnaires filled on a visit. A form's fields are checked on write
+ * (./forms.answers.ts `validateFormFields`), and answers are checked against them when submitted.
+ * A form used by a live project cannot be deleted.
+ */
+import { and, count, eq, isNull, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { forms, projectForms, projects, type FormField } from '../../db/schema'
+import { changedFields } from '../../platform/audit'
+import type { AuthedContext } from '../../platform/context'
+import { Conflict, NotFound, ValidationFailed } from '../../platform/errors'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Page } from '../../platform/pagination'
+import { workspaceScoped } from '../../platform/scope'
+import { withTransaction } from '../../platform/transaction'
+import { validateFormFields } from './forms.answers'
+
+export const formScope = workspaceScoped(forms)
+
+export interface FormInput {
+  title: string
+  description?: string | null
+  fields: FormFieldInput[]
+}
+
+export interface FormFieldInput {
+  key: string
+  label: string
+  type: FormField['type']
+  required?: boolean
+  options?: string[]
+  min?: number
+  max?: number
+}
+
+type FormRow = typeof forms.$inferSelect
+const present = ({ title_key: _key, ...form }: FormRow) => form
+export type PresentedForm = ReturnType<typeof present>
+
+function normalizeFields(input: FormFieldInput[]): FormField[] {
+  const fields = input.map((field) => {
+    const normalized: FormField = { key: field.key, label: field.label, type: field.type, required: field.required ?? false }
+    if (field.options !== undefined) normalized.options = field.options.map((option) => option.trim())
+    if (field.min !== undefined) normalized.min = field.min
+    if (field.max !== undefined) normalized.max = field.max
+    return normalized
+  })
+  const errors = validateFormFields(fields)
+  if (Object.keys(errors).length > 0) throw new ValidationFailed(errors)
+  return fields
+}
+
+export async function findForm(db: Db, workspaceId: number, id: number): Promise<FormRow> {
+  const form = await formScope.find(db, workspaceId, id)
+  if (!form) throw new NotFound('FORM')
+  return form
+}
+
+export async function listForms(
+  ctx: AuthedContext,
+  query: { page?: number; limit?: number; keyword?: string; sort_by?: 'created_at' | 'updated_at' | 'title' | 'id'; sort_order?: 'asc' | 'desc' },
+): Promise<Page<PresentedForm>> {
+  const page = paging(query, DEFAULT_LIST)
+  const keyword = keywordOf(query)
+  const where = formScope.where(ctx.actor.workspaceId, keyword ? sql`instr(${forms.title_key}, ${keyword}) > 0` : undefined)
+  const db = ctx.deps.db.read
+  const order = orderFor(query, { created_at: forms.created_at, updated_at: forms.updated_at, title: forms.title_key, id: forms.id }, forms.id)
+  const result = await paginate(
+    page,
+    db.select().from(forms).where(where).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(forms).where(where),
+  )
+  return { rows: result.rows.map(present), meta: result.meta }
+}
+
+export const getForm = async (ctx: AuthedContext, id: number) => present(await findForm(ctx.deps.db.read, ctx.actor.workspaceId, id))
+
+export function createForm(ctx: AuthedContext, input: FormInput) {
+  const fields = normalizeFields(input.fields)
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const now = ctx.deps.clock.now().toISOString()
+    const form = await formScope.insert(tx, ctx.actor.workspaceId, {
+      title: input.title,
+      title_key: foldText(input.title),
+      description: input.description ?? null,
+      fields,
+      created_at: now,
+      updated_at: now,
+    })
+    const result = present(form)
+    await audit({ entityType: 'form', entityId: form.id, entityName: form.title, action: 'created', newValues: result })
+    return result
+  })
+}
+
+export function updateForm(ctx: AuthedContext, id: number, input: Partial<FormInput>) {
+  const fields = input.fields && normalizeFields(input.fields)
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const before = await findForm(tx, ctx.actor.workspaceId, id)
+    const changes: Partial<typeof forms.$inferInsert> = {}
+    if (input.title !== undefined) Object.assign(changes, { title: input.title, title_key: foldText(input.title) })
+    if (input.description !== undefined) changes.description = input.description
+    if (fields) changes.fields = fields
+    const after = (await formScope.update(tx, ctx.actor.workspaceId, id, { ...changes, updated_at: ctx.deps.clock.now().toISOString() }))!
+    const diff = changedFields(present(before), present(after))
+    await audit({ entityType: 'form', entityId: id, entityName: after.title, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    return present(after)
+  })
+}
+
+export function deleteForm(ctx: AuthedContext, id: number) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const before = await findForm(tx, ctx.actor.workspaceId, id)
+    const [{ used }] = await tx
+      .select({ used: count() })
+      .from(projectForms)
+      .innerJoin(projects, eq(projects.id, projectForms.project_id))
+      .where(and(eq(projectForms.form_id, id), isNull(projects.deleted_at)))
+    if (used > 0) throw new Conflict('FORM_IN_USE', 'form is used by projects', { project_count: used })
+    const deleted = (await formScope.softDelete(tx, ctx.actor.workspaceId, id, ctx.deps.clock.now().toISOString()))!
+    await audit({ entityType: 'form', entityId: id, entityName: before.title, action: 'deleted', oldValues: present(before) })
+    return present(deleted)
+  })
+}

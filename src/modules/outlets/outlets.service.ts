@@ -1,0 +1,172 @@
+/**
+ * Outlets: the shops field users visit. `code` is unique per workspace (case-insensitive, live
+ * rows); account and sub-area must be live rows of the workspace; coordinates come as a pair.
+ * An outlet with visits still to do (scheduled or in progress) cannot be deleted.
+ */
+import { and, count, eq, getTableColumns, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { accounts, outlets, subAreas, visits } from '../../db/schema'
+import { changedFields } from '../../platform/audit'
+import type { AuthedContext } from '../../platform/context'
+import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Page } from '../../platform/pagination'
+import { workspaceScoped } from '../../platform/scope'
+import { withTransaction } from '../../platform/transaction'
+import { accountScope, subAreaScope } from '../master-data/master-data.entities'
+
+export const outletScope = workspaceScoped(outlets)
+
+export interface OutletInput {
+  name: string
+  code?: string | null
+  address?: string | null
+  latitude?: number | null
+  longitude?: number | null
+  account_id?: number | null
+  sub_area_id?: number | null
+  province_id?: number | null
+  city_id?: number | null
+  district_id?: number | null
+  village_id?: number | null
+  contact_name?: string | null
+  contact_phone?: string | null
+  is_active?: boolean
+}
+
+export interface OutletListQuery {
+  page?: number
+  limit?: number
+  keyword?: string
+  sort_by?: 'created_at' | 'updated_at' | 'name' | 'id' | 'code'
+  sort_order?: 'asc' | 'desc'
+  account_id?: number
+  channel_id?: number
+  sub_area_id?: number
+  city_id?: number
+  is_active?: boolean
+}
+
+const { name_key: _n, code_key: _c, ...outletColumns } = getTableColumns(outlets)
+const selection = {
+  ...outletColumns,
+  account_name: accounts.name,
+  account_channel_id: accounts.channel_id,
+  sub_area_name: subAreas.name,
+}
+
+function selectOutlets(db: Db, where: SQL) {
+  return db
+    .select(selection)
+    .from(outlets)
+    .leftJoin(accounts, eq(accounts.id, outlets.account_id))
+    .leftJoin(subAreas, eq(subAreas.id, outlets.sub_area_id))
+    .where(where)
+}
+
+type OutletRow = Awaited<ReturnType<typeof selectOutlets>>[number]
+
+function present({ account_name, account_channel_id, sub_area_name, ...outlet }: OutletRow) {
+  return {
+    ...outlet,
+    account: outlet.account_id === null ? null : { id: outlet.account_id, name: account_name ?? '', channel_id: account_channel_id ?? null },
+    sub_area: outlet.sub_area_id === null ? null : { id: outlet.sub_area_id, name: sub_area_name ?? '' },
+  }
+}
+export type PresentedOutlet = ReturnType<typeof present>
+
+async function findOutlet(db: Db, workspaceId: number, id: number) {
+  const [row] = await selectOutlets(db, outletScope.where(workspaceId, eq(outlets.id, id))).limit(1)
+  if (!row) throw new NotFound('OUTLET')
+  return present(row)
+}
+
+export async function listOutlets(ctx: AuthedContext, query: OutletListQuery): Promise<Page<PresentedOutlet>> {
+  const page = paging(query, DEFAULT_LIST)
+  const keyword = keywordOf(query)
+  const where = outletScope.where(
+    ctx.actor.workspaceId,
+    keyword ? or(sql`instr(${outlets.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${outlets.code_key}, ''), ${keyword}) > 0`) : undefined,
+    query.account_id !== undefined ? eq(outlets.account_id, query.account_id) : undefined,
+    query.channel_id !== undefined
+      ? inArray(outlets.account_id, ctx.deps.db.read.select({ id: accounts.id }).from(accounts).where(eq(accounts.channel_id, query.channel_id)))
+      : undefined,
+    query.sub_area_id !== undefined ? eq(outlets.sub_area_id, query.sub_area_id) : undefined,
+    query.city_id !== undefined ? eq(outlets.city_id, query.city_id) : undefined,
+    query.is_active !== undefined ? eq(outlets.is_active, query.is_active) : undefined,
+  )
+  const db = ctx.deps.db.read
+  const order = orderFor(query, { created_at: outlets.created_at, updated_at: outlets.updated_at, name: outlets.name_key, id: outlets.id, code: outlets.code_key }, outlets.id)
+  const result = await paginate(
+    page,
+    selectOutlets(db, where).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(outlets).where(where),
+  )
+  return { rows: result.rows.map(present), meta: result.meta }
+}
+
+export const getOutlet = (ctx: AuthedContext, id: number) => findOutlet(ctx.deps.db.read, ctx.actor.workspaceId, id)
+
+/** Checks references and uniqueness of the fields present in `input`; returns the column values. */
+async function resolveInput(tx: Db, workspaceId: number, input: Partial<OutletInput>, exceptId?: number, current?: PresentedOutlet) {
+  const values: Partial<typeof outlets.$inferInsert> = { ...input }
+  if (input.name !== undefined) values.name_key = foldText(input.name)
+  if (input.code !== undefined) {
+    values.code_key = input.code === null ? null : foldText(input.code)
+    if (values.code_key !== null) {
+      const taken = await outletScope.count(tx, workspaceId, eq(outlets.code_key, values.code_key!), exceptId ? ne(outlets.id, exceptId) : undefined)
+      if (taken > 0) throw new AlreadyExists('OUTLET', 'code', 'an outlet with this code already exists')
+    }
+  }
+  if (input.account_id != null && !(await accountScope.find(tx, workspaceId, input.account_id))) {
+    throw ValidationFailed.field('account_id', `account ${input.account_id} does not exist`)
+  }
+  if (input.sub_area_id != null && !(await subAreaScope.find(tx, workspaceId, input.sub_area_id))) {
+    throw ValidationFailed.field('sub_area_id', `sub-area ${input.sub_area_id} does not exist`)
+  }
+  const latitude = input.latitude !== undefined ? input.latitude : current?.latitude ?? null
+  const longitude = input.longitude !== undefined ? input.longitude : current?.longitude ?? null
+  if ((latitude === null) !== (longitude === null)) {
+    throw ValidationFailed.field(latitude === null ? 'latitude' : 'longitude', 'latitude and longitude come together')
+  }
+  return values
+}
+
+export function createOutlet(ctx: AuthedContext, input: OutletInput) {
+  const workspaceId = ctx.actor.workspaceId
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const values = await resolveInput(tx, workspaceId, input)
+    const now = ctx.deps.clock.now().toISOString()
+    const row = await outletScope.insert(tx, workspaceId, { ...values, name: input.name, name_key: values.name_key!, created_at: now, updated_at: now })
+    const result = await findOutlet(tx, workspaceId, row.id)
+    await audit({ entityType: 'outlet', entityId: row.id, entityName: result.name, action: 'created', newValues: result })
+    return result
+  })
+}
+
+export function updateOutlet(ctx: AuthedContext, id: number, input: Partial<OutletInput>) {
+  const workspaceId = ctx.actor.workspaceId
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const before = await findOutlet(tx, workspaceId, id)
+    const values = await resolveInput(tx, workspaceId, input, id, before)
+    await outletScope.update(tx, workspaceId, id, { ...values, updated_at: ctx.deps.clock.now().toISOString() })
+    const after = await findOutlet(tx, workspaceId, id)
+    const diff = changedFields(before, after)
+    await audit({ entityType: 'outlet', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    return after
+  })
+}
+
+export function deleteOutlet(ctx: AuthedContext, id: number) {
+  const workspaceId = ctx.actor.workspaceId
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const before = await findOutlet(tx, workspaceId, id)
+    const [{ open }] = await tx
+      .select({ open: count() })
+      .from(visits)
+      .where(and(eq(visits.workspace_id, workspaceId), eq(visits.outlet_id, id), inArray(visits.status, ['scheduled', 'in_progress'])))
+    if (open > 0) throw new Conflict('OUTLET_HAS_ACTIVE_VISITS', 'outlet still has scheduled or in-progress visits', { visit_count: open })
+    const deleted = (await outletScope.softDelete(tx, workspaceId, id, ctx.deps.clock.now().toISOString()))!
+    await audit({ entityType: 'outlet', entityId: id, entityName: before.name, action: 'deleted', oldValues: before })
+    return { ...before, deleted_at: deleted.deleted_at, updated_at: deleted.updated_at }
+  })
+}

@@ -1,0 +1,182 @@
+/**
+ * Projects: a campaign (e.g. a principal's display audit) with its forms. A visit belongs to one
+ * project and, unless told otherwise, gets the project's forms as its submissions.
+ * `code` is unique per workspace; `end_date` is not before `start_date`; forms are live forms of the
+ * workspace, each at most once. A project with visits still to do cannot be deleted.
+ */
+import { and, asc, count, eq, inArray, ne, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { forms, projectForms, projects, visits, type ProjectStatus } from '../../db/schema'
+import { changedFields } from '../../platform/audit'
+import type { AuthedContext } from '../../platform/context'
+import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Page } from '../../platform/pagination'
+import { workspaceScoped } from '../../platform/scope'
+import { withTransaction } from '../../platform/transaction'
+import { formScope } from '../forms/forms.service'
+
+export const projectScope = workspaceScoped(projects)
+
+export interface ProjectFormInput {
+  form_id: number
+  is_required: boolean
+  order?: number
+}
+
+export interface ProjectInput {
+  name: string
+  code?: string | null
+  principal_id?: number | null
+  start_date?: string | null
+  end_date?: string | null
+  status?: ProjectStatus
+  forms?: ProjectFormInput[]
+}
+
+type ProjectRow = typeof projects.$inferSelect
+
+/** The forms of projects, in their order. */
+export async function formsOfProjects(db: Db, projectIds: number[]) {
+  if (projectIds.length === 0) return []
+  return db
+    .select({ project_id: projectForms.project_id, form_id: projectForms.form_id, title: forms.title, is_required: projectForms.is_required, order: projectForms.order })
+    .from(projectForms)
+    .innerJoin(forms, eq(forms.id, projectForms.form_id))
+    .where(inArray(projectForms.project_id, projectIds))
+    .orderBy(asc(projectForms.order), asc(projectForms.form_id))
+}
+
+async function present(db: Db, rows: ProjectRow[]) {
+  const attached = await formsOfProjects(db, rows.map((row) => row.id))
+  return rows.map(({ name_key: _n, code_key: _c, ...project }) => ({
+    ...project,
+    forms: attached.filter((form) => form.project_id === project.id).map(({ project_id: _p, ...form }) => form),
+  }))
+}
+export type PresentedProject = Awaited<ReturnType<typeof present>>[number]
+
+export async function findProject(db: Db, workspaceId: number, id: number): Promise<ProjectRow> {
+  const project = await projectScope.find(db, workspaceId, id)
+  if (!project) throw new NotFound('PROJECT')
+  return project
+}
+
+export async function listProjects(
+  ctx: AuthedContext,
+  query: {
+    page?: number
+    limit?: number
+    keyword?: string
+    sort_by?: 'created_at' | 'updated_at' | 'name' | 'id' | 'start_date'
+    sort_order?: 'asc' | 'desc'
+    status?: ProjectStatus
+    principal_id?: number
+  },
+): Promise<Page<PresentedProject>> {
+  const page = paging(query, DEFAULT_LIST)
+  const keyword = keywordOf(query)
+  const where = projectScope.where(
+    ctx.actor.workspaceId,
+    keyword ? sql`(instr(${projects.name_key}, ${keyword}) > 0 or instr(coalesce(${projects.code_key}, ''), ${keyword}) > 0)` : undefined,
+    query.status ? eq(projects.status, query.status) : undefined,
+    query.principal_id !== undefined ? eq(projects.principal_id, query.principal_id) : undefined,
+  )
+  const db = ctx.deps.db.read
+  const order = orderFor(
+    query,
+    { created_at: projects.created_at, updated_at: projects.updated_at, name: projects.name_key, id: projects.id, start_date: projects.start_date },
+    projects.id,
+  )
+  const result = await paginate(
+    page,
+    db.select().from(projects).where(where).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(projects).where(where),
+  )
+  return { rows: await present(db, result.rows), meta: result.meta }
+}
+
+export async function getProject(ctx: AuthedContext, id: number) {
+  const db = ctx.deps.db.read
+  return (await present(db, [await findProject(db, ctx.actor.workspaceId, id)]))[0]
+}
+
+async function checkInput(tx: Db, workspaceId: number, input: Partial<ProjectInput>, current?: ProjectRow, exceptId?: number) {
+  const values: Partial<typeof projects.$inferInsert> = {}
+  for (const key of ['name', 'code', 'principal_id', 'start_date', 'end_date', 'status'] as const) {
+    if (input[key] !== undefined) (values as Record<string, unknown>)[key] = input[key]
+  }
+  if (input.name !== undefined) values.name_key = foldText(input.name)
+  if (input.code !== undefined) {
+    values.code_key = input.code === null ? null : foldText(input.code)
+    if (values.code_key) {
+      const taken = await projectScope.count(tx, workspaceId, eq(projects.code_key, values.code_key), exceptId ? ne(projects.id, exceptId) : undefined)
+      if (taken > 0) throw new AlreadyExists('PROJECT', 'code', 'a project with this code already exists')
+    }
+  }
+  const start = input.start_date !== undefined ? input.start_date : current?.start_date ?? null
+  const end = input.end_date !== undefined ? input.end_date : current?.end_date ?? null
+  if (start && end && end < start) throw ValidationFailed.field('end_date', 'must not be before start_date')
+  if (input.forms) {
+    const errors: Record<string, string[]> = {}
+    const seen = new Set<number>()
+    for (const [index, form] of input.forms.entries()) {
+      if (seen.has(form.form_id)) errors[`forms.${index}.form_id`] = ['is listed twice']
+      else if (!(await formScope.find(tx, workspaceId, form.form_id))) errors[`forms.${index}.form_id`] = [`form ${form.form_id} does not exist`]
+      seen.add(form.form_id)
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationFailed(errors)
+  }
+  return values
+}
+
+async function setForms(tx: Db, projectId: number, list: ProjectFormInput[]) {
+  await tx.delete(projectForms).where(eq(projectForms.project_id, projectId))
+  if (list.length > 0) {
+    await tx.insert(projectForms).values(
+      list.map((form, index) => ({ project_id: projectId, form_id: form.form_id, is_required: form.is_required, order: form.order ?? index })),
+    )
+  }
+}
+
+export function createProject(ctx: AuthedContext, input: ProjectInput) {
+  const workspaceId = ctx.actor.workspaceId
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const values = await checkInput(tx, workspaceId, input)
+    const now = ctx.deps.clock.now().toISOString()
+    const project = await projectScope.insert(tx, workspaceId, { ...values, name: input.name, name_key: values.name_key!, created_at: now, updated_at: now })
+    await setForms(tx, project.id, input.forms ?? [])
+    const [result] = await present(tx, [project])
+    await audit({ entityType: 'project', entityId: project.id, entityName: project.name, action: 'created', newValues: result })
+    return result
+  })
+}
+
+export function updateProject(ctx: AuthedContext, id: number, input: Partial<ProjectInput>) {
+  const workspaceId = ctx.actor.workspaceId
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const current = await findProject(tx, workspaceId, id)
+    const [before] = await present(tx, [current])
+    const values = await checkInput(tx, workspaceId, input, current, id)
+    if (input.forms) await setForms(tx, id, input.forms)
+    const updated = (await projectScope.update(tx, workspaceId, id, { ...values, updated_at: ctx.deps.clock.now().toISOString() }))!
+    const [after] = await present(tx, [updated])
+    const diff = changedFields(before, after)
+    await audit({ entityType: 'project', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    return after
+  })
+}
+
+export function deleteProject(ctx: AuthedContext, id: number) {
+  const workspaceId = ctx.actor.workspaceId
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const [before] = await present(tx, [await findProject(tx, workspaceId, id)])
+    const [{ open }] = await tx
+      .select({ open: count() })
+      .from(visits)
+      .where(and(eq(visits.workspace_id, workspaceId), eq(visits.project_id, id), inArray(visits.status, ['scheduled', 'in_progress'])))
+    if (open > 0) throw new Conflict('PROJECT_HAS_ACTIVE_VISITS', 'project still has scheduled or in-progress visits', { visit_count: open })
+    const deleted = (await projectScope.softDelete(tx, workspaceId, id, ctx.deps.clock.now().toISOString()))!
+    await audit({ entityType: 'project', entityId: id, entityName: before.name, action: 'deleted', oldValues: before })
+    return { ...before, deleted_at: deleted.deleted_at, updated_at: deleted.updated_at }
+  })
+}

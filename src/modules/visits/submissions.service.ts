@@ -1,0 +1,256 @@
+/**
+ * Submissions: the forms filled on a visit (CONTRACT §7).
+ *
+ * - The office attaches or removes them while the visit is open; a completed one cannot be removed.
+ * - The field saves them with submit-form-v2 (items that create or update, as draft or completed) or
+ *   the legacy submit-form (one completed answer set). Completing checks the answers against the
+ *   form's fields and puts the submission up for approval.
+ * - The office approves or rejects a completed submission that awaits approval; a rejected one may be
+ *   sent again while the visit is in progress or completed.
+ */
+import { and, eq, inArray, isNull, max } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { submissions, type Answers, type SubmissionStatus } from '../../db/schema'
+import type { AuthedContext } from '../../platform/context'
+import { Conflict, NotFound, ValidationFailed } from '../../platform/errors'
+import { withTransaction } from '../../platform/transaction'
+import { PhotoBatch } from '../files/files.service'
+import { validateAnswers } from '../forms/forms.answers'
+import { formScope } from '../forms/forms.service'
+import { notify } from '../notifications/notifications.service'
+import { canChangeSubmissions, canSubmit } from './visits.machine'
+import { findVisit, getSubmission, submissionsOfVisit } from './visits.queries'
+import { VisitStateConflict } from './visits.service'
+
+type SubmissionRow = typeof submissions.$inferSelect
+
+/** New submissions go after the visit's existing ones. */
+async function nextOrder(tx: Db, visitId: number) {
+  const [{ last }] = await tx.select({ last: max(submissions.order) }).from(submissions).where(eq(submissions.visit_id, visitId))
+  return (last ?? -1) + 1
+}
+
+async function findSubmission(tx: Db, workspaceId: number, visitId: number, id: number): Promise<SubmissionRow> {
+  const [row] = await tx
+    .select()
+    .from(submissions)
+    .where(and(eq(submissions.id, id), eq(submissions.visit_id, visitId), eq(submissions.workspace_id, workspaceId), isNull(submissions.deleted_at)))
+    .limit(1)
+  if (!row) throw new NotFound('SUBMISSION')
+  return row
+}
+
+/** Office: attach a form to an open visit. */
+export function addSubmission(ctx: AuthedContext, visitId: number, input: { form_id: number; is_required: boolean }) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const visit = await findVisit(tx, ctx, visitId, { mine: false })
+    if (!canChangeSubmissions(visit.status)) throw new VisitStateConflict('INVALID_VISIT_STATUS', visit.status)
+    const form = await formScope.find(tx, ctx.actor.workspaceId, input.form_id)
+    if (!form) throw ValidationFailed.field('form_id', `form ${input.form_id} does not exist`)
+    const now = ctx.deps.clock.now().toISOString()
+    const [row] = await tx
+      .insert(submissions)
+      .values({
+        workspace_id: ctx.actor.workspaceId,
+        visit_id: visitId,
+        form_id: form.id,
+        title: form.title,
+        is_required: input.is_required,
+        order: await nextOrder(tx, visitId),
+        status: 'pending',
+        answers: {},
+        created_at: now,
+        updated_at: now,
+      })
+      .returning()
+    const result = await getSubmission(tx, ctx, row.id, { mine: false, visitId })
+    await audit({ entityType: 'submission', entityId: row.id, entityName: form.title, action: 'created', newValues: result })
+    return result
+  })
+}
+
+/** Office: remove a submission not yet submitted. */
+export function deleteSubmission(ctx: AuthedContext, visitId: number, id: number) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const visit = await findVisit(tx, ctx, visitId, { mine: false })
+    const submission = await findSubmission(tx, ctx.actor.workspaceId, visitId, id)
+    if (submission.status === 'completed') throw new Conflict('SUBMISSION_ALREADY_SUBMITTED', 'a submitted form cannot be removed')
+    if (!canChangeSubmissions(visit.status)) throw new VisitStateConflict('INVALID_VISIT_STATUS', visit.status)
+    const before = await getSubmission(tx, ctx, id, { mine: false, visitId })
+    const now = ctx.deps.clock.now().toISOString()
+    await tx.update(submissions).set({ deleted_at: now, updated_at: now }).where(eq(submissions.id, id))
+    await audit({ entityType: 'submission', entityId: id, entityName: submission.title, action: 'deleted', oldValues: before })
+    return { ...before, deleted_at: now }
+  })
+}
+
+export interface SubmitItem {
+  submission_id: number | null
+  status: 'draft' | 'completed'
+  answers: Answers
+}
+
+/**
+ * The field saves forms of a visit (submit-form-v2). Every item is checked before anything is
+ * written; errors are keyed `items.N.*`. Photos in answers are stored and replaced by their URLs.
+ */
+export async function submitForms(ctx: AuthedContext, visitId: number, input: { form_id: number; items: SubmitItem[] }) {
+  const db = ctx.deps.db.read
+  const form = await formScope.find(db, ctx.actor.workspaceId, input.form_id)
+  if (!form) throw ValidationFailed.field('form_id', `form ${input.form_id} does not exist`)
+  // Answers are checked, and photos stored, before the transaction (slow work never holds the writer).
+  const photos = new PhotoBatch(ctx)
+  const checked: { item: SubmitItem; answers: Answers }[] = []
+  const errors: Record<string, string[]> = {}
+  for (const [index, item] of input.items.entries()) {
+    const result = validateAnswers(form.fields, item.answers, item.status === 'completed')
+    for (const [key, messages] of Object.entries(result.errors)) errors[`items.${index}.answers.${key}`] = messages
+    checked.push({ item, answers: result.answers })
+  }
+  if (Object.keys(errors).length) throw new ValidationFailed(errors)
+  for (const [index, { answers }] of checked.entries()) {
+    for (const key of validateAnswers(form.fields, answers, false).photoKeys) {
+      answers[key] = await photos.accept(String(answers[key]), `items.${index}.answers.${key}`)
+    }
+  }
+
+  return photos.guard(() =>
+    withTransaction(ctx, async ({ tx, audit }) => {
+      const visit = await findVisit(tx, ctx, visitId, { mine: true })
+      const existingIds = checked.map(({ item }) => item.submission_id).filter((id): id is number => id !== null)
+      const existing = existingIds.length
+        ? await tx
+            .select()
+            .from(submissions)
+            .where(and(inArray(submissions.id, existingIds), eq(submissions.visit_id, visitId), eq(submissions.workspace_id, ctx.actor.workspaceId), isNull(submissions.deleted_at)))
+        : []
+      const byId = new Map(existing.map((row) => [row.id, row]))
+      // First every decision, then the writes: a refused item leaves the others unwritten too.
+      for (const [index, { item }] of checked.entries()) {
+        const current = item.submission_id === null ? null : byId.get(item.submission_id)
+        if (item.submission_id !== null && !current) throw ValidationFailed.field(`items.${index}.submission_id`, `submission ${item.submission_id} is not on this visit`)
+        if (current && current.form_id !== form.id) throw ValidationFailed.field(`items.${index}.submission_id`, `submission ${item.submission_id} is for another form`)
+        const decision = canSubmit(visit.status, current ?? null, item.status === 'completed')
+        if (decision === 'SUBMISSION_ALREADY_SUBMITTED') throw new Conflict(decision, `submission ${item.submission_id} was already submitted`)
+        if (decision !== 'allowed') throw new VisitStateConflict(decision, visit.status)
+      }
+      await photos.record(tx)
+      const now = ctx.deps.clock.now().toISOString()
+      const savedIds: number[] = []
+      for (const { item, answers } of checked) {
+        const status: SubmissionStatus = item.status
+        const completion =
+          status === 'completed'
+            ? { submitted_at: now, submitted_by: ctx.actor.userId, approval_status: 'pending' as const, reviewed_at: null, reviewed_by: null, approval_notes: null }
+            : {}
+        if (item.submission_id === null) {
+          const order = await nextOrder(tx, visitId)
+          const [row] = await tx
+            .insert(submissions)
+            .values({
+              workspace_id: ctx.actor.workspaceId,
+              visit_id: visitId,
+              form_id: form.id,
+              title: form.title,
+              is_required: false,
+              order,
+              status,
+              answers,
+              created_at: now,
+              updated_at: now,
+              ...completion,
+            })
+            .returning({ id: submissions.id })
+          savedIds.push(row.id)
+          await audit({ entityType: 'submission', entityId: row.id, entityName: form.title, action: 'created', newValues: { visit_id: visitId, form_id: form.id, status, answers } })
+        } else {
+          const current = byId.get(item.submission_id)!
+          await tx.update(submissions).set({ status, answers, updated_at: now, ...completion }).where(eq(submissions.id, current.id))
+          savedIds.push(current.id)
+          await audit({
+            entityType: 'submission',
+            entityId: current.id,
+            entityName: current.title,
+            action: 'updated',
+            oldValues: { status: current.status, approval_status: current.approval_status, answers: current.answers },
+            newValues: { status, approval_status: status === 'completed' ? 'pending' : current.approval_status, answers },
+          })
+        }
+      }
+      const all = await submissionsOfVisit(tx, visitId)
+      return { visit_id: visitId, submissions: all.filter((submission) => savedIds.includes(submission.id)) }
+    }),
+  )
+}
+
+/**
+ * Legacy submit-form `{form_id, answers}`: one completed item, filling the visit's open (or
+ * rejected) submission of that form, or a new one when there is none.
+ */
+export async function submitFormLegacy(ctx: AuthedContext, visitId: number, input: { form_id: number; answers: Answers }) {
+  const db = ctx.deps.db.read
+  await findVisit(db, ctx, visitId, { mine: true })
+  const [open] = await db
+    .select({ id: submissions.id, status: submissions.status, approval: submissions.approval_status })
+    .from(submissions)
+    .where(and(eq(submissions.visit_id, visitId), eq(submissions.form_id, input.form_id), isNull(submissions.deleted_at)))
+    .orderBy(submissions.order, submissions.id)
+    .then((rows) => rows.filter((row) => row.status !== 'completed' || row.approval === 'rejected'))
+  return submitForms(ctx, visitId, { form_id: input.form_id, items: [{ submission_id: open?.id ?? null, status: 'completed', answers: input.answers }] })
+}
+
+/** Office: approve or reject a completed submission awaiting approval; the submitter is notified. */
+export function reviewSubmission(
+  ctx: AuthedContext,
+  id: number,
+  decision: 'approved' | 'rejected',
+  notes: string | null,
+  visitId?: number,
+) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    if (visitId !== undefined) await findVisit(tx, ctx, visitId, { mine: false })
+    const [row] = await tx
+      .select()
+      .from(submissions)
+      .where(
+        and(
+          eq(submissions.id, id),
+          eq(submissions.workspace_id, ctx.actor.workspaceId),
+          isNull(submissions.deleted_at),
+          visitId !== undefined ? eq(submissions.visit_id, visitId) : undefined,
+        ),
+      )
+      .limit(1)
+    if (!row) throw new NotFound('SUBMISSION')
+    if (row.status !== 'completed' || row.approval_status !== 'pending') {
+      throw new Conflict('INVALID_SUBMISSION_STATUS', 'only a completed submission awaiting approval can be approved or rejected', {
+        status: [row.status],
+        approval_status: [row.approval_status ?? 'none'],
+      })
+    }
+    const now = ctx.deps.clock.now().toISOString()
+    await tx
+      .update(submissions)
+      .set({ approval_status: decision, reviewed_at: now, reviewed_by: ctx.actor.userId, approval_notes: notes, updated_at: now })
+      .where(eq(submissions.id, id))
+    await audit({
+      entityType: 'submission',
+      entityId: id,
+      entityName: row.title,
+      action: decision,
+      oldValues: { approval_status: row.approval_status },
+      newValues: { approval_status: decision, notes },
+    })
+    if (row.submitted_by !== null) {
+      await notify(tx, ctx, {
+        userIds: [row.submitted_by],
+        workspaceId: ctx.actor.workspaceId,
+        type: decision === 'approved' ? 'submission.approved' : 'submission.rejected',
+        title: decision === 'approved' ? 'Submission approved' : 'Submission rejected',
+        body: `${row.title} was ${decision}${notes ? `: ${notes}` : '.'}`,
+        data: { submission_id: id, visit_id: row.visit_id },
+      })
+    }
+    return getSubmission(tx, ctx, id, { mine: false })
+  })
+}

@@ -1,0 +1,213 @@
+/**
+ * Visits in and out of spreadsheets.
+ *
+ * Import (`text/csv`, header row required): one visit per row, columns
+ *   outlet_code | outlet_id, project_code | project_id, visit_date (YYYY-MM-DD),
+ *   team_name | team_id (optional), assignee_emails | user_ids (optional, separated by `;`), notes.
+ * Codes, names and emails are resolved in the caller's workspace. Every row is checked before
+ * anything is written and errors name the CSV line (`rows.<line>.<column>`, the header is line 1);
+ * one bad row imports nothing.
+ *
+ * Export: the office list's filters, streamed in pages of 500 rows so a large export never sits in
+ * memory. Cells that a spreadsheet would run as a formula are prefixed with `'`.
+ */
+import { parse } from 'csv-parse/sync'
+import { stringify } from 'csv-stringify/sync'
+import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm'
+import { memberships, outlets, projects, teams, users, visitAssignees, visits } from '../../db/schema'
+import type { AuthedContext } from '../../platform/context'
+import { isCalendarDate, utcDate } from '../../platform/dates'
+import { ValidationFailed } from '../../platform/errors'
+import { foldText } from '../../platform/pagination'
+import { createVisits, type CreateVisitInput } from './visits.service'
+import { visitFilters, type VisitListQuery } from './visits.queries'
+
+export const IMPORT_MAX_ROWS = 5000
+const EXPORT_PAGE = 500
+
+type Row = Record<string, string>
+
+function readCsv(text: string): Row[] {
+  try {
+    return parse(text, {
+      columns: (header: string[]) => header.map((name) => name.trim().toLowerCase()),
+      skip_empty_lines: true,
+      trim: true,
+      bom: true,
+    }) as Row[]
+  } catch (error) {
+    throw ValidationFailed.field('csv', `is not valid CSV: ${(error as Error).message}`)
+  }
+}
+
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(/[;|]/)
+    .map((part) => part.trim())
+    .filter(Boolean)
+
+const positiveInt = (value: string) => (/^\d{1,15}$/.test(value) && Number(value) > 0 ? Number(value) : null)
+
+export async function importVisits(ctx: AuthedContext, text: string) {
+  const rows = readCsv(text)
+  if (rows.length === 0) throw ValidationFailed.field('csv', 'has no data rows')
+  if (rows.length > IMPORT_MAX_ROWS) throw ValidationFailed.field('csv', `has more than ${IMPORT_MAX_ROWS} rows`)
+  const db = ctx.deps.db.read
+  const workspaceId = ctx.actor.workspaceId
+
+  const outletCodes = [...new Set(rows.map((row) => row.outlet_code).filter(Boolean).map(foldText))]
+  const projectCodes = [...new Set(rows.map((row) => row.project_code).filter(Boolean).map(foldText))]
+  const teamNames = [...new Set(rows.map((row) => row.team_name).filter(Boolean).map(foldText))]
+  const emails = [...new Set(rows.flatMap((row) => list(row.assignee_emails)).map((email) => email.toLowerCase()))]
+  const [outletRows, projectRows, teamRows, userRows] = await Promise.all([
+    outletCodes.length
+      ? db.select({ id: outlets.id, key: outlets.code_key }).from(outlets).where(and(eq(outlets.workspace_id, workspaceId), isNull(outlets.deleted_at), inArray(outlets.code_key, outletCodes)))
+      : [],
+    projectCodes.length
+      ? db.select({ id: projects.id, key: projects.code_key }).from(projects).where(and(eq(projects.workspace_id, workspaceId), isNull(projects.deleted_at), inArray(projects.code_key, projectCodes)))
+      : [],
+    teamNames.length
+      ? db.select({ id: teams.id, key: teams.name_key }).from(teams).where(and(eq(teams.workspace_id, workspaceId), isNull(teams.deleted_at), inArray(teams.name_key, teamNames)))
+      : [],
+    emails.length
+      ? db
+          .select({ id: users.id, key: users.email })
+          .from(users)
+          .innerJoin(memberships, and(eq(memberships.user_id, users.id), eq(memberships.workspace_id, workspaceId), isNull(memberships.deleted_at)))
+          .where(and(isNull(users.deleted_at), inArray(users.email, emails)))
+      : [],
+  ])
+  const index = (entries: { id: number; key: string | null }[]) => new Map(entries.map((entry) => [entry.key!, entry.id]))
+  const [outletByCode, projectByCode, teamByName, userByEmail] = [index(outletRows), index(projectRows), index(teamRows), index(userRows)]
+
+  const errors: Record<string, string[]> = {}
+  const items: CreateVisitInput[] = []
+  const lines: number[] = []
+  rows.forEach((row, position) => {
+    const line = position + 2
+    const at = (column: string, message: string) => {
+      errors[`rows.${line}.${column}`] ??= [message]
+    }
+    const resolve = (idColumn: string, codeColumn: string, lookup: Map<string, number>, what: string) => {
+      if (row[idColumn]) return positiveInt(row[idColumn]) ?? (at(idColumn, 'must be a positive integer'), 0)
+      if (row[codeColumn]) return lookup.get(foldText(row[codeColumn])) ?? (at(codeColumn, `no ${what} with this ${codeColumn.split('_')[1]}`), 0)
+      at(codeColumn, `${codeColumn} or ${idColumn} is required`)
+      return 0
+    }
+    const outlet_id = resolve('outlet_id', 'outlet_code', outletByCode, 'outlet')
+    const project_id = resolve('project_id', 'project_code', projectByCode, 'project')
+    let team_id: number | null = null
+    if (row.team_id) team_id = positiveInt(row.team_id) ?? (at('team_id', 'must be a positive integer'), null)
+    else if (row.team_name) team_id = teamByName.get(foldText(row.team_name)) ?? (at('team_name', 'no team with this name'), null)
+    const visit_date = row.visit_date ?? ''
+    if (!isCalendarDate(visit_date)) at('visit_date', 'must be a date (YYYY-MM-DD)')
+    const user_ids: number[] = []
+    for (const email of list(row.assignee_emails)) {
+      const id = userByEmail.get(email.toLowerCase())
+      if (id === undefined) at('assignee_emails', `no user with email ${email}`)
+      else user_ids.push(id)
+    }
+    for (const value of list(row.user_ids)) {
+      const id = positiveInt(value)
+      if (id === null) at('user_ids', 'must be positive integers separated by ;')
+      else user_ids.push(id)
+    }
+    items.push({ outlet_id, project_id, team_id, visit_date, user_ids: [...new Set(user_ids)], notes: row.notes?.slice(0, 2000) || null })
+    lines.push(line)
+  })
+  if (Object.keys(errors).length) throw new ValidationFailed(errors)
+  const ids = await createVisits(ctx, items, (index) => `rows.${lines[index]}.`)
+  return { count: ids.length, ids }
+}
+
+const EXPORT_COLUMNS = [
+  'id',
+  'visit_date',
+  'status',
+  'outlet_id',
+  'outlet_code',
+  'outlet_name',
+  'project_id',
+  'project_name',
+  'team_name',
+  'assignees',
+  'assignee_emails',
+  'checked_in_at',
+  'checked_out_at',
+  'submissions_completed',
+  'submissions_total',
+  'sent_to_field_at',
+  'created_at',
+]
+
+/** Keeps spreadsheets from running cell text as a formula (CSV injection). */
+const safeCell = (value: unknown) => {
+  if (value === null || value === undefined) return ''
+  const text = String(value)
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
+}
+
+export function exportVisits(ctx: AuthedContext, query: VisitListQuery) {
+  const db = ctx.deps.db.read
+  const where = visitFilters(ctx, query, { mine: false })
+  let afterId = 0
+  let headerSent = false
+  const encoder = new TextEncoder()
+
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const page = await db
+        .select({
+          id: visits.id,
+          visit_date: visits.visit_date,
+          status: visits.status,
+          outlet_id: visits.outlet_id,
+          outlet_code: outlets.code,
+          outlet_name: outlets.name,
+          project_id: visits.project_id,
+          project_name: projects.name,
+          team_name: teams.name,
+          checked_in_at: visits.checked_in_at,
+          checked_out_at: visits.checked_out_at,
+          submissions_completed: sql<number>`(select count(*) from submissions s where s.visit_id = ${visits.id} and s.deleted_at is null and s.status = 'completed')`,
+          submissions_total: sql<number>`(select count(*) from submissions s where s.visit_id = ${visits.id} and s.deleted_at is null)`,
+          sent_to_field_at: visits.sent_to_field_at,
+          created_at: visits.created_at,
+        })
+        .from(visits)
+        .innerJoin(outlets, eq(outlets.id, visits.outlet_id))
+        .innerJoin(projects, eq(projects.id, visits.project_id))
+        .leftJoin(teams, eq(teams.id, visits.team_id))
+        .where(and(where, gt(visits.id, afterId)))
+        .orderBy(visits.id)
+        .limit(EXPORT_PAGE)
+      const assignees = page.length
+        ? await db
+            .select({ visit_id: visitAssignees.visit_id, name: users.name, email: users.email })
+            .from(visitAssignees)
+            .innerJoin(users, eq(users.id, visitAssignees.user_id))
+            .where(inArray(visitAssignees.visit_id, page.map((row) => row.id)))
+        : []
+      const records = page.map((row) => {
+        const mine = assignees.filter((a) => a.visit_id === row.id)
+        const record: Record<string, unknown> = {
+          ...row,
+          assignees: mine.map((a) => a.name).join('; '),
+          assignee_emails: mine.map((a) => a.email).join('; '),
+        }
+        return EXPORT_COLUMNS.map((column) => safeCell(record[column]))
+      })
+      controller.enqueue(encoder.encode(stringify(records, { header: !headerSent, columns: EXPORT_COLUMNS })))
+      headerSent = true
+      if (page.length < EXPORT_PAGE) controller.close()
+      else afterId = page[page.length - 1].id
+    },
+  })
+  return new Response(stream, {
+    headers: {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="visits-${utcDate(ctx.deps.clock.now())}.csv"`,
+      'cache-control': 'no-store',
+    },
+  })
+}

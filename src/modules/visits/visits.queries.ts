@@ -1,0 +1,346 @@
+/**
+ * Reading visits and submissions, and the shapes they are answered in (SPEC "Visit", "Submission").
+ *
+ * Who sees which visit: office readers (visit:view on web) see every visit of the workspace; on the
+ * phone a user sees only the visits they are assigned to (`VisitAccess.mine`). Any other id is a
+ * 404 VISIT_NOT_FOUND, exactly like a missing one.
+ */
+import { and, count, eq, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import {
+  outlets,
+  projects,
+  submissions,
+  teams,
+  users,
+  visitAssignees,
+  visitLogs,
+  visits,
+  type VisitStatus,
+} from '../../db/schema'
+import type { AuthedContext } from '../../platform/context'
+import { NotFound } from '../../platform/errors'
+import { DEFAULT_LIST, orderFor, paginate, paging, type Page } from '../../platform/pagination'
+import { workspaceScoped } from '../../platform/scope'
+
+export const visitScope = workspaceScoped(visits)
+export const submissionScope = workspaceScoped(submissions)
+
+/** `mine`: only visits assigned to the caller (the phone). */
+export interface VisitAccess {
+  mine: boolean
+}
+
+export const assignedTo = (userId: number) =>
+  sql`${visits.id} in (select ${visitAssignees.visit_id} from ${visitAssignees} where ${visitAssignees.user_id} = ${userId})`
+
+export function accessCondition(ctx: AuthedContext, access: VisitAccess): SQL | undefined {
+  return access.mine ? assignedTo(ctx.actor.userId) : undefined
+}
+
+const listColumns = {
+  id: visits.id,
+  workspace_id: visits.workspace_id,
+  status: visits.status,
+  visit_date: visits.visit_date,
+  outlet_id: visits.outlet_id,
+  outlet_name: outlets.name,
+  outlet_address: outlets.address,
+  project_id: visits.project_id,
+  project_name: projects.name,
+  team_id: visits.team_id,
+  team_name: teams.name,
+  notes: visits.notes,
+  checked_in_at: visits.checked_in_at,
+  check_in_latitude: visits.check_in_latitude,
+  check_in_longitude: visits.check_in_longitude,
+  check_in_photo_url: visits.check_in_photo_url,
+  checked_out_at: visits.checked_out_at,
+  check_out_latitude: visits.check_out_latitude,
+  check_out_longitude: visits.check_out_longitude,
+  check_out_photo_url: visits.check_out_photo_url,
+  close_reason: visits.close_reason,
+  sent_to_field_at: visits.sent_to_field_at,
+  created_by: visits.created_by,
+  created_at: visits.created_at,
+  updated_at: visits.updated_at,
+}
+
+function selectVisits(db: Db, where: SQL) {
+  return db
+    .select(listColumns)
+    .from(visits)
+    .innerJoin(outlets, eq(outlets.id, visits.outlet_id))
+    .innerJoin(projects, eq(projects.id, visits.project_id))
+    .leftJoin(teams, eq(teams.id, visits.team_id))
+    .where(where)
+}
+type VisitRow = Awaited<ReturnType<typeof selectVisits>>[number]
+
+async function assigneesOf(db: Db, visitIds: number[]) {
+  if (visitIds.length === 0) return []
+  return db
+    .select({ visit_id: visitAssignees.visit_id, user_id: users.id, name: users.name, email: users.email })
+    .from(visitAssignees)
+    .innerJoin(users, eq(users.id, visitAssignees.user_id))
+    .where(inArray(visitAssignees.visit_id, visitIds))
+    .orderBy(visitAssignees.created_at, users.id)
+}
+
+async function submissionCounts(db: Db, visitIds: number[]) {
+  if (visitIds.length === 0) return []
+  return db
+    .select({
+      visit_id: submissions.visit_id,
+      total: count(),
+      completed: sql<number>`sum(case when ${submissions.status} = 'completed' then 1 else 0 end)`,
+    })
+    .from(submissions)
+    .where(and(inArray(submissions.visit_id, visitIds), isNull(submissions.deleted_at)))
+    .groupBy(submissions.visit_id)
+}
+
+const location = (latitude: number | null, longitude: number | null) =>
+  latitude === null || longitude === null ? null : { latitude, longitude }
+
+function presentListItem(row: VisitRow, assignees: Awaited<ReturnType<typeof assigneesOf>>, counts: Awaited<ReturnType<typeof submissionCounts>>) {
+  const summary = counts.find((entry) => entry.visit_id === row.id)
+  return {
+    id: row.id,
+    outlet: { id: row.outlet_id, name: row.outlet_name },
+    project: { id: row.project_id, name: row.project_name },
+    team: row.team_id === null ? null : { id: row.team_id, name: row.team_name ?? '' },
+    status: row.status,
+    visit_date: row.visit_date,
+    checked_in_at: row.checked_in_at,
+    checked_out_at: row.checked_out_at,
+    assignees: assignees.filter((a) => a.visit_id === row.id).map(({ user_id, name }) => ({ user_id, name })),
+    submissions_total: summary?.total ?? 0,
+    submissions_completed: Number(summary?.completed ?? 0),
+    sent_to_field_at: row.sent_to_field_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }
+}
+export type VisitListItem = ReturnType<typeof presentListItem>
+
+export interface VisitListQuery {
+  page?: number
+  limit?: number
+  keyword?: string
+  sort_by?: 'visit_date' | 'created_at' | 'updated_at' | 'id'
+  sort_order?: 'asc' | 'desc'
+  status?: VisitStatus
+  outlet_id?: number
+  project_id?: number
+  team_id?: number
+  user_id?: number
+  date_from?: string
+  date_to?: string
+}
+
+/** The filters shared by the office list, my visits and the CSV export. */
+export function visitFilters(ctx: AuthedContext, query: VisitListQuery, access: VisitAccess): SQL {
+  const keyword = query.keyword?.trim().toLowerCase()
+  return visitScope.where(
+    ctx.actor.workspaceId,
+    accessCondition(ctx, access),
+    query.status ? eq(visits.status, query.status) : undefined,
+    query.outlet_id !== undefined ? eq(visits.outlet_id, query.outlet_id) : undefined,
+    query.project_id !== undefined ? eq(visits.project_id, query.project_id) : undefined,
+    query.team_id !== undefined ? eq(visits.team_id, query.team_id) : undefined,
+    query.user_id !== undefined ? assignedTo(query.user_id) : undefined,
+    query.date_from ? gte(visits.visit_date, query.date_from) : undefined,
+    query.date_to ? lte(visits.visit_date, query.date_to) : undefined,
+    keyword ? sql`(instr(${outlets.name_key}, ${keyword}) > 0 or instr(coalesce(${outlets.code_key}, ''), ${keyword}) > 0)` : undefined,
+  )
+}
+
+export const VISIT_SORT = {
+  visit_date: visits.visit_date,
+  created_at: visits.created_at,
+  updated_at: visits.updated_at,
+  id: visits.id,
+}
+
+export async function listVisits(ctx: AuthedContext, query: VisitListQuery, access: VisitAccess): Promise<Page<VisitListItem>> {
+  const page = paging(query, DEFAULT_LIST)
+  const where = visitFilters(ctx, query, access)
+  const db = ctx.deps.db.read
+  const order = orderFor(query, VISIT_SORT, visits.id, { sort_by: 'visit_date', sort_order: 'desc' })
+  const result = await paginate(
+    page,
+    selectVisits(db, where).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(visits).innerJoin(outlets, eq(outlets.id, visits.outlet_id)).where(where),
+  )
+  const ids = result.rows.map((row) => row.id)
+  const [assignees, counts] = await Promise.all([assigneesOf(db, ids), submissionCounts(db, ids)])
+  return { rows: result.rows.map((row) => presentListItem(row, assignees, counts)), meta: result.meta }
+}
+
+/** The visit row (for writes: status checks happen on this, inside the transaction). */
+export async function findVisit(db: Db, ctx: AuthedContext, id: number, access: VisitAccess) {
+  const [visit] = await db
+    .select()
+    .from(visits)
+    .where(visitScope.where(ctx.actor.workspaceId, eq(visits.id, id), accessCondition(ctx, access)))
+    .limit(1)
+  if (!visit) throw new NotFound('VISIT')
+  return visit
+}
+
+const submissionColumns = {
+  id: submissions.id,
+  visit_id: submissions.visit_id,
+  form_id: submissions.form_id,
+  title: submissions.title,
+  status: submissions.status,
+  approval_status: submissions.approval_status,
+  is_required: submissions.is_required,
+  order: submissions.order,
+  answers: submissions.answers,
+  submitted_at: submissions.submitted_at,
+  submitted_by_id: submissions.submitted_by,
+  submitted_by_name: sql<string | null>`(select ${users.name} from ${users} where ${users.id} = ${submissions.submitted_by})`,
+  reviewed_at: submissions.reviewed_at,
+  reviewed_by_id: submissions.reviewed_by,
+  reviewed_by_name: sql<string | null>`(select ${users.name} from ${users} where ${users.id} = ${submissions.reviewed_by})`,
+  approval_notes: submissions.approval_notes,
+  created_at: submissions.created_at,
+  updated_at: submissions.updated_at,
+}
+
+export function selectSubmissions(db: Db, where: SQL) {
+  return db.select(submissionColumns).from(submissions).innerJoin(visits, eq(visits.id, submissions.visit_id)).where(where)
+}
+type SubmissionRow = Awaited<ReturnType<typeof selectSubmissions>>[number]
+
+export function presentSubmission({ submitted_by_id, submitted_by_name, reviewed_by_id, reviewed_by_name, ...row }: SubmissionRow) {
+  return {
+    ...row,
+    submitted_by: submitted_by_id === null ? null : { id: submitted_by_id, name: submitted_by_name ?? '' },
+    reviewed_by: reviewed_by_id === null ? null : { id: reviewed_by_id, name: reviewed_by_name ?? '' },
+  }
+}
+export type PresentedSubmission = ReturnType<typeof presentSubmission>
+
+/** Live submissions of a visit, in form order. */
+export async function submissionsOfVisit(db: Db, visitId: number) {
+  const rows = await selectSubmissions(db, and(eq(submissions.visit_id, visitId), isNull(submissions.deleted_at))!).orderBy(
+    submissions.order,
+    submissions.id,
+  )
+  return rows.map(presentSubmission)
+}
+
+/** The full visit as detail, check-in and create answers show it. */
+export async function visitDetail(db: Db, ctx: AuthedContext, id: number, access: VisitAccess) {
+  const [row] = await selectVisits(db, visitScope.where(ctx.actor.workspaceId, eq(visits.id, id), accessCondition(ctx, access))).limit(1)
+  if (!row) throw new NotFound('VISIT')
+  const [assignees, attached, logs] = await Promise.all([
+    assigneesOf(db, [id]),
+    submissionsOfVisit(db, id),
+    db.select().from(visitLogs).where(eq(visitLogs.visit_id, id)).orderBy(visitLogs.created_at, visitLogs.id),
+  ])
+  return {
+    id: row.id,
+    outlet: { id: row.outlet_id, name: row.outlet_name, address: row.outlet_address },
+    project: { id: row.project_id, name: row.project_name },
+    team: row.team_id === null ? null : { id: row.team_id, name: row.team_name ?? '' },
+    status: row.status,
+    visit_date: row.visit_date,
+    notes: row.notes,
+    checked_in_at: row.checked_in_at,
+    check_in_location: location(row.check_in_latitude, row.check_in_longitude),
+    check_in_photo_url: row.check_in_photo_url,
+    checked_out_at: row.checked_out_at,
+    check_out_location: location(row.check_out_latitude, row.check_out_longitude),
+    check_out_photo_url: row.check_out_photo_url,
+    close_reason: row.close_reason,
+    sent_to_field_at: row.sent_to_field_at,
+    assignees: assignees.map(({ user_id, name, email }) => ({ user_id, name, email })),
+    submissions: attached,
+    logs: logs.map((log) => ({ action: log.action, timestamp: log.created_at, notes: log.notes, user: { id: log.user_id, name: log.user_name } })),
+    created_by: row.created_by,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }
+}
+export type VisitDetail = Awaited<ReturnType<typeof visitDetail>>
+
+/** The caller's visit in progress, or null. */
+export async function activeVisit(ctx: AuthedContext) {
+  const [row] = await ctx.deps.db.read
+    .select({ id: visits.id })
+    .from(visits)
+    .where(visitScope.where(ctx.actor.workspaceId, eq(visits.status, 'in_progress'), assignedTo(ctx.actor.userId)))
+    .orderBy(visits.checked_in_at)
+    .limit(1)
+  return row ? visitDetail(ctx.deps.db.read, ctx, row.id, { mine: true }) : null
+}
+
+export interface SubmissionListQuery {
+  page?: number
+  limit?: number
+  sort_by?: 'created_at' | 'updated_at' | 'submitted_at' | 'id'
+  sort_order?: 'asc' | 'desc'
+  approval_status?: 'pending' | 'approved' | 'rejected'
+  status?: 'pending' | 'draft' | 'completed'
+  team_id?: number
+  project_id?: number
+  outlet_id?: number
+  form_id?: number
+  visit_id?: number
+  user_id?: number
+  date_from?: string
+  date_to?: string
+}
+
+export function submissionFilters(ctx: AuthedContext, query: SubmissionListQuery, access: VisitAccess & { visitId?: number }): SQL {
+  return and(
+    eq(submissions.workspace_id, ctx.actor.workspaceId),
+    isNull(submissions.deleted_at),
+    isNull(visits.deleted_at),
+    accessCondition(ctx, access),
+    access.visitId !== undefined ? eq(submissions.visit_id, access.visitId) : undefined,
+    query.visit_id !== undefined ? eq(submissions.visit_id, query.visit_id) : undefined,
+    query.approval_status ? eq(submissions.approval_status, query.approval_status) : undefined,
+    query.status ? eq(submissions.status, query.status) : undefined,
+    query.team_id !== undefined ? eq(visits.team_id, query.team_id) : undefined,
+    query.project_id !== undefined ? eq(visits.project_id, query.project_id) : undefined,
+    query.outlet_id !== undefined ? eq(visits.outlet_id, query.outlet_id) : undefined,
+    query.form_id !== undefined ? eq(submissions.form_id, query.form_id) : undefined,
+    query.user_id !== undefined ? eq(submissions.submitted_by, query.user_id) : undefined,
+    query.date_from ? gte(visits.visit_date, query.date_from) : undefined,
+    query.date_to ? lte(visits.visit_date, query.date_to) : undefined,
+  )!
+}
+
+export async function listSubmissions(
+  ctx: AuthedContext,
+  query: SubmissionListQuery,
+  access: VisitAccess & { visitId?: number },
+): Promise<Page<PresentedSubmission>> {
+  if (access.visitId !== undefined) await findVisit(ctx.deps.db.read, ctx, access.visitId, access)
+  const page = paging(query, DEFAULT_LIST)
+  const where = submissionFilters(ctx, query, access)
+  const db = ctx.deps.db.read
+  const order = orderFor(
+    query,
+    { created_at: submissions.created_at, updated_at: submissions.updated_at, submitted_at: submissions.submitted_at, id: submissions.id },
+    submissions.id,
+  )
+  const result = await paginate(
+    page,
+    selectSubmissions(db, where).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(submissions).innerJoin(visits, eq(visits.id, submissions.visit_id)).where(where),
+  )
+  return { rows: result.rows.map(presentSubmission), meta: result.meta }
+}
+
+export async function getSubmission(db: Db, ctx: AuthedContext, id: number, access: VisitAccess & { visitId?: number }) {
+  if (access.visitId !== undefined) await findVisit(db, ctx, access.visitId, access)
+  const [row] = await selectSubmissions(db, and(submissionFilters(ctx, {}, access), eq(submissions.id, id))!).limit(1)
+  if (!row) throw new NotFound('SUBMISSION')
+  return presentSubmission(row)
+}

@@ -1,0 +1,177 @@
+/**
+ * Request and response shapes of the visit routes (SPEC "Visits", CONTRACT §7, §11).
+ */
+import { Type } from '@sinclair/typebox'
+import { t } from 'elysia'
+import { APPROVAL_STATUSES, SUBMISSION_STATUSES, VISIT_STATUSES } from '../../db/schema'
+import { DateString } from '../../platform/dates'
+import { listQuery } from '../../platform/pagination'
+import { Id, MAX_ID, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+
+const Ref = Type.Object({ id: Type.Integer(), name: Type.String() })
+const Location = Nullable(Type.Object({ latitude: Type.Number(), longitude: Type.Number() }))
+const QueryId = () => t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID }))
+const QueryDate = (description: string) => t.Optional(t.String({ format: 'calendar-date', maxLength: 10, description }))
+
+export const SubmissionSchema = Type.Object({
+  id: Type.Integer(),
+  visit_id: Type.Integer(),
+  form_id: Type.Integer(),
+  title: Type.String(),
+  status: Type.String({ description: 'pending, draft or completed' }),
+  approval_status: Nullable(Type.String({ description: 'pending, approved or rejected; null until completed' })),
+  is_required: Type.Boolean(),
+  order: Type.Integer(),
+  answers: Type.Record(Type.String(), Type.Unknown()),
+  submitted_at: NullableTimestamp(),
+  submitted_by: Nullable(Ref),
+  reviewed_at: NullableTimestamp(),
+  reviewed_by: Nullable(Ref),
+  approval_notes: Nullable(Type.String()),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+})
+
+export const VisitListItemSchema = Type.Object({
+  id: Type.Integer(),
+  outlet: Ref,
+  project: Ref,
+  team: Nullable(Ref),
+  status: Type.String(),
+  visit_date: Type.String(),
+  checked_in_at: NullableTimestamp(),
+  checked_out_at: NullableTimestamp(),
+  assignees: Type.Array(Type.Object({ user_id: Type.Integer(), name: Type.String() })),
+  submissions_total: Type.Integer(),
+  submissions_completed: Type.Integer(),
+  sent_to_field_at: NullableTimestamp(),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+})
+
+export const VisitDetailSchema = Type.Object({
+  id: Type.Integer(),
+  outlet: Type.Object({ id: Type.Integer(), name: Type.String(), address: Nullable(Type.String()) }),
+  project: Ref,
+  team: Nullable(Ref),
+  status: Type.String(),
+  visit_date: Type.String(),
+  notes: Nullable(Type.String()),
+  checked_in_at: NullableTimestamp(),
+  check_in_location: Location,
+  check_in_photo_url: Nullable(Type.String()),
+  checked_out_at: NullableTimestamp(),
+  check_out_location: Location,
+  check_out_photo_url: Nullable(Type.String()),
+  close_reason: Nullable(Type.String()),
+  sent_to_field_at: NullableTimestamp(),
+  assignees: Type.Array(Type.Object({ user_id: Type.Integer(), name: Type.String(), email: Type.String() })),
+  submissions: Type.Array(SubmissionSchema),
+  logs: Type.Array(
+    Type.Object({
+      action: Type.String(),
+      timestamp: Timestamp(),
+      notes: Nullable(Type.String()),
+      user: Type.Object({ id: Nullable(Type.Integer()), name: Type.String() }),
+    }),
+  ),
+  created_by: Nullable(Type.Integer()),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+})
+
+const AttachedForm = Type.Object({
+  form_id: Id(),
+  is_required: Type.Boolean(),
+  order: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+})
+
+export const CreateVisitBody = Type.Object({
+  outlet_id: Id(),
+  project_id: Id(),
+  visit_date: DateString(),
+  team_id: Type.Optional(Nullable(Id())),
+  user_ids: Type.Optional(Type.Array(Id(), { maxItems: 100, description: 'Assignees' })),
+  submissions: Type.Optional(Type.Array(AttachedForm, { maxItems: 50, description: 'Forms to fill; default: the project’s forms' })),
+  notes: OptionalText(2000),
+})
+
+export const BULK_MAX = 500
+export const BulkVisitBody = Type.Object({ visits: Type.Array(CreateVisitBody, { minItems: 1, maxItems: BULK_MAX }) })
+
+export const SelfVisitBody = Type.Object({
+  outlet_id: Id(),
+  project_id: Id(),
+  notes: OptionalText(2000),
+  visit_date: Type.Optional(DateString({ description: 'Default: today (UTC)' })),
+})
+
+export const AssignBody = Type.Object({ user_ids: Type.Array(Id(), { maxItems: 100, description: 'The new assignee list' }) })
+export const ReasonBody = Type.Object({ reason: RequiredText(1000) })
+export const SendToFieldBody = Type.Object({ visit_ids: Type.Array(Id(), { minItems: 1, maxItems: BULK_MAX }) })
+
+const Coordinate = (min: number, max: number) => Type.Optional(Nullable(Type.Number({ minimum: min, maximum: max })))
+const Photo = Type.Optional(Nullable(Type.String({ maxLength: 7_100_000, description: 'Data URI or base64 JPEG/PNG/WebP (≤ 5 MiB), or an https:// URL' })))
+export const CheckInBody = Type.Object({
+  latitude: Coordinate(-90, 90),
+  longitude: Coordinate(-180, 180),
+  check_in_photo: Photo,
+  notes: OptionalText(1000),
+})
+export const CheckOutBody = Type.Object({
+  latitude: Coordinate(-90, 90),
+  longitude: Coordinate(-180, 180),
+  check_out_photo: Photo,
+  notes: OptionalText(1000),
+})
+
+const Answers = Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 500, description: 'Field key → answer' })
+export const SubmitFormV2Body = Type.Object({
+  form_id: Id(),
+  items: Type.Array(
+    Type.Object({
+      submission_id: Nullable(Id({ description: 'null creates a submission, an id updates it' })),
+      status: OneOf(['draft', 'completed']),
+      answers: Answers,
+    }),
+    { minItems: 1, maxItems: 50 },
+  ),
+})
+export const SubmitFormBody = Type.Object({ form_id: Id(), answers: Answers })
+
+export const AddSubmissionBody = Type.Object({ form_id: Id(), is_required: Type.Optional(Type.Boolean({ default: false })) })
+export const ApproveBody = Type.Object({ notes: OptionalText(2000) })
+export const RejectBody = Type.Object({ notes: RequiredText(2000) })
+export const ApprovalBody = Type.Object({ status: OneOf(['approved', 'rejected']), notes: OptionalText(2000) })
+
+const visitFilters = {
+  status: t.Optional(OneOf(VISIT_STATUSES)),
+  outlet_id: QueryId(),
+  project_id: QueryId(),
+  date_from: QueryDate('visit_date from (inclusive)'),
+  date_to: QueryDate('visit_date to (inclusive)'),
+}
+const VISIT_SORTABLE = ['visit_date', 'created_at', 'updated_at', 'id'] as const
+
+export const OfficeVisitQuery = listQuery({ ...visitFilters, team_id: QueryId(), user_id: QueryId() }, VISIT_SORTABLE)
+export const MyVisitQuery = listQuery(visitFilters, VISIT_SORTABLE)
+export const SubmissionQuery = listQuery(
+  {
+    approval_status: t.Optional(OneOf(APPROVAL_STATUSES)),
+    status: t.Optional(OneOf(SUBMISSION_STATUSES)),
+    team_id: QueryId(),
+    project_id: QueryId(),
+    outlet_id: QueryId(),
+    form_id: QueryId(),
+    visit_id: QueryId(),
+    user_id: QueryId(),
+    date_from: QueryDate('visit_date from (inclusive)'),
+    date_to: QueryDate('visit_date to (inclusive)'),
+  },
+  ['created_at', 'updated_at', 'submitted_at', 'id'],
+)
+
+export const VisitSubmissionParams = t.Object({
+  id: t.Integer({ minimum: 1, maximum: MAX_ID }),
+  submission_id: t.Integer({ minimum: 1, maximum: MAX_ID }),
+})

@@ -1,0 +1,414 @@
+/**
+ * Visit writes: planning (create, bulk, self-visit, assign, send to field) and the field day
+ * (check-in, check-out) plus the office's cancel and force-close. Every transition is checked against
+ * ./visits.machine.ts inside the write transaction, appends a log row and writes its audit entry in
+ * that same transaction, so two concurrent check-ins give one success and one
+ * VISIT_ALREADY_CHECKED_IN.
+ */
+import { and, eq, inArray, isNull, ne } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { forms, memberships, outlets, projects, submissions, teams, users, visitAssignees, visitDispatches, visitLogs, visits } from '../../db/schema'
+import type { AuditEntry } from '../../platform/audit'
+import type { AuthedContext } from '../../platform/context'
+import { utcDate } from '../../platform/dates'
+import { AppError, Conflict, ValidationFailed } from '../../platform/errors'
+import { withTransaction, type TxScope } from '../../platform/transaction'
+import { PhotoBatch } from '../files/files.service'
+import { notify } from '../notifications/notifications.service'
+import { formsOfProjects } from '../projects/projects.service'
+import { canAssign, transition, type VisitAction } from './visits.machine'
+import { assignedTo, findVisit, visitDetail, visitScope, type VisitDetail } from './visits.queries'
+
+export interface VisitSubmissionInput {
+  form_id: number
+  is_required: boolean
+  order?: number
+}
+
+export interface CreateVisitInput {
+  outlet_id: number
+  project_id: number
+  visit_date: string
+  team_id?: number | null
+  user_ids?: number[]
+  submissions?: VisitSubmissionInput[]
+  notes?: string | null
+}
+
+/** A transition refused by the state machine: 409 with the machine's code. */
+export class VisitStateConflict extends Conflict {
+  constructor(code: string, status: string) {
+    super(code, messageFor(code, status), { status: [status] })
+  }
+}
+
+function messageFor(code: string, status: string) {
+  if (code === 'VISIT_ALREADY_CHECKED_IN') return 'visit is already checked in'
+  if (code === 'VISIT_NOT_STARTED') return 'visit has not been checked in yet'
+  return `this action is not allowed while the visit is ${status.replace('_', ' ')}`
+}
+
+/** The ids a batch of create inputs refers to, checked against the workspace in a few queries. */
+async function referenceErrors(tx: Db, workspaceId: number, items: CreateVisitInput[], prefix: (index: number) => string) {
+  const ids = <K extends keyof CreateVisitInput>(key: K) => [...new Set(items.map((item) => item[key]).filter((v): v is NonNullable<typeof v> => v != null))] as number[]
+  const outletIds = ids('outlet_id')
+  const projectIds = ids('project_id')
+  const teamIds = ids('team_id')
+  const userIds = [...new Set(items.flatMap((item) => item.user_ids ?? []))]
+  const formIds = [...new Set(items.flatMap((item) => (item.submissions ?? []).map((s) => s.form_id)))]
+
+  const [outletRows, projectRows, teamRows, userRows, formRows] = await Promise.all([
+    outletIds.length ? tx.select({ id: outlets.id, active: outlets.is_active }).from(outlets).where(and(eq(outlets.workspace_id, workspaceId), isNull(outlets.deleted_at), inArray(outlets.id, outletIds))) : [],
+    projectIds.length ? tx.select({ id: projects.id, status: projects.status }).from(projects).where(and(eq(projects.workspace_id, workspaceId), isNull(projects.deleted_at), inArray(projects.id, projectIds))) : [],
+    teamIds.length ? tx.select({ id: teams.id }).from(teams).where(and(eq(teams.workspace_id, workspaceId), isNull(teams.deleted_at), inArray(teams.id, teamIds))) : [],
+    userIds.length
+      ? tx
+          .select({ id: memberships.user_id })
+          .from(memberships)
+          .innerJoin(users, eq(users.id, memberships.user_id))
+          .where(and(eq(memberships.workspace_id, workspaceId), isNull(memberships.deleted_at), eq(memberships.is_active, true), isNull(users.deleted_at), inArray(memberships.user_id, userIds)))
+      : [],
+    formIds.length ? tx.select({ id: forms.id, title: forms.title }).from(forms).where(and(eq(forms.workspace_id, workspaceId), isNull(forms.deleted_at), inArray(forms.id, formIds))) : [],
+  ])
+  const outletById = new Map(outletRows.map((row) => [row.id, row]))
+  const projectById = new Map(projectRows.map((row) => [row.id, row]))
+  const teamSet = new Set(teamRows.map((row) => row.id))
+  const userSet = new Set(userRows.map((row) => row.id))
+  const formTitles = new Map(formRows.map((row) => [row.id, row.title]))
+
+  const errors: Record<string, string[]> = {}
+  items.forEach((item, index) => {
+    const at = (field: string, message: string) => {
+      errors[`${prefix(index)}${field}`] ??= [message]
+    }
+    const outlet = outletById.get(item.outlet_id)
+    if (!outlet) at('outlet_id', `outlet ${item.outlet_id} does not exist`)
+    else if (!outlet.active) at('outlet_id', `outlet ${item.outlet_id} is inactive`)
+    const project = projectById.get(item.project_id)
+    if (!project) at('project_id', `project ${item.project_id} does not exist`)
+    else if (project.status !== 'active') at('project_id', `project ${item.project_id} is ${project.status}, not active`)
+    if (item.team_id != null && !teamSet.has(item.team_id)) at('team_id', `team ${item.team_id} does not exist`)
+    const unknownUsers = [...new Set(item.user_ids ?? [])].filter((id) => !userSet.has(id))
+    if (unknownUsers.length) at('user_ids', `unknown or inactive user${unknownUsers.length > 1 ? 's' : ''}: ${unknownUsers.join(', ')}`)
+    const seen = new Set<number>()
+    ;(item.submissions ?? []).forEach((submission, position) => {
+      if (!formTitles.has(submission.form_id)) at(`submissions.${position}.form_id`, `form ${submission.form_id} does not exist`)
+      else if (seen.has(submission.form_id)) at(`submissions.${position}.form_id`, 'is listed twice')
+      seen.add(submission.form_id)
+    })
+  })
+  return { errors, formTitles }
+}
+
+/** How a visit is named in audit entries: its outlet and date. */
+async function visitName(tx: Db, visit: { id: number; outlet_id: number; visit_date: string }) {
+  const [outlet] = await tx.select({ name: outlets.name }).from(outlets).where(eq(outlets.id, visit.outlet_id)).limit(1)
+  return `${outlet?.name ?? 'Outlet'} · ${visit.visit_date} (#${visit.id})`
+}
+
+async function appendLog(tx: Db, ctx: AuthedContext, visitId: number, action: string, notes: string | null = null) {
+  await tx.insert(visitLogs).values({
+    workspace_id: ctx.actor.workspaceId,
+    visit_id: visitId,
+    action,
+    user_id: ctx.actor.userId,
+    user_name: ctx.actor.name,
+    notes,
+    created_at: ctx.deps.clock.now().toISOString(),
+  })
+}
+
+async function userNames(tx: Db, ids: number[]) {
+  if (ids.length === 0) return new Map<number, string>()
+  const rows = await tx.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids))
+  return new Map(rows.map((row) => [row.id, row.name]))
+}
+
+/** Adds and removes assignees; audits `assigned`/`unassigned` per user and notifies the added ones. */
+async function setAssignees(scope: TxScope, ctx: AuthedContext, visitId: number, entityName: string, wanted: number[], current: number[]) {
+  const { tx, audit } = scope
+  const target = new Set(wanted)
+  const added = [...target].filter((id) => !current.includes(id))
+  const removed = current.filter((id) => !target.has(id))
+  const now = ctx.deps.clock.now().toISOString()
+  if (removed.length) await tx.delete(visitAssignees).where(and(eq(visitAssignees.visit_id, visitId), inArray(visitAssignees.user_id, removed)))
+  if (added.length) {
+    await tx.insert(visitAssignees).values(added.map((user_id) => ({ visit_id: visitId, user_id, workspace_id: ctx.actor.workspaceId, created_at: now })))
+  }
+  const names = await userNames(tx, [...added, ...removed])
+  const entry = (userId: number, action: 'assigned' | 'unassigned'): AuditEntry => ({
+    entityType: 'visit',
+    entityId: visitId,
+    entityName,
+    action,
+    newValues: { user_id: userId, user_name: names.get(userId) ?? '' },
+  })
+  for (const userId of added) await audit(entry(userId, 'assigned'))
+  for (const userId of removed) await audit(entry(userId, 'unassigned'))
+  await notify(tx, ctx, {
+    userIds: added,
+    workspaceId: ctx.actor.workspaceId,
+    type: 'visit.assigned',
+    title: 'New visit assigned',
+    body: `You have been assigned visit #${visitId}.`,
+    data: { visit_id: visitId },
+  })
+  return { added, removed }
+}
+
+/** Inserts one visit with its submissions and assignees (references already checked). */
+async function insertVisit(scope: TxScope, ctx: AuthedContext, input: CreateVisitInput, formTitles: Map<number, string>) {
+  const { tx, audit } = scope
+  const now = ctx.deps.clock.now().toISOString()
+  const visit = await visitScope.insert(tx, ctx.actor.workspaceId, {
+    outlet_id: input.outlet_id,
+    project_id: input.project_id,
+    team_id: input.team_id ?? null,
+    visit_date: input.visit_date,
+    status: 'scheduled',
+    notes: input.notes ?? null,
+    created_by: ctx.actor.userId,
+    created_at: now,
+    updated_at: now,
+  })
+  // Without an explicit list the visit gets its project's forms (CONTRACT §7).
+  const attached = input.submissions
+    ? input.submissions.map((s, index) => ({ form_id: s.form_id, is_required: s.is_required, order: s.order ?? index, title: formTitles.get(s.form_id)! }))
+    : (await formsOfProjects(tx, [input.project_id])).map((f) => ({ form_id: f.form_id, is_required: f.is_required, order: f.order, title: f.title }))
+  if (attached.length) {
+    await tx.insert(submissions).values(
+      attached.map((s) => ({ ...s, workspace_id: ctx.actor.workspaceId, visit_id: visit.id, status: 'pending' as const, answers: {}, created_at: now, updated_at: now })),
+    )
+  }
+  await appendLog(tx, ctx, visit.id, 'created', input.notes ?? null)
+  const entityName = await visitName(tx, visit)
+  await audit({
+    entityType: 'visit',
+    entityId: visit.id,
+    entityName,
+    action: 'created',
+    newValues: { ...visit, form_ids: attached.map((s) => s.form_id), user_ids: input.user_ids ?? [] },
+  })
+  await setAssignees(scope, ctx, visit.id, entityName, input.user_ids ?? [], [])
+  return visit.id
+}
+
+export function createVisit(ctx: AuthedContext, input: CreateVisitInput): Promise<VisitDetail> {
+  return withTransaction(ctx, async (scope) => {
+    const { errors, formTitles } = await referenceErrors(scope.tx, ctx.actor.workspaceId, [input], () => '')
+    if (Object.keys(errors).length) throw new ValidationFailed(errors)
+    const id = await insertVisit(scope, ctx, input, formTitles)
+    return visitDetail(scope.tx, ctx, id, { mine: false })
+  })
+}
+
+/** All or nothing: every item is checked first; any error refuses the whole batch with `visits.N.*` keys. */
+export function createVisits(ctx: AuthedContext, items: CreateVisitInput[], errorPrefix: (index: number) => string = (i) => `visits.${i}.`) {
+  return withTransaction(ctx, async (scope) => {
+    const { errors, formTitles } = await referenceErrors(scope.tx, ctx.actor.workspaceId, items, errorPrefix)
+    if (Object.keys(errors).length) throw new ValidationFailed(errors)
+    const ids: number[] = []
+    for (const item of items) ids.push(await insertVisit(scope, ctx, item, formTitles))
+    return ids
+  })
+}
+
+/** A field user plans a visit for themselves: assigned to the caller, forms from the project. */
+export function createSelfVisit(ctx: AuthedContext, input: { outlet_id: number; project_id: number; notes?: string | null; visit_date?: string }) {
+  return createVisit(ctx, {
+    outlet_id: input.outlet_id,
+    project_id: input.project_id,
+    notes: input.notes ?? null,
+    visit_date: input.visit_date ?? utcDate(ctx.deps.clock.now()),
+    user_ids: [ctx.actor.userId],
+  })
+}
+
+async function assigneeIds(tx: Db, visitId: number) {
+  return (await tx.select({ id: visitAssignees.user_id }).from(visitAssignees).where(eq(visitAssignees.visit_id, visitId))).map((row) => row.id)
+}
+
+export function assignVisit(ctx: AuthedContext, visitId: number, userIds: number[]) {
+  return withTransaction(ctx, async (scope) => {
+    const visit = await findVisit(scope.tx, ctx, visitId, { mine: false })
+    if (!canAssign(visit.status)) throw new VisitStateConflict('INVALID_VISIT_STATUS', visit.status)
+    const { errors } = await referenceErrors(scope.tx, ctx.actor.workspaceId, [{ ...visit, user_ids: userIds, submissions: undefined }], () => '')
+    if (errors.user_ids) throw ValidationFailed.field('user_ids', ...errors.user_ids)
+    const entityName = await visitName(scope.tx, visit)
+    const changes = await setAssignees(scope, ctx, visitId, entityName, userIds, await assigneeIds(scope.tx, visitId))
+    if (changes.added.length || changes.removed.length) {
+      await scope.tx.update(visits).set({ updated_at: ctx.deps.clock.now().toISOString() }).where(eq(visits.id, visitId))
+      await appendLog(scope.tx, ctx, visitId, 'assigned')
+    } else {
+      // Nothing changed: still one audit entry for the request (SPEC audit rule 1).
+      await scope.audit({ entityType: 'visit', entityId: visitId, entityName, action: 'updated', oldValues: {}, newValues: {} })
+    }
+    return visitDetail(scope.tx, ctx, visitId, { mine: false })
+  })
+}
+
+export interface LocationInput {
+  latitude?: number | null
+  longitude?: number | null
+  photo?: string | null
+  notes?: string | null
+}
+
+function requireLocation(input: LocationInput): { latitude: number; longitude: number } {
+  const missing: Record<string, string[]> = {}
+  if (input.latitude == null) missing.latitude = ['is required']
+  if (input.longitude == null) missing.longitude = ['is required']
+  if (Object.keys(missing).length) throw new AppError(400, 'LOCATION_REQUIRED', 'GPS location (latitude and longitude) is required', missing)
+  return { latitude: input.latitude!, longitude: input.longitude! }
+}
+
+/** Applies a machine transition to a visit row inside the transaction, with log and audit entry. */
+async function applyTransition(
+  scope: TxScope,
+  ctx: AuthedContext,
+  visit: typeof visits.$inferSelect,
+  action: VisitAction,
+  changes: Partial<typeof visits.$inferInsert>,
+  notes: string | null,
+) {
+  const result = transition(visit.status, action)
+  if (!result.ok) throw new VisitStateConflict(result.error, visit.status)
+  const values = { ...changes, status: result.to, updated_at: ctx.deps.clock.now().toISOString() }
+  await scope.tx.update(visits).set(values).where(eq(visits.id, visit.id))
+  await appendLog(scope.tx, ctx, visit.id, action, notes)
+  const { updated_at: _u, ...newValues } = values
+  const oldValues = Object.fromEntries(Object.keys(newValues).map((key) => [key, visit[key as keyof typeof visit]]))
+  await scope.audit({ entityType: 'visit', entityId: visit.id, entityName: await visitName(scope.tx, visit), action: 'updated', oldValues, newValues })
+}
+
+export async function checkIn(ctx: AuthedContext, visitId: number, input: LocationInput) {
+  const location = requireLocation(input)
+  const photos = new PhotoBatch(ctx)
+  const photoUrl = input.photo ? await photos.accept(input.photo, 'check_in_photo') : null
+  return photos.guard(() =>
+    withTransaction(ctx, async (scope) => {
+      const visit = await findVisit(scope.tx, ctx, visitId, { mine: true })
+      if (visit.status === 'scheduled') {
+        const [other] = await scope.tx
+          .select({ id: visits.id })
+          .from(visits)
+          .where(visitScope.where(ctx.actor.workspaceId, eq(visits.status, 'in_progress'), ne(visits.id, visitId), assignedTo(ctx.actor.userId)))
+          .limit(1)
+        if (other) throw new Conflict('ACTIVE_VISIT_EXISTS', 'check out of your visit in progress first', { visit_id: other.id })
+      }
+      await photos.record(scope.tx)
+      await applyTransition(
+        scope,
+        ctx,
+        visit,
+        'check_in',
+        {
+          checked_in_at: ctx.deps.clock.now().toISOString(),
+          check_in_latitude: location.latitude,
+          check_in_longitude: location.longitude,
+          check_in_photo_url: photoUrl,
+        },
+        input.notes ?? null,
+      )
+      return visitDetail(scope.tx, ctx, visitId, { mine: true })
+    }),
+  )
+}
+
+export async function checkOut(ctx: AuthedContext, visitId: number, input: LocationInput) {
+  const location = requireLocation(input)
+  const photos = new PhotoBatch(ctx)
+  const photoUrl = input.photo ? await photos.accept(input.photo, 'check_out_photo') : null
+  return photos.guard(() =>
+    withTransaction(ctx, async (scope) => {
+      const visit = await findVisit(scope.tx, ctx, visitId, { mine: true })
+      if (visit.status === 'in_progress') {
+        const missing = await scope.tx
+          .select({ form_id: submissions.form_id })
+          .from(submissions)
+          .where(and(eq(submissions.visit_id, visitId), isNull(submissions.deleted_at), eq(submissions.is_required, true), ne(submissions.status, 'completed')))
+        if (missing.length) {
+          throw new AppError(422, 'SUBMISSION_REQUIRED', 'required forms are not completed', { form_ids: missing.map((row) => row.form_id) })
+        }
+      }
+      await photos.record(scope.tx)
+      await applyTransition(
+        scope,
+        ctx,
+        visit,
+        'check_out',
+        {
+          checked_out_at: ctx.deps.clock.now().toISOString(),
+          check_out_latitude: location.latitude,
+          check_out_longitude: location.longitude,
+          check_out_photo_url: photoUrl,
+        },
+        input.notes ?? null,
+      )
+      return visitDetail(scope.tx, ctx, visitId, { mine: true })
+    }),
+  )
+}
+
+/** Office: cancel (scheduled or in progress) or force-close (in progress) with a reason. */
+export function closeVisit(ctx: AuthedContext, visitId: number, action: 'cancel' | 'force_close', reason: string) {
+  return withTransaction(ctx, async (scope) => {
+    const visit = await findVisit(scope.tx, ctx, visitId, { mine: false })
+    await applyTransition(scope, ctx, visit, action, { close_reason: reason }, reason)
+    return visitDetail(scope.tx, ctx, visitId, { mine: false })
+  })
+}
+
+/**
+ * Sends scheduled visits to their assignees' phones: marks them sent, records who was notified and
+ * notifies them. All or nothing: an unknown id or a visit that is not scheduled refuses the request.
+ */
+export function sendToField(ctx: AuthedContext, visitIds: number[]) {
+  const ids = [...new Set(visitIds)]
+  return withTransaction(ctx, async (scope) => {
+    const rows = await scope.tx
+      .select({ id: visits.id, status: visits.status, outlet_id: visits.outlet_id, visit_date: visits.visit_date, sent_to_field_at: visits.sent_to_field_at })
+      .from(visits)
+      .where(visitScope.where(ctx.actor.workspaceId, inArray(visits.id, ids)))
+    const found = new Map(rows.map((row) => [row.id, row.status]))
+    const byId = new Map(rows.map((row) => [row.id, row]))
+    const unknown = ids.filter((id) => !found.has(id))
+    if (unknown.length) throw ValidationFailed.field('visit_ids', `unknown visit${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`)
+    const notScheduled = ids.filter((id) => found.get(id) !== 'scheduled')
+    if (notScheduled.length) {
+      throw new Conflict('INVALID_VISIT_STATUS', 'only scheduled visits can be sent to the field', { visit_ids: notScheduled })
+    }
+    const now = ctx.deps.clock.now().toISOString()
+    const assignees = await scope.tx
+      .select({ visit_id: visitAssignees.visit_id, user_id: visitAssignees.user_id })
+      .from(visitAssignees)
+      .where(inArray(visitAssignees.visit_id, ids))
+    const result: { id: number; notified_user_ids: number[] }[] = []
+    for (const id of ids) {
+      const userIds = assignees.filter((a) => a.visit_id === id).map((a) => a.user_id)
+      await scope.tx.update(visits).set({ sent_to_field_at: now, updated_at: now }).where(eq(visits.id, id))
+      if (userIds.length) {
+        await scope.tx.insert(visitDispatches).values(userIds.map((user_id) => ({ workspace_id: ctx.actor.workspaceId, visit_id: id, user_id, sent_by: ctx.actor.userId, created_at: now })))
+      }
+      await notify(scope.tx, ctx, {
+        userIds,
+        workspaceId: ctx.actor.workspaceId,
+        type: 'visit.sent_to_field',
+        title: 'Visit ready in the field app',
+        body: `Visit #${id} has been sent to your phone.`,
+        data: { visit_id: id },
+      })
+      await appendLog(scope.tx, ctx, id, 'sent_to_field')
+      await scope.audit({
+        entityType: 'visit',
+        entityId: id,
+        entityName: await visitName(scope.tx, byId.get(id)!),
+        action: 'updated',
+        oldValues: { sent_to_field_at: byId.get(id)!.sent_to_field_at },
+        newValues: { sent_to_field_at: now, notified_user_ids: userIds },
+      })
+      result.push({ id, notified_user_ids: userIds })
+    }
+    return { count: result.length, visits: result }
+  })
+}
