@@ -27,6 +27,9 @@ import { teamRoutes } from './modules/teams/teams.routes'
 import { userRoutes } from './modules/users/users.routes'
 import { visitRoutes } from './modules/visits/visits.routes'
 import { workspaceRoutes } from './modules/workspaces/workspaces.routes'
+import { locationRoutes } from './modules/locations/locations.routes'
+import { Hub } from './ws/hub'
+import { wsRoutes } from './ws/ws.routes'
 
 export interface AppOptions {
   db: Database
@@ -46,6 +49,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     tokens: await createTokenService(secret, config.ACCESS_TOKEN_TTL, clock),
     idempotency: new IdempotencyStore(() => db.read, clock),
     loginLimiter: new FailureLimiter(clock),
+    hub: new Hub(),
   }
   const routes = new RouteTable()
   const platform = createPlatform(deps, routes)
@@ -53,7 +57,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
   // normalize 'typebox': unknown fields are removed after validation and wrong types are refused.
   // (The default exact-mirror normaliser reshapes values before validation: `{"n": "text"}` for an
   // object field would silently become `{}`.)
-  const app = new Elysia({ prefix: '/api', normalize: 'typebox' })
+  const api = new Elysia({ prefix: '/api', normalize: 'typebox' })
     .use(platform)
     .use(
       openapi({
@@ -83,7 +87,21 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     .use(projectRoutes(platform))
     .use(visitRoutes(platform))
     .use(fileRoutes(platform))
+    .use(locationRoutes(platform))
     .use(auditLogRoutes(platform))
+
+  const app = new Elysia({
+    normalize: 'typebox',
+    // A slow or dead socket is closed by Bun, never waited for by a publisher (CONTRACT §10).
+    websocket: { idleTimeout: 120, backpressureLimit: 1024 * 1024, closeOnBackpressureLimit: true, sendPings: true },
+  })
+    .use(platform)
+    .use(api)
+    .use(wsRoutes(deps))
+    .onStart(({ server }) => {
+      if (server) deps.hub.attach(server)
+    })
+    .onStop(() => deps.hub.detach())
 
   // The idempotency record stores the status a route answers on success (its lowest 2xx schema).
   for (const route of app.routes) {

@@ -23,10 +23,29 @@ function routes(): RouteInfo[] {
       path: route.path,
       permission: ((route.hooks as { detail?: Record<string, unknown> }).detail?.['x-permission'] as string) ?? 'none',
     }))
-    .filter((route) => !route.path.startsWith('/api/docs'))
+    .filter((route) => route.path.startsWith('/api/') && !route.path.startsWith('/api/docs'))
 }
 
-const concrete = (path: string, id: number | string = 1) => path.replace(/^\/api/, '').replace(/:[a-z_]+/g, String(id))
+/** Path ids: one for every parameter, or one per parameter name (`{id, submission_id}`). */
+type PathIds = number | string | Record<string, number | string>
+
+const concrete = (path: string, ids: PathIds = 1) =>
+  path.replace(/^\/api/, '').replace(/:([a-z_]+)/g, (_, name: string) => String(typeof ids === 'object' ? ids[name] : ids))
+
+/** The CSV import takes text/csv, not JSON: it is sent a small CSV (authentication is checked before the body anyway). */
+const isCsvImport = (path: string) => path.endsWith('/import')
+
+/** A request to a route with placeholder ids, and a body of the kind the route reads. */
+function probe(route: RouteInfo, token?: string) {
+  if (isCsvImport(route.path)) {
+    return t.app.request(route.method, concrete(route.path), {
+      token,
+      raw: 'outlet_code,project_code,visit_date\nX,Y,2026-11-22\n',
+      headers: { 'content-type': 'text/csv' },
+    })
+  }
+  return t.app.request(route.method, concrete(route.path), { token, body: route.method === 'GET' ? undefined : {} })
+}
 
 let a: Workspace
 let b: Workspace
@@ -56,7 +75,7 @@ describe('no token → 401', () => {
   test('every protected route answers 401 UNAUTHORIZED without a token', async () => {
     const failures: string[] = []
     for (const route of routes().filter((r) => r.permission !== 'public' && r.permission !== 'none')) {
-      const reply = await t.app.request(route.method, concrete(route.path), { body: route.method === 'GET' ? undefined : {} })
+      const reply = await probe(route)
       if (reply.status !== 401 || reply.body?.code !== 'UNAUTHORIZED') failures.push(`${route.method} ${route.path} → ${reply.status} ${reply.body?.code}`)
     }
     expect(failures).toEqual([])
@@ -78,7 +97,7 @@ describe('no token → 401', () => {
     const protectedRoutes = routes().filter((r) => r.permission !== 'public' && r.permission !== 'none')
     for (const token of ['garbage', foreign, none, `${a.owner.token}x`, expired]) {
       for (const route of protectedRoutes) {
-        const reply = await t.app.request(route.method, concrete(route.path), { token, body: route.method === 'GET' ? undefined : {} })
+        const reply = await probe(route, token)
         expect(`${route.method} ${route.path} ${reply.status}`).toBe(`${route.method} ${route.path} 401`)
       }
     }
@@ -89,7 +108,7 @@ describe('missing permission → 403', () => {
   test('a user whose role grants nothing gets 403 FORBIDDEN on every permission-guarded route', async () => {
     const failures: string[] = []
     for (const route of routes().filter((r) => r.permission.includes(':'))) {
-      const reply = await t.app.request(route.method, concrete(route.path), { token: powerless.token, body: route.method === 'GET' ? undefined : {} })
+      const reply = await probe(route, powerless.token)
       if (reply.status !== 403 || reply.body?.code !== 'FORBIDDEN') failures.push(`${route.method} ${route.path} → ${reply.status} ${reply.body?.code}`)
     }
     expect(failures).toEqual([])
@@ -99,7 +118,7 @@ describe('missing permission → 403', () => {
     const fieldUser = await t.app.member(a, 'user')
     const failures: string[] = []
     for (const route of routes().filter((r) => r.path.startsWith('/api/office/') && r.permission.includes(':'))) {
-      const reply = await t.app.request(route.method, concrete(route.path), { token: fieldUser.token, body: route.method === 'GET' ? undefined : {} })
+      const reply = await probe(route, fieldUser.token)
       if (reply.status !== 403) failures.push(`${route.method} ${route.path} → ${reply.status}`)
     }
     expect(failures).toEqual([])
@@ -117,10 +136,115 @@ describe('missing permission → 403', () => {
 })
 
 /**
- * For every route with an id in its path: how to create such a thing in workspace A, and a valid
- * body for writes. A route missing here fails the coverage test below.
+ * Workspace A's visit fixtures: a form, a project using it, an outlet and two field users (one keeps
+ * a visit in progress, the other runs visits to the end to leave photos and submissions behind).
+ * Workspace B gets a field user (mobile routes) and a form of its own (bodies that name a form).
  */
-const resources: Record<string, { create(): Promise<number>; body?: Record<string, unknown>; table: string }> = {
+interface VisitFixtures {
+  form: number
+  project: number
+  outlet: number
+  field: Session
+  runner: Session
+}
+let kit: VisitFixtures
+let bField: Session
+let bForm: number
+const SITE = { latitude: -6.2, longitude: 106.8 }
+const PNG_DATA_URI =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+const FORM_FIELDS = [
+  { key: 'facings', label: 'Facings', type: 'integer', required: true },
+  { key: 'brand', label: 'Brand', type: 'select', options: ['A', 'B'] },
+]
+
+function data(reply: { status: number; text: string; body: any }, status: number, what: string) {
+  if (reply.status !== status) throw new Error(`${what} failed: ${reply.status} ${reply.text.slice(0, 300)}`)
+  return reply.body.data
+}
+
+const newForm = async (token: string): Promise<number> =>
+  data(await t.app.post('/office/v1/forms', { title: unique('Form'), fields: FORM_FIELDS }, { token }), 201, 'creating a form').id
+
+beforeAll(async () => {
+  const token = a.owner.token
+  const form = await newForm(token)
+  const project = data(await t.app.post('/office/v1/projects', { name: unique('P'), forms: [{ form_id: form, is_required: false }] }, { token }), 201, 'a project')
+  const outlet = data(await t.app.post('/office/v1/outlets', { name: unique('O'), ...SITE }, { token }), 201, 'an outlet')
+  kit = { form, project: project.id, outlet: outlet.id, field: await t.app.member(a, 'user'), runner: await t.app.member(a, 'user') }
+  bField = await t.app.member(b, 'user')
+  bForm = await newForm(b.owner.token)
+})
+
+/** A scheduled visit of workspace A assigned to `who` (the field user unless told), with the form attached. */
+async function visitOfA(who: Session = kit.field, extra: Record<string, unknown> = {}) {
+  const body = { outlet_id: kit.outlet, project_id: kit.project, visit_date: '2026-11-22', user_ids: [who.user.id], ...extra }
+  return data(await t.app.post('/office/v1/visits', body, { token: a.owner.token }), 201, 'planning a visit')
+}
+
+let started: Promise<any> | undefined
+/** One visit of A in progress (its field user can have only one): the target of check-out and form submissions. */
+function startedVisitOfA() {
+  started ??= (async () => {
+    const visit = await visitOfA()
+    data(await t.app.post(`/app/v1/visits/${visit.id}/check-in`, SITE, { token: kit.field.token }), 200, 'check-in')
+    return visit
+  })()
+  return started
+}
+
+/** A finished visit of A whose submission is completed and awaits approval. */
+async function submittedOfA(): Promise<{ id: number; submission_id: number }> {
+  const visit = await visitOfA(kit.runner, { submissions: [{ form_id: kit.form, is_required: true }] })
+  const submission = visit.submissions[0].id
+  const token = kit.runner.token
+  data(await t.app.post(`/app/v1/visits/${visit.id}/check-in`, SITE, { token }), 200, 'check-in')
+  const items = [{ submission_id: submission, status: 'completed', answers: { facings: 3, brand: 'A' } }]
+  data(await t.app.post(`/app/v1/visits/${visit.id}/submit-form-v2`, { form_id: kit.form, items }, { token }), 200, 'submit-form-v2')
+  data(await t.app.post(`/app/v1/visits/${visit.id}/check-out`, SITE, { token }), 200, 'check-out')
+  return { id: visit.id, submission_id: submission }
+}
+
+/** A photo of workspace A: a check-in with a PNG data URI by a field user of A; its `check_in_photo_url` id. */
+async function fileOfA(): Promise<string> {
+  const visit = await visitOfA(kit.runner)
+  const checkedIn = data(
+    await t.app.post(`/app/v1/visits/${visit.id}/check-in`, { ...SITE, check_in_photo: PNG_DATA_URI }, { token: kit.runner.token }),
+    200,
+    'check-in with a photo',
+  )
+  data(await t.app.post(`/app/v1/visits/${visit.id}/check-out`, SITE, { token: kit.runner.token }), 200, 'check-out')
+  const url = String(checkedIn.check_in_photo_url)
+  if (!/^\/api\/files\/[0-9a-f-]{36}$/.test(url)) throw new Error(`unexpected photo URL ${url}`)
+  return url.split('/').pop()!
+}
+
+interface Resource {
+  /** The table of the row the route's id names (`key`: the path parameter of that id, default `id`). */
+  table: string
+  key?: string
+  /** Creates the thing in workspace A: its id, or the id of each path parameter. */
+  create(): Promise<PathIds>
+  /** A valid body for writes, from workspace B's point of view (only the path id is foreign). */
+  body?: Record<string, unknown> | (() => Record<string, unknown>)
+}
+
+const created = async (path: string, body: Record<string, unknown>) => data(await t.app.post(path, body, { token: a.owner.token }), 201, `POST ${path}`).id
+
+const visitIds = async () => (await visitOfA()).id
+const startedIds = async () => (await startedVisitOfA()).id
+const nestedIds = async () => {
+  const visit = await visitOfA()
+  return { id: visit.id, submission_id: visit.submissions[0].id }
+}
+const submissionIds = async () => (await visitOfA()).submissions[0].id
+
+/**
+ * For every route with an id in its path: how to create such a thing in workspace A, and a valid
+ * body for writes. A route missing here fails the coverage test below. Mobile routes are looked up
+ * by their own path, or else by the office path they mirror.
+ */
+const resources: Record<string, Resource> = {
   '/api/office/v1/outlets/channel-groups/:id': {
     table: 'channel_groups',
     create: async () => (await t.app.post('/office/v1/outlets/channel-groups', { name: unique('G') }, { token: a.owner.token })).body.data.id,
@@ -165,33 +289,102 @@ const resources: Record<string, { create(): Promise<number>; body?: Record<strin
       return logs.body.data.data[0].id
     },
   },
+  '/api/office/v1/teams/:id': {
+    table: 'teams',
+    create: () => created('/office/v1/teams', { name: unique('Team'), user_ids: [kit.field.user.id] }),
+    body: { name: 'hijacked', user_ids: [] },
+  },
+  '/api/office/v1/outlets/:id': {
+    table: 'outlets',
+    create: () => created('/office/v1/outlets', { name: unique('Outlet'), code: unique('OUT'), ...SITE }),
+    body: { name: 'hijacked' },
+  },
+  '/api/office/v1/forms/:id': {
+    table: 'forms',
+    create: () => newForm(a.owner.token),
+    body: { title: 'hijacked' },
+  },
+  '/api/office/v1/projects/:id': {
+    table: 'projects',
+    create: () => created('/office/v1/projects', { name: unique('Project'), forms: [{ form_id: kit.form, is_required: true }] }),
+    body: { name: 'hijacked', forms: [] },
+  },
+  '/api/files/:id': { table: 'files', create: fileOfA },
 }
+
+for (const listing of ['visits', 'outlet-visits']) {
+  const office = `/api/office/v1/${listing}`
+  Object.assign(resources, {
+    [`${office}/:id`]: { table: 'visits', create: visitIds },
+    [`${office}/:id/cancel`]: { table: 'visits', create: visitIds, body: { reason: 'hijacked' } },
+    [`${office}/:id/force-close`]: { table: 'visits', create: startedIds, body: { reason: 'hijacked' } },
+    [`${office}/:id/${listing === 'visits' ? 'assign' : 'assign-users'}`]: { table: 'visits', create: visitIds, body: { user_ids: [] } },
+    [`${office}/:id/submissions`]: { table: 'visits', create: visitIds, body: () => ({ form_id: bForm, is_required: true }) },
+    // Both ids from workspace A.
+    [`${office}/:id/submissions/:submission_id`]: { table: 'submissions', key: 'submission_id', create: nestedIds },
+    [`${office}/:id/submissions/:submission_id/approve`]: { table: 'submissions', key: 'submission_id', create: submittedOfA, body: { notes: 'hijacked' } },
+    [`${office}/:id/submissions/:submission_id/reject`]: { table: 'submissions', key: 'submission_id', create: submittedOfA, body: { notes: 'hijacked' } },
+    [`${office}/submissions/:id`]: { table: 'submissions', create: submissionIds },
+    [`${office}/submissions/:id/approval`]: {
+      table: 'submissions',
+      create: async () => (await submittedOfA()).submission_id,
+      body: { status: 'approved', notes: 'hijacked' },
+    },
+  })
+  const mobile = `/api/app/v1/${listing}`
+  Object.assign(resources, {
+    [`${mobile}/:id/check-in`]: { table: 'visits', create: visitIds, body: { ...SITE } },
+    [`${mobile}/:id/check-out`]: { table: 'visits', create: startedIds, body: { ...SITE } },
+    [`${mobile}/:id/submit-form-v2`]: {
+      table: 'visits',
+      create: startedIds,
+      body: () => ({ form_id: bForm, items: [{ submission_id: null, status: 'completed', answers: { facings: 1, brand: 'A' } }] }),
+    },
+    [`${mobile}/:id/submit-form`]: { table: 'visits', create: startedIds, body: () => ({ form_id: bForm, answers: { facings: 1, brand: 'A' } }) },
+  })
+}
+Object.assign(resources, {
+  '/api/app/v1/visits/me/:id': { table: 'visits', create: visitIds },
+  '/api/app/v1/visits/me/:id/submissions': { table: 'visits', create: visitIds },
+  '/api/app/v1/visits/me/:id/submissions/:submission_id': { table: 'submissions', key: 'submission_id', create: nestedIds },
+})
 
 describe("another workspace's ids → 404, nothing changed", () => {
   const idRoutes = () => routes().filter((r) => r.path.includes('/:') && r.permission !== 'public')
   const mirrored = (path: string) => path.replace('/api/app/', '/api/office/')
+  const resourceOf = (path: string) => resources[path] ?? resources[mirrored(path)]
 
   test('every route with an id has a resource factory in this suite', () => {
-    const missing = [...new Set(idRoutes().map((r) => mirrored(r.path)))].filter((path) => !resources[path])
+    const missing = [...new Set(idRoutes().map((r) => r.path))].filter((path) => !resourceOf(path))
     expect(missing).toEqual([])
   })
 
-  test('GET, PUT and DELETE with workspace A ids from workspace B answer 404 and leave the row as it was', async () => {
+  test("GET, PUT, POST and DELETE with workspace A ids from workspace B answer 404 and write nothing (mobile routes: B's field user)", async () => {
     const failures: string[] = []
+    const totalChanges = async () => Number((await t.app.db.pragma('SELECT total_changes() AS n'))[0].n)
     for (const route of idRoutes()) {
-      const resource = resources[mirrored(route.path)]
+      const resource = resourceOf(route.path)
       if (!resource) continue
-      const id = await resource.create()
-      const [before] = await t.app.db.pragma(`SELECT * FROM ${resource.table} WHERE id = ${id}`)
-      const reply = await t.app.request(route.method, concrete(route.path, id), {
-        token: b.owner.token,
-        body: route.method === 'GET' || route.method === 'DELETE' ? undefined : resource.body,
-      })
+      const ids = await resource.create()
+      const rowId = typeof ids === 'object' ? ids[resource.key ?? 'id'] : ids
+      const row = `SELECT * FROM ${resource.table} WHERE id = ${typeof rowId === 'string' ? `'${rowId.replaceAll("'", "''")}'` : rowId}`
+      const [before] = await t.app.db.pragma(row)
+      if (!before) throw new Error(`${route.method} ${route.path}: no ${resource.table} row ${rowId} to test with`)
+      const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : typeof resource.body === 'function' ? resource.body() : resource.body
+      const token = route.path.startsWith('/api/app/') ? bField.token : b.owner.token
+      const changes = await totalChanges()
+      const reply = await t.app.request(route.method, concrete(route.path, ids), { token, body })
       if (reply.status !== 404 || !String(reply.body?.code).endsWith('_NOT_FOUND')) {
         failures.push(`${route.method} ${route.path} → ${reply.status} ${reply.body?.code}`)
       }
-      const [after] = await t.app.db.pragma(`SELECT * FROM ${resource.table} WHERE id = ${id}`)
+      const [after] = await t.app.db.pragma(row)
       if (JSON.stringify(after) !== JSON.stringify(before)) failures.push(`${route.method} ${route.path} changed the row`)
+      if ((await totalChanges()) !== changes) failures.push(`${route.method} ${route.path} wrote to the database`)
+      // The control: the same read from workspace A works, so the 404 is the workspace boundary, not a bad fixture.
+      if (route.method === 'GET') {
+        const own = await t.app.get(concrete(route.path, ids), { token: route.path.startsWith('/api/app/') ? kit.field.token : a.owner.token })
+        if (own.status !== 200) failures.push(`${route.method} ${route.path} from workspace A itself → ${own.status} (fixture problem)`)
+      }
     }
     expect(failures).toEqual([])
   })

@@ -17,7 +17,7 @@ export function prepared<T>(build: (db: Db) => T): (db: Db) => T {
  * The same for a family of statements that differ in shape (sort column, optional filters): one
  * prepared statement per shape key, built on first use.
  */
-export function preparedVariants<K extends string, T>(build: (db: Db, key: K) => T): (db: Db, key: K) => T {
+export function preparedVariants<K extends string | number, T>(build: (db: Db, key: K) => T): (db: Db, key: K) => T {
   const cache = new WeakMap<Db, Map<K, T>>()
   return (db, key) => {
     let statements = cache.get(db)

@@ -7,6 +7,7 @@ import { Cron } from 'croner'
 import type { Deps } from '../platform/context'
 import { errorFields } from '../platform/logger'
 import { cleanupIdempotencyKeys } from './idempotency-cleanup.job'
+import { purgeExpiredLocations } from './location-retention.job'
 
 export interface JobDefinition {
   name: string
@@ -15,7 +16,10 @@ export interface JobDefinition {
   run(deps: Deps): Promise<unknown>
 }
 
-export const JOBS: JobDefinition[] = [{ name: 'idempotency-cleanup', schedule: '7 * * * *', run: cleanupIdempotencyKeys }]
+export const JOBS: JobDefinition[] = [
+  { name: 'idempotency-cleanup', schedule: '7 * * * *', run: cleanupIdempotencyKeys },
+  { name: 'location-retention', schedule: '17 3 * * *', run: purgeExpiredLocations },
+]
 
 export function startJobs(deps: Deps, jobs: JobDefinition[] = JOBS) {
   const scheduled = jobs.map(

@@ -10,6 +10,7 @@ import type { Logger } from './logger'
 import type { Mailer } from './mail'
 import type { PermissionSet } from './permissions'
 import type { FailureLimiter } from './rate-limit'
+import type { Hub } from '../ws/hub'
 import type { TokenService } from './jwt'
 
 export interface Deps {
@@ -21,6 +22,8 @@ export interface Deps {
   tokens: TokenService
   idempotency: IdempotencyStore
   loginLimiter: FailureLimiter
+  /** Pushes events to connected WebSocket clients (after commit). */
+  hub: Hub
 }
 
 export interface Actor {

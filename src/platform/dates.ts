@@ -2,6 +2,7 @@
  * Calendar dates (`YYYY-MM-DD`, CONTRACT §11) and clock times. Strict: `2021-02-30` is not a date.
  */
 import { FormatRegistry, Type } from '@sinclair/typebox'
+import { ValidationFailed } from './errors'
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 const TIME = /^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/
@@ -18,12 +19,44 @@ export function isCalendarDate(value: string): boolean {
 
 export const isClockTime = (value: string) => TIME.test(value)
 
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?$/i
+const DAY_MS = 86_400_000
+
+/**
+ * An ISO 8601 date-time (`2026-11-21T08:15:00Z`, `…+07:00`; without a zone it is read as UTC) as
+ * epoch milliseconds, or null. The calendar date must exist: `2021-02-30T…` is not a date-time.
+ */
+export function parseDateTime(value: string): number | null {
+  const match = DATE_TIME.exec(value)
+  if (!match || !isCalendarDate(match[1])) return null
+  const time = Date.parse(match[5] ? value : `${value}Z`)
+  return Number.isNaN(time) ? null : time
+}
+
+export const isIsoDateTime = (value: string) => parseDateTime(value) !== null
+
+/**
+ * A filter bound from a date (`YYYY-MM-DD`) or date-time. A date-only `date_to` covers that whole day
+ * (UTC), so it becomes an exclusive bound at the next midnight (CONTRACT §6).
+ */
+export function dateBound(value: string, field: string): { at: string; inclusive: boolean } {
+  if (isCalendarDate(value)) {
+    const midnight = Date.parse(`${value}T00:00:00.000Z`)
+    return field === 'date_to' ? { at: new Date(midnight + DAY_MS).toISOString(), inclusive: false } : { at: new Date(midnight).toISOString(), inclusive: true }
+  }
+  const time = parseDateTime(value)
+  if (time === null) throw ValidationFailed.field(field, 'must be an ISO 8601 date (YYYY-MM-DD) or date-time')
+  return { at: new Date(time).toISOString(), inclusive: true }
+}
+
 FormatRegistry.Set('calendar-date', isCalendarDate)
 FormatRegistry.Set('clock-time', isClockTime)
+FormatRegistry.Set('iso-date-time', isIsoDateTime)
 
 export const FORMAT_MESSAGES: Record<string, string> = {
   'calendar-date': 'must be a date (YYYY-MM-DD)',
   'clock-time': 'must be a time (HH:MM or HH:MM:SS)',
+  'iso-date-time': 'must be an ISO 8601 date-time (2026-11-21T08:15:00Z)',
 }
 
 /** A `YYYY-MM-DD` calendar date in a body or query. */

@@ -15,6 +15,8 @@ import type { RequestContext } from './context'
 export interface TxScope {
   tx: Db
   audit(entry: AuditEntry): Promise<void>
+  /** Runs `effect` once the transaction has committed (pushes, mail); never if it rolls back. */
+  afterCommit(effect: () => void): void
 }
 
 export interface TransactionOptions {
@@ -35,7 +37,9 @@ export async function withTransaction<T>(
   options: TransactionOptions = {},
 ): Promise<T> {
   const claim = ctx.idempotency
+  const effects: (() => void)[] = []
   const result = await ctx.deps.db.transaction(async (tx) => {
+    effects.length = 0
     if (claim) await ctx.deps.idempotency.record(tx, claim)
     let entries = 0
     const value = await fn({
@@ -43,6 +47,9 @@ export async function withTransaction<T>(
       audit: async (entry) => {
         await insertAudit(tx, ctx, entry)
         entries += 1
+      },
+      afterCommit: (effect) => {
+        effects.push(effect)
       },
     })
     const auditRequired = (options.audit ?? 'required') === 'required' && ctx.actor !== null
@@ -53,6 +60,13 @@ export async function withTransaction<T>(
     // Committed: from here a repeat finds the stored record (204), so the reservation can go.
     claim.recorded = true
     ctx.deps.idempotency.release(claim)
+  }
+  for (const effect of effects) {
+    try {
+      effect()
+    } catch (error) {
+      ctx.deps.logger.error('after-commit effect failed', { request_id: ctx.meta.requestId, error: String(error) })
+    }
   }
   return result
 }

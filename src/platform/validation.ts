@@ -61,7 +61,12 @@ export function fieldErrors(issues: Iterable<ValueIssue>, root: string, raw: Rec
 }
 
 function describe(issue: ValueIssue, root: string): string {
-  const schema = issue.schema ?? {}
+  let schema = issue.schema ?? {}
+  // A nullable value that is not null is judged by its one non-null branch (format, bounds, length).
+  const branches = schema.anyOf?.filter((branch) => branch.type !== 'null' && !branch.format?.match(/^(integer|numeric|boolean)$/))
+  if (issue.value !== null && issue.value !== undefined && branches?.length === 1 && schema.anyOf!.some((b) => b.type === 'null')) {
+    schema = { ...branches[0], anyOf: undefined, type: [branches[0].type as string, 'null'] }
+  }
   if (typeof schema.error === 'string') return schema.error
   const value = issue.value
   if (value === undefined || (value === null && root !== 'body' && issue.path === '')) {

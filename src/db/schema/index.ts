@@ -1,5 +1,6 @@
 export * from './files'
 export * from './identity'
+export * from './locations'
 export * from './master-data'
 export * from './notifications'
 export * from './operations'

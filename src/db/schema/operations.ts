@@ -93,6 +93,31 @@ export const forms = sqliteTable(
   (t) => [index('forms_workspace_created_live').on(t.workspace_id, t.created_at).where(live)],
 )
 
+/** The brand owners a field team works for; projects belong to one. */
+export const principals = sqliteTable(
+  'principals',
+  {
+    id: id(),
+    workspace_id: integer('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    name: text('name').notNull(),
+    name_key: text('name_key').notNull(),
+    code: text('code'),
+    code_key: text('code_key'),
+    contact_name: text('contact_name'),
+    contact_phone: text('contact_phone'),
+    contact_email: text('contact_email'),
+    created_at: createdAt(),
+    updated_at: updatedAt(),
+    deleted_at: deletedAt(),
+  },
+  (t) => [
+    uniqueIndex('principals_workspace_code_live').on(t.workspace_id, t.code_key).where(sql`deleted_at is null and code_key is not null`),
+    index('principals_workspace_created_live').on(t.workspace_id, t.created_at).where(live),
+  ],
+)
+
 export const PROJECT_STATUSES = ['draft', 'active', 'completed', 'archived'] as const
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number]
 

@@ -12,14 +12,13 @@
 import { and, asc, count, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm'
 import { auditLogs } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { NotFound, ValidationFailed } from '../../platform/errors'
+import { dateBound } from '../../platform/dates'
+import { NotFound } from '../../platform/errors'
 import { foldText, pageMeta, paging, type ListLimits } from '../../platform/pagination'
 import { teamScopeOf } from '../teams/teams.service'
 import { accessibleWorkspaceIds } from '../workspaces/workspaces.service'
 
 export const AUDIT_LOG_LIST: ListLimits = { defaultLimit: 50, maxLimit: 100 }
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
-const DAY_MS = 86_400_000
 
 export interface AuditLogQuery {
   page?: number
@@ -34,26 +33,6 @@ export interface AuditLogQuery {
   workspace_id?: number
   sort_by?: 'created_at' | 'id'
   sort_order?: 'asc' | 'desc'
-}
-
-/** An ISO date or date-time as a bound; a date-only `date_to` covers that whole day (UTC). */
-export function dateBound(value: string, field: 'date_from' | 'date_to'): { at: string; inclusive: boolean } {
-  const time = DATE_ONLY.test(value) ? Date.parse(`${value}T00:00:00.000Z`) : Date.parse(value)
-  // Date.parse rolls impossible days over (2021-02-30 → March 2); the calendar date must survive.
-  const calendarDate = value.slice(0, 10)
-  const sameDay = !Number.isNaN(time) && new Date(time + (DATE_ONLY.test(value) ? 0 : offsetMs(value))).toISOString().startsWith(calendarDate)
-  if (!sameDay || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
-    throw ValidationFailed.field(field, 'must be an ISO 8601 date (YYYY-MM-DD) or date-time')
-  }
-  if (field === 'date_to' && DATE_ONLY.test(value)) return { at: new Date(time + DAY_MS).toISOString(), inclusive: false }
-  return { at: new Date(time).toISOString(), inclusive: true }
-}
-
-/** The UTC offset written in a date-time (`+07:00` → 7 h), so its calendar date can be checked. */
-function offsetMs(value: string): number {
-  const match = /([+-])(\d{2}):?(\d{2})$/.exec(value)
-  if (!match || value.length <= 10) return 0
-  return (match[1] === '+' ? 1 : -1) * (Number(match[2]) * 60 + Number(match[3])) * 60_000
 }
 
 /** The conditions limiting what the caller may read at all. */

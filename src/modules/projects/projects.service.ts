@@ -6,7 +6,7 @@
  */
 import { and, asc, count, eq, inArray, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { forms, projectForms, projects, visits, type ProjectStatus } from '../../db/schema'
+import { forms, principals, projectForms, projects, visits, type ProjectStatus } from '../../db/schema'
 import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
@@ -16,6 +16,7 @@ import { withTransaction } from '../../platform/transaction'
 import { formScope } from '../forms/forms.service'
 
 export const projectScope = workspaceScoped(projects)
+export const principalScope = workspaceScoped(principals)
 
 export interface ProjectFormInput {
   form_id: number
@@ -112,6 +113,9 @@ async function checkInput(tx: Db, workspaceId: number, input: Partial<ProjectInp
       const taken = await projectScope.count(tx, workspaceId, eq(projects.code_key, values.code_key), exceptId ? ne(projects.id, exceptId) : undefined)
       if (taken > 0) throw new AlreadyExists('PROJECT', 'code', 'a project with this code already exists')
     }
+  }
+  if (input.principal_id != null && !(await principalScope.find(tx, workspaceId, input.principal_id))) {
+    throw ValidationFailed.field('principal_id', `principal ${input.principal_id} does not exist`)
   }
   const start = input.start_date !== undefined ? input.start_date : current?.start_date ?? null
   const end = input.end_date !== undefined ? input.end_date : current?.end_date ?? null

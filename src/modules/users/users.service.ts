@@ -226,7 +226,9 @@ export function deleteUser(ctx: AuthedContext, id: number) {
       .from(memberships)
       .where(and(eq(memberships.user_id, id), isNull(memberships.deleted_at)))
     if (remaining === 0) await tx.update(users).set({ deleted_at: now, updated_at: now }).where(eq(users.id, id))
+    // Gone from the workspace means gone from its teams, as member and as leader.
     await tx.delete(teamMembers).where(and(eq(teamMembers.user_id, id), eq(teamMembers.workspace_id, ctx.actor.workspaceId)))
+    await tx.update(teams).set({ leader_id: null, updated_at: now }).where(and(eq(teams.workspace_id, ctx.actor.workspaceId), eq(teams.leader_id, id)))
     await revokeSessions(tx, id, now, remaining === 0 ? undefined : ctx.actor.workspaceId)
     const result = { ...present(before), deleted_at: now }
     await audit({ entityType: 'user', entityId: id, entityName: before.name, action: 'deleted', oldValues: present(before) })

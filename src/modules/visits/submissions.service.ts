@@ -94,8 +94,20 @@ export interface SubmitItem {
  * The field saves forms of a visit (submit-form-v2). Every item is checked before anything is
  * written; errors are keyed `items.N.*`. Photos in answers are stored and replaced by their URLs.
  */
-export async function submitForms(ctx: AuthedContext, visitId: number, input: { form_id: number; items: SubmitItem[] }) {
+export async function submitForms(
+  ctx: AuthedContext,
+  visitId: number,
+  input: { form_id: number; items: SubmitItem[] },
+  /** Where item N's fields live in the request body (`items.N.` for v2, `` for the legacy body). */
+  at: (index: number) => string = (index) => `items.${index}.`,
+) {
   const db = ctx.deps.db.read
+  // Someone else's visit is a 404 before anything about the body is said (checked again in the transaction).
+  await findVisit(db, ctx, visitId, { mine: true })
+  const repeated = input.items.findIndex(
+    (item, index) => item.submission_id !== null && input.items.findIndex((other) => other.submission_id === item.submission_id) !== index,
+  )
+  if (repeated !== -1) throw ValidationFailed.field(`${at(repeated)}submission_id`, 'is listed twice')
   const form = await formScope.find(db, ctx.actor.workspaceId, input.form_id)
   if (!form) throw ValidationFailed.field('form_id', `form ${input.form_id} does not exist`)
   // Answers are checked, and photos stored, before the transaction (slow work never holds the writer).
@@ -104,13 +116,13 @@ export async function submitForms(ctx: AuthedContext, visitId: number, input: { 
   const errors: Record<string, string[]> = {}
   for (const [index, item] of input.items.entries()) {
     const result = validateAnswers(form.fields, item.answers, item.status === 'completed')
-    for (const [key, messages] of Object.entries(result.errors)) errors[`items.${index}.answers.${key}`] = messages
+    for (const [key, messages] of Object.entries(result.errors)) errors[`${at(index)}answers.${key}`] = messages
     checked.push({ item, answers: result.answers })
   }
   if (Object.keys(errors).length) throw new ValidationFailed(errors)
   for (const [index, { answers }] of checked.entries()) {
     for (const key of validateAnswers(form.fields, answers, false).photoKeys) {
-      answers[key] = await photos.accept(String(answers[key]), `items.${index}.answers.${key}`)
+      answers[key] = await photos.accept(String(answers[key]), `${at(index)}answers.${key}`)
     }
   }
 
@@ -128,8 +140,8 @@ export async function submitForms(ctx: AuthedContext, visitId: number, input: { 
       // First every decision, then the writes: a refused item leaves the others unwritten too.
       for (const [index, { item }] of checked.entries()) {
         const current = item.submission_id === null ? null : byId.get(item.submission_id)
-        if (item.submission_id !== null && !current) throw ValidationFailed.field(`items.${index}.submission_id`, `submission ${item.submission_id} is not on this visit`)
-        if (current && current.form_id !== form.id) throw ValidationFailed.field(`items.${index}.submission_id`, `submission ${item.submission_id} is for another form`)
+        if (item.submission_id !== null && !current) throw ValidationFailed.field(`${at(index)}submission_id`, `submission ${item.submission_id} is not on this visit`)
+        if (current && current.form_id !== form.id) throw ValidationFailed.field(`${at(index)}submission_id`, `submission ${item.submission_id} is for another form`)
         const decision = canSubmit(visit.status, current ?? null, item.status === 'completed')
         if (decision === 'SUBMISSION_ALREADY_SUBMITTED') throw new Conflict(decision, `submission ${item.submission_id} was already submitted`)
         if (decision !== 'allowed') throw new VisitStateConflict(decision, visit.status)
@@ -196,7 +208,7 @@ export async function submitFormLegacy(ctx: AuthedContext, visitId: number, inpu
     .where(and(eq(submissions.visit_id, visitId), eq(submissions.form_id, input.form_id), isNull(submissions.deleted_at)))
     .orderBy(submissions.order, submissions.id)
     .then((rows) => rows.filter((row) => row.status !== 'completed' || row.approval === 'rejected'))
-  return submitForms(ctx, visitId, { form_id: input.form_id, items: [{ submission_id: open?.id ?? null, status: 'completed', answers: input.answers }] })
+  return submitForms(ctx, visitId, { form_id: input.form_id, items: [{ submission_id: open?.id ?? null, status: 'completed', answers: input.answers }] }, () => '')
 }
 
 /** Office: approve or reject a completed submission awaiting approval; the submitter is notified. */
@@ -207,7 +219,8 @@ export function reviewSubmission(
   notes: string | null,
   visitId?: number,
 ) {
-  return withTransaction(ctx, async ({ tx, audit }) => {
+  return withTransaction(ctx, async (scope) => {
+    const { tx, audit } = scope
     if (visitId !== undefined) await findVisit(tx, ctx, visitId, { mine: false })
     const [row] = await tx
       .select()
@@ -242,7 +255,7 @@ export function reviewSubmission(
       newValues: { approval_status: decision, notes },
     })
     if (row.submitted_by !== null) {
-      await notify(tx, ctx, {
+      await notify(scope, ctx, {
         userIds: [row.submitted_by],
         workspaceId: ctx.actor.workspaceId,
         type: decision === 'approved' ? 'submission.approved' : 'submission.rejected',

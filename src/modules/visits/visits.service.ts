@@ -15,6 +15,7 @@ import { AppError, Conflict, ValidationFailed } from '../../platform/errors'
 import { withTransaction, type TxScope } from '../../platform/transaction'
 import { PhotoBatch } from '../files/files.service'
 import { notify } from '../notifications/notifications.service'
+import { topics } from '../../ws/hub'
 import { formsOfProjects } from '../projects/projects.service'
 import { canAssign, transition, type VisitAction } from './visits.machine'
 import { assignedTo, findVisit, visitDetail, visitScope, type VisitDetail } from './visits.queries'
@@ -145,7 +146,7 @@ async function setAssignees(scope: TxScope, ctx: AuthedContext, visitId: number,
   })
   for (const userId of added) await audit(entry(userId, 'assigned'))
   for (const userId of removed) await audit(entry(userId, 'unassigned'))
-  await notify(tx, ctx, {
+  await notify(scope, ctx, {
     userIds: added,
     workspaceId: ctx.actor.workspaceId,
     type: 'visit.assigned',
@@ -276,6 +277,12 @@ async function applyTransition(
   const values = { ...changes, status: result.to, updated_at: ctx.deps.clock.now().toISOString() }
   await scope.tx.update(visits).set(values).where(eq(visits.id, visit.id))
   await appendLog(scope.tx, ctx, visit.id, action, notes)
+  const assignees = await assigneeIds(scope.tx, visit.id)
+  scope.afterCommit(() => {
+    const event = { type: 'visit.updated' as const, data: { id: visit.id, status: result.to } }
+    ctx.deps.hub.publish(topics.visits(ctx.actor.workspaceId), event)
+    for (const userId of assignees) ctx.deps.hub.publish(topics.userVisits(ctx.actor.workspaceId, userId), event)
+  })
   const { updated_at: _u, ...newValues } = values
   const oldValues = Object.fromEntries(Object.keys(newValues).map((key) => [key, visit[key as keyof typeof visit]]))
   await scope.audit({ entityType: 'visit', entityId: visit.id, entityName: await visitName(scope.tx, visit), action: 'updated', oldValues, newValues })
@@ -390,7 +397,7 @@ export function sendToField(ctx: AuthedContext, visitIds: number[]) {
       if (userIds.length) {
         await scope.tx.insert(visitDispatches).values(userIds.map((user_id) => ({ workspace_id: ctx.actor.workspaceId, visit_id: id, user_id, sent_by: ctx.actor.userId, created_at: now })))
       }
-      await notify(scope.tx, ctx, {
+      await notify(scope, ctx, {
         userIds,
         workspaceId: ctx.actor.workspaceId,
         type: 'visit.sent_to_field',

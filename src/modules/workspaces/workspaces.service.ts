@@ -5,9 +5,11 @@
 import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, roles, workspaces } from '../../db/schema'
+import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { DEFAULT_LIST, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLE_SLUGS, type BuiltinRoleSlug } from '../../platform/permissions'
+import { NotFound } from '../../platform/errors'
 import { withTransaction } from '../../platform/transaction'
 
 export type WorkspaceRow = typeof workspaces.$inferSelect
@@ -108,5 +110,25 @@ export function createWorkspace(ctx: AuthedContext, input: { name: string }) {
       actor: { id: ctx.actor.userId, name: ctx.actor.name, role: 'super_admin', workspaceId: workspace.id },
     })
     return result
+  })
+}
+
+/**
+ * PUT /office/v1/workspaces/:id/settings: settings of the caller's current workspace (another id,
+ * even an accessible one, is a 404: switch to it first).
+ */
+export function updateWorkspaceSettings(ctx: AuthedContext, id: number, input: { location_retention_days?: number; name?: string }) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    if (id !== ctx.actor.workspaceId) throw new NotFound('WORKSPACE')
+    const [before] = await tx.select().from(workspaces).where(eq(workspaces.id, id))
+    if (!before) throw new NotFound('WORKSPACE')
+    const [after] = await tx
+      .update(workspaces)
+      .set({ ...input, updated_at: ctx.deps.clock.now().toISOString() })
+      .where(eq(workspaces.id, id))
+      .returning()
+    const diff = changedFields(before, after)
+    await audit({ entityType: 'workspace', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    return presentWorkspace(after, ctx.actor.role)
   })
 }

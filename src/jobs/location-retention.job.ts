@@ -1,0 +1,39 @@
+/**
+ * Daily: removes location pings older than each workspace's `location_retention_days` (default 90,
+ * CONTRACT §8), in batches so the writer is never held for long, and drops a user from the live map
+ * once their newest ping is past retention too.
+ */
+import { and, eq, inArray, lt } from 'drizzle-orm'
+import { latestLocations, locationPings, workspaces } from '../db/schema'
+import type { Deps } from '../platform/context'
+
+const DAY_MS = 86_400_000
+export const RETENTION_BATCH = 5_000
+
+export async function purgeExpiredLocations(deps: Deps): Promise<{ removed: number; workspaces: number }> {
+  const now = deps.clock.now().getTime()
+  const all = await deps.db.read.select({ id: workspaces.id, days: workspaces.location_retention_days }).from(workspaces)
+  let removed = 0
+  for (const workspace of all) {
+    const cutoff = new Date(now - workspace.days * DAY_MS).toISOString()
+    for (;;) {
+      const deleted = await deps.db.transaction(async (tx) => {
+        const batch = tx
+          .select({ id: locationPings.id })
+          .from(locationPings)
+          .where(and(eq(locationPings.workspace_id, workspace.id), lt(locationPings.recorded_at, cutoff)))
+          .limit(RETENTION_BATCH)
+        const rows = await tx.delete(locationPings).where(inArray(locationPings.id, batch)).returning({ id: locationPings.id })
+        return rows.length
+      })
+      removed += deleted
+      if (deleted < RETENTION_BATCH) break
+    }
+    await deps.db.transaction(async (tx) => {
+      await tx.delete(latestLocations).where(and(eq(latestLocations.workspace_id, workspace.id), lt(latestLocations.recorded_at, cutoff)))
+    })
+  }
+  deps.logger.info('location retention', { removed, workspaces: all.length })
+  return { removed, workspaces: all.length }
+}
+

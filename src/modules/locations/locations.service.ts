@@ -1,0 +1,249 @@
+/**
+ * Location pings (SPEC "Location batch", CONTRACT §8): the hot write path of the service.
+ *
+ * A batch of 1–50 pings is all or nothing and is written as ONE multi-row prepared INSERT in one
+ * transaction. Phones resend their backlog (at-least-once): a ping whose device time the user already
+ * stored is skipped by the unique index, so `count` is what was actually saved. Each user's newest
+ * ping by device time is kept in `latest_locations`, moved only forward, so the live map is one
+ * indexed read and a late backlog never drags a user back. After commit, each saved ping goes to
+ * the workspace's live-map sockets.
+ */
+import { and, count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { prepared, preparedVariants } from '../../db/prepared'
+import { latestLocations, locationPings, users, visits } from '../../db/schema'
+import type { AuthedContext } from '../../platform/context'
+import { dateBound } from '../../platform/dates'
+import { ValidationFailed } from '../../platform/errors'
+import { pageMeta, paging, type ListLimits, type Page } from '../../platform/pagination'
+import { withTransaction } from '../../platform/transaction'
+import { topics } from '../../ws/hub'
+
+export const PINGS_PER_BATCH = 50
+export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000
+export const HISTORY_LIST: ListLimits = { defaultLimit: 100, maxLimit: 1000 }
+
+export interface PingInput {
+  lat: number
+  lng: number
+  is_mock: boolean
+  visit_id?: number | null
+  accuracy_m?: number | null
+  speed_mps?: number | null
+  source?: 'gps' | 'network' | 'passive' | null
+  battery_level?: number | null
+  signal_quality?: 'good' | 'fair' | 'poor' | null
+  recorded_at?: string | null
+}
+
+const COLUMNS = [
+  'workspace_id',
+  'user_id',
+  'visit_id',
+  'lat',
+  'lng',
+  'accuracy_m',
+  'speed_mps',
+  'source',
+  'battery_level',
+  'is_mock',
+  'signal_quality',
+  'recorded_at',
+  'device_time',
+  'created_at',
+  'updated_at',
+] as const
+type PingRow = typeof locationPings.$inferInsert
+
+/** One prepared multi-row INSERT per batch size; duplicates of device time are skipped. */
+const insertPings = preparedVariants((db: Db, rows: number) =>
+  db
+    .insert(locationPings)
+    .values(
+      Array.from({ length: rows }, (_, i) =>
+        Object.fromEntries(COLUMNS.map((column) => [column, sql.placeholder(`${column}${i}`)])) as unknown as PingRow,
+      ),
+    )
+    .onConflictDoNothing()
+    .returning()
+    .prepare(),
+)
+
+/** Moves a user's latest ping forward only (device time), never back. */
+const upsertLatest = prepared((db) =>
+  db
+    .insert(latestLocations)
+    .values(
+      Object.fromEntries(['ping_id', ...COLUMNS.filter((c) => c !== 'device_time')].map((column) => [column, sql.placeholder(column)])) as never,
+    )
+    .onConflictDoUpdate({
+      target: [latestLocations.workspace_id, latestLocations.user_id],
+      set: Object.fromEntries(
+        ['ping_id', ...COLUMNS.filter((c) => c !== 'device_time' && c !== 'workspace_id' && c !== 'user_id' && c !== 'created_at')].map((column) => [
+          column,
+          sql.raw(`excluded.${column}`),
+        ]),
+      ),
+      setWhere: sql`excluded.recorded_at > ${latestLocations.recorded_at} or (excluded.recorded_at = ${latestLocations.recorded_at} and excluded.ping_id > ${latestLocations.ping_id})`,
+    })
+    .prepare(),
+)
+
+/** Visit ids of the workspace among a JSON list: one prepared statement for any number of ids. */
+const knownVisits = prepared((db) =>
+  db
+    .select({ id: visits.id })
+    .from(visits)
+    .where(and(eq(visits.workspace_id, sql.placeholder('workspaceId')), sql`${visits.id} in (select value from json_each(${sql.placeholder('ids')}))`))
+    .prepare(),
+)
+
+export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promise<{ count: number }> {
+  const { workspaceId, userId } = ctx.actor
+  const now = ctx.deps.clock.now()
+  const nowIso = now.toISOString()
+  const errors: Record<string, string[]> = {}
+  const rows = pings.map((ping, index) => {
+    let recordedAt = nowIso
+    if (ping.recorded_at != null) {
+      const time = Date.parse(ping.recorded_at)
+      if (time > now.getTime() + FUTURE_TOLERANCE_MS) errors[`pings.${index}.recorded_at`] = ['must not be more than 5 minutes in the future']
+      recordedAt = new Date(time).toISOString()
+    }
+    const values: Record<string, unknown> = {
+      workspace_id: workspaceId,
+      user_id: userId,
+      visit_id: ping.visit_id ?? null,
+      lat: ping.lat,
+      lng: ping.lng,
+      accuracy_m: ping.accuracy_m ?? null,
+      speed_mps: ping.speed_mps ?? null,
+      source: ping.source ?? null,
+      battery_level: ping.battery_level ?? null,
+      is_mock: ping.is_mock,
+      signal_quality: ping.signal_quality ?? null,
+      recorded_at: recordedAt,
+      device_time: ping.recorded_at != null,
+      created_at: nowIso,
+      updated_at: nowIso,
+    }
+    return values
+  })
+  if (Object.keys(errors).length) throw new ValidationFailed(errors)
+
+  const saved = await withTransaction(
+    ctx,
+    async ({ tx }) => {
+      const visitIds = [...new Set(rows.map((row) => row.visit_id).filter((id): id is number => id !== null))]
+      if (visitIds.length) {
+        const known = new Set((await knownVisits(tx).all({ workspaceId, ids: JSON.stringify(visitIds) })).map((row) => row.id))
+        rows.forEach((row, index) => {
+          if (row.visit_id !== null && !known.has(row.visit_id as number)) errors[`pings.${index}.visit_id`] = [`visit ${row.visit_id} does not exist`]
+        })
+        if (Object.keys(errors).length) throw new ValidationFailed(errors)
+      }
+      const params: Record<string, unknown> = {}
+      rows.forEach((row, i) => {
+        for (const column of COLUMNS) params[`${column}${i}`] = row[column]
+      })
+      const inserted = await insertPings(tx, rows.length).all(params)
+      const newest = inserted.reduce<(typeof inserted)[number] | null>(
+        (best, ping) => (!best || ping.recorded_at > best.recorded_at || (ping.recorded_at === best.recorded_at && ping.id > best.id) ? ping : best),
+        null,
+      )
+      if (newest) {
+        const { id, device_time: _device, ...latest } = newest
+        await upsertLatest(tx).run({ ...latest, ping_id: id })
+      }
+      return inserted
+    },
+    // Pings are themselves an immutable record; CONTRACT §6 leaves batches unaudited.
+    { audit: 'none' },
+  )
+
+  const topic = topics.livemap(workspaceId)
+  for (const { device_time: _device, ...ping } of saved) ctx.deps.hub.publish(topic, { type: 'location.created', data: ping })
+  return { count: saved.length }
+}
+
+export interface HistoryQuery {
+  page?: number
+  limit?: number
+  user_id?: number
+  visit_id?: number
+  date_from?: string
+  date_to?: string
+  sort_order?: 'asc' | 'desc'
+}
+
+const pingColumns = {
+  id: locationPings.id,
+  workspace_id: locationPings.workspace_id,
+  user_id: locationPings.user_id,
+  visit_id: locationPings.visit_id,
+  lat: locationPings.lat,
+  lng: locationPings.lng,
+  accuracy_m: locationPings.accuracy_m,
+  speed_mps: locationPings.speed_mps,
+  source: locationPings.source,
+  battery_level: locationPings.battery_level,
+  is_mock: locationPings.is_mock,
+  signal_quality: locationPings.signal_quality,
+  recorded_at: locationPings.recorded_at,
+  created_at: locationPings.created_at,
+  updated_at: locationPings.updated_at,
+}
+
+/** History, newest first by device time (ties by id); date filters apply to recorded_at. */
+export async function listPings(ctx: AuthedContext, query: HistoryQuery) {
+  const page = paging(query, HISTORY_LIST)
+  const from = query.date_from ? dateBound(query.date_from, 'date_from') : null
+  const to = query.date_to ? dateBound(query.date_to, 'date_to') : null
+  const where: SQL = and(
+    eq(locationPings.workspace_id, ctx.actor.workspaceId),
+    query.user_id !== undefined ? eq(locationPings.user_id, query.user_id) : undefined,
+    query.visit_id !== undefined ? eq(locationPings.visit_id, query.visit_id) : undefined,
+    from ? gte(locationPings.recorded_at, from.at) : undefined,
+    to ? (to.inclusive ? lte(locationPings.recorded_at, to.at) : sql`${locationPings.recorded_at} < ${to.at}`) : undefined,
+  )!
+  const direction = query.sort_order === 'asc' ? sql`asc` : sql`desc`
+  const db = ctx.deps.db.read
+  const [rows, [{ total }]] = await Promise.all([
+    db
+      .select(pingColumns)
+      .from(locationPings)
+      .where(where)
+      .orderBy(sql`${locationPings.recorded_at} ${direction}`, sql`${locationPings.id} ${direction}`)
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ total: count() }).from(locationPings).where(where),
+  ])
+  return { rows, meta: pageMeta(page, total) } satisfies Page<(typeof rows)[number]>
+}
+
+/** The newest ping of every user of the workspace, newest first. */
+export async function latestPings(ctx: AuthedContext) {
+  return ctx.deps.db.read
+    .select({
+      id: latestLocations.ping_id,
+      workspace_id: latestLocations.workspace_id,
+      user_id: latestLocations.user_id,
+      user_name: users.name,
+      visit_id: latestLocations.visit_id,
+      lat: latestLocations.lat,
+      lng: latestLocations.lng,
+      accuracy_m: latestLocations.accuracy_m,
+      speed_mps: latestLocations.speed_mps,
+      source: latestLocations.source,
+      battery_level: latestLocations.battery_level,
+      is_mock: latestLocations.is_mock,
+      signal_quality: latestLocations.signal_quality,
+      recorded_at: latestLocations.recorded_at,
+      created_at: latestLocations.created_at,
+      updated_at: latestLocations.updated_at,
+    })
+    .from(latestLocations)
+    .innerJoin(users, eq(users.id, latestLocations.user_id))
+    .where(eq(latestLocations.workspace_id, ctx.actor.workspaceId))
+    .orderBy(desc(latestLocations.recorded_at))
+}
