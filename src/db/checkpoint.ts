@@ -23,7 +23,7 @@ export interface Checkpointer {
   stop(): Promise<void>
 }
 
-export const CHECKPOINT_INTERVAL_MS = 1_000
+export const CHECKPOINT_INTERVAL_MS = 250
 
 export function startCheckpointer(path: string, intervalMs = CHECKPOINT_INTERVAL_MS): Checkpointer {
   const worker = new Worker(new URL('./checkpoint.worker.ts', import.meta.url))

@@ -6,6 +6,7 @@
  * The cache is per Db object: the bun:sqlite reader and writer keep theirs for the process; a libSQL
  * transaction object lives for one transaction, so its statements are prepared for that one use.
  */
+import { Database as SqliteDatabase } from 'bun:sqlite'
 import type { Db } from './client'
 
 export function prepared<T>(build: (db: Db) => T): (db: Db) => T {
@@ -29,4 +30,24 @@ export function preparedVariants<K extends string | number, T>(build: (db: Db, k
     }
     return statement
   }
+}
+
+/**
+ * One SQL text with positional `?` parameters, for the few statements whose parameter count makes
+ * Drizzle's named placeholders the bottleneck (a 50-row INSERT binds 750 values). On bun:sqlite the
+ * connection's statement cache keeps it prepared; on libSQL it runs on the transaction (or client)
+ * the Drizzle object stands for. Booleans are bound as 1/0.
+ */
+export async function allPositional<T>(db: Db, text: string, params: unknown[]): Promise<T[]> {
+  const values = params.map((value) => (typeof value === 'boolean' ? Number(value) : value))
+  const client = (db as { $client?: unknown }).$client
+  if (client instanceof SqliteDatabase) return client.query(text).all(...(values as never[])) as T[]
+  // Drizzle's libSQL session holds the open transaction (`tx`) or the client itself.
+  const session = (db as unknown as { session: { tx?: LibsqlExecutor; client: LibsqlExecutor } }).session
+  const result = await (session.tx ?? session.client).execute({ sql: text, args: values as never[] })
+  return result.rows.map((row) => ({ ...row })) as T[]
+}
+
+interface LibsqlExecutor {
+  execute(statement: { sql: string; args: never[] }): Promise<{ rows: Record<string, unknown>[] }>
 }

@@ -23,6 +23,24 @@ import { AppError, Conflict, IdempotentReplay, ValidationFailed } from './errors
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key'
 export const IDEMPOTENCY_KEY_MAX = 64
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+/** Insert, or take over an expired or failed record of the same key. */
+const storeRecord = prepared((db) =>
+  db
+    .insert(idempotencyKeys)
+    .values({
+      workspace_id: sql.placeholder('workspaceId'),
+      key: sql.placeholder('key'),
+      fingerprint: sql.placeholder('fingerprint'),
+      response_status: sql.placeholder('status'),
+      created_at: sql.placeholder('now'),
+    } as never)
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.workspace_id, idempotencyKeys.key],
+      set: { fingerprint: sql`excluded.fingerprint`, response_status: sql`excluded.response_status`, created_at: sql`excluded.created_at` },
+    })
+    .prepare(),
+)
+
 export const IDEMPOTENT_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/
@@ -119,20 +137,13 @@ export class IdempotencyStore {
   async record(tx: Db, claim: IdempotencyClaim): Promise<void> {
     if (claim.recorded) return
     await this.check(tx, claim)
-    const now = this.clock.now().toISOString()
-    await tx
-      .insert(idempotencyKeys)
-      .values({
-        workspace_id: claim.workspaceId,
-        key: claim.key,
-        fingerprint: claim.fingerprint,
-        response_status: claim.successStatus,
-        created_at: now,
-      })
-      .onConflictDoUpdate({
-        target: [idempotencyKeys.workspace_id, idempotencyKeys.key],
-        set: { fingerprint: claim.fingerprint, response_status: claim.successStatus, created_at: now },
-      })
+    await storeRecord(tx).run({
+      workspaceId: claim.workspaceId,
+      key: claim.key,
+      fingerprint: claim.fingerprint,
+      status: claim.successStatus,
+      now: this.clock.now().toISOString(),
+    })
   }
 
   /** Removes records past their 24 hours; returns how many. */

@@ -10,10 +10,10 @@
  */
 import { and, count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { prepared, preparedVariants } from '../../db/prepared'
+import { allPositional, prepared } from '../../db/prepared'
 import { latestLocations, locationPings, users, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { dateBound } from '../../platform/dates'
+import { dateBound, parseDateTime } from '../../platform/dates'
 import { ValidationFailed } from '../../platform/errors'
 import { pageMeta, paging, type ListLimits, type Page } from '../../platform/pagination'
 import { withTransaction } from '../../platform/transaction'
@@ -53,21 +53,31 @@ const COLUMNS = [
   'created_at',
   'updated_at',
 ] as const
-type PingRow = typeof locationPings.$inferInsert
 
-/** One prepared multi-row INSERT per batch size; duplicates of device time are skipped. */
-const insertPings = preparedVariants((db: Db, rows: number) =>
-  db
-    .insert(locationPings)
-    .values(
-      Array.from({ length: rows }, (_, i) =>
-        Object.fromEntries(COLUMNS.map((column) => [column, sql.placeholder(`${column}${i}`)])) as unknown as PingRow,
-      ),
-    )
-    .onConflictDoNothing()
-    .returning()
-    .prepare(),
-)
+interface SavedPing {
+  id: number
+  workspace_id: number
+  user_id: number
+  visit_id: number | null
+  lat: number
+  lng: number
+  accuracy_m: number | null
+  speed_mps: number | null
+  source: string | null
+  battery_level: number | null
+  is_mock: boolean
+  signal_quality: string | null
+  recorded_at: string
+  created_at: string
+  updated_at: string
+}
+
+/** A batch of `rows` pings as one multi-row INSERT; duplicates of device time are skipped. */
+const insertText = (rows: number) =>
+  `insert into location_pings (${COLUMNS.join(', ')}) values ${Array(rows).fill(`(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}
+   on conflict do nothing
+   returning id, workspace_id, user_id, visit_id, lat, lng, accuracy_m, speed_mps, source, battery_level, is_mock, signal_quality, recorded_at, created_at, updated_at`
+const INSERT_TEXT = Array.from({ length: PINGS_PER_BATCH + 1 }, (_, rows) => (rows ? insertText(rows) : ''))
 
 /** Moves a user's latest ping forward only (device time), never back. */
 const upsertLatest = prepared((db) =>
@@ -106,13 +116,11 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
   const rows = pings.map((ping, index) => {
     let recordedAt = nowIso
     if (ping.recorded_at != null) {
-      const time = Date.parse(ping.recorded_at)
+      const time = parseDateTime(ping.recorded_at)!
       if (time > now.getTime() + FUTURE_TOLERANCE_MS) errors[`pings.${index}.recorded_at`] = ['must not be more than 5 minutes in the future']
       recordedAt = new Date(time).toISOString()
     }
-    const values: Record<string, unknown> = {
-      workspace_id: workspaceId,
-      user_id: userId,
+    return {
       visit_id: ping.visit_id ?? null,
       lat: ping.lat,
       lng: ping.lng,
@@ -125,9 +133,7 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
       recorded_at: recordedAt,
       device_time: ping.recorded_at != null,
       created_at: nowIso,
-      updated_at: nowIso,
     }
-    return values
   })
   if (Object.keys(errors).length) throw new ValidationFailed(errors)
 
@@ -142,17 +148,21 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
         })
         if (Object.keys(errors).length) throw new ValidationFailed(errors)
       }
-      const params: Record<string, unknown> = {}
-      rows.forEach((row, i) => {
-        for (const column of COLUMNS) params[`${column}${i}`] = row[column]
-      })
-      const inserted = await insertPings(tx, rows.length).all(params)
+      const params: unknown[] = []
+      for (const row of rows) {
+        params.push(workspaceId, userId, row.visit_id, row.lat, row.lng, row.accuracy_m, row.speed_mps, row.source, row.battery_level)
+        params.push(row.is_mock, row.signal_quality, row.recorded_at, row.device_time, row.created_at, row.created_at)
+      }
+      const inserted = (await allPositional<Omit<SavedPing, 'is_mock'> & { is_mock: number }>(tx, INSERT_TEXT[rows.length], params)).map((ping) => ({
+        ...ping,
+        is_mock: Boolean(ping.is_mock),
+      }))
       const newest = inserted.reduce<(typeof inserted)[number] | null>(
         (best, ping) => (!best || ping.recorded_at > best.recorded_at || (ping.recorded_at === best.recorded_at && ping.id > best.id) ? ping : best),
         null,
       )
       if (newest) {
-        const { id, device_time: _device, ...latest } = newest
+        const { id, ...latest } = newest
         await upsertLatest(tx).run({ ...latest, ping_id: id })
       }
       return inserted
@@ -162,7 +172,7 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
   )
 
   const topic = topics.livemap(workspaceId)
-  for (const { device_time: _device, ...ping } of saved) ctx.deps.hub.publish(topic, { type: 'location.created', data: ping })
+  for (const ping of saved) ctx.deps.hub.publish(topic, { type: 'location.created', data: ping })
   return { count: saved.length }
 }
 
