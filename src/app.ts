@@ -29,6 +29,8 @@ import { visitRoutes } from './modules/visits/visits.routes'
 import { workspaceRoutes } from './modules/workspaces/workspaces.routes'
 import { locationRoutes } from './modules/locations/locations.routes'
 import { Hub } from './ws/hub'
+import { regionalRoutes } from './modules/regional/regional.routes'
+import { embeddedSource, upstreamSource } from './modules/regional/regional.source'
 import { wsRoutes } from './ws/ws.routes'
 
 export interface AppOptions {
@@ -50,6 +52,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     idempotency: new IdempotencyStore(() => db.read, clock),
     loginLimiter: new FailureLimiter(clock),
     hub: new Hub(),
+    regional: config.REGIONAL_SERVICE_URL ? upstreamSource(config.REGIONAL_SERVICE_URL) : embeddedSource(() => db.read),
   }
   const routes = new RouteTable()
   const platform = createPlatform(deps, routes)
@@ -88,6 +91,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     .use(visitRoutes(platform))
     .use(fileRoutes(platform))
     .use(locationRoutes(platform))
+    .use(regionalRoutes(platform))
     .use(auditLogRoutes(platform))
 
   const app = new Elysia({

@@ -5,6 +5,7 @@
 import { ConfigError, loadConfig, type Config } from './config/env'
 import { openDatabase } from './db/client'
 import { createApp } from './app'
+import { loadRegionalData } from './modules/regional/regional.data'
 import { startJobs } from './jobs'
 import { MAX_BODY_BYTES } from './platform/http'
 
@@ -22,6 +23,8 @@ async function main() {
   const db = await openDatabase(config)
   await db.migrate()
   const { app, deps } = await createApp({ db, config })
+  // The embedded regional data is loaded once (a few seconds on first start, nothing afterwards).
+  if (!config.REGIONAL_SERVICE_URL) await loadRegionalData(db, deps.logger)
   app.listen({ port: config.PORT, hostname: config.HOST, maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024 })
   const jobs = startJobs(deps)
   deps.logger.info('server started', {

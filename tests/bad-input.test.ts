@@ -91,8 +91,14 @@ const INJECTED_ID = 987_654_321
 const INJECTED_TIME = '2000-01-01T00:00:00.000Z'
 const BUILTIN_SLUGS = ['super_admin', 'admin', 'manager', 'user']
 
-/** Every table but the append-only audit log, with the column it is ordered by. */
-let TABLES: { name: string; order: string }[] = []
+/**
+ * Every table but the append-only audit log, with the column it is ordered by. Reference tables of
+ * tens of thousands of rows that no request writes (the regional areas) are compared by a digest
+ * (first and last id: two index lookups, where even count(*) would scan) instead of row for row,
+ * so the thousands of snapshots stay cheap.
+ */
+let TABLES: { name: string; order: string; digest: boolean }[] = []
+const REFERENCE_TABLE = /^regional_/
 
 beforeAll(async () => {
   other = await t.app.workspace()
@@ -106,7 +112,7 @@ beforeAll(async () => {
   for (const { name } of names) {
     const columns = await t.app.db.pragma(`PRAGMA table_info(${String(name)})`)
     const pk = columns.find((column) => Number(column.pk) === 1)?.name ?? 'rowid'
-    TABLES.push({ name: String(name), order: String(pk) })
+    TABLES.push({ name: String(name), order: String(pk), digest: REFERENCE_TABLE.test(String(name)) })
   }
 })
 
@@ -180,7 +186,13 @@ async function snapshot(): Promise<Snapshot> {
   const changes = await totalChanges()
   if (lastSnapshot && lastSnapshot.changes === changes) return lastSnapshot
   const tables: Snapshot['tables'] = {}
-  for (const { name, order } of TABLES) tables[name] = await t.app.db.pragma(`SELECT * FROM ${name} ORDER BY ${order}`)
+  for (const { name, order, digest } of TABLES) {
+    tables[name] = await t.app.db.pragma(
+      digest
+        ? `SELECT min(${order}) AS first, max(${order}) AS last FROM ${name}`
+        : `SELECT * FROM ${name} ORDER BY ${order}`,
+    )
+  }
   const [audit] = await t.app.db.pragma('SELECT count(*) AS n, coalesce(max(id), 0) AS max_id FROM audit_logs')
   const taken = { tables, audit: { count: Number(audit.n), maxId: Number(audit.max_id) }, changes }
   if ((await totalChanges()) === changes) lastSnapshot = taken
@@ -531,6 +543,8 @@ interface Baseline {
   path: string
   body: Record<string, unknown>
   token?: string
+  /** Request headers the route needs (the location batch requires an X-Idempotency-Key, unique per request). */
+  headers?: Record<string, string>
 }
 
 interface FieldSpec {
@@ -1941,6 +1955,171 @@ for (const listing of VISIT_LISTINGS) {
   }
 }
 
+// Workspace settings ---------------------------------------------------------------------------
+
+/** `location_retention_days`: an integer number of days, 1 to 3650 (CONTRACT §8). */
+function retentionDays(): Mutation[] {
+  return [
+    missing,
+    ...wrongTypes('integer'),
+    mutation('its value as a string ("30")', 'invalid', '30'),
+    mutation('zero', 'invalid', 0),
+    mutation('negative -1', 'invalid', -1),
+    mutation('3651 (limit 3650)', 'invalid', 3651),
+    mutation('float 1.5', 'invalid', 1.5),
+    mutation('huge 1e308', 'invalid', 1e308),
+    mutation('exactly 1', 'valid', 1),
+    mutation('exactly 3650', 'valid', 3650),
+    mutation('the default 90', 'valid', 90),
+  ]
+}
+
+SPECS['PUT /api/office/v1/workspaces/:id/settings'] = {
+  family: 'workspaces',
+  // The caller's own workspace (another id is a 404, see the security suite).
+  baseline: async (rc) => ({
+    path: `/office/v1/workspaces/${rc.ws.id}/settings`,
+    body: { name: unique('Workspace'), location_retention_days: 30 },
+    token: rc.token,
+  }),
+  fields: {
+    name: { mutations: requiredText(255), required: false },
+    location_retention_days: { mutations: retentionDays(), required: false },
+  },
+  readBack: async (rc) => {
+    const [row] = await t.app.db.pragma(`SELECT name, location_retention_days FROM workspaces WHERE id = ${rc.ws.id}`)
+    return row
+  },
+}
+
+// Location batch (CONTRACT §8) ---------------------------------------------------------------------
+
+let deviceSeconds = 0
+/** A device time no other ping of the matrix has: a repeat would be skipped as a resent backlog. */
+const deviceTime = () => new Date(t.app.clock.now().getTime() - 60_000 - ++deviceSeconds * 1000).toISOString()
+
+const fullPing = (rc: RouteCtx, extra: Record<string, unknown> = {}) => ({
+  lat: -6.2,
+  lng: 106.8,
+  is_mock: false,
+  visit_id: rc.visit,
+  accuracy_m: 5,
+  speed_mps: 1.5,
+  source: 'gps',
+  battery_level: 0.8,
+  signal_quality: 'good',
+  recorded_at: deviceTime(),
+  ...extra,
+})
+
+/** The same instant written with a +07:00 offset (`…T08:00:00.000Z` → `…T15:00:00.000+07:00`). */
+const inJakarta = (iso: string) => new Date(Date.parse(iso) + 7 * 3_600_000).toISOString().replace('Z', '+07:00')
+
+/** A ping as stored and read back: absent optional fields are null, recorded_at in UTC (or the receive time). */
+const pingAsStored = (sent: Record<string, any>) => ({
+  lat: sent.lat,
+  lng: sent.lng,
+  is_mock: sent.is_mock,
+  visit_id: sent.visit_id ?? null,
+  accuracy_m: sent.accuracy_m ?? null,
+  speed_mps: sent.speed_mps ?? null,
+  source: sent.source ?? null,
+  battery_level: sent.battery_level ?? null,
+  signal_quality: sent.signal_quality ?? null,
+  recorded_at: sent.recorded_at != null ? new Date(sent.recorded_at).toISOString() : t.app.clock.now().toISOString(),
+})
+
+/** `pings` of a batch: 1 to 50 pings, all or nothing; errors are keyed `pings.N.<field>`. */
+function pingList(): Mutation[] {
+  type Extra = Record<string, unknown>
+  const pings = (...extras: Extra[]) => (_: unknown, rc: RouteCtx) => extras.map((extra) => fullPing(rc, extra))
+  const bad = (label: string, extra: Extra, path: string) => mutation(label, 'invalid', pings(extra), { path: `0.${path}` })
+  const good = (label: string, ...extras: Extra[]) => mutation(label, 'valid', pings(...extras), { stored: (sent: Extra[]) => sent.map(pingAsStored) })
+  const absent = undefined
+  return [
+    missing,
+    ...wrongTypes('array'),
+    mutation('a single ping instead of a list', 'invalid', (_: unknown, rc: RouteCtx) => fullPing(rc)),
+    mutation('empty list', 'invalid', []),
+    mutation('51 pings (limit 50)', 'invalid', (_: unknown, rc: RouteCtx) => Array.from({ length: 51 }, () => fullPing(rc))),
+    mutation('[null]', 'invalid', [null], { path: '0' }),
+    mutation('a ping that is a number', 'invalid', [42], { path: '0' }),
+    bad('a ping without lat', { lat: absent }, 'lat'),
+    bad('lat 90.5', { lat: 90.5 }, 'lat'),
+    bad('lat -90.5', { lat: -90.5 }, 'lat'),
+    bad('lat as a string', { lat: '-6.2' }, 'lat'),
+    bad('lat null', { lat: null }, 'lat'),
+    bad('a ping without lng', { lng: absent }, 'lng'),
+    bad('lng 180.5', { lng: 180.5 }, 'lng'),
+    bad('lng -180.5', { lng: -180.5 }, 'lng'),
+    bad('a ping without is_mock', { is_mock: absent }, 'is_mock'),
+    bad('is_mock "false"', { is_mock: 'false' }, 'is_mock'),
+    bad('is_mock 0', { is_mock: 0 }, 'is_mock'),
+    bad('accuracy_m -1', { accuracy_m: -1 }, 'accuracy_m'),
+    bad('speed_mps -0.5', { speed_mps: -0.5 }, 'speed_mps'),
+    bad('battery_level 1.5', { battery_level: 1.5 }, 'battery_level'),
+    bad('battery_level -0.1', { battery_level: -0.1 }, 'battery_level'),
+    bad('source "wifi"', { source: 'wifi' }, 'source'),
+    bad('source "GPS" (case matters)', { source: 'GPS' }, 'source'),
+    bad('an SQL-ish source', { source: "gps' OR '1'='1" }, 'source'),
+    bad('signal_quality "excellent"', { signal_quality: 'excellent' }, 'signal_quality'),
+    bad('visit_id 0', { visit_id: 0 }, 'visit_id'),
+    bad('visit_id as a string', { visit_id: '1' }, 'visit_id'),
+    bad('visit_id 2^53', { visit_id: 2 ** 53 }, 'visit_id'),
+    bad('a visit that does not exist', { visit_id: 99_999_999 }, 'visit_id'),
+    mutation('a visit of another workspace', 'invalid', (_: unknown, rc: RouteCtx) => [fullPing(rc, { visit_id: foreign.visit_id })], { path: '0.visit_id' }),
+    bad('recorded_at "junk"', { recorded_at: 'junk' }, 'recorded_at'),
+    bad('recorded_at 2026-02-30 (no such day)', { recorded_at: '2026-02-30T08:00:00Z' }, 'recorded_at'),
+    bad('recorded_at a date only', { recorded_at: '2026-01-15' }, 'recorded_at'),
+    mutation('recorded_at 10 minutes in the future', 'invalid', (_: unknown, rc: RouteCtx) => [fullPing(rc, { recorded_at: new Date(t.app.clock.now().getTime() + 600_000).toISOString() })], {
+      path: '0.recorded_at',
+    }),
+    mutation('a good ping, then one with lat 91 (nothing is saved)', 'invalid', pings({}, { lat: 91 }), { path: '1.lat' }),
+    mutation('a good ping, then one of another workspace’s visit (nothing is saved)', 'invalid', (_: unknown, rc: RouteCtx) => [fullPing(rc), fullPing(rc, { visit_id: foreign.visit_id })], {
+      path: '1.visit_id',
+    }),
+    good('only the required fields', { visit_id: absent, accuracy_m: absent, speed_mps: absent, source: absent, battery_level: absent, signal_quality: absent, recorded_at: absent }),
+    good('every optional field null', { visit_id: null, accuracy_m: null, speed_mps: null, source: null, battery_level: null, signal_quality: null, recorded_at: null }),
+    good('the bounds: lat 90, lng -180, accuracy 0, speed 0, battery 0', { lat: 90, lng: -180, accuracy_m: 0, speed_mps: 0, battery_level: 0 }),
+    good('the bounds: lat -90, lng 180, battery 1, a mock location', { lat: -90, lng: 180, battery_level: 1, is_mock: true }),
+    good('every source and signal quality', { source: 'network', signal_quality: 'fair' }, { source: 'passive', signal_quality: 'poor' }, { source: 'gps', signal_quality: 'good' }),
+    mutation('recorded_at with a +07:00 offset', 'valid', (_: unknown, rc: RouteCtx) => [fullPing(rc, { recorded_at: inJakarta(deviceTime()) })], {
+      stored: (sent: Extra[]) => sent.map(pingAsStored),
+    }),
+    mutation('50 pings', 'valid', (_: unknown, rc: RouteCtx) => Array.from({ length: 50 }, () => fullPing(rc)), { stored: (sent: Extra[]) => sent.map(pingAsStored) }),
+  ]
+}
+
+SPECS['POST /api/app/v1/locations/batch'] = {
+  family: 'locations',
+  setup: async (rc) => {
+    await visitKit(rc)
+    rc.visit = (await planVisit(rc)).id
+  },
+  // Sent by the field user, with the key the route requires (a new one per request).
+  baseline: async (rc) => ({ path: '/app/v1/locations/batch', body: { pings: [fullPing(rc)] }, token: rc.field.token, headers: { 'x-idempotency-key': unique('batch') } }),
+  fields: { pings: { mutations: pingList(), required: true } },
+  // The pings this request saved: the field user's newest, as many as it counted, oldest first.
+  readBack: async (rc, reply) => {
+    const count = Number(reply.body.data.count)
+    const rows = await t.app.db.pragma(`SELECT * FROM location_pings WHERE user_id = ${rc.field.user.id} ORDER BY id DESC LIMIT ${count}`)
+    return {
+      pings: rows.reverse().map((row) => ({
+        lat: row.lat,
+        lng: row.lng,
+        is_mock: Boolean(row.is_mock),
+        visit_id: row.visit_id,
+        accuracy_m: row.accuracy_m,
+        speed_mps: row.speed_mps,
+        source: row.source,
+        battery_level: row.battery_level,
+        signal_quality: row.signal_quality,
+        recorded_at: row.recorded_at,
+      })),
+    }
+  },
+}
+
 // Visit import: a text/csv body, not JSON ---------------------------------------------------------
 
 /**
@@ -2205,7 +2384,7 @@ async function runMutation(route: CatalogueRoute, spec: RouteSpec, rc: RouteCtx,
   else body[field] = sent
   const expectation = resolve(fieldSpec, m, field, body, sent)
   const before = await snapshot()
-  const reply = await t.app.request(route.method, baseline.path, { body, token: baseline.token })
+  const reply = await t.app.request(route.method, baseline.path, { body, token: baseline.token, headers: baseline.headers })
   try {
     await check(reply, expectation, { route, spec, rc, field, before })
   } finally {
@@ -2258,7 +2437,7 @@ async function runExtra(route: CatalogueRoute, spec: RouteSpec, rc: RouteCtx, ke
   Object.defineProperty(body, key, { value, enumerable: true, writable: true, configurable: true })
   expect(JSON.stringify(body)).toContain(`"${key}":`)
   const before = await snapshot()
-  const reply = await t.app.request(route.method, baseline.path, { body, token: baseline.token })
+  const reply = await t.app.request(route.method, baseline.path, { body, token: baseline.token, headers: baseline.headers })
   try {
     expectNo5xx(reply)
     if (reply.status !== route.success) throw new Error(`expected ${route.success}, got ${reply.status} ${reply.text.slice(0, 500)}`)
@@ -2346,7 +2525,7 @@ for (const family of FAMILIES) {
         test(`${name} · the baseline body is accepted and lists exactly the fields under test`, async () => {
           const baseline = await spec.baseline(rc)
           expect(Object.keys(baseline.body).sort()).toEqual(Object.keys(spec.fields).sort())
-          const reply = await t.app.request(route.method, baseline.path, { body: baseline.body, token: baseline.token })
+          const reply = await t.app.request(route.method, baseline.path, { body: baseline.body, token: baseline.token, headers: baseline.headers })
           expectNo5xx(reply)
           expect(`${reply.status} ${reply.body?.code}`).toStartWith(String(route.success))
           await spec.cleanup?.(rc, reply)
@@ -2406,6 +2585,74 @@ const NOT_LISTS: Record<string, { kind: 'csv' | 'no-query'; reason: string }> = 
   '/api/office/v1/outlet-visits/export': { kind: 'csv', reason: 'the office visit list as a CSV stream (listing A)' },
   '/api/app/v1/visits/active': { kind: 'no-query', reason: "the caller's visit in progress, or null" },
   '/api/app/v1/outlet-visits/active-visit': { kind: 'no-query', reason: "the caller's visit in progress, or null (listing A)" },
+  '/api/office/v1/locations/latest': { kind: 'no-query', reason: 'the newest ping of each user, a plain array without meta (CONTRACT §8)' },
+}
+
+/**
+ * Lists whose paging or parameters differ from the common ones, and why. A parameter a route does
+ * not take is ignored like any unknown one (200), except that repeating it is still refused.
+ */
+const LIST_RULES: Record<string, { defaultLimit: number; maxLimit: number; ignores: string[]; reason: string; base?: string }> = {
+  '/api/office/v1/locations': {
+    defaultLimit: 100,
+    maxLimit: 1000,
+    ignores: ['sort_by', 'keyword'],
+    reason: 'location history: limit default 100, max 1000; always ordered by recorded_at, no keyword (CONTRACT §8)',
+  },
+  '/api/office/v1/regional/provinces': {
+    defaultLimit: 50,
+    maxLimit: 1000,
+    ignores: ['sort_by', 'sort_order'],
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9)',
+  },
+  '/api/office/v1/regional/cities': {
+    defaultLimit: 50,
+    maxLimit: 1000,
+    ignores: ['sort_by', 'sort_order'],
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9); the parent id is required',
+    base: 'province_id=11',
+  },
+  '/api/office/v1/regional/districts': {
+    defaultLimit: 50,
+    maxLimit: 1000,
+    ignores: ['sort_by', 'sort_order'],
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9); the parent id is required',
+    base: 'city_id=1101',
+  },
+  '/api/office/v1/regional/villages': {
+    defaultLimit: 50,
+    maxLimit: 1000,
+    ignores: ['sort_by', 'sort_order'],
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9); the parent id is required',
+    base: 'district_id=110101',
+  },
+  '/api/app/v1/regional/provinces': {
+    defaultLimit: 50,
+    maxLimit: 1000,
+    ignores: ['sort_by', 'sort_order'],
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9)',
+  },
+  '/api/app/v1/regional/cities': {
+    defaultLimit: 50,
+    maxLimit: 1000,
+    ignores: ['sort_by', 'sort_order'],
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9); the parent id is required',
+    base: 'province_id=11',
+  },
+  '/api/app/v1/regional/districts': {
+    defaultLimit: 50,
+    maxLimit: 1000,
+    ignores: ['sort_by', 'sort_order'],
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9); the parent id is required',
+    base: 'city_id=1101',
+  },
+  '/api/app/v1/regional/villages': {
+    defaultLimit: 50,
+    maxLimit: 1000,
+    ignores: ['sort_by', 'sort_order'],
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9); the parent id is required',
+    base: 'district_id=110101',
+  },
 }
 
 const LIST_ROUTES = ROUTES.filter((route) => route.method === 'GET' && !route.path.includes('/:') && route.path !== '/api/health')
@@ -2511,6 +2758,15 @@ describe('query strings: the route tables', () => {
     expect(Object.keys(NOT_LISTS).filter((path) => !served.includes(path))).toEqual([])
   })
 
+  test('every route LIST_RULES names is a GET list the app serves, and it really takes none of the parameters it ignores', () => {
+    for (const [path, rules] of Object.entries(LIST_RULES)) {
+      const route = LIST_ROUTES.find((r) => r.path === path)
+      expect({ path, served: route !== undefined, notList: path in NOT_LISTS }).toEqual({ path, served: true, notList: false })
+      const taken = Object.keys(route?.query?.properties ?? {})
+      expect({ path, taken: rules.ignores.filter((param) => taken.includes(param)) }).toEqual({ path, taken: [] })
+    }
+  })
+
   test('the matrix reaches every filter of the outlet, team, visit and submission lists', () => {
     const reached = new Set(LIST_ROUTES.flatMap((route) => filterCases(route).map((c) => c.param)))
     expect(NEW_FILTERS.filter((param) => !reached.has(param))).toEqual([])
@@ -2532,20 +2788,41 @@ describe('query strings of every list route', () => {
     const path = short(route.path)
     const notList: (typeof NOT_LISTS)[string] | undefined = NOT_LISTS[route.path]
     const kind = notList?.kind ?? 'list'
-    describe(notList ? `GET ${path} (not a list: ${notList.reason})` : `GET ${path}`, () => {
-      for (const c of [...COMMON_QUERY_CASES, ...filterCases(route)]) {
+    const rules: (typeof LIST_RULES)[string] | undefined = LIST_RULES[route.path]
+    const maxLimit = rules?.maxLimit ?? LIST_MAX
+    /** Required parameters (a regional list's parent) go with every request of the route. */
+    const withBase = (query: string) => (rules?.base ? `${rules.base}${query ? `&${query}` : ''}` : query)
+    /** A parameter the route does not take is ignored (only repeating it is refused, as for any key). */
+    const ignored = (c: QueryCase) => rules?.ignores.includes(c.param) === true && !c.label.startsWith('repeated')
+    describe(notList ? `GET ${path} (not a list: ${notList.reason})` : rules ? `GET ${path} (${rules.reason})` : `GET ${path}`, () => {
+      if (rules) {
+        test(`GET ${path} without a query → 200 with the default limit ${rules.defaultLimit}`, async () => {
+          const reply = await t.app.get(rules.base ? `${path}?${rules.base}` : path, { token })
+          expect(reply.status).toBe(200)
+          expect(reply.body.meta).toMatchObject({ page: 1, limit: rules.defaultLimit })
+        })
+        test(`GET ${path} ?limit=${maxLimit} → 200 with limit ${maxLimit} (the maximum, not clamped lower)`, async () => {
+          const reply = await t.app.get(`${path}?${withBase(`limit=${maxLimit}`)}`, { token })
+          expect(reply.status).toBe(200)
+          expect(reply.body.meta.limit).toBe(maxLimit)
+        })
+      }
+      // The required parent of a regional list is sent with every request; its own cases would repeat it.
+      const baseParams = new Set(new URLSearchParams(rules?.base ?? '').keys())
+      for (const original of [...COMMON_QUERY_CASES, ...filterCases(route)].filter((c) => !baseParams.has(c.param))) {
+        const c: QueryCase = ignored(original) ? { ...original, expect: 'ok' } : original
         const outcome =
           kind === 'no-query'
             ? 'never a 5xx (takes no query parameters)'
             : {
                 invalid: `400 VALIDATION_ERROR (errors.${c.param})`,
-                clamped: kind === 'csv' ? '200 text/csv' : `200 with limit clamped to ${LIST_MAX}`,
+                clamped: kind === 'csv' ? '200 text/csv' : `200 with limit clamped to ${maxLimit}`,
                 ok: kind === 'csv' ? '200 text/csv' : '200',
                 'invalid-or-empty': kind === 'csv' ? `400 (errors.${c.param}) or 200 text/csv` : `400 (errors.${c.param}) or an empty page`,
-              }[c.expect]
+              }[c.expect] + (ignored(original) ? ` (${c.param} is not a parameter of this list: ignored)` : '')
         test(`GET ${path} ?${c.label.length > 60 ? `${c.label.slice(0, 40)}…` : c.label} → ${outcome}`, async () => {
           const before = await snapshot()
-          const reply = await t.app.get(`${path}?${c.query}`, { token })
+          const reply = await t.app.get(`${path}?${withBase(c.query)}`, { token })
           expectNo5xx(reply)
           if (kind === 'no-query') {
             if (reply.status >= 400) {
@@ -2579,7 +2856,7 @@ describe('query strings of every list route', () => {
               break
             case 'clamped':
               expect(reply.status).toBe(200)
-              expect(meta?.limit).toBe(LIST_MAX)
+              expect(meta?.limit).toBe(maxLimit)
               break
             case 'ok':
               expect(reply.status).toBe(200)

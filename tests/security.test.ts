@@ -63,6 +63,13 @@ describe('every route declares how it is protected', () => {
     expect(undeclared).toEqual([])
   })
 
+  test('the WebSocket route /ws is served outside /api and left out of this suite (it authenticates at the upgrade: tests/ws.test.ts)', () => {
+    const all = t.app.app.routes.map((route) => route.path)
+    expect(all).toContain('/ws')
+    expect(routes().map((route) => route.path)).not.toContain('/ws')
+    expect(routes().every((route) => route.path.startsWith('/api/'))).toBe(true)
+  })
+
   test('only the auth endpoints and health are reachable without a token', () => {
     const open = routes()
       .filter((r) => r.permission === 'public' || r.permission === 'none')
@@ -310,6 +317,12 @@ const resources: Record<string, Resource> = {
     body: { name: 'hijacked', forms: [] },
   },
   '/api/files/:id': { table: 'files', create: fileOfA },
+  // Workspace A's own id, from B's owner (a super_admin too): 404 WORKSPACE_NOT_FOUND, A's settings unchanged.
+  '/api/office/v1/workspaces/:id/settings': {
+    table: 'workspaces',
+    create: async () => a.id,
+    body: { location_retention_days: 7, name: 'hijacked' },
+  },
 }
 
 for (const listing of ['visits', 'outlet-visits']) {

@@ -11,6 +11,7 @@ import type { Mailer } from './mail'
 import type { PermissionSet } from './permissions'
 import type { FailureLimiter } from './rate-limit'
 import type { Hub } from '../ws/hub'
+import type { RegionalSource } from '../modules/regional/regional.source'
 import type { TokenService } from './jwt'
 
 export interface Deps {
@@ -24,6 +25,8 @@ export interface Deps {
   loginLimiter: FailureLimiter
   /** Pushes events to connected WebSocket clients (after commit). */
   hub: Hub
+  /** Provinces → villages: embedded tables or the upstream regional service. */
+  regional: RegionalSource
 }
 
 export interface Actor {

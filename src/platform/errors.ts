@@ -12,6 +12,8 @@ export class AppError extends Error {
     message: string,
     readonly errors: ErrorDetails = {},
     readonly headers: Record<string, string> = {},
+    /** Extra top-level members of the error envelope (SPEC's regional errors carry `data: []`). */
+    readonly extra: Record<string, unknown> = {},
   ) {
     super(message)
     this.name = 'AppError'

@@ -180,7 +180,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         })
       }
       return new Response(
-        JSON.stringify({ success: false, message: failure.message, code: failure.code, errors: failure.errors }),
+        JSON.stringify({ success: false, message: failure.message, code: failure.code, errors: failure.errors, ...failure.extra }),
         {
           status: failure.status,
           headers: {

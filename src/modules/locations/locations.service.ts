@@ -89,7 +89,7 @@ const upsertLatest = prepared((db) =>
     .onConflictDoUpdate({
       target: [latestLocations.workspace_id, latestLocations.user_id],
       set: Object.fromEntries(
-        ['ping_id', ...COLUMNS.filter((c) => c !== 'device_time' && c !== 'workspace_id' && c !== 'user_id' && c !== 'created_at')].map((column) => [
+        ['ping_id', ...COLUMNS.filter((c) => c !== 'device_time' && c !== 'workspace_id' && c !== 'user_id')].map((column) => [
           column,
           sql.raw(`excluded.${column}`),
         ]),

@@ -13,6 +13,7 @@ import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Pag
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import { accountScope, subAreaScope } from '../master-data/master-data.entities'
+import { ID_DIGITS, type RegionalSource } from '../regional/regional.source'
 
 export const outletScope = workspaceScoped(outlets)
 
@@ -106,8 +107,44 @@ export async function listOutlets(ctx: AuthedContext, query: OutletListQuery): P
 
 export const getOutlet = (ctx: AuthedContext, id: number) => findOutlet(ctx.deps.db.read, ctx.actor.workspaceId, id)
 
+const REGION_FIELDS = [
+  ['province_id', 'province'],
+  ['city_id', 'city'],
+  ['district_id', 'district'],
+  ['village_id', 'village'],
+] as const
+
+/**
+ * Province → city → district → village must be one chain (CONTRACT §9): each id given exists, and a
+ * child's id starts with its parent's (1101012001 lies in 110101, in 1101, in 11).
+ */
+async function checkRegions(regional: RegionalSource, values: Partial<OutletInput>) {
+  const errors: Record<string, string[]> = {}
+  let parent: { field: string; id: number } | null = null
+  for (const [field, level] of REGION_FIELDS) {
+    const id = values[field]
+    if (id == null) continue
+    if (String(id).length !== ID_DIGITS[level] || !(await regional.exists(level, id))) {
+      errors[field] = [`${level} ${id} does not exist`]
+      // The fault is this level: its children are not also reported as "not in" it.
+      parent = null
+      continue
+    }
+    if (parent && !String(id).startsWith(String(parent.id))) errors[field] = [`${level} ${id} is not in ${parent.field.replace('_id', '')} ${parent.id}`]
+    parent = { field, id }
+  }
+  if (Object.keys(errors).length) throw new ValidationFailed(errors)
+}
+
 /** Checks references and uniqueness of the fields present in `input`; returns the column values. */
-async function resolveInput(tx: Db, workspaceId: number, input: Partial<OutletInput>, exceptId?: number, current?: PresentedOutlet) {
+async function resolveInput(
+  tx: Db,
+  ctx: AuthedContext,
+  input: Partial<OutletInput>,
+  exceptId?: number,
+  current?: PresentedOutlet,
+) {
+  const workspaceId = ctx.actor.workspaceId
   const values: Partial<typeof outlets.$inferInsert> = { ...input }
   if (input.name !== undefined) values.name_key = foldText(input.name)
   if (input.code !== undefined) {
@@ -123,6 +160,10 @@ async function resolveInput(tx: Db, workspaceId: number, input: Partial<OutletIn
   if (input.sub_area_id != null && !(await subAreaScope.find(tx, workspaceId, input.sub_area_id))) {
     throw ValidationFailed.field('sub_area_id', `sub-area ${input.sub_area_id} does not exist`)
   }
+  if (REGION_FIELDS.some(([field]) => input[field] !== undefined)) {
+    const merged = Object.fromEntries(REGION_FIELDS.map(([field]) => [field, input[field] !== undefined ? input[field] : current?.[field] ?? null]))
+    await checkRegions(ctx.deps.regional, merged)
+  }
   const latitude = input.latitude !== undefined ? input.latitude : current?.latitude ?? null
   const longitude = input.longitude !== undefined ? input.longitude : current?.longitude ?? null
   if ((latitude === null) !== (longitude === null)) {
@@ -134,7 +175,7 @@ async function resolveInput(tx: Db, workspaceId: number, input: Partial<OutletIn
 export function createOutlet(ctx: AuthedContext, input: OutletInput) {
   const workspaceId = ctx.actor.workspaceId
   return withTransaction(ctx, async ({ tx, audit }) => {
-    const values = await resolveInput(tx, workspaceId, input)
+    const values = await resolveInput(tx, ctx, input)
     const now = ctx.deps.clock.now().toISOString()
     const row = await outletScope.insert(tx, workspaceId, { ...values, name: input.name, name_key: values.name_key!, created_at: now, updated_at: now })
     const result = await findOutlet(tx, workspaceId, row.id)
@@ -147,7 +188,7 @@ export function updateOutlet(ctx: AuthedContext, id: number, input: Partial<Outl
   const workspaceId = ctx.actor.workspaceId
   return withTransaction(ctx, async ({ tx, audit }) => {
     const before = await findOutlet(tx, workspaceId, id)
-    const values = await resolveInput(tx, workspaceId, input, id, before)
+    const values = await resolveInput(tx, ctx, input, id, before)
     await outletScope.update(tx, workspaceId, id, { ...values, updated_at: ctx.deps.clock.now().toISOString() })
     const after = await findOutlet(tx, workspaceId, id)
     const diff = changedFields(before, after)

@@ -1,0 +1,580 @@
+/**
+ * The real-time socket at ws://HOST:PORT/ws?token=… (CONTRACT §8, §10), over a real server:
+ * authentication at the upgrade, ping/pong, and who gets which push — location.created to the
+ * workspace's live-map viewers, visit.updated to the office and the visit's assignees, and
+ * notification.created to its user — always after commit, exactly once, never across workspaces.
+ *
+ * "Nothing arrived" is checked without sleeping: events are published before the HTTP answer is
+ * sent, so once the answer is in, a ping sent on the socket is answered after anything already
+ * published to it. No event before that pong means none was sent.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { connect } from 'node:net'
+import { eq } from 'drizzle-orm'
+import { locationPings, notifications } from '../src/db/schema'
+import type { ManualClock } from '../src/platform/clock'
+import { createTestApp, expectError, unique, type Reply, type Session, type TestApp, type Workspace } from './harness'
+
+let h: TestApp
+let port: number
+
+const UPGRADE_HEADERS = { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' }
+const WAIT_MS = 3000
+
+interface Message {
+  type: string
+  data?: any
+  /** For pushes of stored rows: whether the row was visible to a reader connection when the push arrived. */
+  committed?: Promise<boolean>
+}
+
+/** A client socket that records every message and can wait for some. */
+class Client {
+  readonly messages: Message[] = []
+  private listeners = new Set<() => void>()
+  private pongs = 0
+
+  private constructor(readonly socket: WebSocket) {
+    socket.onmessage = (event) => {
+      const message = JSON.parse(String(event.data)) as Message
+      if (message.type === 'pong') this.pongs += 1
+      // Checked at once, while the publisher may still be running: only committed rows are visible here.
+      else if (message.type === 'location.created') message.committed = visible('location_pings', message.data?.id)
+      else if (message.type === 'notification.created') message.committed = visible('notifications', message.data?.id)
+      if (message.type !== 'pong') this.messages.push(message)
+      for (const listener of this.listeners) listener()
+    }
+  }
+
+  static open(token: string): Promise<Client> {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(token)}`)
+    const client = new Client(socket)
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('socket did not open')), WAIT_MS)
+      socket.onopen = () => {
+        clearTimeout(timer)
+        resolve(client)
+      }
+      socket.onerror = () => {
+        clearTimeout(timer)
+        reject(new Error('socket failed to open'))
+      }
+    })
+  }
+
+  /** Index to read messages from (those that arrive after this call). */
+  mark(): number {
+    return this.messages.length
+  }
+
+  /** A mark taken once everything already published to this socket has arrived. */
+  async settled(): Promise<number> {
+    await this.barrier()
+    return this.mark()
+  }
+
+  since(mark: number, type?: string): Message[] {
+    return this.messages.slice(mark).filter((m) => type === undefined || m.type === type)
+  }
+
+  private until(done: () => boolean, what: string): Promise<void> {
+    if (done()) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      const listener = () => {
+        if (!done()) return
+        clearTimeout(timer)
+        this.listeners.delete(listener)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        this.listeners.delete(listener)
+        reject(new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.messages.map((m) => m.type))}`))
+      }, WAIT_MS)
+      this.listeners.add(listener)
+    })
+  }
+
+  /** Waits until `count` messages of `type` arrived after `mark`, then returns them. */
+  async waitFor(mark: number, type: string, count = 1): Promise<Message[]> {
+    await this.until(() => this.since(mark, type).length >= count, `${count} × ${type}`)
+    return this.since(mark, type)
+  }
+
+  /** Round trip: everything published to this socket before the call has arrived when it resolves. */
+  async barrier(): Promise<void> {
+    const wanted = this.pongs + 1
+    this.socket.send(JSON.stringify({ type: 'ping' }))
+    await this.until(() => this.pongs >= wanted, 'pong')
+  }
+
+  close() {
+    this.socket.close()
+  }
+}
+
+/** Whether a row is visible to the reader connection (committed). */
+async function visible(table: 'location_pings' | 'notifications', id: unknown): Promise<boolean> {
+  if (typeof id !== 'number') return false
+  const source = table === 'location_pings' ? locationPings : notifications
+  const rows = await h.deps.db.read.select({ id: source.id }).from(source).where(eq(source.id, id))
+  return rows.length === 1
+}
+
+/** Settled marks of several sockets. */
+async function settle(list: Client[]): Promise<[Client, number][]> {
+  return Promise.all(list.map(async (client): Promise<[Client, number]> => [client, await client.settled()]))
+}
+
+/** Asserts that, after everything already published, `clients` got nothing since their marks. */
+async function expectNothing(entries: [Client, number][], type?: string) {
+  for (const [client] of entries) await client.barrier()
+  for (const [client, mark] of entries) expect(client.since(mark, type)).toEqual([])
+}
+
+async function upgrade(query: string) {
+  const abort = new AbortController()
+  const response = await fetch(`http://127.0.0.1:${port}/ws${query}`, { headers: UPGRADE_HEADERS, signal: abort.signal })
+  if (response.status === 101) {
+    // The connection now speaks WebSocket: there is no HTTP body to read.
+    abort.abort()
+    return { status: 101, body: null }
+  }
+  const text = await response.text()
+  let body: any = null
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = null
+  }
+  return { status: response.status, body }
+}
+
+/** A refused `new WebSocket`: it never opens, and reports an error or a close. */
+function refusedSocket(token: string): Promise<string[]> {
+  return new Promise((resolve) => {
+    const events: string[] = []
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(token)}`)
+    const timer = setTimeout(() => resolve(events), WAIT_MS)
+    socket.onopen = () => {
+      events.push('open')
+      socket.close()
+    }
+    socket.onerror = () => events.push('error')
+    socket.onclose = () => {
+      events.push('close')
+      clearTimeout(timer)
+      resolve(events)
+    }
+  })
+}
+
+const clients: Client[] = []
+async function open(session: Session | string) {
+  const client = await Client.open(typeof session === 'string' ? session : session.token)
+  clients.push(client)
+  return client
+}
+
+function data(reply: Reply, status: number, what: string) {
+  if (reply.status !== status) throw new Error(`${what} failed: ${reply.status} ${reply.text.slice(0, 400)}`)
+  return reply.body.data
+}
+
+const ping = (extra: Record<string, unknown> = {}) => ({ lat: -6.2, lng: 106.8, is_mock: false, ...extra })
+const batch = (token: string, pings: unknown[], key = unique('batch')) => h.post('/app/v1/locations/batch', { pings }, { token, idempotencyKey: key })
+const ago = (ms: number) => new Date((h.clock as ManualClock).now().getTime() - ms).toISOString()
+
+let a: Workspace
+let b: Workspace
+let aAdmin: Session
+let aManager: Session
+let aField: Session
+let aField2: Session
+let bField: Session
+let kit: { project: number; outlet: number }
+
+beforeAll(async () => {
+  h = await createTestApp()
+  h.app.listen({ port: 0, hostname: '127.0.0.1' })
+  port = h.app.server!.port!
+  a = await h.workspace()
+  b = await h.workspace()
+  aAdmin = await h.member(a, 'admin')
+  aManager = await h.member(a, 'manager')
+  aField = await h.member(a, 'user')
+  aField2 = await h.member(a, 'user')
+  bField = await h.member(b, 'user')
+  const token = a.owner.token
+  const project = data(await h.post('/office/v1/projects', { name: unique('Project') }, { token }), 201, 'a project')
+  const outlet = data(await h.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token }), 201, 'an outlet')
+  kit = { project: project.id, outlet: outlet.id }
+})
+
+afterAll(async () => {
+  for (const client of clients) client.close()
+  await h?.app.stop(true)
+  await h?.close()
+})
+
+/** A scheduled visit of workspace A (no forms), planned by A's admin. */
+async function planVisit(userIds: number[], key?: string) {
+  const body = { outlet_id: kit.outlet, project_id: kit.project, visit_date: '2026-11-22', user_ids: userIds, submissions: [] }
+  return h.post('/office/v1/visits', body, { token: aAdmin.token, idempotencyKey: key })
+}
+
+const SITE = { latitude: -6.2, longitude: 106.8 }
+
+// ---------------------------------------------------------------------------------------------
+
+describe('the upgrade: authentication', () => {
+  test('with a valid token the upgrade succeeds (101) and the socket opens', async () => {
+    expect((await upgrade(`?token=${encodeURIComponent(aField.token)}`)).status).toBe(101)
+    const client = await open(aField)
+    expect(client.socket.readyState).toBe(WebSocket.OPEN)
+  })
+
+  test('without a token → 401 UNAUTHORIZED, no socket', async () => {
+    const reply = await upgrade('')
+    expect(reply.status).toBe(401)
+    expect(reply.body).toMatchObject({ success: false, code: 'UNAUTHORIZED' })
+    expect(await refusedSocket('')).not.toContain('open')
+  })
+
+  test('with a garbage or tampered token → 401, no socket', async () => {
+    for (const token of ['garbage', `${aField.token}x`]) {
+      const reply = await upgrade(`?token=${encodeURIComponent(token)}`)
+      expect({ token: token.slice(-8), status: reply.status, code: reply.body?.code }).toEqual({ token: token.slice(-8), status: 401, code: 'UNAUTHORIZED' })
+      const events = await refusedSocket(token)
+      expect(events).not.toContain('open')
+      expect(events.length).toBeGreaterThan(0)
+    }
+  })
+
+  test('with an expired token → 401, no socket', async () => {
+    const clock = h.clock as ManualClock
+    clock.advance(-60 * 60_000)
+    let expired: string
+    try {
+      expired = await h.deps.tokens.signAccessToken({ userId: aField.user.id, workspaceId: a.id, role: 'user' })
+    } finally {
+      clock.advance(60 * 60_000)
+    }
+    expect((await h.get('/app/v1/visits/me', { token: expired })).status).toBe(401)
+    const reply = await upgrade(`?token=${encodeURIComponent(expired)}`)
+    expect(reply.status).toBe(401)
+    expect(['UNAUTHORIZED', 'TOKEN_EXPIRED']).toContain(reply.body?.code)
+    expect(await refusedSocket(expired)).not.toContain('open')
+  })
+
+  test('a deactivated user’s token → 401, no socket; a deleted user’s too', async () => {
+    const [paused, gone] = [await h.member(a, 'user'), await h.member(a, 'user')]
+    expect((await upgrade(`?token=${encodeURIComponent(paused.token)}`)).status).toBe(101)
+    data(await h.put(`/office/v1/users/${paused.user.id}`, { is_active: false }, { token: a.owner.token }), 200, 'deactivating')
+    data(await h.delete(`/office/v1/users/${gone.user.id}`, { token: a.owner.token }), 200, 'deleting')
+    for (const session of [paused, gone]) {
+      const reply = await upgrade(`?token=${encodeURIComponent(session.token)}`)
+      expect({ user: session.user.id, status: reply.status, code: reply.body?.code }).toEqual({ user: session.user.id, status: 401, code: 'UNAUTHORIZED' })
+      expect(await refusedSocket(session.token)).not.toContain('open')
+    }
+  })
+})
+
+describe('messages', () => {
+  test('{type:"ping"} → {type:"pong"}', async () => {
+    const client = await open(aField2)
+    const raw: string[] = []
+    const received = new Promise<void>((resolve) => {
+      client.socket.addEventListener('message', (event) => {
+        raw.push(String(event.data))
+        resolve()
+      })
+    })
+    client.socket.send(JSON.stringify({ type: 'ping' }))
+    await received
+    expect(raw.map((text) => JSON.parse(text))).toEqual([{ type: 'pong' }])
+  })
+
+  test('an unknown message or non-JSON text gets no answer and does not close the socket', async () => {
+    const client = await open(aField2)
+    const mark = client.mark()
+    client.socket.send(JSON.stringify({ type: 'subscribe', topic: `w:${b.id}:livemap` }))
+    client.socket.send('not json')
+    await client.barrier()
+    expect(client.since(mark)).toEqual([])
+    expect(client.socket.readyState).toBe(WebSocket.OPEN)
+  })
+})
+
+describe('location.created: to the workspace’s livemap:view (web) sockets, after commit', () => {
+  let owner: Client
+  let admin: Client
+  let manager: Client
+  let field: Client
+  let foreign: Client
+  beforeAll(async () => {
+    ;[owner, admin, manager, field, foreign] = await Promise.all([open(a.owner), open(aAdmin), open(aManager), open(aField), open(b.owner)])
+  })
+
+  test('a batch of 3 → 3 messages, one per saved ping with its data, at the owner, admin and manager sockets', async () => {
+    const marks = [await owner.settled(), await admin.settled(), await manager.settled()]
+    const pings = [ping({ recorded_at: ago(3000), lat: 1 }), ping({ recorded_at: ago(2000), lat: 2, visit_id: null, source: 'gps' }), ping({ lat: 3, battery_level: 0.5 })]
+    data(await batch(aField.token, pings), 201, 'the batch')
+    const history = await h.get(`/office/v1/locations?user_id=${aField.user.id}&limit=3&sort_order=asc`, { token: a.owner.token })
+    const stored = [...history.body.data].sort((x: { id: number }, y: { id: number }) => x.id - y.id)
+    expect(stored.map((p: { lat: number }) => p.lat)).toEqual([1, 2, 3])
+    for (const [index, client] of [owner, admin, manager].entries()) {
+      const got = await client.waitFor(marks[index], 'location.created', 3)
+      expect(got.map((m) => ({ type: m.type, data: m.data }))).toEqual(stored.map((p: unknown) => ({ type: 'location.created', data: p })))
+      expect(await Promise.all(got.map((m) => m.committed))).toEqual([true, true, true])
+    }
+    for (const client of [owner, admin, manager]) await client.barrier()
+    expect(owner.since(marks[0], 'location.created')).toHaveLength(3)
+  })
+
+  test('a field user’s socket (no livemap:view) gets none, nor another workspace’s admin socket', async () => {
+    const marks = await settle([field, foreign])
+    const adminMark = await admin.settled()
+    data(await batch(aField.token, [ping({ lat: 4 })]), 201, 'the batch')
+    await admin.waitFor(adminMark, 'location.created', 1)
+    await expectNothing(marks)
+  })
+
+  test('pings of another workspace reach its admin, never this workspace’s sockets', async () => {
+    const marks = await settle([owner, admin, manager, field])
+    const foreignMark = await foreign.settled()
+    data(await batch(bField.token, [ping({ lat: 5 })]), 201, 'the batch')
+    const [got] = await foreign.waitFor(foreignMark, 'location.created', 1)
+    expect(got.data).toMatchObject({ user_id: bField.user.id, workspace_id: b.id, lat: 5 })
+    await expectNothing(marks)
+  })
+
+  test('nothing is pushed for a refused batch, a 204 replay, or a backlog of duplicates (count 0)', async () => {
+    const key = unique('batch')
+    const pings = [ping({ recorded_at: ago(60_000), lat: 6 })]
+    const first = await admin.settled()
+    data(await batch(aField.token, pings, key), 201, 'the batch')
+    await admin.waitFor(first, 'location.created', 1)
+    const marks = await settle([owner, admin, manager, field])
+    expect((await batch(aField.token, pings, key)).status).toBe(204)
+    expect((await batch(aField.token, pings)).body.data).toEqual({ count: 0 })
+    expectError(await batch(aField.token, [ping(), ping({ lat: 91 })]), 400, 'VALIDATION_ERROR')
+    expectError(await batch(aField.token, [ping({ visit_id: 99_999_999 })]), 400, 'VALIDATION_ERROR')
+    await expectNothing(marks)
+  })
+
+  test('only the new pings of a partly duplicated backlog are pushed', async () => {
+    const [t1, t2] = [ago(50_000), ago(40_000)]
+    const first = await admin.settled()
+    data(await batch(aField.token, [ping({ recorded_at: t1 })]), 201, 'the batch')
+    await admin.waitFor(first, 'location.created', 1)
+    const mark = await admin.settled()
+    expect((await batch(aField.token, [ping({ recorded_at: t1 }), ping({ recorded_at: t2 })])).body.data).toEqual({ count: 1 })
+    await admin.barrier()
+    expect(admin.since(mark, 'location.created').map((m) => m.data.recorded_at)).toEqual([t2])
+  })
+
+  test('a socket that never reads does not slow ingest: 100 batches of 50 are all saved promptly', async () => {
+    // A raw client that completes the handshake and then stops reading: the server's buffers fill up.
+    const stalled = connect({ host: '127.0.0.1', port })
+    await new Promise<void>((resolve, reject) => {
+      stalled.once('error', reject)
+      stalled.once('connect', () => resolve())
+    })
+    stalled.write(
+      `GET /ws?token=${encodeURIComponent(a.owner.token)} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+        `Sec-WebSocket-Key: ${UPGRADE_HEADERS['sec-websocket-key']}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    )
+    await new Promise<void>((resolve) => stalled.once('data', () => resolve()))
+    stalled.pause()
+    stalled.on('error', () => {})
+    try {
+      const user = await h.member(a, 'user')
+      const mark = await admin.settled()
+      const started = performance.now()
+      let slowest = 0
+      for (let i = 0; i < 100; i++) {
+        const before = performance.now()
+        const reply = await batch(user.token, Array.from({ length: 50 }, () => ping({ lat: -6.2 + i / 1000 })))
+        slowest = Math.max(slowest, performance.now() - before)
+        expect(reply.status).toBe(201)
+      }
+      const elapsed = performance.now() - started
+      expect(await h.count('location_pings', `user_id = ${user.user.id}`)).toBe(5000)
+      // Generous bounds: publishing never waits for a socket, so no single batch stalls.
+      expect(slowest).toBeLessThan(2000)
+      expect(elapsed).toBeLessThan(15_000)
+      // A socket that does read still gets every ping.
+      expect(await admin.waitFor(mark, 'location.created', 5000)).toHaveLength(5000)
+    } finally {
+      stalled.destroy()
+    }
+  })
+})
+
+describe('visit.updated {id, status}: to the office (visit:view web) and the assignees, once per socket', () => {
+  let office: Client
+  let managerSocket: Client
+  let assignee: Client
+  let bystander: Client
+  let foreign: Client
+  let foreignField: Client
+  beforeAll(async () => {
+    ;[office, managerSocket, assignee, bystander, foreign, foreignField] = await Promise.all([
+      open(aAdmin),
+      open(aManager),
+      open(aField),
+      open(aField2),
+      open(b.owner),
+      open(bField),
+    ])
+  })
+
+  const all = () => [office, managerSocket, assignee, bystander, foreign, foreignField]
+  const marksOf = async () => new Map(await settle(all()))
+
+  /** After `act`, each of `receivers` got exactly `expected` (and nothing else of its kind); everyone else none. */
+  async function expectPushed(act: () => Promise<void>, receivers: Client[], expected: { id: number; status: string }) {
+    const marks = await marksOf()
+    await act()
+    for (const client of receivers) await client.waitFor(marks.get(client)!, 'visit.updated', 1)
+    for (const client of all()) await client.barrier()
+    for (const client of all()) {
+      const got = client.since(marks.get(client)!, 'visit.updated').map((m) => ({ type: m.type, data: m.data }))
+      const wanted = receivers.includes(client) ? [{ type: 'visit.updated', data: expected }] : []
+      expect({ socket: all().indexOf(client), got }).toEqual({ socket: all().indexOf(client), got: wanted })
+    }
+  }
+
+  test('check-in → in_progress, check-out → completed: at the office sockets and the assignee’s, not a bystander’s nor another workspace’s', async () => {
+    const visit = data(await planVisit([aField.user.id]), 201, 'planning')
+    await expectPushed(
+      async () => {
+        data(await h.post(`/app/v1/visits/${visit.id}/check-in`, SITE, { token: aField.token }), 200, 'check-in')
+      },
+      [office, managerSocket, assignee],
+      { id: visit.id, status: 'in_progress' },
+    )
+    await expectPushed(
+      async () => {
+        data(await h.post(`/app/v1/visits/${visit.id}/check-out`, SITE, { token: aField.token }), 200, 'check-out')
+      },
+      [office, managerSocket, assignee],
+      { id: visit.id, status: 'completed' },
+    )
+  })
+
+  test('cancel (office) → cancelled, at the office sockets and the assignee’s', async () => {
+    const visit = data(await planVisit([aField.user.id]), 201, 'planning')
+    await expectPushed(
+      async () => {
+        data(await h.put(`/office/v1/visits/${visit.id}/cancel`, { reason: 'Shop closed' }, { token: aAdmin.token }), 200, 'cancel')
+      },
+      [office, managerSocket, assignee],
+      { id: visit.id, status: 'cancelled' },
+    )
+  })
+
+  test('force-close → force_closed, at the office sockets and the assignee’s', async () => {
+    const visit = data(await planVisit([aField.user.id]), 201, 'planning')
+    data(await h.post(`/app/v1/visits/${visit.id}/check-in`, SITE, { token: aField.token }), 200, 'check-in')
+    await expectPushed(
+      async () => {
+        data(await h.put(`/office/v1/visits/${visit.id}/force-close`, { reason: 'Stuck' }, { token: aAdmin.token }), 200, 'force-close')
+      },
+      [office, managerSocket, assignee],
+      { id: visit.id, status: 'force_closed' },
+    )
+  })
+
+  test('a manager who is also the assignee gets it once; a visit without the field user does not reach them', async () => {
+    const visit = data(await planVisit([aManager.user.id]), 201, 'planning')
+    await expectPushed(
+      async () => {
+        data(await h.post(`/app/v1/visits/${visit.id}/check-in`, SITE, { token: aManager.token }), 200, 'check-in')
+      },
+      [office, managerSocket],
+      { id: visit.id, status: 'in_progress' },
+    )
+    await expectPushed(
+      async () => {
+        data(await h.post(`/app/v1/visits/${visit.id}/check-out`, SITE, { token: aManager.token }), 200, 'check-out')
+      },
+      [office, managerSocket],
+      { id: visit.id, status: 'completed' },
+    )
+  })
+
+  test('two assignees each get it once on their own sockets', async () => {
+    const visit = data(await planVisit([aField.user.id, aField2.user.id]), 201, 'planning')
+    await expectPushed(
+      async () => {
+        data(await h.put(`/office/v1/visits/${visit.id}/cancel`, { reason: 'Rain' }, { token: aAdmin.token }), 200, 'cancel')
+      },
+      [office, managerSocket, assignee, bystander],
+      { id: visit.id, status: 'cancelled' },
+    )
+  })
+
+  test('a refused transition (check-out before check-in, cancel of a cancelled visit) pushes nothing', async () => {
+    const visit = data(await planVisit([aField.user.id]), 201, 'planning')
+    const beforeCheckOut = await settle(all())
+    expectError(await h.post(`/app/v1/visits/${visit.id}/check-out`, SITE, { token: aField.token }), 409, 'VISIT_NOT_STARTED')
+    await expectNothing(beforeCheckOut, 'visit.updated')
+    data(await h.put(`/office/v1/visits/${visit.id}/cancel`, { reason: 'Closed' }, { token: aAdmin.token }), 200, 'cancel')
+    const beforeCancel = await settle(all())
+    expectError(await h.put(`/office/v1/visits/${visit.id}/cancel`, { reason: 'Again' }, { token: aAdmin.token }), 409, 'INVALID_VISIT_STATUS')
+    await expectNothing(beforeCancel, 'visit.updated')
+  })
+})
+
+describe('notification.created: to its user, after commit', () => {
+  let assignee: Client
+  let bystander: Client
+  let office: Client
+  let foreign: Client
+  beforeAll(async () => {
+    ;[assignee, bystander, office, foreign] = await Promise.all([open(aField), open(aField2), open(aAdmin), open(bField)])
+  })
+
+  test('a visit created with the user as assignee → notification.created with the stored row, on their socket only', async () => {
+    const marks = await settle([bystander, office, foreign])
+    const mark = await assignee.settled()
+    const visit = data(await planVisit([aField.user.id]), 201, 'planning')
+    const [got] = await assignee.waitFor(mark, 'notification.created', 1)
+    expect(await got.committed).toBe(true)
+    const [row] = await h.db.pragma(`SELECT * FROM notifications WHERE id = ${Number(got.data.id)}`)
+    expect(row).toMatchObject({ user_id: aField.user.id, workspace_id: a.id, type: 'visit.assigned' })
+    expect(got.data).toMatchObject({ id: row.id, user_id: aField.user.id, workspace_id: a.id, type: 'visit.assigned', data: { visit_id: visit.id } })
+    await assignee.barrier()
+    expect(assignee.since(mark, 'notification.created')).toHaveLength(1)
+    await expectNothing(marks, 'notification.created')
+  })
+
+  test('a refused create (a project of another workspace) and a 204 replay notify nobody and store nothing', async () => {
+    const key = unique('plan')
+    const first = await assignee.settled()
+    data(await planVisit([aField.user.id], key), 201, 'planning')
+    await assignee.waitFor(first, 'notification.created', 1)
+    const before = await h.count('notifications')
+    const marks = await settle([assignee, bystander, office])
+    expect((await planVisit([aField.user.id], key)).status).toBe(204)
+    const foreignProject = data(await h.post('/office/v1/projects', { name: unique('Theirs') }, { token: b.owner.token }), 201, 'a project')
+    const refused = await h.post(
+      '/office/v1/visits',
+      { outlet_id: kit.outlet, project_id: foreignProject.id, visit_date: '2026-11-22', user_ids: [aField.user.id] },
+      { token: aAdmin.token },
+    )
+    expectError(refused, 400, 'VALIDATION_ERROR')
+    await expectNothing(marks, 'notification.created')
+    expect(await h.count('notifications')).toBe(before)
+  })
+
+  test('assigning users to an existing visit notifies only the added ones', async () => {
+    const visit = data(await planVisit([aField.user.id]), 201, 'planning')
+    const marks = { assignee: await assignee.settled(), bystander: await bystander.settled() }
+    data(await h.post(`/office/v1/visits/${visit.id}/assign`, { user_ids: [aField.user.id, aField2.user.id] }, { token: aAdmin.token }), 200, 'assign')
+    const [got] = await bystander.waitFor(marks.bystander, 'notification.created', 1)
+    expect(got.data).toMatchObject({ user_id: aField2.user.id, data: { visit_id: visit.id } })
+    await expectNothing([[assignee, marks.assignee]], 'notification.created')
+  })
+})
