@@ -29,6 +29,14 @@ import { visitRoutes } from './modules/visits/visits.routes'
 import { workspaceRoutes } from './modules/workspaces/workspaces.routes'
 import { locationRoutes } from './modules/locations/locations.routes'
 import { Hub } from './ws/hub'
+import { storeOnlySender, type PushSender } from './modules/notifications/notifications.service'
+import { notificationRoutes } from './modules/notifications/notifications.routes'
+import { attendanceRoutes } from './modules/attendance/attendance.routes'
+import { catalogueRoutes } from './modules/catalogue/catalogue.routes'
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes'
+import { ExportRunner } from './modules/exports/exports.service'
+import { exportRoutes } from './modules/exports/exports.routes'
+import { profileRoutes } from './modules/profile/profile.routes'
 import { regionalRoutes } from './modules/regional/regional.routes'
 import { embeddedSource, upstreamSource } from './modules/regional/regional.source'
 import { wsRoutes } from './ws/ws.routes'
@@ -38,11 +46,13 @@ export interface AppOptions {
   config: Config
   clock?: Clock
   logger?: Logger
+  /** Push delivery of notifications; store-only by default. */
+  push?: PushSender
 }
 
-export async function createApp({ db, config, clock = systemClock, logger = createLogger(config.LOG_LEVEL) }: AppOptions) {
+export async function createApp({ db, config, clock = systemClock, logger = createLogger(config.LOG_LEVEL), push = storeOnlySender }: AppOptions) {
   const secret = await resolveJwtSecret(db, config.JWT_SECRET)
-  const deps: Deps = {
+  const deps = {
     db,
     config,
     clock,
@@ -52,8 +62,10 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     idempotency: new IdempotencyStore(() => db.read, clock),
     loginLimiter: new FailureLimiter(clock),
     hub: new Hub(),
+    push,
     regional: config.REGIONAL_SERVICE_URL ? upstreamSource(config.REGIONAL_SERVICE_URL) : embeddedSource(() => db.read),
-  }
+  } as Deps
+  deps.exports = new ExportRunner(deps)
   const routes = new RouteTable()
   const platform = createPlatform(deps, routes)
 
@@ -92,6 +104,12 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     .use(fileRoutes(platform))
     .use(locationRoutes(platform))
     .use(regionalRoutes(platform))
+    .use(catalogueRoutes(platform))
+    .use(attendanceRoutes(platform))
+    .use(notificationRoutes(platform))
+    .use(dashboardRoutes(platform))
+    .use(exportRoutes(platform))
+    .use(profileRoutes(platform))
     .use(auditLogRoutes(platform))
 
   const app = new Elysia({

@@ -25,6 +25,8 @@ async function main() {
   const { app, deps } = await createApp({ db, config })
   // The embedded regional data is loaded once (a few seconds on first start, nothing afterwards).
   if (!config.REGIONAL_SERVICE_URL) await loadRegionalData(db, deps.logger)
+  // Exports a restart interrupted are picked up again.
+  await deps.exports.resume()
   app.listen({ port: config.PORT, hostname: config.HOST, maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024 })
   const jobs = startJobs(deps)
   deps.logger.info('server started', {
@@ -40,6 +42,7 @@ async function main() {
     deps.logger.info('server stopping', { signal })
     jobs.stop()
     await app.stop()
+    await deps.exports.idle()
     await db.close()
     process.exit(0)
   }

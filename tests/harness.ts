@@ -174,6 +174,7 @@ export async function createTestApp(options: HarnessOptions = {}): Promise<TestA
     DATABASE_DRIVER: options.driver ?? 'bun-sqlite',
     LOG_LEVEL: 'silent',
     UPLOAD_DIR: join(dir, 'uploads'),
+    EXPORT_DIR: join(dir, 'exports'),
     ...options.env,
   })
   const db = await openDatabase(config)

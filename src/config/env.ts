@@ -42,6 +42,8 @@ const EnvSchema = z.object({
   REGISTRATION_ENABLED: flag.default(true),
   REGIONAL_SERVICE_URL: z.url().optional(),
   UPLOAD_DIR: z.string().min(1).default('./data/uploads'),
+  /** Where export files are written (removed after 7 days). */
+  EXPORT_DIR: z.string().min(1).default('./data/exports'),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'smtp://… or smtps://…').optional(),
   MAIL_FROM: z.string().min(3).default('Field Force <no-reply@localhost>'),
   /** Base URL put into e-mailed links (password reset). */

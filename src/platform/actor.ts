@@ -86,5 +86,6 @@ export async function authenticate(db: Db, tokens: TokenService, authorization: 
   if (verified.status === 'invalid') throw new Unauthorized('UNAUTHORIZED', 'invalid access token')
   const actor = await loadMember(db, verified.claims.userId, verified.claims.workspaceId)
   if (!actor) throw new Unauthorized('UNAUTHORIZED', 'user is not active in this workspace')
+  actor.sessionId = verified.claims.sessionId
   return actor
 }

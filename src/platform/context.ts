@@ -12,6 +12,8 @@ import type { PermissionSet } from './permissions'
 import type { FailureLimiter } from './rate-limit'
 import type { Hub } from '../ws/hub'
 import type { RegionalSource } from '../modules/regional/regional.source'
+import type { PushSender } from '../modules/notifications/notifications.service'
+import type { ExportRunner } from '../modules/exports/exports.service'
 import type { TokenService } from './jwt'
 
 export interface Deps {
@@ -27,6 +29,10 @@ export interface Deps {
   hub: Hub
   /** Provinces → villages: embedded tables or the upstream regional service. */
   regional: RegionalSource
+  /** Push delivery of notifications (default: store only). */
+  push: PushSender
+  /** Background export jobs of this process. */
+  exports: ExportRunner
 }
 
 export interface Actor {
@@ -38,6 +44,8 @@ export interface Actor {
   /** Role slug, e.g. `super_admin`; snapshot into audit entries as `actor_role`. */
   role: string
   permissions: PermissionSet
+  /** The refresh-token family of the caller's session (from the access token), when known. */
+  sessionId?: string | null
 }
 
 export interface RequestMeta {

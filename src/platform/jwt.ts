@@ -1,5 +1,6 @@
 /**
  * Access tokens: JWT HS256 with `sub` (user id), `wid` (workspace id), `role`, `exp`, `iat`, `jti`
+ * and `sid` (the refresh-token family of the session, so "sign out my other sessions" knows this one)
  * (CONTRACT §4). Signing and verification go through @elysiajs/jwt; only HS256 is accepted, and an
  * expired but well-signed token is told apart from a bad one (TOKEN_EXPIRED vs UNAUTHORIZED).
  */
@@ -16,6 +17,8 @@ export interface AccessClaims {
   workspaceId: number
   role: string
   jti: string
+  /** Refresh-token family of the session that issued the token. */
+  sessionId: string | null
 }
 
 export type VerifiedToken =
@@ -26,7 +29,7 @@ export type VerifiedToken =
 export interface TokenService {
   /** Lifetime of access tokens in seconds (`expires_in`). */
   readonly accessTtlSeconds: number
-  signAccessToken(input: { userId: number; workspaceId: number; role: string }): Promise<string>
+  signAccessToken(input: { userId: number; workspaceId: number; role: string; sessionId?: string }): Promise<string>
   verifyAccessToken(token: string): Promise<VerifiedToken>
 }
 
@@ -40,9 +43,9 @@ export async function createTokenService(secret: string, accessTtlMs: number, cl
 
   return {
     accessTtlSeconds,
-    async signAccessToken({ userId, workspaceId, role }) {
+    async signAccessToken({ userId, workspaceId, role, sessionId }) {
       const issuedAt = Math.floor(clock.now().getTime() / 1000)
-      return sign({ sub: String(userId), wid: workspaceId, role, jti: randomUUID(), exp: issuedAt + accessTtlSeconds })
+      return sign({ sub: String(userId), wid: workspaceId, role, ...(sessionId ? { sid: sessionId } : {}), jti: randomUUID(), exp: issuedAt + accessTtlSeconds })
     },
     async verifyAccessToken(token) {
       const payload = await verify(token, { algorithms: ALGORITHMS, currentDate: clock.now() })
@@ -60,11 +63,11 @@ export async function createTokenService(secret: string, accessTtlMs: number, cl
 
 function toClaims(payload: Record<string, unknown>): AccessClaims | null {
   const userId = Number(payload.sub)
-  const { wid, role, jti, exp } = payload
+  const { wid, role, jti, exp, sid } = payload
   if (!Number.isSafeInteger(userId) || userId < 1) return null
   if (typeof wid !== 'number' || !Number.isSafeInteger(wid) || wid < 1) return null
   if (typeof role !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') return null
-  return { userId, workspaceId: wid, role, jti }
+  return { userId, workspaceId: wid, role, jti, sessionId: typeof sid === 'string' ? sid : null }
 }
 
 const JWT_SECRET_SETTING = 'jwt_secret'

@@ -4,7 +4,7 @@
  * Another workspace's id therefore behaves exactly like a missing one, and inserts take
  * `workspace_id` from the caller's context, never from a body.
  */
-import { and, count, eq, isNull, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, count, eq, isNull, ne, type Placeholder, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../db/client'
 
@@ -25,6 +25,8 @@ export interface WorkspaceScoped<T extends WorkspaceTable> {
   where(workspaceId: number | Placeholder, ...conditions: (SQL | undefined)[]): SQL
   find(db: Db, workspaceId: number, id: number): Promise<Row<T> | undefined>
   count(db: Db, workspaceId: number, ...conditions: (SQL | undefined)[]): Promise<number>
+  /** Whether a live row other than `exceptId` already has `value` in `column` (uniqueness checks). */
+  isTaken(db: Db, workspaceId: number, column: SQLiteColumn, value: unknown, exceptId?: number): Promise<boolean>
   insert(tx: Db, workspaceId: number, values: NewRow<T>): Promise<Row<T>>
   update(tx: Db, workspaceId: number, id: number, values: Partial<NewRow<T>>): Promise<Row<T> | undefined>
   /** Sets `deleted_at`; returns the row as deleted. */
@@ -48,6 +50,14 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T): WorkspaceSc
     async count(db, workspaceId, ...conditions) {
       const [row] = await db.select({ n: count() }).from(anyTable).where(where(workspaceId, ...conditions))
       return row?.n ?? 0
+    },
+    async isTaken(db, workspaceId, column, value, exceptId) {
+      const [row] = await db
+        .select({ id: table.id })
+        .from(anyTable)
+        .where(where(workspaceId, eq(column, value), exceptId === undefined ? undefined : ne(table.id, exceptId)))
+        .limit(1)
+      return row !== undefined
     },
     async insert(tx, workspaceId, values) {
       const [row] = (await tx

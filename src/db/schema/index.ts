@@ -1,3 +1,6 @@
+export * from './attendance'
+export * from './catalogue'
+export * from './exports'
 export * from './files'
 export * from './identity'
 export * from './locations'

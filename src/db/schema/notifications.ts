@@ -1,5 +1,5 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import { createdAt, id, json, timestamp } from '../columns'
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { createdAt, id, json, timestamp, updatedAt } from '../columns'
 import { users } from './identity'
 import { workspaces } from './workspaces'
 
@@ -22,4 +22,23 @@ export const notifications = sqliteTable(
     created_at: createdAt(),
   },
   (t) => [index('notifications_user').on(t.workspace_id, t.user_id, t.created_at)],
+)
+
+/** Phones and browsers to push to; a token belongs to the last user who registered it. */
+export const pushTokens = sqliteTable(
+  'push_tokens',
+  {
+    id: id(),
+    workspace_id: integer('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    token: text('token').notNull(),
+    platform: text('platform').$type<'android' | 'ios' | 'web'>().notNull(),
+    created_at: createdAt(),
+    updated_at: updatedAt(),
+  },
+  (t) => [uniqueIndex('push_tokens_token').on(t.token), index('push_tokens_user').on(t.workspace_id, t.user_id)],
 )

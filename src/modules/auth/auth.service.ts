@@ -36,7 +36,7 @@ export interface Session {
 }
 
 /** Inserts a refresh token (new family unless given); returns the opaque token. */
-async function insertRefreshToken(ctx: RequestContext, tx: Db, userId: number, workspaceId: number, familyId: string = randomUUID()) {
+async function insertRefreshToken(ctx: RequestContext, tx: Db, userId: number, workspaceId: number, familyId: string = randomUUID()): Promise<RefreshGrant> {
   const token = randomToken(32)
   const now = ctx.deps.clock.now()
   await tx.insert(refreshTokens).values({
@@ -47,12 +47,17 @@ async function insertRefreshToken(ctx: RequestContext, tx: Db, userId: number, w
     expires_at: new Date(now.getTime() + ctx.deps.config.REFRESH_TOKEN_TTL).toISOString(),
     created_at: now.toISOString(),
   })
-  return token
+  return { token, familyId }
 }
 
-async function sessionFor(ctx: RequestContext, user: SessionUser, refreshToken: string): Promise<Session> {
-  const token = await ctx.deps.tokens.signAccessToken({ userId: user.id, workspaceId: user.workspace_id, role: user.role })
-  return { token, refresh_token: refreshToken, expires_in: ctx.deps.tokens.accessTtlSeconds, user }
+interface RefreshGrant {
+  token: string
+  familyId: string
+}
+
+async function sessionFor(ctx: RequestContext, user: SessionUser, refresh: RefreshGrant): Promise<Session> {
+  const token = await ctx.deps.tokens.signAccessToken({ userId: user.id, workspaceId: user.workspace_id, role: user.role, sessionId: refresh.familyId })
+  return { token, refresh_token: refresh.token, expires_in: ctx.deps.tokens.accessTtlSeconds, user }
 }
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase()

@@ -4,10 +4,26 @@
  * back action notifies nobody; after commit each is pushed to the user's sockets as
  * `notification.created`.
  */
-import { notifications } from '../../db/schema'
-import type { RequestContext } from '../../platform/context'
-import type { TxScope } from '../../platform/transaction'
+import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
+import { notifications, pushTokens } from '../../db/schema'
+import type { AuthedContext, RequestContext } from '../../platform/context'
+import { NotFound } from '../../platform/errors'
+import { paginate, paging, type ListLimits } from '../../platform/pagination'
+import { withTransaction, type TxScope } from '../../platform/transaction'
 import { topics } from '../../ws/hub'
+
+export type NotificationRow = typeof notifications.$inferSelect
+
+/**
+ * Delivery beyond the socket (FCM, APNs, web push) plugs in here. The default stores only: the
+ * notification rows and the socket push are the delivery; a sender for a push service receives each
+ * new notification with its user's registered tokens.
+ */
+export interface PushSender {
+  send(notification: NotificationRow, tokens: { token: string; platform: string }[]): Promise<void>
+}
+
+export const storeOnlySender: PushSender = { send: async () => {} }
 
 export interface Notice {
   userIds: number[]
@@ -35,5 +51,94 @@ export async function notify(scope: TxScope, ctx: RequestContext, notice: Notice
   ).returning()
   scope.afterCommit(() => {
     for (const row of rows) ctx.deps.hub.publish(topics.user(row.workspace_id, row.user_id), { type: 'notification.created', data: row })
+    void deliver(ctx, rows)
   })
+}
+
+async function deliver(ctx: RequestContext, rows: NotificationRow[]) {
+  try {
+    for (const row of rows) {
+      const tokens = await ctx.deps.db.read
+        .select({ token: pushTokens.token, platform: pushTokens.platform })
+        .from(pushTokens)
+        .where(and(eq(pushTokens.workspace_id, row.workspace_id), eq(pushTokens.user_id, row.user_id)))
+      await ctx.deps.push.send(row, tokens)
+    }
+  } catch (error) {
+    ctx.deps.logger.error('push delivery failed', { error: String(error) })
+  }
+}
+
+const present = ({ workspace_id: _w, ...row }: NotificationRow) => row
+
+export const NOTIFICATION_LIST: ListLimits = { defaultLimit: 10, maxLimit: 100 }
+
+const mine = (ctx: AuthedContext) => and(eq(notifications.workspace_id, ctx.actor.workspaceId), eq(notifications.user_id, ctx.actor.userId))
+
+export async function listNotifications(ctx: AuthedContext, query: { page?: number; limit?: number; unread?: boolean }) {
+  const page = paging(query, NOTIFICATION_LIST)
+  const where = and(mine(ctx), query.unread === true ? isNull(notifications.read_at) : query.unread === false ? sql`${notifications.read_at} is not null` : undefined)
+  const db = ctx.deps.db.read
+  const result = await paginate(
+    page,
+    db.select().from(notifications).where(where).orderBy(desc(notifications.created_at), desc(notifications.id)).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(notifications).where(where),
+  )
+  return { rows: result.rows.map(present), meta: result.meta }
+}
+
+export async function unreadCount(ctx: AuthedContext) {
+  const [{ total }] = await ctx.deps.db.read.select({ total: count() }).from(notifications).where(and(mine(ctx), isNull(notifications.read_at)))
+  return { count: total }
+}
+
+/** Read marks are not audited (CONTRACT §6). */
+export function markRead(ctx: AuthedContext, id: number) {
+  return withTransaction(
+    ctx,
+    async ({ tx }) => {
+      const [row] = await tx.select().from(notifications).where(and(mine(ctx), eq(notifications.id, id))).limit(1)
+      if (!row) throw new NotFound('NOTIFICATION')
+      if (row.read_at) return present(row)
+      const [updated] = await tx.update(notifications).set({ read_at: ctx.deps.clock.now().toISOString() }).where(eq(notifications.id, id)).returning()
+      return present(updated)
+    },
+    { audit: 'none' },
+  )
+}
+
+export function markAllRead(ctx: AuthedContext) {
+  return withTransaction(
+    ctx,
+    async ({ tx }) => {
+      const updated = await tx
+        .update(notifications)
+        .set({ read_at: ctx.deps.clock.now().toISOString() })
+        .where(and(mine(ctx), isNull(notifications.read_at)))
+        .returning({ id: notifications.id })
+      return { count: updated.length }
+    },
+    { audit: 'none' },
+  )
+}
+
+/** A token belongs to the last user who registered it (a shared phone); registration is not audited. */
+export function registerPushToken(ctx: AuthedContext, input: { token: string; platform: 'android' | 'ios' | 'web' }) {
+  return withTransaction(
+    ctx,
+    async ({ tx }) => {
+      const now = ctx.deps.clock.now().toISOString()
+      const [row] = await tx
+        .insert(pushTokens)
+        .values({ workspace_id: ctx.actor.workspaceId, user_id: ctx.actor.userId, token: input.token, platform: input.platform, created_at: now, updated_at: now })
+        .onConflictDoUpdate({
+          target: pushTokens.token,
+          set: { workspace_id: ctx.actor.workspaceId, user_id: ctx.actor.userId, platform: input.platform, updated_at: now },
+        })
+        .returning()
+      const { workspace_id: _w, ...token } = row
+      return token
+    },
+    { audit: 'none' },
+  )
 }

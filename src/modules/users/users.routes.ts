@@ -7,7 +7,7 @@ import { Envelope, Id, IdParams, ListEnvelope, MAX_ID, NullableTimestamp, Option
 import { Email, Password } from '../auth/auth.schemas'
 import { createUser, deleteUser, getUser, listUsers, updateUser } from './users.service'
 
-const UserSchema = Type.Object({
+export const UserSchema = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   email: Type.String(),

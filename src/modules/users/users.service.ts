@@ -105,7 +105,10 @@ export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promi
   return { rows: rows.map(present), meta: pageMeta(page, total) }
 }
 
-export const getUser = async (ctx: AuthedContext, id: number) => present(await findUser(ctx.deps.db.read, ctx.actor.workspaceId, id))
+/** A user of the workspace as answered, read through `db` (a transaction sees its own writes). */
+export const userById = async (db: Db, workspaceId: number, id: number) => present(await findUser(db, workspaceId, id))
+
+export const getUser = (ctx: AuthedContext, id: number) => userById(ctx.deps.db.read, ctx.actor.workspaceId, id)
 
 async function roleFor(ctx: AuthedContext, db: Db, roleId: number) {
   const role = await roleScope.find(db, ctx.actor.workspaceId, roleId)

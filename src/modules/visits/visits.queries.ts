@@ -20,6 +20,7 @@ import {
 } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
+import { locationOf } from '../../platform/geo'
 import { DEFAULT_LIST, orderFor, paginate, paging, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 
@@ -100,8 +101,6 @@ async function submissionCounts(db: Db, visitIds: number[]) {
     .groupBy(submissions.visit_id)
 }
 
-const location = (latitude: number | null, longitude: number | null) =>
-  latitude === null || longitude === null ? null : { latitude, longitude }
 
 function presentListItem(row: VisitRow, assignees: Awaited<ReturnType<typeof assigneesOf>>, counts: Awaited<ReturnType<typeof submissionCounts>>) {
   const summary = counts.find((entry) => entry.visit_id === row.id)
@@ -251,10 +250,10 @@ export async function visitDetail(db: Db, ctx: AuthedContext, id: number, access
     visit_date: row.visit_date,
     notes: row.notes,
     checked_in_at: row.checked_in_at,
-    check_in_location: location(row.check_in_latitude, row.check_in_longitude),
+    check_in_location: locationOf(row.check_in_latitude, row.check_in_longitude),
     check_in_photo_url: row.check_in_photo_url,
     checked_out_at: row.checked_out_at,
-    check_out_location: location(row.check_out_latitude, row.check_out_longitude),
+    check_out_location: locationOf(row.check_out_latitude, row.check_out_longitude),
     check_out_photo_url: row.check_out_photo_url,
     close_reason: row.close_reason,
     sent_to_field_at: row.sent_to_field_at,

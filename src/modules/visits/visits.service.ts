@@ -11,6 +11,7 @@ import { forms, memberships, outlets, projects, submissions, teams, users, visit
 import type { AuditEntry } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { utcDate } from '../../platform/dates'
+import { requireLocation } from '../../platform/geo'
 import { AppError, Conflict, ValidationFailed } from '../../platform/errors'
 import { withTransaction, type TxScope } from '../../platform/transaction'
 import { PhotoBatch } from '../files/files.service'
@@ -253,14 +254,6 @@ export interface LocationInput {
   longitude?: number | null
   photo?: string | null
   notes?: string | null
-}
-
-function requireLocation(input: LocationInput): { latitude: number; longitude: number } {
-  const missing: Record<string, string[]> = {}
-  if (input.latitude == null) missing.latitude = ['is required']
-  if (input.longitude == null) missing.longitude = ['is required']
-  if (Object.keys(missing).length) throw new AppError(400, 'LOCATION_REQUIRED', 'GPS location (latitude and longitude) is required', missing)
-  return { latitude: input.latitude!, longitude: input.longitude! }
 }
 
 /** Applies a machine transition to a visit row inside the transaction, with log and audit entry. */

@@ -1,0 +1,213 @@
+/**
+ * Attendance: a field user clocks in and out on the phone (location required, photo optional), or
+ * the office enters a day by hand. At most one open attendance per user (also a unique index, so a
+ * double tap cannot open two). The worked time is computed from clock-in to clock-out.
+ */
+import { count, eq, gte, isNull, lte, sql, type SQL } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { attendances, teamMembers, users } from '../../db/schema'
+import { changedFields } from '../../platform/audit'
+import type { AuthedContext } from '../../platform/context'
+import { parseDateTime, utcDate } from '../../platform/dates'
+import { Conflict, NotFound, ValidationFailed } from '../../platform/errors'
+import { locationOf, requireLocation, type GeoInput } from '../../platform/geo'
+import { DEFAULT_LIST, orderFor, paginate, paging } from '../../platform/pagination'
+import { workspaceScoped } from '../../platform/scope'
+import { withTransaction } from '../../platform/transaction'
+import { PhotoBatch } from '../files/files.service'
+import { assertWorkspaceUsers } from '../teams/teams.service'
+
+export const attendanceScope = workspaceScoped(attendances)
+
+function selectAttendances(db: Db, where: SQL) {
+  return db
+    .select({ attendance: attendances, user_name: users.name })
+    .from(attendances)
+    .innerJoin(users, eq(users.id, attendances.user_id))
+    .where(where)
+}
+type Row = Awaited<ReturnType<typeof selectAttendances>>[number]
+
+function present({ attendance: a, user_name }: Row) {
+  const worked = a.check_out_at ? Math.floor((Date.parse(a.check_out_at) - Date.parse(a.check_in_at)) / 60_000) : null
+  return {
+    id: a.id,
+    workspace_id: a.workspace_id,
+    user_id: a.user_id,
+    user: { id: a.user_id, name: user_name },
+    date: a.date,
+    check_in_at: a.check_in_at,
+    check_in_location: locationOf(a.check_in_latitude, a.check_in_longitude),
+    check_in_photo_url: a.check_in_photo_url,
+    check_out_at: a.check_out_at,
+    check_out_location: locationOf(a.check_out_latitude, a.check_out_longitude),
+    check_out_photo_url: a.check_out_photo_url,
+    worked_minutes: worked,
+    notes: a.notes,
+    source: a.source,
+    created_at: a.created_at,
+    updated_at: a.updated_at,
+  }
+}
+export type PresentedAttendance = ReturnType<typeof present>
+
+async function findAttendance(db: Db, workspaceId: number, id: number) {
+  const [row] = await selectAttendances(db, attendanceScope.where(workspaceId, eq(attendances.id, id))).limit(1)
+  if (!row) throw new NotFound('ATTENDANCE')
+  return present(row)
+}
+
+const openOf = (workspaceId: number, userId: number) =>
+  attendanceScope.where(workspaceId, eq(attendances.user_id, userId), isNull(attendances.check_out_at))
+
+export interface AttendanceListQuery {
+  page?: number
+  limit?: number
+  sort_by?: 'date' | 'check_in_at' | 'created_at' | 'id'
+  sort_order?: 'asc' | 'desc'
+  user_id?: number
+  team_id?: number
+  date_from?: string
+  date_to?: string
+}
+
+export async function listAttendances(ctx: AuthedContext, query: AttendanceListQuery) {
+  const page = paging(query, DEFAULT_LIST)
+  const where = attendanceScope.where(
+    ctx.actor.workspaceId,
+    query.user_id !== undefined ? eq(attendances.user_id, query.user_id) : undefined,
+    query.team_id !== undefined
+      ? sql`${attendances.user_id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMembers.team_id} = ${query.team_id} and ${teamMembers.workspace_id} = ${ctx.actor.workspaceId})`
+      : undefined,
+    query.date_from ? gte(attendances.date, query.date_from) : undefined,
+    query.date_to ? lte(attendances.date, query.date_to) : undefined,
+  )
+  const db = ctx.deps.db.read
+  const order = orderFor(
+    query,
+    { date: attendances.date, check_in_at: attendances.check_in_at, created_at: attendances.created_at, id: attendances.id },
+    attendances.id,
+    { sort_by: 'date', sort_order: 'desc' },
+  )
+  const result = await paginate(
+    page,
+    selectAttendances(db, where).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(attendances).where(where),
+  )
+  return { rows: result.rows.map(present), meta: result.meta }
+}
+
+export const getAttendance = (ctx: AuthedContext, id: number) => findAttendance(ctx.deps.db.read, ctx.actor.workspaceId, id)
+
+/** The caller's attendance of today (UTC), or the one still open, or null. */
+export async function todayAttendance(ctx: AuthedContext) {
+  const today = utcDate(ctx.deps.clock.now())
+  const [row] = await selectAttendances(
+    ctx.deps.db.read,
+    attendanceScope.where(ctx.actor.workspaceId, eq(attendances.user_id, ctx.actor.userId), sql`(${attendances.date} = ${today} or ${attendances.check_out_at} is null)`),
+  )
+    .orderBy(sql`${attendances.check_in_at} desc`)
+    .limit(1)
+  return row ? present(row) : null
+}
+
+export interface ClockInput extends GeoInput {
+  photo?: string | null
+  notes?: string | null
+}
+
+export async function clockIn(ctx: AuthedContext, input: ClockInput) {
+  const location = requireLocation(input)
+  const photos = new PhotoBatch(ctx)
+  const photoUrl = input.photo ? await photos.accept(input.photo, 'photo') : null
+  return photos.guard(() =>
+    withTransaction(ctx, async ({ tx, audit }) => {
+      const [open] = await tx.select({ id: attendances.id }).from(attendances).where(openOf(ctx.actor.workspaceId, ctx.actor.userId)).limit(1)
+      if (open) throw new Conflict('ATTENDANCE_ALREADY_OPEN', 'you are already clocked in', { attendance_id: open.id })
+      await photos.record(tx)
+      const now = ctx.deps.clock.now()
+      const row = await attendanceScope.insert(tx, ctx.actor.workspaceId, {
+        user_id: ctx.actor.userId,
+        date: utcDate(now),
+        check_in_at: now.toISOString(),
+        check_in_latitude: location.latitude,
+        check_in_longitude: location.longitude,
+        check_in_photo_url: photoUrl,
+        notes: input.notes ?? null,
+        source: 'mobile',
+        created_by: ctx.actor.userId,
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      })
+      const result = await findAttendance(tx, ctx.actor.workspaceId, row.id)
+      await audit({ entityType: 'attendance', entityId: row.id, entityName: `${ctx.actor.name} · ${row.date}`, action: 'created', newValues: result })
+      return result
+    }),
+  )
+}
+
+export async function clockOut(ctx: AuthedContext, input: ClockInput) {
+  const location = requireLocation(input)
+  const photos = new PhotoBatch(ctx)
+  const photoUrl = input.photo ? await photos.accept(input.photo, 'photo') : null
+  return photos.guard(() =>
+    withTransaction(ctx, async ({ tx, audit }) => {
+      const [open] = await tx.select({ id: attendances.id }).from(attendances).where(openOf(ctx.actor.workspaceId, ctx.actor.userId)).limit(1)
+      if (!open) throw new Conflict('ATTENDANCE_NOT_OPEN', 'you are not clocked in')
+      await photos.record(tx)
+      const before = await findAttendance(tx, ctx.actor.workspaceId, open.id)
+      const now = ctx.deps.clock.now().toISOString()
+      await attendanceScope.update(tx, ctx.actor.workspaceId, open.id, {
+        check_out_at: now,
+        check_out_latitude: location.latitude,
+        check_out_longitude: location.longitude,
+        check_out_photo_url: photoUrl,
+        ...(input.notes ? { notes: input.notes } : {}),
+        updated_at: now,
+      })
+      const after = await findAttendance(tx, ctx.actor.workspaceId, open.id)
+      const diff = changedFields(before, after)
+      await audit({ entityType: 'attendance', entityId: open.id, entityName: `${ctx.actor.name} · ${after.date}`, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+      return after
+    }),
+  )
+}
+
+export interface ManualAttendanceInput {
+  user_id: number
+  date: string
+  check_in_at: string
+  check_out_at?: string | null
+  notes?: string | null
+}
+
+/** Office: a day entered by hand (a forgotten clock-in, a phone without signal). */
+export function createAttendance(ctx: AuthedContext, input: ManualAttendanceInput) {
+  const checkIn = parseDateTime(input.check_in_at)!
+  const checkOut = input.check_out_at ? parseDateTime(input.check_out_at)! : null
+  if (checkOut !== null && checkOut <= checkIn) throw ValidationFailed.field('check_out_at', 'must be after check_in_at')
+  if (checkIn > ctx.deps.clock.now().getTime() + 5 * 60_000) throw ValidationFailed.field('check_in_at', 'must not be in the future')
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    await assertWorkspaceUsers(tx, ctx.actor.workspaceId, [input.user_id], 'user_id')
+    if (checkOut === null) {
+      const [open] = await tx.select({ id: attendances.id }).from(attendances).where(openOf(ctx.actor.workspaceId, input.user_id)).limit(1)
+      if (open) throw new Conflict('ATTENDANCE_ALREADY_OPEN', 'this user already has an open attendance', { attendance_id: open.id })
+    }
+    const now = ctx.deps.clock.now().toISOString()
+    const row = await attendanceScope.insert(tx, ctx.actor.workspaceId, {
+      user_id: input.user_id,
+      date: input.date,
+      check_in_at: new Date(checkIn).toISOString(),
+      check_out_at: checkOut === null ? null : new Date(checkOut).toISOString(),
+      notes: input.notes ?? null,
+      source: 'manual',
+      created_by: ctx.actor.userId,
+      created_at: now,
+      updated_at: now,
+    })
+    const result = await findAttendance(tx, ctx.actor.workspaceId, row.id)
+    await audit({ entityType: 'attendance', entityId: row.id, entityName: `${result.user.name} · ${row.date}`, action: 'created', newValues: result })
+    return result
+  })
+}
+

@@ -1,0 +1,233 @@
+/**
+ * Principals (the brands a team works for) and their products. Principal codes and product SKUs are
+ * unique per workspace (case-insensitive, live rows); a product's principal must be a live principal
+ * of the workspace; a principal still used by products or projects cannot be deleted.
+ */
+import { and, count, eq, isNull, or, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { principals, products, projects } from '../../db/schema'
+import { changedFields } from '../../platform/audit'
+import type { AuthedContext } from '../../platform/context'
+import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging } from '../../platform/pagination'
+import { workspaceScoped } from '../../platform/scope'
+import { withTransaction } from '../../platform/transaction'
+import { principalScope } from '../projects/projects.service'
+
+export const productScope = workspaceScoped(products)
+
+interface ListQuery {
+  page?: number
+  limit?: number
+  keyword?: string
+  sort_by?: 'created_at' | 'updated_at' | 'name' | 'id'
+  sort_order?: 'asc' | 'desc'
+}
+
+// ── Principals ──────────────────────────────────────────────────────────────────────────────────
+
+export interface PrincipalInput {
+  name: string
+  code?: string | null
+  contact_name?: string | null
+  contact_phone?: string | null
+  contact_email?: string | null
+}
+
+type PrincipalRow = typeof principals.$inferSelect
+const presentPrincipal = ({ name_key: _n, code_key: _c, ...principal }: PrincipalRow) => principal
+
+async function findPrincipal(db: Db, workspaceId: number, id: number) {
+  const row = await principalScope.find(db, workspaceId, id)
+  if (!row) throw new NotFound('PRINCIPAL')
+  return row
+}
+
+export async function listPrincipals(ctx: AuthedContext, query: ListQuery) {
+  const page = paging(query, DEFAULT_LIST)
+  const keyword = keywordOf(query)
+  const where = principalScope.where(
+    ctx.actor.workspaceId,
+    keyword ? or(sql`instr(${principals.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${principals.code_key}, ''), ${keyword}) > 0`) : undefined,
+  )
+  const db = ctx.deps.db.read
+  const order = orderFor(query, { created_at: principals.created_at, updated_at: principals.updated_at, name: principals.name_key, id: principals.id }, principals.id)
+  const result = await paginate(
+    page,
+    db.select().from(principals).where(where).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(principals).where(where),
+  )
+  return { rows: result.rows.map(presentPrincipal), meta: result.meta }
+}
+
+export const getPrincipal = async (ctx: AuthedContext, id: number) => presentPrincipal(await findPrincipal(ctx.deps.db.read, ctx.actor.workspaceId, id))
+
+async function principalValues(tx: Db, workspaceId: number, input: Partial<PrincipalInput>, exceptId?: number) {
+  const values: Partial<typeof principals.$inferInsert> = { ...input }
+  if (input.name !== undefined) values.name_key = foldText(input.name)
+  if (input.code !== undefined) {
+    values.code_key = input.code === null ? null : foldText(input.code)
+    if (values.code_key && (await principalScope.isTaken(tx, workspaceId, principals.code_key, values.code_key, exceptId))) {
+      throw new AlreadyExists('PRINCIPAL', 'code', 'a principal with this code already exists')
+    }
+  }
+  return values
+}
+
+export function createPrincipal(ctx: AuthedContext, input: PrincipalInput) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const values = await principalValues(tx, ctx.actor.workspaceId, input)
+    const now = ctx.deps.clock.now().toISOString()
+    const row = await principalScope.insert(tx, ctx.actor.workspaceId, { ...values, name: input.name, name_key: values.name_key!, created_at: now, updated_at: now })
+    const result = presentPrincipal(row)
+    await audit({ entityType: 'principal', entityId: row.id, entityName: row.name, action: 'created', newValues: result })
+    return result
+  })
+}
+
+export function updatePrincipal(ctx: AuthedContext, id: number, input: Partial<PrincipalInput>) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const before = await findPrincipal(tx, ctx.actor.workspaceId, id)
+    const values = await principalValues(tx, ctx.actor.workspaceId, input, id)
+    const after = (await principalScope.update(tx, ctx.actor.workspaceId, id, { ...values, updated_at: ctx.deps.clock.now().toISOString() }))!
+    const diff = changedFields(presentPrincipal(before), presentPrincipal(after))
+    await audit({ entityType: 'principal', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    return presentPrincipal(after)
+  })
+}
+
+export function deletePrincipal(ctx: AuthedContext, id: number) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const before = await findPrincipal(tx, ctx.actor.workspaceId, id)
+    const [[{ productCount }], [{ projectCount }]] = await Promise.all([
+      tx.select({ productCount: count() }).from(products).where(and(eq(products.principal_id, id), isNull(products.deleted_at))),
+      tx.select({ projectCount: count() }).from(projects).where(and(eq(projects.principal_id, id), isNull(projects.deleted_at))),
+    ])
+    if (productCount + projectCount > 0) {
+      throw new Conflict('PRINCIPAL_IN_USE', 'principal still has products or projects', { product_count: productCount, project_count: projectCount })
+    }
+    const deleted = (await principalScope.softDelete(tx, ctx.actor.workspaceId, id, ctx.deps.clock.now().toISOString()))!
+    await audit({ entityType: 'principal', entityId: id, entityName: before.name, action: 'deleted', oldValues: presentPrincipal(before) })
+    return presentPrincipal(deleted)
+  })
+}
+
+// ── Products ────────────────────────────────────────────────────────────────────────────────────
+
+export interface ProductInput {
+  name: string
+  sku: string
+  principal_id?: number | null
+  price?: number | null
+  unit?: string | null
+  barcode?: string | null
+}
+
+function selectProducts(db: Db, where: ReturnType<typeof productScope.where>) {
+  return db
+    .select({
+      id: products.id,
+      workspace_id: products.workspace_id,
+      name: products.name,
+      sku: products.sku,
+      principal_id: products.principal_id,
+      principal_name: principals.name,
+      price: products.price,
+      unit: products.unit,
+      barcode: products.barcode,
+      created_at: products.created_at,
+      updated_at: products.updated_at,
+      deleted_at: products.deleted_at,
+    })
+    .from(products)
+    .leftJoin(principals, eq(principals.id, products.principal_id))
+    .where(where)
+}
+type ProductRow = Awaited<ReturnType<typeof selectProducts>>[number]
+const presentProduct = ({ principal_name, ...product }: ProductRow) => ({
+  ...product,
+  principal: product.principal_id === null ? null : { id: product.principal_id, name: principal_name ?? '' },
+})
+
+async function findProduct(db: Db, workspaceId: number, id: number) {
+  const [row] = await selectProducts(db, productScope.where(workspaceId, eq(products.id, id))).limit(1)
+  if (!row) throw new NotFound('PRODUCT')
+  return presentProduct(row)
+}
+
+export async function listProducts(ctx: AuthedContext, query: ListQuery & { principal_id?: number }) {
+  const page = paging(query, DEFAULT_LIST)
+  const keyword = keywordOf(query)
+  const where = productScope.where(
+    ctx.actor.workspaceId,
+    keyword
+      ? or(sql`instr(${products.name_key}, ${keyword}) > 0`, sql`instr(${products.sku_key}, ${keyword}) > 0`, eq(products.barcode, query.keyword!.trim()))
+      : undefined,
+    query.principal_id !== undefined ? eq(products.principal_id, query.principal_id) : undefined,
+  )
+  const db = ctx.deps.db.read
+  const order = orderFor(query, { created_at: products.created_at, updated_at: products.updated_at, name: products.name_key, id: products.id }, products.id)
+  const result = await paginate(
+    page,
+    selectProducts(db, where).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(products).where(where),
+  )
+  return { rows: result.rows.map(presentProduct), meta: result.meta }
+}
+
+export const getProduct = (ctx: AuthedContext, id: number) => findProduct(ctx.deps.db.read, ctx.actor.workspaceId, id)
+
+async function productValues(tx: Db, workspaceId: number, input: Partial<ProductInput>, exceptId?: number) {
+  const values: Partial<typeof products.$inferInsert> = { ...input }
+  if (input.name !== undefined) values.name_key = foldText(input.name)
+  if (input.sku !== undefined) {
+    values.sku_key = foldText(input.sku)
+    if (await productScope.isTaken(tx, workspaceId, products.sku_key, values.sku_key, exceptId)) {
+      throw new AlreadyExists('PRODUCT', 'sku', 'a product with this SKU already exists')
+    }
+  }
+  if (input.principal_id != null && !(await principalScope.find(tx, workspaceId, input.principal_id))) {
+    throw ValidationFailed.field('principal_id', `principal ${input.principal_id} does not exist`)
+  }
+  return values
+}
+
+export function createProduct(ctx: AuthedContext, input: ProductInput) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const values = await productValues(tx, ctx.actor.workspaceId, input)
+    const now = ctx.deps.clock.now().toISOString()
+    const row = await productScope.insert(tx, ctx.actor.workspaceId, {
+      ...values,
+      name: input.name,
+      name_key: values.name_key!,
+      sku: input.sku,
+      sku_key: values.sku_key!,
+      created_at: now,
+      updated_at: now,
+    })
+    const result = await findProduct(tx, ctx.actor.workspaceId, row.id)
+    await audit({ entityType: 'product', entityId: row.id, entityName: row.name, action: 'created', newValues: result })
+    return result
+  })
+}
+
+export function updateProduct(ctx: AuthedContext, id: number, input: Partial<ProductInput>) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const before = await findProduct(tx, ctx.actor.workspaceId, id)
+    const values = await productValues(tx, ctx.actor.workspaceId, input, id)
+    await productScope.update(tx, ctx.actor.workspaceId, id, { ...values, updated_at: ctx.deps.clock.now().toISOString() })
+    const after = await findProduct(tx, ctx.actor.workspaceId, id)
+    const diff = changedFields(before, after)
+    await audit({ entityType: 'product', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    return after
+  })
+}
+
+export function deleteProduct(ctx: AuthedContext, id: number) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const before = await findProduct(tx, ctx.actor.workspaceId, id)
+    const deleted = (await productScope.softDelete(tx, ctx.actor.workspaceId, id, ctx.deps.clock.now().toISOString()))!
+    await audit({ entityType: 'product', entityId: id, entityName: before.name, action: 'deleted', oldValues: before })
+    return { ...before, deleted_at: deleted.deleted_at, updated_at: deleted.updated_at }
+  })
+}

@@ -1,0 +1,304 @@
+/**
+ * Submission exports as background jobs (CONTRACT §11). A request records a `queued` job and answers
+ * 202 at once; the in-process runner takes jobs one at a time (`running` → `done` or `failed`) and
+ * writes the file under EXPORT_DIR:
+ *   - CSV: streamed in pages of 500 rows, so 100k rows never sit in memory;
+ *   - PDF (pdfkit): a readable report with a header, the filters used and a table of submissions
+ *     (the first PDF_MAX_ROWS rows; the CSV has them all).
+ * The job runs with its requester's current access (a requester who lost it gets a failed job).
+ * Jobs left queued or running by a restart are picked up again at start. Files and jobs older than
+ * 7 days are removed by a daily job.
+ */
+import { createWriteStream } from 'node:fs'
+import { mkdir, rm } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
+import { stringify } from 'csv-stringify/sync'
+import { and, count, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm'
+import PDFDocument from 'pdfkit'
+import { exportJobs, outlets, projects, submissions, teams, users, visits, workspaces } from '../../db/schema'
+import { loadMember } from '../../platform/actor'
+import type { AuthedContext, Deps } from '../../platform/context'
+import { Conflict, NotFound } from '../../platform/errors'
+import { errorFields } from '../../platform/logger'
+import { DEFAULT_LIST, paginate, paging } from '../../platform/pagination'
+import { withTransaction } from '../../platform/transaction'
+import { submissionFilters, type SubmissionListQuery } from '../visits/visits.queries'
+
+export const EXPORT_PAGE = 500
+export const PDF_MAX_ROWS = 2_000
+export const EXPORT_TTL_MS = 7 * 86_400_000
+
+type Job = typeof exportJobs.$inferSelect
+const present = ({ path: _path, filters, ...job }: Job) => ({ ...job, filters, download_url: job.status === 'done' ? `/api/office/v1/export/jobs/${job.id}/download` : null })
+export type PresentedJob = ReturnType<typeof present>
+
+/** Runs queued jobs one after another in this process. */
+export class ExportRunner {
+  private queue: number[] = []
+  private running: Promise<void> | null = null
+
+  constructor(private readonly deps: Deps) {}
+
+  enqueue(id: number) {
+    this.queue.push(id)
+    this.running ??= this.drain().finally(() => {
+      this.running = null
+    })
+  }
+
+  /** Resolves when every job queued so far has finished (tests, shutdown). */
+  async idle() {
+    while (this.running) await this.running
+  }
+
+  /** Jobs a restart interrupted. */
+  async resume() {
+    const pending = await this.deps.db.read.select({ id: exportJobs.id }).from(exportJobs).where(inArray(exportJobs.status, ['queued', 'running'])).orderBy(exportJobs.id)
+    for (const job of pending) this.enqueue(job.id)
+  }
+
+  private async drain() {
+    for (let id = this.queue.shift(); id !== undefined; id = this.queue.shift()) {
+      await runJob(this.deps, id).catch((error) => this.deps.logger.error('export runner failed', { job: id, ...errorFields(error) }))
+    }
+  }
+}
+
+const setJob = (deps: Deps, id: number, values: Partial<typeof exportJobs.$inferInsert>) =>
+  deps.db.transaction(async (tx) => {
+    await tx.update(exportJobs).set(values).where(eq(exportJobs.id, id))
+  })
+
+async function runJob(deps: Deps, id: number) {
+  const [job] = await deps.db.read.select().from(exportJobs).where(eq(exportJobs.id, id))
+  if (!job || job.status === 'done' || job.status === 'failed') return
+  await setJob(deps, id, { status: 'running', started_at: deps.clock.now().toISOString() })
+  const path = join(String(job.workspace_id), `submissions-${job.id}.${job.format}`)
+  const absolute = resolve(deps.config.EXPORT_DIR, path)
+  try {
+    const actor = await loadMember(deps.db.read, job.user_id, job.workspace_id)
+    if (!actor) throw new Error('the requester no longer has access to this workspace')
+    const ctx: AuthedContext = { deps, actor, idempotency: null, meta: { requestId: `export:${id}`, ip: null, userAgent: null, timestamp: deps.clock.now().toISOString() } }
+    await mkdir(dirname(absolute), { recursive: true })
+    const rows = job.format === 'csv' ? await writeCsv(ctx, job.filters as SubmissionListQuery, absolute) : await writePdf(ctx, job.filters as SubmissionListQuery, absolute)
+    await setJob(deps, id, { status: 'done', row_count: rows, path, finished_at: deps.clock.now().toISOString() })
+  } catch (error) {
+    await rm(absolute, { force: true })
+    await setJob(deps, id, { status: 'failed', error: error instanceof Error ? error.message : String(error), finished_at: deps.clock.now().toISOString() })
+    deps.logger.warn('export failed', { job: id, ...errorFields(error) })
+  }
+}
+
+const COLUMNS = [
+  'submission_id',
+  'visit_id',
+  'visit_date',
+  'outlet_code',
+  'outlet_name',
+  'project_name',
+  'team_name',
+  'form_title',
+  'status',
+  'approval_status',
+  'submitted_at',
+  'submitted_by',
+  'reviewed_at',
+  'reviewed_by',
+  'approval_notes',
+  'answers',
+] as const
+
+/** Keeps spreadsheets from running cell text as a formula (CSV injection). */
+const safeCell = (value: unknown) => {
+  if (value === null || value === undefined) return ''
+  const text = typeof value === 'string' ? value : JSON.stringify(value)
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
+}
+
+/** One page of the export, after `afterId`, in id order. */
+function page(ctx: AuthedContext, filters: SubmissionListQuery, afterId: number, limit: number) {
+  return ctx.deps.db.read
+    .select({
+      submission_id: submissions.id,
+      visit_id: submissions.visit_id,
+      visit_date: visits.visit_date,
+      outlet_code: outlets.code,
+      outlet_name: outlets.name,
+      project_name: projects.name,
+      team_name: teams.name,
+      form_title: submissions.title,
+      status: submissions.status,
+      approval_status: submissions.approval_status,
+      submitted_at: submissions.submitted_at,
+      submitted_by: sql<string | null>`(select ${users.name} from ${users} where ${users.id} = ${submissions.submitted_by})`,
+      reviewed_at: submissions.reviewed_at,
+      reviewed_by: sql<string | null>`(select ${users.name} from ${users} where ${users.id} = ${submissions.reviewed_by})`,
+      approval_notes: submissions.approval_notes,
+      answers: submissions.answers,
+    })
+    .from(submissions)
+    .innerJoin(visits, eq(visits.id, submissions.visit_id))
+    .innerJoin(outlets, eq(outlets.id, visits.outlet_id))
+    .innerJoin(projects, eq(projects.id, visits.project_id))
+    .leftJoin(teams, eq(teams.id, visits.team_id))
+    .where(and(submissionFilters(ctx, filters, { mine: false }), gt(submissions.id, afterId)))
+    .orderBy(submissions.id)
+    .limit(limit)
+}
+
+async function writeCsv(ctx: AuthedContext, filters: SubmissionListQuery, path: string): Promise<number> {
+  const file = Bun.file(path).writer()
+  let total = 0
+  let afterId = 0
+  file.write(stringify([], { header: true, columns: [...COLUMNS] }))
+  for (;;) {
+    const rows = await page(ctx, filters, afterId, EXPORT_PAGE)
+    if (rows.length === 0) break
+    file.write(stringify(rows.map((row) => COLUMNS.map((column) => safeCell(row[column])))))
+    await file.flush()
+    total += rows.length
+    afterId = rows[rows.length - 1].submission_id
+    if (rows.length < EXPORT_PAGE) break
+  }
+  await file.end()
+  return total
+}
+
+async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery, path: string): Promise<number> {
+  const [workspace] = await ctx.deps.db.read.select({ name: workspaces.name }).from(workspaces).where(eq(workspaces.id, ctx.actor.workspaceId))
+  const [{ total }] = await ctx.deps.db.read
+    .select({ total: count() })
+    .from(submissions)
+    .innerJoin(visits, eq(visits.id, submissions.visit_id))
+    .where(submissionFilters(ctx, filters, { mine: false }))
+  const rows = await page(ctx, filters, 0, PDF_MAX_ROWS)
+
+  const doc = new PDFDocument({ size: 'A4', layout: 'landscape', margin: 36, info: { Title: 'Submissions report' } })
+  const out = createWriteStream(path)
+  const finished = new Promise<void>((resolvePromise, reject) => {
+    out.on('finish', resolvePromise)
+    out.on('error', reject)
+  })
+  doc.pipe(out)
+  doc.fontSize(18).text('Submissions report')
+  doc.moveDown(0.3).fontSize(10).fillColor('#444')
+  doc.text(`Workspace: ${workspace?.name ?? ''}`)
+  doc.text(`Generated: ${ctx.deps.clock.now().toISOString()} by ${ctx.actor.name}`)
+  const used = Object.entries(filters).filter(([, value]) => value !== undefined && value !== null)
+  doc.text(`Filters: ${used.length ? used.map(([key, value]) => `${key}=${value}`).join(', ') : 'none'}`)
+  doc.text(total > rows.length ? `Submissions: ${total} (showing the first ${rows.length}; the CSV export has all)` : `Submissions: ${total}`)
+  doc.moveDown().fillColor('#000')
+
+  const headers = ['Visit date', 'Outlet', 'Project', 'Form', 'Status', 'Approval', 'Submitted by', 'Submitted at']
+  const widths = [62, 150, 110, 120, 62, 62, 100, 104]
+  const left = doc.page.margins.left
+  const line = (cells: string[], bold: boolean) => {
+    if (doc.y > doc.page.height - doc.page.margins.bottom - 20) doc.addPage()
+    const y = doc.y
+    doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(8)
+    let x = left
+    cells.forEach((cell, i) => {
+      doc.text(cell, x, y, { width: widths[i] - 4, ellipsis: true, lineBreak: false })
+      x += widths[i]
+    })
+    doc.x = left
+    doc.y = y + 13
+  }
+  line(headers, true)
+  for (const row of rows) {
+    line(
+      [
+        row.visit_date,
+        row.outlet_name,
+        row.project_name,
+        row.form_title,
+        row.status,
+        row.approval_status ?? '',
+        row.submitted_by ?? '',
+        row.submitted_at ? row.submitted_at.replace('T', ' ').slice(0, 16) : '',
+      ],
+      false,
+    )
+  }
+  doc.end()
+  await finished
+  return Number(total)
+}
+
+// ── Requests, lists, downloads ─────────────────────────────────────────────────────────────────
+
+export function requestExport(ctx: AuthedContext, format: 'csv' | 'pdf', filters: SubmissionListQuery) {
+  return withTransaction(
+    ctx,
+    async ({ tx, afterCommit }) => {
+      const [job] = await tx
+        .insert(exportJobs)
+        .values({
+          workspace_id: ctx.actor.workspaceId,
+          user_id: ctx.actor.userId,
+          kind: 'submissions',
+          format,
+          filters: Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined)),
+          status: 'queued',
+          created_at: ctx.deps.clock.now().toISOString(),
+        })
+        .returning()
+      afterCommit(() => ctx.deps.exports.enqueue(job.id))
+      return { id: job.id, status: job.status }
+    },
+    // Exports read data; they change nothing a business entity is made of (CONTRACT §6).
+    { audit: 'none' },
+  )
+}
+
+const ownJobs = (ctx: AuthedContext) => and(eq(exportJobs.workspace_id, ctx.actor.workspaceId), eq(exportJobs.user_id, ctx.actor.userId))
+
+export async function listExportJobs(ctx: AuthedContext, query: { page?: number; limit?: number }) {
+  const p = paging(query, DEFAULT_LIST)
+  const db = ctx.deps.db.read
+  const result = await paginate(
+    p,
+    db.select().from(exportJobs).where(ownJobs(ctx)).orderBy(desc(exportJobs.created_at), desc(exportJobs.id)).limit(p.limit).offset(p.offset),
+    db.select({ total: count() }).from(exportJobs).where(ownJobs(ctx)),
+  )
+  return { rows: result.rows.map(present), meta: result.meta }
+}
+
+async function findJob(ctx: AuthedContext, id: number) {
+  const [job] = await ctx.deps.db.read.select().from(exportJobs).where(and(ownJobs(ctx), eq(exportJobs.id, id))).limit(1)
+  if (!job) throw new NotFound('EXPORT_JOB')
+  return job
+}
+
+export const getExportJob = async (ctx: AuthedContext, id: number) => present(await findJob(ctx, id))
+
+export async function downloadExport(ctx: AuthedContext, id: number) {
+  const job = await findJob(ctx, id)
+  if (job.status === 'failed') throw new Conflict('EXPORT_FAILED', `the export failed: ${job.error ?? 'unknown error'}`)
+  if (job.status !== 'done' || !job.path) throw new Conflict('EXPORT_NOT_READY', `the export is ${job.status}`, { status: [job.status] })
+  const file = Bun.file(resolve(ctx.deps.config.EXPORT_DIR, job.path))
+  if (!(await file.exists())) throw new NotFound('EXPORT_JOB', 'export file is no longer available')
+  const type = job.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf'
+  return new Response(file, {
+    headers: {
+      'content-type': type,
+      'content-disposition': `attachment; filename="submissions-${job.id}.${job.format}"`,
+      'cache-control': 'private, no-store',
+    },
+  })
+}
+
+/** Daily: exports (files and jobs) older than 7 days are removed. */
+export async function purgeOldExports(deps: Deps): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - EXPORT_TTL_MS).toISOString()
+  const old = await deps.db.read.select().from(exportJobs).where(lt(exportJobs.created_at, cutoff))
+  for (const job of old) if (job.path) await rm(resolve(deps.config.EXPORT_DIR, job.path), { force: true })
+  if (old.length) {
+    await deps.db.transaction(async (tx) => {
+      await tx.delete(exportJobs).where(inArray(exportJobs.id, old.map((job) => job.id)))
+    })
+  }
+  deps.logger.info('export cleanup', { removed: old.length })
+  return old.length
+}
+

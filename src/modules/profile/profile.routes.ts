@@ -1,0 +1,36 @@
+import { Type } from '@sinclair/typebox'
+import { Elysia } from 'elysia'
+import type { PlatformPlugin } from '../../platform/http'
+import { ok } from '../../platform/reply'
+import { Envelope, OptionalText, RequiredText, responses } from '../../platform/schema'
+import { Password } from '../auth/auth.schemas'
+import { UserSchema } from '../users/users.routes'
+import { changePassword, getProfile, updateProfile } from './profile.service'
+
+export const profileRoutes = (platform: PlatformPlugin) =>
+  new Elysia({ prefix: '/app/v1/profile', tags: ['Profile'] })
+    .use(platform)
+    .get('', async ({ ctx }) => ok(await getProfile(ctx)), {
+      auth: true,
+      response: responses({ 200: Envelope(UserSchema) }, [401]),
+      detail: { summary: 'Your profile' },
+    })
+    .put('', async ({ ctx, body }) => ok(await updateProfile(ctx, body), 'PROFILE_UPDATED', 'profile updated'), {
+      auth: true,
+      body: Type.Object({ name: Type.Optional(RequiredText(255)), phone: OptionalText(32) }, { minProperties: 1 }),
+      response: responses({ 200: Envelope(UserSchema) }, [400, 401]),
+      detail: { summary: 'Change your name or phone' },
+    })
+    .put(
+      '/password',
+      async ({ ctx, body }) => {
+        await changePassword(ctx, body)
+        return ok({}, 'PASSWORD_CHANGED', 'password changed; other sessions have been signed out')
+      },
+      {
+        auth: true,
+        body: Type.Object({ current_password: Type.String({ minLength: 1, maxLength: 1024 }), new_password: Password }),
+        response: responses({ 200: Envelope(Type.Object({})) }, [400, 401]),
+        detail: { summary: 'Change your password; signs out your other sessions' },
+      },
+    )

@@ -1,0 +1,58 @@
+/**
+ * The caller's own profile (mobile): name and phone, and the password. Changing the password needs
+ * the current one and signs out every other session (their refresh tokens are revoked; this
+ * session's family, `sid` of the access token, stays).
+ */
+import { and, eq, isNull, ne } from 'drizzle-orm'
+import { refreshTokens, users } from '../../db/schema'
+import { changedFields } from '../../platform/audit'
+import type { AuthedContext } from '../../platform/context'
+import { ValidationFailed } from '../../platform/errors'
+import { withTransaction } from '../../platform/transaction'
+import { hashPassword, verifyPassword } from '../auth/passwords'
+import { getUser, userById } from '../users/users.service'
+
+export const getProfile = (ctx: AuthedContext) => getUser(ctx, ctx.actor.userId)
+
+export function updateProfile(ctx: AuthedContext, input: { name?: string; phone?: string | null }) {
+  return withTransaction(ctx, async ({ tx, audit }) => {
+    const [before] = await tx.select({ name: users.name, phone: users.phone }).from(users).where(eq(users.id, ctx.actor.userId))
+    const [after] = await tx
+      .update(users)
+      .set({ ...input, updated_at: ctx.deps.clock.now().toISOString() })
+      .where(eq(users.id, ctx.actor.userId))
+      .returning({ name: users.name, phone: users.phone })
+    const diff = changedFields(before, after)
+    await audit({ entityType: 'user', entityId: ctx.actor.userId, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    return userById(tx, ctx.actor.workspaceId, ctx.actor.userId)
+  })
+}
+
+export async function changePassword(ctx: AuthedContext, input: { current_password: string; new_password: string }) {
+  const [user] = await ctx.deps.db.read.select({ hash: users.password_hash }).from(users).where(eq(users.id, ctx.actor.userId))
+  if (!user || !(await verifyPassword(input.current_password, user.hash))) throw ValidationFailed.field('current_password', 'is incorrect')
+  if (input.current_password === input.new_password) throw ValidationFailed.field('new_password', 'must differ from the current password')
+  const hash = await hashPassword(input.new_password)
+  await withTransaction(ctx, async ({ tx, audit }) => {
+    const now = ctx.deps.clock.now().toISOString()
+    await tx.update(users).set({ password_hash: hash, updated_at: now }).where(eq(users.id, ctx.actor.userId))
+    await tx
+      .update(refreshTokens)
+      .set({ revoked_at: now })
+      .where(
+        and(
+          eq(refreshTokens.user_id, ctx.actor.userId),
+          isNull(refreshTokens.revoked_at),
+          ctx.actor.sessionId ? ne(refreshTokens.family_id, ctx.actor.sessionId) : undefined,
+        ),
+      )
+    await audit({
+      entityType: 'user',
+      entityId: ctx.actor.userId,
+      entityName: ctx.actor.name,
+      action: 'updated',
+      oldValues: null,
+      newValues: { credentials: 'changed by the user; other sessions signed out' },
+    })
+  })
+}
