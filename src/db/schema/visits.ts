@@ -45,12 +45,13 @@ export const visits = sqliteTable(
     updated_at: updatedAt(),
     deleted_at: deletedAt(),
   },
+  // Partial on live rows: every query goes through the workspace scope, which adds `deleted_at is null`.
   (t) => [
-    index('visits_workspace_date').on(t.workspace_id, t.visit_date),
-    index('visits_workspace_status_date').on(t.workspace_id, t.status, t.visit_date),
-    index('visits_workspace_outlet').on(t.workspace_id, t.outlet_id),
-    index('visits_workspace_project').on(t.workspace_id, t.project_id),
-    index('visits_workspace_team').on(t.workspace_id, t.team_id),
+    index('visits_workspace_date_live').on(t.workspace_id, t.visit_date).where(sql`deleted_at is null`),
+    index('visits_workspace_status_date_live').on(t.workspace_id, t.status, t.visit_date).where(sql`deleted_at is null`),
+    index('visits_workspace_outlet_live').on(t.workspace_id, t.outlet_id).where(sql`deleted_at is null`),
+    index('visits_workspace_project_live').on(t.workspace_id, t.project_id).where(sql`deleted_at is null`),
+    index('visits_workspace_team_date_live').on(t.workspace_id, t.team_id, t.visit_date).where(sql`deleted_at is null`),
   ],
 )
 
@@ -109,7 +110,8 @@ export const submissions = sqliteTable(
   },
   (t) => [
     index('submissions_visit_live').on(t.visit_id).where(sql`deleted_at is null`),
-    index('submissions_workspace_approval').on(t.workspace_id, t.approval_status, t.submitted_at),
+    index('submissions_workspace_created_live').on(t.workspace_id, t.created_at).where(sql`deleted_at is null`),
+    index('submissions_workspace_approval_live').on(t.workspace_id, t.approval_status, t.created_at).where(sql`deleted_at is null`),
     index('submissions_workspace_submitter').on(t.workspace_id, t.submitted_by),
   ],
 )
@@ -131,7 +133,7 @@ export const visitLogs = sqliteTable(
     notes: text('notes'),
     created_at: createdAt(),
   },
-  (t) => [index('visit_logs_visit').on(t.visit_id)],
+  (t) => [index('visit_logs_visit').on(t.visit_id), index('visit_logs_workspace_user_time').on(t.workspace_id, t.user_id, t.created_at)],
 )
 
 /** Who was sent which visit to the field, and by whom. */

@@ -42,19 +42,20 @@ export async function dashboardMetrics(ctx: AuthedContext, query: RangeQuery) {
         and (${team} is null or team_id = ${team})
       group by status`),
     db.all<{ approval_status: string | null; n: number }>(sql`
-      select s.approval_status, count(*) as n from submissions s join visits v on v.id = s.visit_id
-      where s.workspace_id = ${workspace} and s.deleted_at is null and s.status = 'completed'
-        and v.visit_date between ${range.date_from} and ${range.date_to} and (${team} is null or v.team_id = ${team})
+      select s.approval_status, count(*) as n from visits v cross join submissions s on s.visit_id = v.id
+      where v.workspace_id = ${workspace} and v.deleted_at is null and v.visit_date between ${range.date_from} and ${range.date_to}
+        and (${team} is null or v.team_id = ${team}) and s.deleted_at is null and s.status = 'completed'
       group by s.approval_status`),
-    // A field user is active when they sent a ping, clocked in or checked in on a visit in the range.
+    // A field user is active when they sent a ping, clocked in or checked in on a visit in the range
+    // (the check-in log names who checked in, not every assignee of the visit).
     db.all<{ n: number }>(sql`
       select count(*) as n from memberships m
       where m.workspace_id = ${workspace} and m.deleted_at is null
         and (${team} is null or m.user_id in (select user_id from team_members where team_id = ${team}))
         and (exists (select 1 from location_pings p where p.workspace_id = ${workspace} and p.user_id = m.user_id and p.recorded_at >= ${range.from_at} and p.recorded_at < ${range.until_at})
           or exists (select 1 from attendances a where a.workspace_id = ${workspace} and a.user_id = m.user_id and a.date between ${range.date_from} and ${range.date_to})
-          or exists (select 1 from visit_assignees va join visits v on v.id = va.visit_id
-                     where va.workspace_id = ${workspace} and va.user_id = m.user_id and v.checked_in_at >= ${range.from_at} and v.checked_in_at < ${range.until_at}))`),
+          or exists (select 1 from visit_logs l where l.workspace_id = ${workspace} and l.user_id = m.user_id and l.action = 'check_in'
+                     and l.created_at >= ${range.from_at} and l.created_at < ${range.until_at}))`),
     db.all<{ n: number }>(sql`
       select count(*) as n from location_pings
       where workspace_id = ${workspace} and recorded_at >= ${range.from_at} and recorded_at < ${range.until_at}
@@ -84,17 +85,20 @@ export async function dashboardSummary(ctx: AuthedContext, query: RangeQuery) {
   const db = ctx.deps.db.read
   const workspace = ctx.actor.workspaceId
   const team = query.team_id ?? null
-  const [teams, users] = await Promise.all([
-    db.all<{ team_id: number | null; team_name: string | null; total: number; completed: number; cancelled: number; pending: number }>(sql`
+  const [teams, pendingByTeam, users] = await Promise.all([
+    db.all<{ team_id: number | null; team_name: string | null; total: number; completed: number; cancelled: number }>(sql`
       select v.team_id, t.name as team_name, count(*) as total,
-        sum(v.status = 'completed') as completed, sum(v.status = 'cancelled') as cancelled,
-        (select count(*) from submissions s join visits v2 on v2.id = s.visit_id
-          where v2.workspace_id = ${workspace} and v2.deleted_at is null and v2.visit_date between ${range.date_from} and ${range.date_to}
-            and v2.team_id is v.team_id and s.deleted_at is null and s.status = 'completed' and s.approval_status = 'pending') as pending
+        sum(v.status = 'completed') as completed, sum(v.status = 'cancelled') as cancelled
       from visits v left join teams t on t.id = v.team_id
       where v.workspace_id = ${workspace} and v.deleted_at is null and v.visit_date between ${range.date_from} and ${range.date_to}
         and (${team} is null or v.team_id = ${team})
       group by v.team_id order by t.name`),
+    db.all<{ team_id: number | null; pending: number }>(sql`
+      select v.team_id, count(*) as pending
+      from visits v cross join submissions s on s.visit_id = v.id
+      where v.workspace_id = ${workspace} and v.deleted_at is null and v.visit_date between ${range.date_from} and ${range.date_to}
+        and (${team} is null or v.team_id = ${team}) and s.deleted_at is null and s.status = 'completed' and s.approval_status = 'pending'
+      group by v.team_id`),
     db.all<{ user_id: number; name: string; total: number; completed: number; cancelled: number }>(sql`
       select va.user_id, u.name, count(*) as total, sum(v.status = 'completed') as completed, sum(v.status = 'cancelled') as cancelled
       from visit_assignees va join visits v on v.id = va.visit_id join users u on u.id = va.user_id
@@ -102,6 +106,7 @@ export async function dashboardSummary(ctx: AuthedContext, query: RangeQuery) {
         and (${team} is null or v.team_id = ${team})
       group by va.user_id order by u.name, va.user_id`),
   ])
+  const pending = new Map(pendingByTeam.map((row) => [row.team_id, Number(row.pending)]))
   return {
     range: { date_from: range.date_from, date_to: range.date_to },
     teams: teams.map((row) => ({
@@ -110,7 +115,7 @@ export async function dashboardSummary(ctx: AuthedContext, query: RangeQuery) {
       visits_total: Number(row.total),
       visits_completed: Number(row.completed),
       completion_rate: rate(Number(row.completed), Number(row.total) - Number(row.cancelled)),
-      pending_approvals: Number(row.pending),
+      pending_approvals: pending.get(row.team_id) ?? 0,
     })),
     users: users.map((row) => ({
       user_id: row.user_id,

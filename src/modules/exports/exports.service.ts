@@ -20,6 +20,7 @@ import { loadMember } from '../../platform/actor'
 import type { AuthedContext, Deps } from '../../platform/context'
 import { Conflict, NotFound } from '../../platform/errors'
 import { errorFields } from '../../platform/logger'
+import { can } from '../../platform/permissions'
 import { DEFAULT_LIST, paginate, paging } from '../../platform/pagination'
 import { withTransaction } from '../../platform/transaction'
 import { submissionFilters, type SubmissionListQuery } from '../visits/visits.queries'
@@ -77,7 +78,7 @@ async function runJob(deps: Deps, id: number) {
   const absolute = resolve(deps.config.EXPORT_DIR, path)
   try {
     const actor = await loadMember(deps.db.read, job.user_id, job.workspace_id)
-    if (!actor) throw new Error('the requester no longer has access to this workspace')
+    if (!actor || !can(actor.permissions, 'export.view', 'web', 'view')) throw new Error('the requester no longer has access to exports of this workspace')
     const ctx: AuthedContext = { deps, actor, idempotency: null, meta: { requestId: `export:${id}`, ip: null, userAgent: null, timestamp: deps.clock.now().toISOString() } }
     await mkdir(dirname(absolute), { recursive: true })
     const rows = job.format === 'csv' ? await writeCsv(ctx, job.filters as SubmissionListQuery, absolute) : await writePdf(ctx, job.filters as SubmissionListQuery, absolute)

@@ -3,7 +3,7 @@
  * rows); account and sub-area must be live rows of the workspace; coordinates come as a pair.
  * An outlet with visits still to do (scheduled or in progress) cannot be deleted.
  */
-import { and, count, eq, getTableColumns, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, isNull, count, eq, getTableColumns, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { accounts, outlets, subAreas, visits } from '../../db/schema'
 import { changedFields } from '../../platform/audit'
@@ -204,7 +204,7 @@ export function deleteOutlet(ctx: AuthedContext, id: number) {
     const [{ open }] = await tx
       .select({ open: count() })
       .from(visits)
-      .where(and(eq(visits.workspace_id, workspaceId), eq(visits.outlet_id, id), inArray(visits.status, ['scheduled', 'in_progress'])))
+      .where(and(eq(visits.workspace_id, workspaceId), eq(visits.outlet_id, id), isNull(visits.deleted_at), inArray(visits.status, ['scheduled', 'in_progress'])))
     if (open > 0) throw new Conflict('OUTLET_HAS_ACTIVE_VISITS', 'outlet still has scheduled or in-progress visits', { visit_count: open })
     const deleted = (await outletScope.softDelete(tx, workspaceId, id, ctx.deps.clock.now().toISOString()))!
     await audit({ entityType: 'outlet', entityId: id, entityName: before.name, action: 'deleted', oldValues: before })

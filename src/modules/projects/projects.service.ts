@@ -4,7 +4,7 @@
  * `code` is unique per workspace; `end_date` is not before `start_date`; forms are live forms of the
  * workspace, each at most once. A project with visits still to do cannot be deleted.
  */
-import { and, asc, count, eq, inArray, ne, sql } from 'drizzle-orm'
+import { and, isNull, asc, count, eq, inArray, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { forms, principals, projectForms, projects, visits, type ProjectStatus } from '../../db/schema'
 import { changedFields } from '../../platform/audit'
@@ -177,7 +177,7 @@ export function deleteProject(ctx: AuthedContext, id: number) {
     const [{ open }] = await tx
       .select({ open: count() })
       .from(visits)
-      .where(and(eq(visits.workspace_id, workspaceId), eq(visits.project_id, id), inArray(visits.status, ['scheduled', 'in_progress'])))
+      .where(and(eq(visits.workspace_id, workspaceId), eq(visits.project_id, id), isNull(visits.deleted_at), inArray(visits.status, ['scheduled', 'in_progress'])))
     if (open > 0) throw new Conflict('PROJECT_HAS_ACTIVE_VISITS', 'project still has scheduled or in-progress visits', { visit_count: open })
     const deleted = (await projectScope.softDelete(tx, workspaceId, id, ctx.deps.clock.now().toISOString()))!
     await audit({ entityType: 'project', entityId: id, entityName: before.name, action: 'deleted', oldValues: before })

@@ -170,7 +170,10 @@ export async function listVisits(ctx: AuthedContext, query: VisitListQuery, acce
   const result = await paginate(
     page,
     selectVisits(db, where).orderBy(...order).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(visits).innerJoin(outlets, eq(outlets.id, visits.outlet_id)).where(where),
+    // The outlet is joined for counting only when the keyword (outlet name/code) needs it.
+    query.keyword?.trim()
+      ? db.select({ total: count() }).from(visits).innerJoin(outlets, eq(outlets.id, visits.outlet_id)).where(where)
+      : db.select({ total: count() }).from(visits).where(where),
   )
   const ids = result.rows.map((row) => row.id)
   const [assignees, counts] = await Promise.all([assigneesOf(db, ids), submissionCounts(db, ids)])
@@ -295,12 +298,15 @@ export interface SubmissionListQuery {
   date_to?: string
 }
 
+/** Whether the filters need the visit row (the caller's own visits, team, project, outlet, dates). */
+export const needsVisit = (query: SubmissionListQuery, access: VisitAccess) =>
+  access.mine || query.team_id !== undefined || query.project_id !== undefined || query.outlet_id !== undefined || !!query.date_from || !!query.date_to
+
 export function submissionFilters(ctx: AuthedContext, query: SubmissionListQuery, access: VisitAccess & { visitId?: number }): SQL {
   return and(
     eq(submissions.workspace_id, ctx.actor.workspaceId),
     isNull(submissions.deleted_at),
-    isNull(visits.deleted_at),
-    accessCondition(ctx, access),
+    access.mine ? sql`${submissions.visit_id} in (select ${visitAssignees.visit_id} from ${visitAssignees} where ${visitAssignees.user_id} = ${ctx.actor.userId})` : undefined,
     access.visitId !== undefined ? eq(submissions.visit_id, access.visitId) : undefined,
     query.visit_id !== undefined ? eq(submissions.visit_id, query.visit_id) : undefined,
     query.approval_status ? eq(submissions.approval_status, query.approval_status) : undefined,
@@ -332,7 +338,9 @@ export async function listSubmissions(
   const result = await paginate(
     page,
     selectSubmissions(db, where).orderBy(...order).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(submissions).innerJoin(visits, eq(visits.id, submissions.visit_id)).where(where),
+    needsVisit(query, access)
+      ? db.select({ total: count() }).from(submissions).innerJoin(visits, eq(visits.id, submissions.visit_id)).where(where)
+      : db.select({ total: count() }).from(submissions).where(where),
   )
   return { rows: result.rows.map(presentSubmission), meta: result.meta }
 }
