@@ -86,6 +86,9 @@ const foreign = {
   user_email: '',
   visit_id: 0,
   submission_id: 0,
+  principal_id: 0,
+  principal_code: '',
+  product_sku: '',
 }
 const INJECTED_ID = 987_654_321
 const INJECTED_TIME = '2000-01-01T00:00:00.000Z'
@@ -903,6 +906,9 @@ async function createForeignFixtures() {
   const visit = await post201('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, visit_date: VISIT_DATE }, token, 'a visit')
   foreign.visit_id = visit.id
   foreign.submission_id = visit.submissions[0].id
+  const principal = await post201('/office/v1/principals', { name: unique('Principal'), code: unique('PRN') }, token, 'a principal')
+  const product = await post201('/office/v1/products', { name: unique('Product'), sku: unique('SKU'), principal_id: principal.id }, token, 'a product')
+  Object.assign(foreign, { principal_id: principal.id, principal_code: principal.code, product_sku: product.sku })
 }
 
 /** What the visit routes of a workspace need: a form, a project using it, an outlet, a team and a field user. */
@@ -2120,6 +2126,387 @@ SPECS['POST /api/app/v1/locations/batch'] = {
   },
 }
 
+// Catalogue: principals and products (CONTRACT §11) ------------------------------------------------
+
+/** An optional contact email: null clears it; only well-formed addresses of at most 254 characters. */
+function optionalEmail(): Mutation[] {
+  return [
+    missing,
+    mutation('null', 'valid', null),
+    ...wrongTypes('string').filter((m) => m.label !== 'null'),
+    mutation('not an email address', 'invalid', 'not-an-email'),
+    mutation('two @ signs', 'invalid', 'a@b@example.com'),
+    mutation('255 characters (limit 254)', 'invalid', mailbox('a'.repeat(243))),
+    mutation('exactly 254 characters', 'valid', () => mailbox(unique('max').padEnd(242, 'a'))),
+    mutation('1 MB string', 'invalid', mailbox(MB)),
+    // Blank means "none" (stored as null) or is refused; either way nothing malformed is stored.
+    mutation('empty string', 'maybe', '', { stored: () => null }),
+    mutation('whitespace only', 'maybe', '   ', { stored: () => null }),
+    mutation('surrounded by spaces', 'maybe', '  sales@example.com  ', { stored: trimmed }),
+    ...SQLISH.map((s) => mutation(`SQL-ish ${JSON.stringify(s)}`, 'invalid', s)),
+    mutation(`SQL-ish but well-formed "o'brien'--@example.com"`, 'valid', `o'brien'--@example.com`),
+    mutation('unicode: a lone surrogate', 'safe', 'half\ud800@example.com'),
+  ]
+}
+
+/** A price: a JSON number from 0 to 1e12, or null. */
+function price(): Mutation[] {
+  return [
+    missing,
+    mutation('null', 'valid', null),
+    mutation('string "12.5"', 'invalid', '12.5'),
+    mutation('boolean true', 'invalid', true),
+    mutation('array', 'invalid', [12.5]),
+    mutation('object', 'invalid', { amount: 12.5 }),
+    mutation('negative -0.01', 'invalid', -0.01),
+    mutation('1e12 + 1 (limit 1e12)', 'invalid', 1e12 + 1),
+    mutation('huge 1e308', 'invalid', 1e308),
+    mutation('zero', 'valid', 0),
+    mutation('exactly 1e12', 'valid', 1e12),
+    mutation('two decimals', 'valid', 12_345.67),
+    mutation('an integer', 'valid', 15_000),
+  ]
+}
+
+async function newPrincipal(token: string, extra: Record<string, unknown> = {}): Promise<{ id: number; code: string }> {
+  return post201('/office/v1/principals', { name: unique('Principal'), code: unique('PRN'), ...extra }, token, 'a principal')
+}
+
+const principalFields = (create: boolean): Record<string, FieldSpec> => ({
+  name: { mutations: requiredText(255), required: create },
+  code: { mutations: uniqueCode('PRINCIPAL_ALREADY_EXISTS', (rc) => rc.takenCode, () => foreign.principal_code), required: false },
+  contact_name: { mutations: optionalText(255), required: false },
+  contact_phone: { mutations: optionalText(32), required: false },
+  contact_email: { mutations: optionalEmail(), required: false },
+})
+const principalSetup = async (rc: RouteCtx) => {
+  rc.takenCode = (await newPrincipal(rc.token, { code: unique('TAKEN').toUpperCase() })).code
+}
+const principalBody = () => ({
+  name: unique('Principal'),
+  code: unique('PRN'),
+  contact_name: 'Siti',
+  contact_phone: '+62 812 0000 0000',
+  contact_email: 'sales@example.com',
+})
+const principalReadBack = async (rc: RouteCtx, id: number) => okData(await t.app.get(`/office/v1/principals/${id}`, { token: rc.token }), 'reading the principal')
+
+SPECS['POST /api/office/v1/principals'] = {
+  family: 'catalogue',
+  setup: principalSetup,
+  baseline: async (rc) => ({ path: '/office/v1/principals', body: principalBody(), token: rc.token }),
+  fields: principalFields(true),
+  readBack: (rc, reply) => principalReadBack(rc, reply.body.data.id),
+}
+
+SPECS['PUT /api/office/v1/principals/:id'] = {
+  family: 'catalogue',
+  setup: async (rc) => {
+    await principalSetup(rc)
+    rc.target = (await newPrincipal(rc.token)).id
+  },
+  baseline: async (rc) => ({ path: `/office/v1/principals/${rc.target}`, body: principalBody(), token: rc.token }),
+  fields: principalFields(false),
+  readBack: (rc) => principalReadBack(rc, rc.target),
+}
+
+const productFields = (create: boolean): Record<string, FieldSpec> => ({
+  name: { mutations: requiredText(255), required: create },
+  sku: {
+    mutations: [
+      ...requiredText(64),
+      mutation('the SKU of another product, in lower case', 'invalid', (_: unknown, rc: RouteCtx) => rc.takenSku.toLowerCase(), {
+        outcome: failsWith([409], ['PRODUCT_ALREADY_EXISTS'], 'sku'),
+      }),
+      mutation('the SKU of a product in another workspace', 'valid', () => foreign.product_sku),
+    ],
+    required: create,
+  },
+  principal_id: { mutations: nullable(parentId({ foreign: () => foreign.principal_id, deleted: (rc) => rc.deletedPrincipal })), required: false },
+  price: { mutations: price(), required: false },
+  unit: { mutations: optionalText(32), required: false },
+  barcode: { mutations: optionalText(64), required: false },
+})
+const productSetup = async (rc: RouteCtx) => {
+  rc.principal = (await newPrincipal(rc.token)).id
+  rc.deletedPrincipal = await deleted('principals', (await newPrincipal(rc.token)).id, rc.token)
+  rc.takenSku = (await post201('/office/v1/products', { name: unique('Taken'), sku: unique('TAKEN').toUpperCase() }, rc.token, 'a product')).sku
+}
+const productBody = (rc: RouteCtx) => ({
+  name: unique('Product'),
+  sku: unique('SKU'),
+  principal_id: rc.principal,
+  price: 12.5,
+  unit: 'pcs',
+  barcode: '8991234567890',
+})
+const productReadBack = async (rc: RouteCtx, id: number) => okData(await t.app.get(`/office/v1/products/${id}`, { token: rc.token }), 'reading the product')
+
+SPECS['POST /api/office/v1/products'] = {
+  family: 'catalogue',
+  setup: productSetup,
+  baseline: async (rc) => ({ path: '/office/v1/products', body: productBody(rc), token: rc.token }),
+  fields: productFields(true),
+  readBack: (rc, reply) => productReadBack(rc, reply.body.data.id),
+}
+
+SPECS['PUT /api/office/v1/products/:id'] = {
+  family: 'catalogue',
+  setup: async (rc) => {
+    await productSetup(rc)
+    rc.target = (await post201('/office/v1/products', { name: unique('Target'), sku: unique('SKU') }, rc.token, 'a product')).id
+  },
+  baseline: async (rc) => ({ path: `/office/v1/products/${rc.target}`, body: productBody(rc), token: rc.token }),
+  fields: productFields(false),
+  readBack: (rc) => productReadBack(rc, rc.target),
+}
+
+// Attendance (CONTRACT §11) ----------------------------------------------------------------------
+
+const ATTENDANCE_DAY = '2026-11-20'
+const CLOCKED_IN = '2026-11-20T01:00:00.000Z'
+const CLOCKED_OUT = '2026-11-20T10:00:00.000Z'
+
+/** An ISO 8601 date-time of a manual attendance; stored in UTC with milliseconds. */
+function dateTime(): Mutation[] {
+  const utc = (iso: string) => () => iso
+  return [
+    missing,
+    ...wrongTypes('string'),
+    mutation('empty string', 'invalid', ''),
+    mutation('"junk"', 'invalid', 'junk'),
+    mutation('a date only', 'invalid', ATTENDANCE_DAY),
+    mutation('2026-02-30T08:00:00Z (no such day)', 'invalid', '2026-02-30T08:00:00Z'),
+    mutation('hour 24', 'invalid', '2026-11-20T24:00:00Z'),
+    mutation('a space instead of T', 'invalid', '2026-11-20 08:00:00Z'),
+    mutation('20/11/2026 08:00', 'invalid', '20/11/2026 08:00'),
+    mutation('epoch milliseconds as text', 'invalid', '1763600000000'),
+    mutation('SQL-ish', 'invalid', "2026-11-20T08:00:00Z' OR 1=1 --"),
+    mutation('1 MB string', 'invalid', MB),
+    mutation('with a +07:00 offset (stored in UTC)', 'valid', '2026-11-20T08:30:00+07:00', { stored: utc('2026-11-20T01:30:00.000Z') }),
+    mutation('without a zone (read as UTC)', 'valid', '2026-11-20T02:15:00', { stored: utc('2026-11-20T02:15:00.000Z') }),
+    mutation('with milliseconds', 'valid', '2026-11-20T03:45:10.250Z', { stored: utc('2026-11-20T03:45:10.250Z') }),
+  ]
+}
+
+const attendanceReadBack = async (rc: RouteCtx, id: number) => {
+  const row = okData(await t.app.get(`/office/v1/attendances/${id}`, { token: rc.token }), 'reading the attendance')
+  return { user_id: row.user_id, date: row.date, check_in_at: row.check_in_at, check_out_at: row.check_out_at, notes: row.notes }
+}
+
+SPECS['POST /api/office/v1/attendances'] = {
+  family: 'attendance',
+  setup: async (rc) => {
+    rc.user = await newUser(rc.token, rc.ws.roles.user)
+    await deletedUserOf(rc)
+  },
+  // check_in_at is tried on an open day (no check-out), so that its own rules (a real date-time, not
+  // in the future) are what decides, not its order against a fixed check-out.
+  baseline: async (rc, field) => ({
+    path: '/office/v1/attendances',
+    body: { user_id: rc.user, date: ATTENDANCE_DAY, check_in_at: CLOCKED_IN, check_out_at: field === 'check_in_at' ? null : CLOCKED_OUT, notes: 'Forgot to clock in' },
+    token: rc.token,
+  }),
+  fields: {
+    user_id: { mutations: parentId({ foreign: () => foreign.user_id, deleted: (rc) => rc.deletedUser }), required: true },
+    date: { mutations: calendarDate({ nullable: false, valid: ['2026-11-21'] }), required: true },
+    check_in_at: {
+      mutations: [
+        ...dateTime(),
+        mutation('an hour in the future', 'invalid', () => new Date(t.app.clock.now().getTime() + 3_600_000).toISOString()),
+      ],
+      required: true,
+    },
+    check_out_at: {
+      mutations: [
+        ...dateTime().filter((m) => m.label !== 'null'),
+        mutation('null (still open)', 'valid', null),
+        mutation('before check_in_at', 'invalid', '2026-11-20T00:59:59.000Z'),
+        mutation('equal to check_in_at', 'invalid', CLOCKED_IN),
+      ],
+      required: false,
+    },
+    notes: { mutations: optionalText(1000), required: false },
+  },
+  readBack: (rc, reply) => attendanceReadBack(rc, reply.body.data.id),
+  // A user has at most one open attendance: after an open one is entered, the next goes to a new user.
+  cleanup: async (rc, reply) => {
+    if (reply.status === 201 && reply.body.data.check_out_at === null) rc.user = await newUser(rc.token, rc.ws.roles.user)
+  },
+}
+
+/** Clock-in and clock-out as the attendance keeps them: location and photo of that step, and the notes. */
+async function clockBack(rc: RouteCtx, reply: Reply, step: 'check_in' | 'check_out') {
+  const row = okData(await t.app.get(`/office/v1/attendances/${reply.body.data.id}`, { token: rc.token }), 'reading the attendance')
+  return { ...clockAnswered(row, step), photo: await photoBack(rc, row[`${step}_photo_url`]) }
+}
+function clockAnswered(row: any, step: 'check_in' | 'check_out') {
+  const location = row[`${step}_location`]
+  return { latitude: location?.latitude ?? null, longitude: location?.longitude ?? null, notes: row.notes }
+}
+
+/** The field user clocks in (no photo, no notes): the open attendance a clock-out closes. */
+async function clockedIn(rc: RouteCtx) {
+  return createdData(await t.app.post('/app/v1/attendances/clock-in', SITE, { token: rc.field.token }), 'clock-in')
+}
+
+SPECS['POST /api/app/v1/attendances/clock-in'] = {
+  family: 'attendance',
+  setup: async (rc) => {
+    rc.field = await t.app.member(rc.ws, 'user')
+  },
+  baseline: async (rc) => ({
+    path: '/app/v1/attendances/clock-in',
+    body: { ...SITE, photo: 'https://cdn.example.com/selfie.jpg', notes: 'Morning shift' },
+    token: rc.field.token,
+  }),
+  fields: siteFields('photo'),
+  readBack: (rc, reply) => clockBack(rc, reply, 'check_in'),
+  answered: (_rc, reply) => clockAnswered(reply.body.data, 'check_in'),
+  // One open attendance per user: an accepted clock-in is clocked out before the next request.
+  cleanup: async (rc, reply) => {
+    if (reply.status === 201) okData(await t.app.post('/app/v1/attendances/clock-out', SITE, { token: rc.field.token }), 'clock-out')
+  },
+}
+
+SPECS['POST /api/app/v1/attendances/clock-out'] = {
+  family: 'attendance',
+  setup: async (rc) => {
+    rc.field = await t.app.member(rc.ws, 'user')
+  },
+  baseline: async (rc) => {
+    await fresh(rc, clockedIn)
+    return { path: '/app/v1/attendances/clock-out', body: { ...SITE, photo: 'https://cdn.example.com/leaving.jpg', notes: 'Done for today' }, token: rc.field.token }
+  },
+  fields: siteFields('photo'),
+  readBack: (rc, reply) => clockBack(rc, reply, 'check_out'),
+  answered: (_rc, reply) => clockAnswered(reply.body.data, 'check_out'),
+  cleanup: usedUp,
+}
+
+// Notifications (CONTRACT §11) ---------------------------------------------------------------------
+
+/** A push token: 8 to 4096 characters, not blank. */
+function pushToken(): Mutation[] {
+  return [
+    missing,
+    ...wrongTypes('string'),
+    mutation('7 characters (minimum 8)', 'invalid', 'tok1234'),
+    mutation('exactly 8 characters', 'valid', 'tok12345'),
+    mutation('4097 characters (limit 4096)', 'invalid', 't'.repeat(4097)),
+    mutation('exactly 4096 characters', 'valid', 't'.repeat(4096)),
+    mutation('1 MB string', 'invalid', MB),
+    mutation('empty string', 'invalid', ''),
+    mutation('whitespace only (8 spaces)', 'invalid', ' '.repeat(8)),
+    ...sqlAndUnicode((s) => (s.length >= 8 ? 'valid' : 'invalid'), 'maybe'),
+  ]
+}
+
+SPECS['POST /api/app/v1/notifications/tokens'] = {
+  family: 'notifications',
+  setup: async (rc) => {
+    rc.field = await t.app.member(rc.ws, 'user')
+  },
+  baseline: async (rc) => ({ path: '/app/v1/notifications/tokens', body: { token: unique('fcm-token'), platform: 'android' }, token: rc.field.token }),
+  fields: {
+    token: { mutations: pushToken(), required: true },
+    platform: { mutations: oneOf(['android', 'ios', 'web']), required: true },
+  },
+  readBack: async (_rc, reply) => {
+    const [row] = await t.app.db.pragma(`SELECT token, platform FROM push_tokens WHERE id = ${Number(reply.body.data.id)}`)
+    return row
+  },
+}
+
+/** A notification of `who`: a visit assigned to them (CONTRACT §11); its id, from their own list. */
+async function notificationFor(rc: RouteCtx, who: { token: string; user: { id: number } }, listing: string): Promise<number> {
+  const form = await newForm(rc.token)
+  const project = await newProject(rc.token, form)
+  const outlet = await newOutlet(rc.token)
+  await post201('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, visit_date: VISIT_DATE, user_ids: [who.user.id] }, rc.token, 'a visit')
+  const [first] = okData(await t.app.get(`${listing}?limit=1`, { token: who.token }), 'listing notifications')
+  if (!first) throw new Error('assigning a visit notified nobody')
+  return first.id
+}
+
+for (const platform of ['office', 'app'] as const) {
+  const listing = `/${platform}/v1/notifications`
+  // The office side reads the owner's notifications, the phone side a field user's.
+  const who = (rc: RouteCtx) => (platform === 'office' ? rc.ws.owner : rc.field)
+  const setup = async (rc: RouteCtx) => {
+    rc.field = await t.app.member(rc.ws, 'user')
+    rc.notification = await notificationFor(rc, who(rc), listing)
+  }
+  // Neither takes a body: only unknown fields (ignored) and the path id (below) are tried.
+  SPECS[`PUT /api${listing}/:id/read`] = {
+    family: 'notifications',
+    setup,
+    baseline: async (rc) => ({ path: `${listing}/${rc.notification}/read`, body: {}, token: who(rc).token }),
+    fields: {},
+  }
+  SPECS[`PUT /api${listing}/read-all`] = {
+    family: 'notifications',
+    setup,
+    baseline: async (rc) => ({ path: `${listing}/read-all`, body: {}, token: who(rc).token }),
+    fields: {},
+  }
+}
+
+// Profile (mobile) ----------------------------------------------------------------------------------
+
+SPECS['PUT /api/app/v1/profile'] = {
+  family: 'profile',
+  setup: async (rc) => {
+    rc.field = await t.app.member(rc.ws, 'user')
+  },
+  baseline: async (rc) => ({ path: '/app/v1/profile', body: { name: unique('Field'), phone: '+62 812 0000 0000' }, token: rc.field.token }),
+  fields: {
+    name: { mutations: requiredText(255), required: false },
+    phone: { mutations: optionalText(32), required: false },
+  },
+  readBack: async (rc) => {
+    const profile = okData(await t.app.get('/app/v1/profile', { token: rc.field.token }), 'reading the profile')
+    return { name: profile.name, phone: profile.phone }
+  },
+}
+
+/** The password being proved: any string; a wrong one is 400 errors.current_password (never a 401). */
+function currentPassword(): Mutation[] {
+  return [
+    missing,
+    ...wrongTypes('string'),
+    mutation('empty string', 'invalid', ''),
+    mutation('whitespace only', 'invalid', '   '),
+    mutation('1025 characters (limit 1024)', 'invalid', 'p'.repeat(1025)),
+    mutation('1 MB string', 'invalid', MB),
+    mutation('a wrong password', 'invalid', 'not-my-password'),
+    mutation('the right password in upper case', 'invalid', 'PASSWORD123'),
+    mutation('the right password with a NUL appended', 'invalid', 'password123\u0000'),
+    ...SQLISH.map((s) => mutation(`SQL-ish ${JSON.stringify(s)}`, 'invalid', s)),
+  ]
+}
+
+SPECS['PUT /api/app/v1/profile/password'] = {
+  family: 'profile',
+  // A field user whose password is still "password123": a new one after every accepted change.
+  baseline: async (rc) => {
+    const session = await fresh(rc, (r) => t.app.member(r.ws, 'user'))
+    return { path: '/app/v1/profile/password', body: { current_password: 'password123', new_password: 'a-new-password-1' }, token: session.token }
+  },
+  fields: {
+    current_password: { mutations: currentPassword(), required: true },
+    new_password: {
+      mutations: [...newPassword(), mutation('the current password', 'invalid', 'password123')],
+      required: true,
+    },
+  },
+  readBack: async (rc) => {
+    const [row] = await t.app.db.pragma(`SELECT password_hash FROM users WHERE id = ${Number(rc.fresh.user.id)}`)
+    return { new_password: row.password_hash }
+  },
+  cleanup: usedUp,
+}
+
 // Visit import: a text/csv body, not JSON ---------------------------------------------------------
 
 /**
@@ -2314,8 +2701,11 @@ interface Attempt {
   before: Snapshot
 }
 
+/** Fields whose read-back is a password hash: the value sent must verify against it. */
+const HASHED = new Set(['password', 'new_password'])
+
 async function expectStored(field: string, actual: unknown, expected: unknown) {
-  if (field === 'password') {
+  if (HASHED.has(field)) {
     expect({ field, verifies: await Bun.password.verify(String(expected), String(actual)) }).toEqual({ field, verifies: true })
   } else {
     expect({ field, stored: actual }).toEqual({ field, stored: expected })
@@ -2332,7 +2722,7 @@ async function check(reply: Reply, expectation: Expect, attempt: Attempt): Promi
         const stored = await attempt.spec.readBack(attempt.rc, reply)
         if (attempt.field in stored) await expectStored(attempt.field, stored[attempt.field], expectation.stored)
         const answered = attempt.spec.answered ? attempt.spec.answered(attempt.rc, reply) : reply.body.data
-        if (attempt.field !== 'password' && answered && typeof answered === 'object' && attempt.field in answered) {
+        if (!HASHED.has(attempt.field) && answered && typeof answered === 'object' && attempt.field in answered) {
           await expectStored(attempt.field, answered[attempt.field], expectation.stored)
         }
       }
@@ -2579,13 +2969,41 @@ function resolvePreview(fieldSpec: FieldSpec, m: Mutation, field: string, fieldC
  * - csv: a CSV stream taking the list's filters. Bad parameters are still 400 (never a 5xx), but a
  *   good request answers `text/csv`, without `meta`.
  * - no-query: takes no query parameters; unknown ones are ignored, so only "never a 5xx" holds.
+ * - report: one object for the filters given (no paging, no `meta`). Its own filters are checked as a
+ *   list's are (junk → 400 naming it); the list parameters it does not take are ignored (200), except
+ *   that repeating one is still refused. `pairs` completes a well-formed value that needs a partner
+ *   (a `date_from` with its `date_to`, the range being bounded); `cases` are rules of its own.
  */
-const NOT_LISTS: Record<string, { kind: 'csv' | 'no-query'; reason: string }> = {
+interface NotList {
+  kind: 'csv' | 'no-query' | 'report'
+  reason: string
+  pairs?: Record<string, string>
+  cases?: QueryCase[]
+}
+
+/** Dashboard figures: a date range (default the last 7 days) and a team. */
+const REPORT: Omit<NotList, 'reason'> = {
+  kind: 'report',
+  pairs: { date_from: 'date_to=2024-03-06' },
+  cases: [
+    { param: 'date_from', label: 'date_from after date_to', query: 'date_from=2026-03-02&date_to=2026-03-01', expect: 'invalid' },
+    { param: 'date_from', label: 'date_from equal to date_to (one day)', query: 'date_from=2026-03-01&date_to=2026-03-01', expect: 'ok' },
+    { param: 'date_to', label: 'date_from and date_to a week apart', query: 'date_from=2026-03-01&date_to=2026-03-07&team_id=1', expect: 'ok' },
+  ],
+}
+
+const NOT_LISTS: Record<string, NotList> = {
   '/api/office/v1/visits/export': { kind: 'csv', reason: 'the office visit list as a CSV stream' },
   '/api/office/v1/outlet-visits/export': { kind: 'csv', reason: 'the office visit list as a CSV stream (listing A)' },
   '/api/app/v1/visits/active': { kind: 'no-query', reason: "the caller's visit in progress, or null" },
   '/api/app/v1/outlet-visits/active-visit': { kind: 'no-query', reason: "the caller's visit in progress, or null (listing A)" },
   '/api/office/v1/locations/latest': { kind: 'no-query', reason: 'the newest ping of each user, a plain array without meta (CONTRACT §8)' },
+  '/api/app/v1/attendances/today': { kind: 'no-query', reason: "the caller's attendance of today (or the one still open), or null" },
+  '/api/app/v1/profile': { kind: 'no-query', reason: "the caller's own profile" },
+  '/api/office/v1/notifications/unread-count': { kind: 'no-query', reason: "how many of the caller's notifications are unread, {count} (CONTRACT §11)" },
+  '/api/app/v1/notifications/unread-count': { kind: 'no-query', reason: "how many of the caller's notifications are unread, {count} (CONTRACT §11)" },
+  '/api/office/v1/dashboard/metrics': { ...REPORT, reason: 'dashboard figures for date_from..date_to and a team_id, one object, not paginated' },
+  '/api/office/v1/dashboard/summary': { ...REPORT, reason: 'dashboard figures per team and user for date_from..date_to and a team_id, one object, not paginated' },
 }
 
 /**
@@ -2593,6 +3011,24 @@ const NOT_LISTS: Record<string, { kind: 'csv' | 'no-query'; reason: string }> = 
  * not take is ignored like any unknown one (200), except that repeating it is still refused.
  */
 const LIST_RULES: Record<string, { defaultLimit: number; maxLimit: number; ignores: string[]; reason: string; base?: string }> = {
+  '/api/office/v1/export/jobs': {
+    defaultLimit: 10,
+    maxLimit: 100,
+    ignores: ['keyword', 'sort_by', 'sort_order'],
+    reason: "the caller's export jobs, newest first: page and limit only (CONTRACT §11)",
+  },
+  '/api/office/v1/notifications': {
+    defaultLimit: 10,
+    maxLimit: 100,
+    ignores: ['keyword', 'sort_by', 'sort_order'],
+    reason: "the caller's notifications, newest first: page, limit and the unread filter (CONTRACT §11)",
+  },
+  '/api/app/v1/notifications': {
+    defaultLimit: 10,
+    maxLimit: 100,
+    ignores: ['keyword', 'sort_by', 'sort_order'],
+    reason: "the caller's notifications, newest first: page, limit and the unread filter (CONTRACT §11)",
+  },
   '/api/office/v1/locations': {
     defaultLimit: 100,
     maxLimit: 1000,
@@ -2676,7 +3112,33 @@ const NEW_FILTERS = [
   'sub_area_id',
   'city_id',
   'is_active',
+  'principal_id',
+  'unread',
 ]
+
+/**
+ * Lists whose sort columns are not the common ones (CONTRACT §6: created_at, updated_at, name, id):
+ * each of these is accepted, and a common column the list does not have is refused.
+ */
+const SORT_COLUMNS: Record<string, string[]> = {
+  '/api/office/v1/attendances': ['date', 'check_in_at', 'created_at', 'id'],
+}
+const COMMON_SORT_COLUMNS = ['created_at', 'updated_at', 'name', 'id']
+
+/** The sort columns a list's query schema declares. */
+const sortColumnsOf = (route: CatalogueRoute) => (route.query?.properties?.sort_by?.anyOf ?? []).filter((s) => 'const' in s).map((s) => String(s.const))
+
+/** Every sort column a list declares is usable (200); a common one it does not have is refused. */
+function sortCases(route: CatalogueRoute): QueryCase[] {
+  const declared = sortColumnsOf(route)
+  const cases: QueryCase[] = declared.map((column) => ({ param: 'sort_by', label: `sort_by=${column}`, query: `sort_by=${column}&sort_order=asc`, expect: 'ok' }))
+  if (SORT_COLUMNS[route.path]) {
+    for (const column of COMMON_SORT_COLUMNS.filter((c) => !declared.includes(c))) {
+      cases.push({ param: 'sort_by', label: `sort_by=${column} (not a column of this list)`, query: `sort_by=${column}`, expect: 'invalid' })
+    }
+  }
+  return cases
+}
 
 type QueryExpect = 'invalid' | 'clamped' | 'ok' | 'invalid-or-empty'
 interface QueryCase {
@@ -2767,6 +3229,21 @@ describe('query strings: the route tables', () => {
     }
   })
 
+  test('every list SORT_COLUMNS names declares exactly those sort columns', () => {
+    for (const [path, columns] of Object.entries(SORT_COLUMNS)) {
+      const route = LIST_ROUTES.find((r) => r.path === path)
+      expect({ path, columns: route ? sortColumnsOf(route).sort() : 'not served' }).toEqual({ path, columns: [...columns].sort() })
+    }
+  })
+
+  test('a report (NOT_LISTS kind "report") takes none of the list parameters, only its own filters', () => {
+    for (const [path, notList] of Object.entries(NOT_LISTS).filter(([, n]) => n.kind === 'report')) {
+      const taken = Object.keys(ROUTES.find((r) => r.method === 'GET' && r.path === path)?.query?.properties ?? {})
+      expect({ path, listParams: taken.filter((param) => COMMON_PARAMS.has(param)) }).toEqual({ path, listParams: [] })
+      expect({ path, pairsOfParams: Object.keys(notList.pairs ?? {}).filter((param) => !taken.includes(param)) }).toEqual({ path, pairsOfParams: [] })
+    }
+  })
+
   test('the matrix reaches every filter of the outlet, team, visit and submission lists', () => {
     const reached = new Set(LIST_ROUTES.flatMap((route) => filterCases(route).map((c) => c.param)))
     expect(NEW_FILTERS.filter((param) => !reached.has(param))).toEqual([])
@@ -2793,7 +3270,8 @@ describe('query strings of every list route', () => {
     /** Required parameters (a regional list's parent) go with every request of the route. */
     const withBase = (query: string) => (rules?.base ? `${rules.base}${query ? `&${query}` : ''}` : query)
     /** A parameter the route does not take is ignored (only repeating it is refused, as for any key). */
-    const ignored = (c: QueryCase) => rules?.ignores.includes(c.param) === true && !c.label.startsWith('repeated')
+    const notTaken = (param: string) => (kind === 'report' ? COMMON_PARAMS.has(param) : rules?.ignores.includes(param) === true)
+    const ignored = (c: QueryCase) => notTaken(c.param) && !c.label.startsWith('repeated')
     describe(notList ? `GET ${path} (not a list: ${notList.reason})` : rules ? `GET ${path} (${rules.reason})` : `GET ${path}`, () => {
       if (rules) {
         test(`GET ${path} without a query → 200 with the default limit ${rules.defaultLimit}`, async () => {
@@ -2809,7 +3287,11 @@ describe('query strings of every list route', () => {
       }
       // The required parent of a regional list is sent with every request; its own cases would repeat it.
       const baseParams = new Set(new URLSearchParams(rules?.base ?? '').keys())
-      for (const original of [...COMMON_QUERY_CASES, ...filterCases(route)].filter((c) => !baseParams.has(c.param))) {
+      // A well-formed value that needs a partner (a report's date_from) is sent with it.
+      const paired = (c: QueryCase): QueryCase =>
+        c.expect === 'ok' && notList?.pairs?.[c.param] && !c.query.includes('&') ? { ...c, query: `${c.query}&${notList.pairs[c.param]}` } : c
+      const cases = [...COMMON_QUERY_CASES, ...filterCases(route).map(paired), ...(notList ? [] : sortCases(route)), ...(notList?.cases ?? [])]
+      for (const original of cases.filter((c) => !baseParams.has(c.param))) {
         const c: QueryCase = ignored(original) ? { ...original, expect: 'ok' } : original
         const outcome =
           kind === 'no-query'
@@ -2817,7 +3299,7 @@ describe('query strings of every list route', () => {
             : {
                 invalid: `400 VALIDATION_ERROR (errors.${c.param})`,
                 clamped: kind === 'csv' ? '200 text/csv' : `200 with limit clamped to ${maxLimit}`,
-                ok: kind === 'csv' ? '200 text/csv' : '200',
+                ok: kind === 'csv' ? '200 text/csv' : kind === 'report' ? '200 with one object, no meta' : '200',
                 'invalid-or-empty': kind === 'csv' ? `400 (errors.${c.param}) or 200 text/csv` : `400 (errors.${c.param}) or an empty page`,
               }[c.expect] + (ignored(original) ? ` (${c.param} is not a parameter of this list: ignored)` : '')
         test(`GET ${path} ?${c.label.length > 60 ? `${c.label.slice(0, 40)}…` : c.label} → ${outcome}`, async () => {
@@ -2829,6 +3311,16 @@ describe('query strings of every list route', () => {
               expectErrorEnvelope(reply)
               await expectUnchanged(before)
             }
+            return
+          }
+          if (kind === 'report') {
+            if (c.expect === 'invalid' || (c.expect === 'invalid-or-empty' && reply.status === 400)) expectInvalid(reply, c.param)
+            else {
+              expect(reply.status).toBe(200)
+              expect(reply.body.success).toBe(true)
+              expect({ data: typeof reply.body.data, meta: reply.body.meta }).toEqual({ data: 'object', meta: undefined })
+            }
+            if (reply.status >= 400) await expectUnchanged(before)
             return
           }
           if (kind === 'csv') {
@@ -2879,6 +3371,22 @@ const BAD_IDS = ['abc', '-1', '0', '1.5', '99999999999999999999', '%00', '1e3', 
 /** Stands for the other path parameter while one is being tried: well-formed, and no such row. */
 const ABSENT_ID = '99999999'
 
+/**
+ * Path parameters that name no row but one of a fixed set of words (an export format), and why.
+ * Anything else there is 400 naming the parameter (never a 404, never a 5xx). A valid one starts a
+ * background job (202, awaited before the next test so that it cannot write under another test's
+ * "nothing changed" check); the route's query filters are checked as a list's are.
+ */
+const PATH_WORDS: Record<string, { param: string; values: string[]; code: string; reason: string }> = {
+  'GET /api/office/v1/export/submissions/:format': {
+    param: 'format',
+    values: ['csv', 'pdf'],
+    code: 'EXPORT_QUEUED',
+    reason: 'an export of the submission list as CSV or PDF, with the list filters (CONTRACT §11)',
+  },
+}
+const BAD_WORDS = ['CSV', 'Pdf', 'xlsx', 'csv.exe', 'csv%00', '..%2F..%2Fetc%2Fpasswd', 'csv%20', encodeURIComponent("csv' OR '1'='1")]
+
 /** A body each write route accepts, so that only the path is wrong. */
 function pathIdBody(path: string, formId: number): Record<string, unknown> {
   if (/\/check-(in|out)$/.test(path)) return { ...SITE }
@@ -2906,18 +3414,21 @@ describe('path ids of every route that has one', () => {
   for (const route of ID_ROUTES) {
     const pattern = short(route.path)
     const params = [...pattern.matchAll(/:([a-z_]+)/g)].map((match) => match[1])
+    const words = PATH_WORDS[routeKey(route)]
     // One parameter at a time; any other stands for a well-formed id of no row.
     for (const param of params) {
-      for (const id of BAD_IDS) {
+      const isWord = words?.param === param
+      for (const id of isWord ? [...BAD_IDS, ...BAD_WORDS] : BAD_IDS) {
         const sent = id === "1' OR '1'='1" ? encodeURIComponent(id) : id
         const path = pattern.replace(/:([a-z_]+)/g, (_, name: string) => (name === param ? sent : ABSENT_ID))
-        const which = params.length > 1 ? param : 'id'
-        test(`${route.method} ${pattern} with ${which} ${JSON.stringify(id)} → 400 or 404, never a 5xx`, async () => {
+        const which = params.length > 1 || isWord ? param : 'id'
+        const outcome = isWord ? `400 VALIDATION_ERROR (errors.${param}), never a 5xx` : '400 or 404, never a 5xx'
+        test(`${route.method} ${pattern} with ${which} ${JSON.stringify(id)} → ${outcome}`, async () => {
           const before = await snapshot()
           const body = BODY_METHODS.has(route.method) ? pathIdBody(pattern, formId) : undefined
           const reply = await t.app.request(route.method, path, { body, token })
           expectErrorEnvelope(reply)
-          if (reply.status === 400) expectInvalid(reply, param)
+          if (reply.status === 400 || isWord) expectInvalid(reply, param)
           else {
             expect(reply.status).toBe(404)
             expect(reply.body.code).toEndWith('_NOT_FOUND')
@@ -2926,5 +3437,51 @@ describe('path ids of every route that has one', () => {
         })
       }
     }
+  }
+})
+
+describe('path words: routes whose parameter is one of a fixed set (PATH_WORDS)', () => {
+  let token: string
+  beforeAll(async () => {
+    token = (await t.app.workspace()).owner.token
+  })
+
+  test('every route PATH_WORDS names is served, and its parameter is in its path', () => {
+    for (const [key, words] of Object.entries(PATH_WORDS)) {
+      const route = ROUTES.find((r) => routeKey(r) === key)
+      expect({ key, param: route ? route.path.includes(`/:${words.param}`) : 'not served' }).toEqual({ key, param: true })
+    }
+  })
+
+  for (const [key, words] of Object.entries(PATH_WORDS)) {
+    const route = ROUTES.find((r) => routeKey(r) === key)
+    if (!route) continue
+    const pattern = short(route.path)
+    const at = (value: string) => pattern.replace(`:${words.param}`, value)
+    describe(`${route.method} ${pattern} (${words.reason})`, () => {
+      for (const value of words.values) {
+        test(`${route.method} ${at(value)} → ${route.success} ${words.code}, a queued job`, async () => {
+          const reply = await t.app.request(route.method, at(value), { token })
+          await t.app.deps.exports.idle()
+          expectNo5xx(reply)
+          expect(`${reply.status} ${reply.body?.code} ${reply.body?.data?.status}`).toBe(`${route.success} ${words.code} queued`)
+          expect(Number.isInteger(reply.body.data.id)).toBe(true)
+        })
+      }
+      for (const c of filterCases(route)) {
+        const outcome = c.expect === 'ok' ? `${route.success} ${words.code}` : `400 VALIDATION_ERROR (errors.${c.param}), nothing queued`
+        test(`${route.method} ${at(words.values[0])} ?${c.label} → ${outcome}`, async () => {
+          const before = await snapshot()
+          const reply = await t.app.request(route.method, `${at(words.values[0])}?${c.query}`, { token })
+          await t.app.deps.exports.idle()
+          expectNo5xx(reply)
+          if (c.expect === 'ok') expect(`${reply.status} ${reply.body?.code}`).toBe(`${route.success} ${words.code}`)
+          else {
+            expectInvalid(reply, c.param)
+            await expectUnchanged(before)
+          }
+        })
+      }
+    })
   }
 })

@@ -226,6 +226,33 @@ async function fileOfA(): Promise<string> {
   return url.split('/').pop()!
 }
 
+/** A notification of workspace A: a visit assigned to A's field user notifies them; the newest of their list. */
+async function notificationOfA(): Promise<number> {
+  await visitOfA(kit.field)
+  const [newest] = data(await t.app.get('/app/v1/notifications?limit=1', { token: kit.field.token }), 200, 'listing notifications')
+  if (newest?.type !== 'visit.assigned') throw new Error(`expected a visit.assigned notification, got ${JSON.stringify(newest)}`)
+  return newest.id
+}
+
+/**
+ * A finished export job of workspace A's owner. The runner works in the background: it is awaited
+ * here, so that no job writes while the test counts the database's changes.
+ */
+async function exportJobOfA(): Promise<number> {
+  const job = data(await t.app.get('/office/v1/export/submissions/csv', { token: a.owner.token }), 202, 'requesting an export')
+  await t.app.deps.exports.idle()
+  return job.id
+}
+
+/**
+ * Path parameters that name no row, so that there is nothing of workspace A to point at, and why.
+ * These routes are left out of the id loop below; what they could leak is tested on its own.
+ */
+const NOT_ROW_PARAMS: Record<string, string> = {
+  '/api/office/v1/export/submissions/:format':
+    'its parameter names an export format (csv or pdf), not a row; the jobs it makes are /export/jobs/:id, and what an export holds is tested below',
+}
+
 interface Resource {
   /** The table of the row the route's id names (`key`: the path parameter of that id, default `id`). */
   table: string
@@ -234,6 +261,8 @@ interface Resource {
   create(): Promise<PathIds>
   /** A valid body for writes, from workspace B's point of view (only the path id is foreign). */
   body?: Record<string, unknown> | (() => Record<string, unknown>)
+  /** The exact 404 code, where the contract names it (otherwise any `<ENTITY>_NOT_FOUND`). */
+  notFound?: string
 }
 
 const created = async (path: string, body: Record<string, unknown>) => data(await t.app.post(path, body, { token: a.owner.token }), 201, `POST ${path}`).id
@@ -317,6 +346,37 @@ const resources: Record<string, Resource> = {
     body: { name: 'hijacked', forms: [] },
   },
   '/api/files/:id': { table: 'files', create: fileOfA },
+  '/api/office/v1/principals/:id': {
+    table: 'principals',
+    create: () => created('/office/v1/principals', { name: unique('Principal'), code: unique('PRN') }),
+    body: { name: 'hijacked' },
+    notFound: 'PRINCIPAL_NOT_FOUND',
+  },
+  '/api/office/v1/products/:id': {
+    table: 'products',
+    create: async () => {
+      const principal = await created('/office/v1/principals', { name: unique('Principal') })
+      return created('/office/v1/products', { name: unique('Product'), sku: unique('SKU'), principal_id: principal, price: 10 })
+    },
+    body: { name: 'hijacked', sku: 'HIJACKED' },
+    notFound: 'PRODUCT_NOT_FOUND',
+  },
+  // A closed day of a field user of A, entered by hand.
+  '/api/office/v1/attendances/:id': {
+    table: 'attendances',
+    create: () =>
+      created('/office/v1/attendances', {
+        user_id: kit.runner.user.id,
+        date: '2026-11-20',
+        check_in_at: '2026-11-20T01:00:00.000Z',
+        check_out_at: '2026-11-20T09:00:00.000Z',
+      }),
+    notFound: 'ATTENDANCE_NOT_FOUND',
+  },
+  // A's field user's notification (from a visit assigned to them): B's caller cannot mark it read.
+  '/api/office/v1/notifications/:id/read': { table: 'notifications', create: notificationOfA, notFound: 'NOTIFICATION_NOT_FOUND' },
+  '/api/office/v1/export/jobs/:id': { table: 'export_jobs', create: exportJobOfA, notFound: 'EXPORT_JOB_NOT_FOUND' },
+  '/api/office/v1/export/jobs/:id/download': { table: 'export_jobs', create: exportJobOfA, notFound: 'EXPORT_JOB_NOT_FOUND' },
   // Workspace A's own id, from B's owner (a super_admin too): 404 WORKSPACE_NOT_FOUND, A's settings unchanged.
   '/api/office/v1/workspaces/:id/settings': {
     table: 'workspaces',
@@ -363,13 +423,40 @@ Object.assign(resources, {
 })
 
 describe("another workspace's ids → 404, nothing changed", () => {
-  const idRoutes = () => routes().filter((r) => r.path.includes('/:') && r.permission !== 'public')
+  const idRoutes = () => routes().filter((r) => r.path.includes('/:') && r.permission !== 'public' && !NOT_ROW_PARAMS[r.path])
   const mirrored = (path: string) => path.replace('/api/app/', '/api/office/')
   const resourceOf = (path: string) => resources[path] ?? resources[mirrored(path)]
 
   test('every route with an id has a resource factory in this suite', () => {
     const missing = [...new Set(idRoutes().map((r) => r.path))].filter((path) => !resourceOf(path))
     expect(missing).toEqual([])
+  })
+
+  test('every route left out as NOT_ROW_PARAMS is served, has a path parameter and no factory (it is either one or the other)', () => {
+    const served = routes().map((r) => r.path)
+    for (const path of Object.keys(NOT_ROW_PARAMS)) {
+      expect({ path, served: served.includes(path), param: path.includes('/:'), factory: resourceOf(path) !== undefined }).toEqual({
+        path,
+        served: true,
+        param: true,
+        factory: false,
+      })
+    }
+  })
+
+  test("an export requested from workspace B holds none of workspace A's submissions, and its job is not A's to see", async () => {
+    const ofA = await submittedOfA()
+    const own = data(await t.app.get('/office/v1/export/submissions/csv', { token: a.owner.token }), 202, "A's export")
+    const job = data(await t.app.get('/office/v1/export/submissions/csv', { token: b.owner.token }), 202, "B's export")
+    await t.app.deps.exports.idle()
+    // The control: A's own export has A's submission, so an empty export of B is the workspace boundary.
+    const mine = await t.app.get(`/office/v1/export/jobs/${own.id}/download`, { token: a.owner.token })
+    expect(mine.status).toBe(200)
+    expect(mine.text.split('\n').some((line) => line.startsWith(`${ofA.submission_id},${ofA.id},`))).toBe(true)
+    const csv = await t.app.get(`/office/v1/export/jobs/${job.id}/download`, { token: b.owner.token })
+    expect(`${csv.status} ${csv.headers.get('content-type')}`).toStartWith('200 text/csv')
+    expect(csv.text.trim().split('\n')).toHaveLength(1)
+    expectError(await t.app.get(`/office/v1/export/jobs/${job.id}`, { token: a.owner.token }), 404, 'EXPORT_JOB_NOT_FOUND')
   })
 
   test("GET, PUT, POST and DELETE with workspace A ids from workspace B answer 404 and write nothing (mobile routes: B's field user)", async () => {
@@ -387,7 +474,7 @@ describe("another workspace's ids → 404, nothing changed", () => {
       const token = route.path.startsWith('/api/app/') ? bField.token : b.owner.token
       const changes = await totalChanges()
       const reply = await t.app.request(route.method, concrete(route.path, ids), { token, body })
-      if (reply.status !== 404 || !String(reply.body?.code).endsWith('_NOT_FOUND')) {
+      if (reply.status !== 404 || !String(reply.body?.code).endsWith('_NOT_FOUND') || (resource.notFound && reply.body?.code !== resource.notFound)) {
         failures.push(`${route.method} ${route.path} → ${reply.status} ${reply.body?.code}`)
       }
       const [after] = await t.app.db.pragma(row)
