@@ -13,12 +13,14 @@ import { IdempotencyStore } from './platform/idempotency'
 import { createTokenService, resolveJwtSecret } from './platform/jwt'
 import { createLogger, type Logger } from './platform/logger'
 import { createMailer } from './platform/mail'
+import { Metrics } from './platform/observability'
 import { FailureLimiter } from './platform/rate-limit'
 import { auditLogRoutes } from './modules/audit-logs/audit-logs.routes'
 import { authRoutes } from './modules/auth/auth.routes'
 import { fileRoutes } from './modules/files/files.routes'
 import { formRoutes } from './modules/forms/forms.routes'
 import { healthRoutes } from './modules/health/health.routes'
+import { metricsRoutes } from './modules/health/metrics.routes'
 import { masterDataModule } from './modules/master-data/master-data.entities'
 import { outletRoutes } from './modules/outlets/outlets.routes'
 import { projectRoutes } from './modules/projects/projects.routes'
@@ -62,6 +64,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     idempotency: new IdempotencyStore(() => db.read, clock),
     loginLimiter: new FailureLimiter(clock),
     hub: new Hub(),
+    metrics: new Metrics(),
     push,
     regional: config.REGIONAL_SERVICE_URL ? upstreamSource(config.REGIONAL_SERVICE_URL) : embeddedSource(() => db.read),
   } as Deps
@@ -91,6 +94,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
       }),
     )
     .use(healthRoutes(platform, deps))
+    .use(metricsRoutes(platform, deps))
     .use(authRoutes(platform))
     .use(workspaceRoutes(platform))
     .use(roleRoutes(platform))

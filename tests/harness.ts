@@ -13,12 +13,15 @@ import { openDatabase } from '../src/db/client'
 import { loadRegionalData } from '../src/modules/regional/regional.data'
 import { ManualClock, type Clock } from '../src/platform/clock'
 import type { Deps } from '../src/platform/context'
+import type { Logger } from '../src/platform/logger'
 
 export interface HarnessOptions {
   driver?: 'bun-sqlite' | 'libsql'
   env?: Record<string, string>
   /** A ManualClock by default, starting at the real current time, so tests can move time. */
   clock?: Clock
+  /** Where the app logs (silent by default). */
+  logger?: Logger
 }
 
 export interface Reply<T = any> {
@@ -180,7 +183,7 @@ export async function createTestApp(options: HarnessOptions = {}): Promise<TestA
   const db = await openDatabase(config)
   await db.migrate()
   const clock = options.clock ?? new ManualClock(new Date())
-  const { app, deps } = await createApp({ db, config, clock })
+  const { app, deps } = await createApp({ db, config, clock, logger: options.logger })
   return new TestApp(app, deps, dir, clock)
 }
 

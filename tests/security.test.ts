@@ -70,11 +70,12 @@ describe('every route declares how it is protected', () => {
     expect(routes().every((route) => route.path.startsWith('/api/'))).toBe(true)
   })
 
-  test('only the auth endpoints and health are reachable without a token', () => {
+  test('only the auth endpoints, health and the operator metrics page are reachable without a user token', () => {
     const open = routes()
       .filter((r) => r.permission === 'public' || r.permission === 'none')
       .map((r) => r.path)
-    expect(open.every((path) => path.startsWith('/api/auth/') || path === '/api/health')).toBe(true)
+    // /api/metrics holds no tenant data and takes METRICS_TOKEN instead (tests/operations.test.ts).
+    expect(open.filter((path) => !(path.startsWith('/api/auth/') || path === '/api/health' || path === '/api/metrics'))).toEqual([])
   })
 })
 

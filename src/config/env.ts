@@ -51,6 +51,8 @@ const EnvSchema = z.object({
   /** Take the client IP from Fly-Client-IP / X-Forwarded-For (only behind a proxy you control). */
   TRUST_PROXY: flag.default(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** When set, GET /api/metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open. */
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
 })
 
 export type Env = z.infer<typeof EnvSchema>

@@ -15,6 +15,7 @@ import type { RegionalSource } from '../modules/regional/regional.source'
 import type { PushSender } from '../modules/notifications/notifications.service'
 import type { ExportRunner } from '../modules/exports/exports.service'
 import type { TokenService } from './jwt'
+import type { Metrics } from './observability'
 
 export interface Deps {
   db: Database
@@ -33,6 +34,8 @@ export interface Deps {
   push: PushSender
   /** Background export jobs of this process. */
   exports: ExportRunner
+  /** Request counts, latencies and ingest counters for GET /api/metrics. */
+  metrics: Metrics
 }
 
 export interface Actor {

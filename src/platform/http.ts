@@ -55,12 +55,16 @@ interface KernelState {
   request: Request
   route?: string
   path: string
+  /** performance.now() at arrival, for the request log and the latency histogram. */
+  started: number
+  /** The status an error answer carries (Elysia's `set.status` does not see it). */
+  failedWith: number
 }
 
 const state = (c: unknown) => c as KernelState
 
 export function createPlatform(deps: Deps, routes: RouteTable) {
-  const { clock, config, logger, db, tokens, idempotency } = deps
+  const { clock, config, logger, db, tokens, idempotency, metrics } = deps
 
   function clientIp(request: Request, server: { requestIP(r: Request): { address: string } | null } | null) {
     if (config.TRUST_PROXY) {
@@ -116,6 +120,8 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
   return new Elysia({ name: 'platform' })
     .onRequest((c) => {
       const s = state(c)
+      s.started = performance.now()
+      s.failedWith = 0
       const incoming = c.request.headers.get('x-request-id')
       const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
       s.meta = {
@@ -161,6 +167,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
       const { code, error } = c
       release(c)
       if (error instanceof IdempotentReplay) {
+        state(c).failedWith = 204
         return new Response(null, {
           status: 204,
           headers: {
@@ -171,6 +178,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         })
       }
       const failure = toAppError(code, error, { ...(c.query as object), ...(c.params as object) })
+      state(c).failedWith = failure.status
       if (failure.status >= 500) {
         logger.error('request failed', {
           request_id: state(c).meta?.requestId,
@@ -190,6 +198,26 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
           },
         },
       )
+    })
+    .onAfterResponse({ as: 'global' }, (c) => {
+      // After the answer is handed to the socket: one log line and one observation per request.
+      const s = state(c)
+      if (s.started === undefined) return
+      const seconds = (performance.now() - s.started) / 1000
+      const status = s.failedWith || (typeof c.set.status === 'number' ? c.set.status : 200)
+      metrics.observe(c.request.method, c.route || undefined, status, seconds)
+      const actor = s.ctx?.actor
+      logger.info('request', {
+        request_id: s.meta?.requestId,
+        method: c.request.method,
+        route: c.route || null,
+        path: c.path.length > 512 ? `${c.path.slice(0, 512)}…` : c.path,
+        status,
+        duration_ms: Math.round(seconds * 100_000) / 100,
+        user_id: actor?.userId ?? null,
+        workspace_id: actor?.workspaceId ?? null,
+        ip: s.meta?.ip ?? null,
+      })
     })
     .macro({
       auth: (requirement: AuthRequirement) => ({

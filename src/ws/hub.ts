@@ -29,6 +29,8 @@ export const topics = {
 
 export class Hub {
   private server: Pick<Server<unknown>, 'publish'> | null = null
+  /** Open sockets (for the metrics page). */
+  connections = 0
 
   attach(server: Pick<Server<unknown>, 'publish'>) {
     this.server = server

@@ -33,7 +33,11 @@ export const wsRoutes = (deps: Deps) =>
       }
     },
     open(ws) {
+      deps.hub.connections++
       for (const topic of topicsFor((ws.data as unknown as SocketContext).actor)) ws.subscribe(topic)
+    },
+    close() {
+      deps.hub.connections--
     },
     message(ws, message) {
       const type = typeof message === 'object' && message !== null ? (message as { type?: unknown }).type : undefined

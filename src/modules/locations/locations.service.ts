@@ -171,6 +171,7 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
     { audit: 'none' },
   )
 
+  ctx.deps.metrics.pingsIngested(saved.length)
   const topic = topics.livemap(workspaceId)
   for (const ping of saved) ctx.deps.hub.publish(topic, { type: 'location.created', data: ping })
   return { count: saved.length }

@@ -1,0 +1,346 @@
+/**
+ * Operations (issue 7 item 6): structured request logs, GET /api/metrics in the Prometheus text
+ * format, and online backup / offline restore of the database file (library and CLI).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database as Sqlite } from 'bun:sqlite'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { BackupError, backupDatabase, restoreDatabase, verifyDatabaseFile } from '../src/db/backup'
+import { loadConfig } from '../src/config/env'
+import type { Logger } from '../src/platform/logger'
+import { LATENCY_BUCKETS } from '../src/platform/observability'
+import { createTestApp, expectError, unique, type TestApp, type Workspace } from './harness'
+
+const ROOT = new URL('..', import.meta.url).pathname
+
+async function freePort(): Promise<number> {
+  const probe = Bun.serve({ port: 0, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+/** A logger that keeps what it is told, so tests can read the request log. */
+function capturingLogger() {
+  const lines: { level: string; message: string; fields: Record<string, unknown> }[] = []
+  const at = (level: string) => (message: string, fields: Record<string, unknown> = {}) => void lines.push({ level, message, fields })
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
+  const requests = () => lines.filter((line) => line.message === 'request').map((line) => line.fields)
+  /** The lines logged for one request id (written after the answer is handed over, so waited for). */
+  const of = async (requestId: string) => {
+    for (let i = 0; i < 100 && !requests().some((line) => line.request_id === requestId); i++) await Bun.sleep(2)
+    await Bun.sleep(5)
+    return requests().filter((line) => line.request_id === requestId)
+  }
+  return { logger, lines, requests, of }
+}
+
+/** Prometheus text → sample lines `name{labels} value` as a map from `name{labels}` to the value. */
+function samples(text: string): Map<string, number> {
+  const map = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue
+    const space = line.lastIndexOf(' ')
+    map.set(line.slice(0, space), Number(line.slice(space + 1)))
+  }
+  return map
+}
+
+const CHANNEL_GROUPS = '/api/office/v1/outlets/channel-groups'
+
+describe('request logs and metrics', () => {
+  const capture = capturingLogger()
+  let t: TestApp
+  let a: Workspace
+  let base: string
+
+  beforeAll(async () => {
+    t = await createTestApp({ logger: capture.logger })
+    a = await t.workspace()
+    t.app.listen({ port: 0, hostname: '127.0.0.1' })
+    base = `http://127.0.0.1:${t.app.server!.port}`
+  })
+  afterAll(async () => {
+    await t.app.stop()
+    await t.close()
+  })
+
+  const metrics = async (headers: Record<string, string> = {}) => {
+    const response = await fetch(`${base}/api/metrics`, { headers })
+    return { status: response.status, type: response.headers.get('content-type'), text: await response.text() }
+  }
+
+  test('every request is logged once as one JSON-able line with request id, route, user, workspace, status and duration', async () => {
+    const created = await t.post('/office/v1/outlets/channel-groups', { name: unique('Group') }, { token: a.owner.token, headers: { 'x-request-id': 'req-log-1' } })
+    expect(created.status).toBe(201)
+    const missing = await t.get('/office/v1/outlets/channel-groups/999999', { token: a.owner.token, headers: { 'x-request-id': 'req-log-2' } })
+    expect(missing.status).toBe(404)
+    const stranger = await t.get('/office/v1/outlets/channel-groups', { headers: { 'x-request-id': 'req-log-3' } })
+    expect(stranger.status).toBe(401)
+    const logged = [...(await capture.of('req-log-1')), ...(await capture.of('req-log-2')), ...(await capture.of('req-log-3'))]
+    expect(logged).toHaveLength(3)
+    expect(logged[0]).toMatchObject({
+      request_id: 'req-log-1',
+      method: 'POST',
+      route: CHANNEL_GROUPS,
+      path: CHANNEL_GROUPS,
+      status: 201,
+      user_id: a.owner.user.id,
+      workspace_id: a.id,
+    })
+    expect(logged[1]).toMatchObject({ request_id: 'req-log-2', route: `${CHANNEL_GROUPS}/:id`, status: 404, workspace_id: a.id })
+    expect(logged[2]).toMatchObject({ request_id: 'req-log-3', status: 401, user_id: null, workspace_id: null })
+    for (const line of logged) {
+      expect(typeof line.duration_ms).toBe('number')
+      expect(line.duration_ms as number).toBeGreaterThanOrEqual(0)
+      expect(JSON.parse(JSON.stringify(line))).toEqual(line)
+    }
+  })
+
+  test('an unknown path is logged and counted under one "unmatched" route, never as itself', async () => {
+    expect((await t.get(`/no/such/${unique('path')}`, { headers: { 'x-request-id': 'req-unmatched' } })).status).toBe(404)
+    const lines = await capture.of('req-unmatched')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatchObject({ route: null, status: 404, method: 'GET' })
+    const page = await metrics()
+    expect(page.text).toContain('route="unmatched",status="404"')
+    expect(page.text).not.toContain('/no/such/')
+  })
+
+  test('GET /api/metrics over a socket: Prometheus text with counts per method, route template and status', async () => {
+    const token = a.owner.token
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    const before = samples((await metrics()).text)
+    const key = `http_requests_total{method="GET",route="${CHANNEL_GROUPS}/:id",status="404"}`
+    for (let i = 0; i < 3; i++) expect((await fetch(`${base}${CHANNEL_GROUPS}/${900_000 + i}`, { headers })).status).toBe(404)
+    const created = await fetch(`${base}${CHANNEL_GROUPS}`, { method: 'POST', headers, body: JSON.stringify({ name: unique('Group') }) })
+    expect(created.status).toBe(201)
+
+    const page = await metrics()
+    expect(page.status).toBe(200)
+    expect(page.type).toStartWith('text/plain; version=0.0.4')
+    expect(page.text).toContain('# TYPE http_requests_total counter')
+    expect(page.text).toContain('# TYPE http_request_duration_seconds histogram')
+    const after = samples(page.text)
+    expect(after.get(key)! - (before.get(key) ?? 0)).toBe(3)
+    const createdKey = `http_requests_total{method="POST",route="${CHANNEL_GROUPS}",status="201"}`
+    expect(after.get(createdKey)! - (before.get(createdKey) ?? 0)).toBe(1)
+    // Concrete ids never become labels.
+    expect(page.text).not.toContain(`${CHANNEL_GROUPS}/900000`)
+  })
+
+  test('latency histograms are cumulative, end in +Inf equal to the count, and the sum is positive', async () => {
+    const parsed = samples((await metrics()).text)
+    const labels = `method="GET",route="${CHANNEL_GROUPS}/:id"`
+    const buckets = LATENCY_BUCKETS.map((bound) => parsed.get(`http_request_duration_seconds_bucket{${labels},le="${bound}"}`)!)
+    const infinity = parsed.get(`http_request_duration_seconds_bucket{${labels},le="+Inf"}`)!
+    const count = parsed.get(`http_request_duration_seconds_count{${labels}}`)!
+    expect(buckets.every((value) => typeof value === 'number')).toBe(true)
+    for (let i = 1; i < buckets.length; i++) expect(buckets[i]!).toBeGreaterThanOrEqual(buckets[i - 1]!)
+    expect(infinity).toBe(count)
+    expect(count).toBeGreaterThanOrEqual(3)
+    expect(parsed.get(`http_request_duration_seconds_sum{${labels}}`)!).toBeGreaterThan(0)
+  })
+
+  test('pings ingested count only the pings stored (a resent backlog adds nothing), and the database size is the file plus WAL', async () => {
+    const field = await t.member(a, 'user')
+    const before = samples((await metrics()).text).get('ffos_location_pings_ingested_total')!
+    const pings = [0, 1, 2].map((i) => ({ lat: -6.2, lng: 106.8, is_mock: false, recorded_at: new Date(Date.now() - 60_000 + i * 1000).toISOString() }))
+    expect((await t.post('/app/v1/locations/batch', { pings }, { token: field.token, idempotencyKey: unique('k') })).status).toBe(201)
+    expect((await t.post('/app/v1/locations/batch', { pings }, { token: field.token, idempotencyKey: unique('k') })).body.data.count).toBe(0)
+    const after = samples((await metrics()).text)
+    expect(after.get('ffos_location_pings_ingested_total')! - before).toBe(3)
+    const file = Bun.file(t.deps.config.database.path!).size + (existsSync(`${t.deps.config.database.path}-wal`) ? Bun.file(`${t.deps.config.database.path}-wal`).size : 0)
+    expect(after.get('ffos_database_size_bytes')!).toBeGreaterThan(0)
+    expect(Math.abs(after.get('ffos_database_size_bytes')! - file)).toBeLessThan(1024 * 1024)
+    expect(after.get('process_resident_memory_bytes')!).toBeGreaterThan(0)
+  })
+
+  test('open WebSocket connections are a gauge', async () => {
+    const gauge = async () => samples((await metrics()).text).get('ffos_websocket_connections')!
+    const idle = await gauge()
+    const socket = new WebSocket(`ws://127.0.0.1:${t.app.server!.port}/ws?token=${encodeURIComponent(a.owner.token)}`)
+    await new Promise((resolve, reject) => {
+      socket.onopen = resolve
+      socket.onerror = reject
+    })
+    expect(await gauge()).toBe(idle + 1)
+    socket.close()
+    for (let i = 0; i < 50 && (await gauge()) !== idle; i++) await Bun.sleep(10)
+    expect(await gauge()).toBe(idle)
+  })
+
+  test('the metrics page carries no workspace, user or token', async () => {
+    const { text } = await metrics()
+    expect(text).not.toContain('workspace')
+    expect(text).not.toContain(a.owner.token)
+    expect(text).not.toContain(a.owner.user.email)
+  })
+})
+
+describe('METRICS_TOKEN', () => {
+  let t: TestApp
+  const token = 'metrics-secret-0123456789'
+  beforeAll(async () => {
+    t = await createTestApp({ env: { METRICS_TOKEN: token } })
+  })
+  afterAll(() => t.close())
+
+  test('when set, the metrics page needs exactly that bearer token (401 envelope otherwise)', async () => {
+    expectError(await t.get('/metrics'), 401, 'UNAUTHORIZED')
+    expectError(await t.get('/metrics', { headers: { authorization: `Bearer ${token}x` } }), 401, 'UNAUTHORIZED')
+    expectError(await t.get('/metrics', { headers: { authorization: token } }), 401, 'UNAUTHORIZED')
+    const workspace = await t.workspace()
+    expectError(await t.get('/metrics', { token: workspace.owner.token }), 401, 'UNAUTHORIZED')
+    const ok = await t.get('/metrics', { headers: { authorization: `Bearer ${token}` } })
+    expect(ok.status).toBe(200)
+    expect(ok.text).toContain('http_requests_total')
+  })
+
+  test('a token shorter than 16 characters is a configuration error', () => {
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/)
+  })
+})
+
+describe('backup and restore', () => {
+  let t: TestApp
+  let a: Workspace
+  let dir: string
+  beforeAll(async () => {
+    t = await createTestApp()
+    a = await t.workspace()
+    dir = mkdtempSync(join(tmpdir(), 'ffos-backup-'))
+  })
+  afterAll(async () => {
+    await t.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  const groupNames = (file: string) => {
+    const db = new Sqlite(file, { readonly: true })
+    try {
+      return db.query<{ name: string }, []>('select name from channel_groups order by id').all().map((row) => row.name)
+    } finally {
+      db.close()
+    }
+  }
+
+  test('an online backup taken while writes go on holds exactly the rows committed when it started, and passes the integrity check', async () => {
+    const names: string[] = []
+    for (let i = 0; i < 20; i++) {
+      const name = unique('Before')
+      expect((await t.post('/office/v1/outlets/channel-groups', { name }, { token: a.owner.token })).status).toBe(201)
+      names.push(name)
+    }
+    // Writers keep going while the backup runs (the copy is one consistent snapshot, not a torn file).
+    let writing = true
+    const writer = (async () => {
+      while (writing) await t.post('/office/v1/outlets/channel-groups', { name: unique('During') }, { token: a.owner.token })
+    })()
+    await Bun.sleep(5)
+    const target = join(dir, 'online.db')
+    const result = backupDatabase(t.deps.config.database.path!, target)
+    writing = false
+    await writer
+    expect(result.bytes).toBeGreaterThan(0)
+    verifyDatabaseFile(target)
+    const copied = groupNames(target)
+    expect(copied.slice(0, names.length)).toEqual(names)
+    expect(copied.slice(names.length).every((name) => name.includes('During'))).toBe(true)
+    // Audit entries were copied with their rows (same transaction, same snapshot).
+    const db = new Sqlite(target, { readonly: true })
+    const audits = db.query<{ n: number }, []>("select count(*) as n from audit_logs where entity_type = 'channel_group' and action = 'created'").get()!.n
+    db.close()
+    expect(audits).toBe(copied.length)
+  })
+
+  test('backup refuses an existing target and a missing source, and leaves nothing behind', () => {
+    const target = join(dir, 'exists.db')
+    Bun.write(target, 'x')
+    expect(() => backupDatabase(t.deps.config.database.path!, target)).toThrow(BackupError)
+    expect(() => backupDatabase(join(dir, 'none.db'), join(dir, 'new.db'))).toThrow(BackupError)
+    expect(existsSync(join(dir, 'new.db'))).toBe(false)
+  })
+
+  test('restore refuses while the database is open, and refuses a file that is not a sound database of this service', async () => {
+    const backup = join(dir, 'for-restore.db')
+    backupDatabase(t.deps.config.database.path!, backup)
+    expect(() => restoreDatabase(backup, t.deps.config.database.path!)).toThrow(/in use/)
+    const garbage = join(dir, 'garbage.db')
+    await Bun.write(garbage, 'not a database at all, just text'.repeat(200))
+    expect(() => restoreDatabase(garbage, join(dir, 'target.db'))).toThrow(BackupError)
+    const foreign = join(dir, 'foreign.db')
+    new Sqlite(foreign).close()
+    expect(() => verifyDatabaseFile(foreign)).toThrow(/not a database of this service/)
+  })
+
+  test('the CLI against the real server: `bun run backup FILE` while it serves, `bun run restore FILE` refused until it stops, then the data of the backup is back', async () => {
+    const work = mkdtempSync(join(dir, 'cli-'))
+    const path = join(work, 'app.db')
+    const port = await freePort()
+    const env = {
+      ...process.env,
+      DATABASE_URL: `file:${path}`,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      UPLOAD_DIR: join(work, 'uploads'),
+      EXPORT_DIR: join(work, 'exports'),
+      // Regional data is not what this test is about: skip loading the embedded tables.
+      REGIONAL_SERVICE_URL: 'http://127.0.0.1:9',
+    }
+    const base = `http://127.0.0.1:${port}/api`
+    const start = async () => {
+      const server = Bun.spawn([process.execPath, join(ROOT, 'src/server.ts')], { env, cwd: ROOT, stdout: 'ignore', stderr: 'inherit' })
+      for (let i = 0; i < 200; i++) {
+        if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) return server
+        await Bun.sleep(25)
+      }
+      throw new Error('server did not start')
+    }
+    const register = (email: string) =>
+      fetch(`${base}/auth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Owner', email, password: 'password123', workspace_name: email }),
+      }).then((r) => r.status)
+    const login = (email: string) =>
+      fetch(`${base}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password: 'password123' }),
+      }).then((r) => r.status)
+    const run = (args: string[]) => Bun.spawnSync([process.execPath, join(ROOT, 'scripts/backup.ts'), ...args], { env, cwd: ROOT })
+
+    let server = await start()
+    try {
+      expect(await register('kept@example.com')).toBe(201)
+      const backup = join(work, 'backup.db')
+      const made = run([backup])
+      expect(made.stdout.toString()).toContain('integrity ok')
+      expect(made.exitCode).toBe(0)
+      // After the backup the data moves on; restoring under a running server is refused.
+      expect(await register('later@example.com')).toBe(201)
+      const refused = run(['--restore', backup])
+      expect(refused.exitCode).toBe(1)
+      expect(refused.stderr.toString()).toContain('stop the server')
+
+      server.kill('SIGTERM')
+      await server.exited
+      const restored = run(['--restore', backup])
+      expect(restored.stderr.toString()).toBe('')
+      expect(restored.exitCode).toBe(0)
+      expect(restored.stdout.toString()).toContain('before-restore')
+
+      server = await start()
+      expect(await login('kept@example.com')).toBe(200)
+      expect(await login('later@example.com')).toBe(401)
+    } finally {
+      server.kill('SIGTERM')
+      await server.exited
+    }
+    expect(run([]).exitCode).toBe(1)
+  })
+})
