@@ -47,7 +47,8 @@ export const visits = sqliteTable(
   },
   // Partial on live rows: every query goes through the workspace scope, which adds `deleted_at is null`.
   (t) => [
-    index('visits_workspace_date_live').on(t.workspace_id, t.visit_date).where(sql`deleted_at is null`),
+    // Covering for the dashboard's per-status and per-team counts over a date range.
+    index('visits_workspace_date_live').on(t.workspace_id, t.visit_date, t.status, t.team_id, t.deleted_at).where(sql`deleted_at is null`),
     index('visits_workspace_status_date_live').on(t.workspace_id, t.status, t.visit_date).where(sql`deleted_at is null`),
     index('visits_workspace_outlet_live').on(t.workspace_id, t.outlet_id).where(sql`deleted_at is null`),
     index('visits_workspace_project_live').on(t.workspace_id, t.project_id).where(sql`deleted_at is null`),
@@ -109,7 +110,8 @@ export const submissions = sqliteTable(
     deleted_at: deletedAt(),
   },
   (t) => [
-    index('submissions_visit_live').on(t.visit_id).where(sql`deleted_at is null`),
+    // Covering for approval counts joined from visits.
+    index('submissions_visit_live').on(t.visit_id, t.status, t.approval_status, t.deleted_at).where(sql`deleted_at is null`),
     index('submissions_workspace_created_live').on(t.workspace_id, t.created_at).where(sql`deleted_at is null`),
     index('submissions_workspace_approval_live').on(t.workspace_id, t.approval_status, t.created_at).where(sql`deleted_at is null`),
     index('submissions_workspace_submitter').on(t.workspace_id, t.submitted_by),
