@@ -134,7 +134,8 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     const declared = Object.keys((route.hooks as { response?: Record<string, unknown> }).response ?? {})
       .map(Number)
       .filter((status) => status >= 200 && status < 300)
-    if (declared.length > 0) routes.register(route.method, route.path, Math.min(...declared))
+    const detail = (route.hooks as { detail?: Record<string, unknown> }).detail
+    if (declared.length > 0) routes.register(route.method, route.path, Math.min(...declared), detail?.['x-idempotency-check'])
   }
 
   return { app, deps }

@@ -356,6 +356,18 @@ describe('access tokens', () => {
     expect((await probe(refreshed.body.data.token)).status).toBe(200)
   })
 
+  test('once a token has been accepted, a copy with a changed signature or payload is still refused (verification is not by claims)', async () => {
+    const { session } = await registerOwner()
+    expect((await probe(session.token)).status).toBe(200)
+    const [header, payload, signature] = session.token.split('.')
+    const flipped = `${signature!.slice(0, 10)}${signature![10] === 'A' ? 'B' : 'A'}${signature!.slice(11)}`
+    expectError(await probe(`${header}.${payload}.${flipped}`), 401, 'UNAUTHORIZED')
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString())
+    const longer = Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 3600 })).toString('base64url')
+    expectError(await probe(`${header}.${longer}.${signature}`), 401, 'UNAUTHORIZED')
+    expect((await probe(session.token)).status).toBe(200)
+  })
+
   test('a token built with the service’s own secret and HS256 is accepted (control for the forgeries below)', async () => {
     const { session } = await registerOwner()
     expect((await probe(await sign(claimsFor(session), await jwtSecret()))).status).toBe(200)

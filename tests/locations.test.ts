@@ -483,6 +483,24 @@ describe('POST /app/v1/locations/batch: idempotency (CONTRACT §5)', () => {
     expect(await t.app.count('idempotency_keys')).toBe(keys)
   })
 
+  test('the key is checked before the batch is: a retry of a saved batch that would now be refused (the server clock stepped back) is still 204', async () => {
+    const key = unique('retry')
+    const now = clock().now()
+    const pings = [ping({ recorded_at: new Date(now.getTime() + 4 * MIN).toISOString() })]
+    expectSaved(await batch(user.token, pings, { key }), 1)
+    // An NTP correction puts the server two minutes back: the ping is now 6 minutes ahead of it.
+    clock().set(new Date(now.getTime() - 2 * MIN))
+    try {
+      // The control: a new key with the same body is refused.
+      expectError(await batch(user.token, pings, { key: unique('fresh') }), 400, 'VALIDATION_ERROR')
+      const again = await batch(user.token, pings, { key })
+      expect(again.status).toBe(204)
+      expect(again.headers.get('x-idempotency-code')).toBe('IDEMPOTENT_DUPLICATE')
+    } finally {
+      clock().set(now)
+    }
+  })
+
   test('the same key with another body → 422 IDEMPOTENCY_KEY_REUSED, nothing written', async () => {
     const key = unique('retry')
     expectSaved(await batch(user.token, [ping({ lat: 1 })], { key }), 1)

@@ -29,14 +29,24 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 const CSV_TYPE = /^text\/csv\s*(?:;|$)/i
 
+/** Route detail value: the idempotency key is looked up only inside the transaction (see ClaimInput). */
+export const IDEMPOTENCY_CHECK_IN_TRANSACTION = 'in-transaction'
+
 export type AuthRequirement = true | string | { key: string; access: Access }
 
 /** Success status per route (`POST /api/office/v1/...` → 201), filled by createApp once routes exist. */
 export class RouteTable {
   private readonly statuses = new Map<string, number>()
+  private readonly checkedInTransaction = new Set<string>()
 
-  register(method: string, path: string, status: number) {
+  register(method: string, path: string, status: number, idempotencyCheck?: unknown) {
     this.statuses.set(`${method} ${path}`, status)
+    if (idempotencyCheck === IDEMPOTENCY_CHECK_IN_TRANSACTION) this.checkedInTransaction.add(`${method} ${path}`)
+  }
+
+  /** False for routes that declare `detail: { 'x-idempotency-check': 'in-transaction' }`. */
+  checkBeforeHandler(method: string, path: string | undefined): boolean {
+    return !(path && this.checkedInTransaction.has(`${method} ${path}`))
   }
 
   successStatus(method: string, path: string | undefined): number {
@@ -105,6 +115,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
           target: url.pathname + url.search,
           rawBody: c.rawBody,
           successStatus: routes.successStatus(method, c.route),
+          checkBeforeHandler: routes.checkBeforeHandler(method, c.route),
         })
       }
     }

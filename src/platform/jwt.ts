@@ -35,11 +35,18 @@ export interface TokenService {
 
 const ALGORITHMS = ['HS256']
 
+/** Verified tokens kept, so a phone's token is checked by signature once, not on every request. */
+export const VERIFIED_CACHE_SIZE = 10_000
+
 export async function createTokenService(secret: string, accessTtlMs: number, clock: Clock): Promise<TokenService> {
   // Imported once: handing jose the raw bytes would import the HMAC key again on every request.
   const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
   const { sign, verify } = jwt({ name: 'jwt', secret: key, alg: 'HS256' }).decorator.jwt
   const accessTtlSeconds = Math.floor(accessTtlMs / 1000)
+  // Keyed by the whole token string (signature included): only the exact bytes that verified hit.
+  // A hit still checks `exp` against the clock, as jose would; the user behind it is loaded fresh
+  // by the caller on every request anyway. Oldest entries go first when full.
+  const verified = new Map<string, { claims: AccessClaims; exp: number }>()
 
   return {
     accessTtlSeconds,
@@ -48,10 +55,20 @@ export async function createTokenService(secret: string, accessTtlMs: number, cl
       return sign({ sub: String(userId), wid: workspaceId, role, ...(sessionId ? { sid: sessionId } : {}), jti: randomUUID(), exp: issuedAt + accessTtlSeconds })
     },
     async verifyAccessToken(token) {
-      const payload = await verify(token, { algorithms: ALGORITHMS, currentDate: clock.now() })
+      const now = clock.now()
+      const known = verified.get(token)
+      if (known) {
+        if (known.exp > Math.floor(now.getTime() / 1000)) return { status: 'valid', claims: known.claims }
+        verified.delete(token)
+        return { status: 'expired' }
+      }
+      const payload = await verify(token, { algorithms: ALGORITHMS, currentDate: now })
       if (payload) {
         const claims = toClaims(payload)
-        return claims ? { status: 'valid', claims } : { status: 'invalid' }
+        if (!claims) return { status: 'invalid' }
+        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!)
+        verified.set(token, { claims, exp: payload.exp as number })
+        return { status: 'valid', claims }
       }
       // Signature and algorithm are checked before time: a token that verifies when time is ignored
       // is genuine but expired.

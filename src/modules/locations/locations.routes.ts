@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import { PING_SOURCES, SIGNAL_QUALITIES } from '../../db/schema'
-import type { PlatformPlugin } from '../../platform/http'
+import { IDEMPOTENCY_CHECK_IN_TRANSACTION, type PlatformPlugin } from '../../platform/http'
 import { IDEMPOTENCY_KEY_MAX } from '../../platform/idempotency'
 import { MAX_PAGE } from '../../platform/pagination'
 import { created, listed, ok } from '../../platform/reply'
@@ -63,7 +63,11 @@ export const locationRoutes = (platform: PlatformPlugin) =>
       }),
       body: Type.Object({ pings: Type.Array(PingBody, { minItems: 1, maxItems: PINGS_PER_BATCH }) }),
       response: responses({ 201: Envelope(Type.Object({ count: Type.Integer({ description: 'Pings saved (backlog duplicates are not)' }) })) }, [400, 401, 403, 409, 422]),
-      detail: { summary: 'Upload a batch of 1–50 GPS pings (all or nothing)' },
+      detail: {
+        summary: 'Upload a batch of 1–50 GPS pings (all or nothing)',
+        // The service refuses nothing before its transaction, which checks the key first (hot path).
+        'x-idempotency-check': IDEMPOTENCY_CHECK_IN_TRANSACTION,
+      },
     })
     .get('/office/v1/locations', async ({ ctx, query }) => listed(await listPings(ctx, query)), {
       auth: 'livemap:view',

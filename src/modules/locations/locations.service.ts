@@ -135,11 +135,13 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
       created_at: nowIso,
     }
   })
-  if (Object.keys(errors).length) throw new ValidationFailed(errors)
 
   const saved = await withTransaction(
     ctx,
     async ({ tx }) => {
+      // Refused only here, after the idempotency key was checked: a retry of a saved batch is a 204
+      // even if the clock has stepped back since (the route skips the check before the handler).
+      if (Object.keys(errors).length) throw new ValidationFailed(errors)
       const visitIds = [...new Set(rows.map((row) => row.visit_id).filter((id): id is number => id !== null))]
       if (visitIds.length) {
         const known = new Set((await knownVisits(tx).all({ workspaceId, ids: JSON.stringify(visitIds) })).map((row) => row.id))
