@@ -439,6 +439,53 @@ describe('access tokens', () => {
   })
 })
 
+describe('who is calling is read fresh on every request (CONTRACT §4), whoever changed it', () => {
+  // The service keeps members between requests only while the database's auth epoch is unchanged;
+  // these changes are made with plain SQL, as another process or an operator would, not the API.
+  const sqlNow = () => new Date().toISOString()
+
+  test('a member deactivated by a direct database write is refused on the next request', async () => {
+    const { ws, email, userId } = await workspaceWithMember('admin')
+    const token = (await login(email)).body.data.token
+    expect((await probe(token)).status).toBe(200)
+    expect((await probe(token)).status).toBe(200)
+    await t.app.db.pragma(`UPDATE memberships SET is_active = 0 WHERE user_id = ${userId} AND workspace_id = ${ws.id}`)
+    expectError(await probe(token), 401, 'UNAUTHORIZED')
+    await t.app.db.pragma(`UPDATE memberships SET is_active = 1 WHERE user_id = ${userId} AND workspace_id = ${ws.id}`)
+    expect((await probe(token)).status).toBe(200)
+  })
+
+  test('a user deleted by a direct database write is refused on the next request', async () => {
+    const { email, userId } = await workspaceWithMember('admin')
+    const token = (await login(email)).body.data.token
+    expect((await probe(token)).status).toBe(200)
+    await t.app.db.pragma(`UPDATE users SET deleted_at = '${sqlNow()}' WHERE id = ${userId}`)
+    expectError(await probe(token), 401, 'UNAUTHORIZED')
+  })
+
+  test("a role's grants edited in the database apply on the next request, and a member moved to another role gets that role's grants", async () => {
+    const ws = await t.app.workspace()
+    const reader = await t.app.memberWithGrants(ws, [{ key: 'channel_group.manage', platform: 'web', access: 'view' }])
+    const list = () => t.app.get('/office/v1/outlets/channel-groups', { token: reader.token })
+    expect((await list()).status).toBe(200)
+    const [membership] = await t.app.db.pragma(`SELECT role_id FROM memberships WHERE user_id = ${reader.user.id} AND workspace_id = ${ws.id}`)
+    await t.app.db.pragma(`UPDATE roles SET permissions = '[]' WHERE id = ${membership!.role_id}`)
+    expectError(await list(), 403, 'FORBIDDEN')
+    await t.app.db.pragma(`UPDATE memberships SET role_id = ${ws.roles.admin} WHERE user_id = ${reader.user.id} AND workspace_id = ${ws.id}`)
+    expect((await list()).status).toBe(200)
+  })
+
+  test('a renamed user is named by their new name in the next audit entry', async () => {
+    const { ws, email, userId } = await workspaceWithMember('admin')
+    const token = (await login(email)).body.data.token
+    expect((await t.app.post('/office/v1/outlets/channel-groups', { name: unique('Before') }, { token })).status).toBe(201)
+    await t.app.db.pragma(`UPDATE users SET name = 'Renamed Directly' WHERE id = ${userId}`)
+    expect((await t.app.post('/office/v1/outlets/channel-groups', { name: unique('After') }, { token })).status).toBe(201)
+    const [entry] = await t.app.db.pragma(`SELECT actor_name FROM audit_logs WHERE workspace_id = ${ws.id} AND actor_id = ${userId} ORDER BY id DESC LIMIT 1`)
+    expect(entry!.actor_name).toBe('Renamed Directly')
+  })
+})
+
 describe('logout', () => {
   test('logout answers 200 LOGGED_OUT, writes a `logout` audit entry, and the refresh token no longer refreshes', async () => {
     const { email, userId, ws } = await workspaceWithMember('user')

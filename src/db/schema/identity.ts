@@ -115,3 +115,14 @@ export const outbox = sqliteTable('outbox', {
   sent_at: timestamp('sent_at'),
   error: text('error'),
 })
+
+/**
+ * One row whose `value` changes whenever anything an access check reads changes: triggers on users,
+ * memberships and roles bump it (migration 0008). The actor cache (src/platform/actor.ts) keeps a
+ * caller's membership only while this value is unchanged, so a deactivation or a role edit made by
+ * any process on this database takes effect on the very next request.
+ */
+export const authEpoch = sqliteTable('auth_epoch', {
+  id: integer('id').primaryKey(),
+  value: integer('value').notNull(),
+})
