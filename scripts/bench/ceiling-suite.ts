@@ -1,0 +1,342 @@
+/**
+ * The ceiling for `bun run bench` (scripts/bench/suite.ts): one bare Bun.serve + bun:sqlite process
+ * answering every scenario of the suite on the service's own paths, with the SQL the service runs
+ * (same statements, filters, page sizes, a count next to each page) and roughly the same JSON, but
+ * no framework, authentication, validation, idempotency claim, audit plumbing or WebSocket fan-out.
+ * Writes do the service's inserts and updates in one transaction.
+ *
+ * Who is calling comes from an `x-user-id` header (the ceiling has no auth); the workspace is fixed.
+ * The connection gets the service's per-connection PRAGMAs and nothing more, so a difference in the
+ * figures is the service's own work, not SQLite tuning.
+ *
+ * The SQL texts are copies of what the service runs (visits.queries.ts, visits.service.ts,
+ * outlets.service.ts, audit-logs.service.ts, locations.service.ts, platform/idempotency.ts): when a
+ * query changes there, change it here too, or the ratio compares two different queries.
+ *
+ * Env: PORT, DB_PATH, WORKSPACE_ID.
+ */
+import { Database, type Statement } from 'bun:sqlite'
+
+const db = new Database(process.env.DB_PATH!, { strict: true })
+for (const pragma of ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA foreign_keys = ON', 'PRAGMA busy_timeout = 5000']) db.run(pragma)
+const workspaceId = Number(process.env.WORKSPACE_ID)
+
+type Row = Record<string, any>
+type Params = (string | number | null)[]
+/** Statements are prepared once per SQL text (bun:sqlite's `query` cache) and bound positionally. */
+const all = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).all(...(params as never[]))
+const get = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).get(...(params as never[]))
+const run = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).run(...(params as never[]))
+const placeholders = (n: number) => Array(n).fill('?').join(', ')
+
+const list = (rows: unknown[], page: number, limit: number, total: number) => ({
+  success: true,
+  message: 'Success',
+  code: 'LIST_OK',
+  data: rows,
+  meta: { page, limit, total, total_pages: total === 0 ? 0 : Math.ceil(total / limit) },
+})
+const ok = (data: unknown, code = 'SUCCESS', message = 'Success') => ({ success: true, message, code, data })
+const paging = (query: URLSearchParams, defaultLimit: number, maxLimit: number) => {
+  const page = Number(query.get('page') ?? 1)
+  const limit = Math.min(Number(query.get('limit') ?? defaultLimit), maxLimit)
+  return { page, limit, offset: (page - 1) * limit }
+}
+const fold = (text: string) => text.trim().normalize('NFKC').toLowerCase()
+
+// ── Outlets: keyword list ───────────────────────────────────────────────────────────────────────
+const OUTLET_COLUMNS = `"outlets"."id", "outlets"."workspace_id", "outlets"."name", "outlets"."code", "outlets"."address", "outlets"."latitude", "outlets"."longitude", "outlets"."account_id", "outlets"."sub_area_id", "outlets"."province_id", "outlets"."city_id", "outlets"."district_id", "outlets"."village_id", "outlets"."contact_name", "outlets"."contact_phone", "outlets"."is_active", "outlets"."created_at", "outlets"."updated_at", "outlets"."deleted_at", "accounts"."name" as account_name, "accounts"."channel_id" as account_channel_id, "sub_areas"."name" as sub_area_name`
+
+function listOutlets(query: URLSearchParams) {
+  const { page, limit, offset } = paging(query, 10, 100)
+  const keyword = query.get('keyword') ? fold(query.get('keyword')!) : null
+  const where = `("outlets"."workspace_id" = ? and "outlets"."deleted_at" is null${keyword ? ` and (instr("outlets"."name_key", ?) > 0 or instr(coalesce("outlets"."code_key", ''), ?) > 0)` : ''})`
+  const params: Params = keyword ? [workspaceId, keyword, keyword] : [workspaceId]
+  const rows = all(
+    `select ${OUTLET_COLUMNS} from "outlets" left join "accounts" on "accounts"."id" = "outlets"."account_id" left join "sub_areas" on "sub_areas"."id" = "outlets"."sub_area_id" where ${where} order by "outlets"."created_at" desc, "outlets"."id" desc limit ?${offset ? ' offset ?' : ''}`,
+    [...params, limit, ...(offset ? [offset] : [])],
+  )
+  const total = get(`select count(*) as n from "outlets" where ${where}`, params)!.n as number
+  const data = rows.map(({ account_name, account_channel_id, sub_area_name, ...outlet }) => ({
+    ...outlet,
+    is_active: Boolean(outlet.is_active),
+    account: outlet.account_id === null ? null : { id: outlet.account_id, name: account_name ?? '', channel_id: account_channel_id ?? null },
+    sub_area: outlet.sub_area_id === null ? null : { id: outlet.sub_area_id, name: sub_area_name ?? '' },
+  }))
+  return list(data, page, limit, total)
+}
+
+// ── Visits: lists, detail ───────────────────────────────────────────────────────────────────────
+const VISIT_COLUMNS = `"visits"."id", "visits"."workspace_id", "visits"."status", "visits"."visit_date", "visits"."outlet_id", "outlets"."name" as outlet_name, "outlets"."address" as outlet_address, "visits"."project_id", "projects"."name" as project_name, "visits"."team_id", "teams"."name" as team_name, "visits"."notes", "visits"."checked_in_at", "visits"."check_in_latitude", "visits"."check_in_longitude", "visits"."check_in_photo_url", "visits"."checked_out_at", "visits"."check_out_latitude", "visits"."check_out_longitude", "visits"."check_out_photo_url", "visits"."close_reason", "visits"."sent_to_field_at", "visits"."created_by", "visits"."created_at", "visits"."updated_at"`
+const VISIT_FROM = `from "visits" inner join "outlets" on "outlets"."id" = "visits"."outlet_id" inner join "projects" on "projects"."id" = "visits"."project_id" left join "teams" on "teams"."id" = "visits"."team_id"`
+const ASSIGNED = `"visits"."id" in (select "visit_assignees"."visit_id" from "visit_assignees" where "visit_assignees"."user_id" = ?)`
+const SORTABLE = new Set(['visit_date', 'created_at', 'updated_at', 'id'])
+
+/** The service's `visitFilters` for the filters the suite sends (status, team, user, dates, mine). */
+function visitWhere(query: URLSearchParams, mineUserId: number | null) {
+  const parts = ['"visits"."workspace_id" = ?', '"visits"."deleted_at" is null']
+  const params: Params = [workspaceId]
+  if (mineUserId !== null) parts.push(ASSIGNED), params.push(mineUserId)
+  if (query.get('status')) parts.push('"visits"."status" = ?'), params.push(query.get('status'))
+  if (query.get('team_id')) parts.push('"visits"."team_id" = ?'), params.push(Number(query.get('team_id')))
+  if (query.get('user_id') && mineUserId === null) parts.push(ASSIGNED), params.push(Number(query.get('user_id')))
+  if (query.get('date_from')) parts.push('"visits"."visit_date" >= ?'), params.push(query.get('date_from'))
+  if (query.get('date_to')) parts.push('"visits"."visit_date" <= ?'), params.push(query.get('date_to'))
+  return { where: `(${parts.join(' and ')})`, params }
+}
+
+function assigneesOf(ids: number[]) {
+  if (ids.length === 0) return []
+  return all(
+    `select "visit_assignees"."visit_id", "users"."id" as user_id, "users"."name", "users"."email" from "visit_assignees" inner join "users" on "users"."id" = "visit_assignees"."user_id" where "visit_assignees"."visit_id" in (${placeholders(ids.length)}) order by "visit_assignees"."created_at", "users"."id"`,
+    ids,
+  )
+}
+
+function listVisits(query: URLSearchParams, mineUserId: number | null) {
+  const { page, limit, offset } = paging(query, 10, 100)
+  const { where, params } = visitWhere(query, mineUserId)
+  const sortBy = SORTABLE.has(query.get('sort_by') ?? '') ? query.get('sort_by')! : 'visit_date'
+  const direction = query.get('sort_order') === 'asc' ? 'asc' : 'desc'
+  const rows = all(`select ${VISIT_COLUMNS} ${VISIT_FROM} where ${where} order by "visits"."${sortBy}" ${direction}, "visits"."id" ${direction} limit ?${offset ? ' offset ?' : ''}`, [
+    ...params,
+    limit,
+    ...(offset ? [offset] : []),
+  ])
+  const total = get(`select count(*) as n from "visits" where ${where}`, params)!.n as number
+  const ids = rows.map((row) => row.id as number)
+  const assignees = assigneesOf(ids)
+  const counts = ids.length
+    ? all(
+        `select "visit_id", count(*) as total, sum(case when "status" = 'completed' then 1 else 0 end) as completed from "submissions" where ("submissions"."visit_id" in (${placeholders(ids.length)}) and "submissions"."deleted_at" is null) group by "submissions"."visit_id"`,
+        ids,
+      )
+    : []
+  const data = rows.map((row) => {
+    const summary = counts.find((entry) => entry.visit_id === row.id)
+    return {
+      id: row.id,
+      outlet: { id: row.outlet_id, name: row.outlet_name },
+      project: { id: row.project_id, name: row.project_name },
+      team: row.team_id === null ? null : { id: row.team_id, name: row.team_name ?? '' },
+      status: row.status,
+      visit_date: row.visit_date,
+      checked_in_at: row.checked_in_at,
+      checked_out_at: row.checked_out_at,
+      assignees: assignees.filter((a) => a.visit_id === row.id).map(({ user_id, name }) => ({ user_id, name })),
+      submissions_total: summary?.total ?? 0,
+      submissions_completed: Number(summary?.completed ?? 0),
+      sent_to_field_at: row.sent_to_field_at,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    }
+  })
+  return list(data, page, limit, total)
+}
+
+const SUBMISSION_SELECT = `select "submissions"."id", "submissions"."visit_id", "submissions"."form_id", "submissions"."title", "submissions"."status", "submissions"."approval_status", "submissions"."is_required", "submissions"."order", "submissions"."answers", "submissions"."submitted_at", "submissions"."submitted_by", (select "users"."name" from "users" where "users"."id" = "submissions"."submitted_by") as submitted_by_name, "submissions"."reviewed_at", "submissions"."reviewed_by", (select "users"."name" from "users" where "users"."id" = "submissions"."reviewed_by") as reviewed_by_name, "submissions"."approval_notes", "submissions"."created_at", "submissions"."updated_at" from "submissions" inner join "visits" on "visits"."id" = "submissions"."visit_id" where ("submissions"."visit_id" = ? and "submissions"."deleted_at" is null) order by "submissions"."order", "submissions"."id"`
+const location = (latitude: number | null, longitude: number | null) => (latitude === null || longitude === null ? null : { latitude, longitude })
+
+/** The service's `visitDetail`: the visit, its assignees, submissions and logs; null when not found. */
+function visitDetail(id: number, mineUserId: number | null) {
+  const where = mineUserId === null ? '("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."id" = ?)' : `("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."id" = ? and ${ASSIGNED})`
+  const row = get(`select ${VISIT_COLUMNS} ${VISIT_FROM} where ${where} limit ?`, mineUserId === null ? [workspaceId, id, 1] : [workspaceId, id, mineUserId, 1])
+  if (!row) return null
+  const assignees = assigneesOf([id])
+  const submissions = all(SUBMISSION_SELECT, [id]).map(({ submitted_by, submitted_by_name, reviewed_by, reviewed_by_name, ...s }) => ({
+    ...s,
+    is_required: Boolean(s.is_required),
+    answers: JSON.parse(s.answers),
+    submitted_by: submitted_by === null ? null : { id: submitted_by, name: submitted_by_name ?? '' },
+    reviewed_by: reviewed_by === null ? null : { id: reviewed_by, name: reviewed_by_name ?? '' },
+  }))
+  const logs = all(
+    `select "id", "workspace_id", "visit_id", "action", "user_id", "user_name", "notes", "created_at" from "visit_logs" where "visit_logs"."visit_id" = ? order by "visit_logs"."created_at", "visit_logs"."id"`,
+    [id],
+  )
+  return {
+    id: row.id,
+    outlet: { id: row.outlet_id, name: row.outlet_name, address: row.outlet_address },
+    project: { id: row.project_id, name: row.project_name },
+    team: row.team_id === null ? null : { id: row.team_id, name: row.team_name ?? '' },
+    status: row.status,
+    visit_date: row.visit_date,
+    notes: row.notes,
+    checked_in_at: row.checked_in_at,
+    check_in_location: location(row.check_in_latitude, row.check_in_longitude),
+    check_in_photo_url: row.check_in_photo_url,
+    checked_out_at: row.checked_out_at,
+    check_out_location: location(row.check_out_latitude, row.check_out_longitude),
+    check_out_photo_url: row.check_out_photo_url,
+    close_reason: row.close_reason,
+    sent_to_field_at: row.sent_to_field_at,
+    assignees: assignees.map(({ user_id, name, email }) => ({ user_id, name, email })),
+    submissions,
+    logs: logs.map((log) => ({ action: log.action, timestamp: log.created_at, notes: log.notes, user: { id: log.user_id, name: log.user_name } })),
+    created_by: row.created_by,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }
+}
+
+// ── Audit log list ──────────────────────────────────────────────────────────────────────────────
+const AUDIT_COLUMNS = `"id", "workspace_id", "actor_id", "actor_name", "actor_role", "entity_type", "entity_id", "entity_name", "action", "old_values", "new_values", "metadata", "created_at"`
+const DAY_MS = 86_400_000
+
+function listAuditLogs(query: URLSearchParams) {
+  const { page, limit, offset } = paging(query, 50, 100)
+  // The service's visibility rule for a super_admin (accessible workspaces) is authorisation: left out.
+  const parts = ['"audit_logs"."workspace_id" in (?)']
+  const params: Params = [workspaceId]
+  if (query.get('entity_type')) parts.push('"audit_logs"."entity_type" = ?'), params.push(query.get('entity_type'))
+  if (query.get('action')) parts.push('"audit_logs"."action" = ?'), params.push(query.get('action'))
+  if (query.get('actor_id')) parts.push('"audit_logs"."actor_id" = ?'), params.push(Number(query.get('actor_id')))
+  // Calendar dates only (what the suite sends): from midnight, to the next midnight exclusive.
+  if (query.get('date_from')) parts.push('"audit_logs"."created_at" >= ?'), params.push(`${query.get('date_from')}T00:00:00.000Z`)
+  if (query.get('date_to')) parts.push('"audit_logs"."created_at" < ?'), params.push(new Date(Date.parse(`${query.get('date_to')}T00:00:00.000Z`) + DAY_MS).toISOString())
+  const where = `(${parts.join(' and ')})`
+  const rows = all(`select ${AUDIT_COLUMNS} from "audit_logs" where ${where} order by "audit_logs"."created_at" desc, "audit_logs"."id" desc limit ?${offset ? ' offset ?' : ''}`, [
+    ...params,
+    limit,
+    ...(offset ? [offset] : []),
+  ])
+  const total = get(`select count(*) as n from "audit_logs" where ${where}`, params)!.n as number
+  const data = rows.map((row) => ({
+    ...row,
+    old_values: row.old_values === null ? null : JSON.parse(row.old_values),
+    new_values: row.new_values === null ? null : JSON.parse(row.new_values),
+    metadata: JSON.parse(row.metadata),
+  }))
+  return ok({ data, meta: { page, limit, total, total_pages: total === 0 ? 0 : Math.ceil(total / limit) } }, 'AUDIT_LOG_LIST')
+}
+
+// ── Location batch ──────────────────────────────────────────────────────────────────────────────
+const PING_COLUMNS = ['workspace_id', 'user_id', 'visit_id', 'lat', 'lng', 'accuracy_m', 'speed_mps', 'source', 'battery_level', 'is_mock', 'signal_quality', 'recorded_at', 'device_time', 'created_at', 'updated_at']
+const insertPings = (rows: number) =>
+  `insert into location_pings (${PING_COLUMNS.join(', ')}) values ${Array(rows).fill(`(${placeholders(PING_COLUMNS.length)})`).join(', ')}
+   on conflict do nothing
+   returning id, workspace_id, user_id, visit_id, lat, lng, accuracy_m, speed_mps, source, battery_level, is_mock, signal_quality, recorded_at, created_at, updated_at`
+const UPSERT_LATEST = `insert into "latest_locations" ("ping_id", "workspace_id", "user_id", "visit_id", "lat", "lng", "accuracy_m", "speed_mps", "source", "battery_level", "is_mock", "signal_quality", "recorded_at", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("latest_locations"."workspace_id", "latest_locations"."user_id") do update set "ping_id" = excluded.ping_id, "visit_id" = excluded.visit_id, "lat" = excluded.lat, "lng" = excluded.lng, "accuracy_m" = excluded.accuracy_m, "speed_mps" = excluded.speed_mps, "source" = excluded.source, "battery_level" = excluded.battery_level, "is_mock" = excluded.is_mock, "signal_quality" = excluded.signal_quality, "recorded_at" = excluded.recorded_at, "created_at" = excluded.created_at, "updated_at" = excluded.updated_at where (excluded.recorded_at > "latest_locations"."recorded_at" or (excluded.recorded_at = "latest_locations"."recorded_at" and excluded.ping_id > "latest_locations"."ping_id"))`
+const STORE_KEY = `insert into "idempotency_keys" ("id", "workspace_id", "key", "fingerprint", "response_status", "created_at") values (null, ?, ?, ?, ?, ?) on conflict ("idempotency_keys"."workspace_id", "idempotency_keys"."key") do update set "fingerprint" = excluded.fingerprint, "response_status" = excluded.response_status, "created_at" = excluded.created_at`
+
+type Ping = { lat: number; lng: number; is_mock: boolean; visit_id?: number | null; accuracy_m?: number | null; speed_mps?: number | null; source?: string | null; battery_level?: number | null; signal_quality?: string | null }
+
+const ingest = db.transaction((userId: number, key: string | null, raw: string, pings: Ping[]) => {
+  const now = new Date().toISOString()
+  if (key) run(STORE_KEY, [workspaceId, key, new Bun.CryptoHasher('sha256').update(raw).digest('hex'), 201, now])
+  const params: Params = []
+  for (const p of pings) {
+    params.push(workspaceId, userId, p.visit_id ?? null, p.lat, p.lng, p.accuracy_m ?? null, p.speed_mps ?? null, p.source ?? null, p.battery_level ?? null)
+    params.push(p.is_mock ? 1 : 0, p.signal_quality ?? null, now, 0, now, now)
+  }
+  const saved = all(insertPings(pings.length), params)
+  const newest = saved.reduce<Row | null>((best, p) => (!best || p.recorded_at > best.recorded_at || (p.recorded_at === best.recorded_at && p.id > best.id) ? p : best), null)
+  if (newest) {
+    const n = newest
+    run(UPSERT_LATEST, [n.id, n.workspace_id, n.user_id, n.visit_id, n.lat, n.lng, n.accuracy_m, n.speed_mps, n.source, n.battery_level, n.is_mock, n.signal_quality, n.recorded_at, n.created_at, n.updated_at])
+  }
+  return saved.length
+})
+
+// ── Check-in / check-out ────────────────────────────────────────────────────────────────────────
+const FIND_VISIT = `select "id", "workspace_id", "outlet_id", "project_id", "team_id", "visit_date", "status", "notes", "created_by", "checked_in_at", "check_in_latitude", "check_in_longitude", "check_in_photo_url", "checked_out_at", "check_out_latitude", "check_out_longitude", "check_out_photo_url", "close_reason", "sent_to_field_at", "created_at", "updated_at", "deleted_at" from "visits" where ("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."id" = ? and ${ASSIGNED}) limit ?`
+const OTHER_ACTIVE = `select "id" from "visits" where ("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."status" = ? and "visits"."id" <> ? and ${ASSIGNED}) limit ?`
+const MISSING_FORMS = `select "form_id" from "submissions" where ("submissions"."visit_id" = ? and "submissions"."deleted_at" is null and "submissions"."is_required" = ? and "submissions"."status" <> ?)`
+const INSERT_LOG = `insert into "visit_logs" ("id", "workspace_id", "visit_id", "action", "user_id", "user_name", "notes", "created_at") values (null, ?, ?, ?, ?, ?, ?, ?)`
+const INSERT_AUDIT = `insert into "audit_logs" ("id", "workspace_id", "actor_id", "actor_name", "actor_role", "entity_type", "entity_id", "entity_name", "action", "old_values", "new_values", "metadata", "created_at") values (null, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const userNames = new Map<number, string>()
+const nameOf = (userId: number) => {
+  let name = userNames.get(userId)
+  if (name === undefined) userNames.set(userId, (name = (get('select name from users where id = ?', [userId])?.name as string) ?? ''))
+  return name
+}
+
+class Refused extends Error {
+  constructor(readonly status: number, readonly code: string) {
+    super(code)
+  }
+}
+
+const transition = db.transaction((userId: number, visitId: number, action: 'check_in' | 'check_out', body: { latitude: number; longitude: number }, ip: string | null, userAgent: string | null) => {
+  const visit = get(FIND_VISIT, [workspaceId, visitId, userId, 1])
+  if (!visit) throw new Refused(404, 'VISIT_NOT_FOUND')
+  const side = action === 'check_in' ? 'in' : 'out'
+  if (action === 'check_in') {
+    if (visit.status !== 'scheduled') throw new Refused(409, visit.status === 'in_progress' ? 'VISIT_ALREADY_CHECKED_IN' : 'INVALID_VISIT_STATUS')
+    if (get(OTHER_ACTIVE, [workspaceId, 'in_progress', visitId, userId, 1])) throw new Refused(409, 'ACTIVE_VISIT_EXISTS')
+  } else {
+    if (visit.status !== 'in_progress') throw new Refused(409, visit.status === 'scheduled' ? 'VISIT_NOT_STARTED' : 'INVALID_VISIT_STATUS')
+    if (all(MISSING_FORMS, [visitId, 1, 'completed']).length) throw new Refused(422, 'SUBMISSION_REQUIRED')
+  }
+  const now = new Date().toISOString()
+  const to = action === 'check_in' ? 'in_progress' : 'completed'
+  const changes = { [`checked_${side}_at`]: now, [`check_${side}_latitude`]: body.latitude, [`check_${side}_longitude`]: body.longitude, [`check_${side}_photo_url`]: null }
+  run(`update "visits" set "status" = ?, "checked_${side}_at" = ?, "check_${side}_latitude" = ?, "check_${side}_longitude" = ?, "check_${side}_photo_url" = ?, "updated_at" = ? where "visits"."id" = ?`, [
+    to, now, body.latitude, body.longitude, null, now, visitId,
+  ])
+  const userName = nameOf(userId)
+  run(INSERT_LOG, [workspaceId, visitId, action, userId, userName, null, now])
+  all('select "user_id" from "visit_assignees" where "visit_assignees"."visit_id" = ?', [visitId])
+  const outlet = get('select "name" from "outlets" where "outlets"."id" = ? limit ?', [visit.outlet_id, 1])
+  const newValues = { ...changes, status: to }
+  const oldValues = Object.fromEntries(Object.keys(newValues).map((key) => [key, visit[key]]))
+  run(INSERT_AUDIT, [
+    workspaceId, userId, userName, 'user', 'visit', String(visitId), `${outlet?.name ?? 'Outlet'} · ${visit.visit_date} (#${visitId})`, 'updated',
+    JSON.stringify(oldValues), JSON.stringify(newValues), JSON.stringify({ ip, user_agent: userAgent, request_id: crypto.randomUUID(), timestamp: now }), now,
+  ])
+  return visitDetail(visitId, userId)
+})
+
+// ── HTTP ────────────────────────────────────────────────────────────────────────────────────────
+const VISIT_ID = /^\/api\/office\/v1\/visits\/(\d+)$/
+const TRANSITION = /^\/api\/app\/v1\/visits\/(\d+)\/check-(in|out)$/
+const error = (status: number, code: string) => Response.json({ success: false, message: code, code, errors: {} }, { status })
+
+const server = Bun.serve({
+  port: Number(process.env.PORT),
+  hostname: '127.0.0.1',
+  async fetch(request, srv) {
+    const url = new URL(request.url)
+    const path = url.pathname
+    const userId = Number(request.headers.get('x-user-id') ?? 0)
+    try {
+      if (request.method === 'GET') {
+        if (path === '/api/health') return Response.json({ ok: true })
+        if (path === '/api/office/v1/outlets') return Response.json(listOutlets(url.searchParams))
+        if (path === '/api/office/v1/visits') return Response.json(listVisits(url.searchParams, null))
+        if (path === '/api/app/v1/visits/me') return Response.json(listVisits(url.searchParams, userId))
+        if (path === '/api/office/v1/audit-logs') return Response.json(listAuditLogs(url.searchParams))
+        const detail = VISIT_ID.exec(path)
+        if (detail) {
+          const visit = visitDetail(Number(detail[1]), null)
+          return visit ? Response.json(ok(visit)) : error(404, 'VISIT_NOT_FOUND')
+        }
+      } else if (request.method === 'POST') {
+        if (path === '/api/app/v1/locations/batch') {
+          const raw = await request.text()
+          const body = JSON.parse(raw) as { pings: Ping[] }
+          const count = ingest(userId, request.headers.get('x-idempotency-key'), raw, body.pings)
+          return Response.json(ok({ count }, 'CREATED', 'Locations Saved'), { status: 201 })
+        }
+        const step = TRANSITION.exec(path)
+        if (step) {
+          const body = (await request.json()) as { latitude: number; longitude: number }
+          const action = step[2] === 'in' ? 'check_in' : 'check_out'
+          const visit = transition(userId, Number(step[1]), action, body, srv.requestIP(request)?.address ?? null, request.headers.get('user-agent'))
+          return Response.json(ok(visit, action === 'check_in' ? 'VISIT_CHECKED_IN' : 'VISIT_CHECKED_OUT', action === 'check_in' ? 'checked in' : 'checked out'))
+        }
+      }
+      return error(404, 'ROUTE_NOT_FOUND')
+    } catch (caught) {
+      if (caught instanceof Refused) return error(caught.status, caught.code)
+      console.error(caught)
+      return error(500, 'INTERNAL_ERROR')
+    }
+  },
+})
+
+process.on('SIGTERM', () => {
+  server.stop(true)
+  db.close()
+  process.exit(0)
+})

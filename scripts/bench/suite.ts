@@ -1,0 +1,702 @@
+/**
+ * `bun run bench` — the whole service over HTTP on the demo workspace (scripts/seed-demo.ts: 50 field
+ * users, 10k outlets, 100k visits, 1M pings, plus an audit history written here), each scenario next
+ * to a ceiling measured in the same run: a bare Bun.serve + bun:sqlite process
+ * (./ceiling-suite.ts) running the same SQL on an identical copy of the database.
+ *
+ * 1. The demo database is seeded once and cached in data/bench/ (keyed by SCALE, today's date, the
+ *    seed script, the migrations and the fixture below); later runs reuse it.
+ * 2. Each run copies it to a temporary directory, adds one bench field user per client with visits of
+ *    their own to check in and out of (so no client waits on another's "one visit in progress" rule)
+ *    and as many assigned visits in all as an average demo field user (2,000 at scale 1; the older
+ *    ones completed, outside every read filter), then copies that file once more: the service and the
+ *    ceiling each write only to their own copy.
+ * 3. The real server (src/server.ts, NODE_ENV=production, LOG_LEVEL=warn) and the ceiling both run on
+ *    core 0; the closed-loop load generator (this file with `--load`) runs on core 1. Per scenario,
+ *    the service is measured, then the ceiling, each for SECONDS after WARMUP, with CONCURRENCY
+ *    clients; reads come before writes. Before that, each read is fetched once from both servers and
+ *    the answers compared (rows and totals), so the ceiling is known to do the same query.
+ *
+ * Scenarios: outlet list with keyword · office visit list (status, team, 30-day range) · visit
+ * detail · my visits today (a field user) · audit-log list (entity, action, 7-day range) · location
+ * batch of 50 pings (unique X-Idempotency-Key) · check-in + check-out (each client its own user and
+ * visits; req/s counts both requests, cycles/s is half of it).
+ *
+ * Aim (issue "Prove it"): reads p99 < 25 ms at 32 clients and at least 40% of the ceiling's req/s.
+ * A MISS is reported, never an exit code.
+ *
+ * Options (env): SCALE (demo size, default 1), SECONDS (default 8), WARMUP (default 1),
+ * CONCURRENCY (default 32), ONLY (comma-separated scenario keys: outlets, visits, visit-detail,
+ * my-visits, audit-logs, locations, check-in-out), BENCH_JSON (write results to a file),
+ * CYCLE_RATE_MAX (cycles/s the check-in fixture is sized for, default 4000).
+ */
+import { Database } from 'bun:sqlite'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import { freePort, peakRssMiB, ROOT, startProcess, tempDir, waitFor } from './common'
+import type { LoadResult } from './load'
+
+// ── The load generator (`--load`): run in its own process, pinned to core 1 ─────────────────────
+
+interface Step {
+  method: 'GET' | 'POST'
+  /** `{id}` is replaced by the client's current id. */
+  path: string
+  body?: string
+  /** Take the body from the plan's `bodies`, in turn. */
+  rotateBody?: boolean
+}
+
+interface ClientPlan {
+  headers: Record<string, string>
+  /** One cycle: these requests in order. */
+  steps: Step[]
+  /** Ids for `{id}`: shared and rotated, or (with `once`) this client's own, each used once. */
+  ids?: number[]
+}
+
+interface LoadPlan {
+  base: string
+  concurrency: number
+  seconds: number
+  warmupSeconds: number
+  /** Client `i` follows `clients[i % clients.length]`. */
+  clients: ClientPlan[]
+  bodies?: string[]
+  once?: boolean
+  /** A fresh `x-idempotency-key` on every request. */
+  idempotencyKeys?: boolean
+}
+
+interface SuiteLoadResult extends LoadResult {
+  /** Complete cycles (all steps) during the measured window. */
+  cycles: number
+  /** Clients that ran out of ids before the end (the cycle fixture was too small). */
+  exhausted: number
+}
+
+async function generateLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
+  const latencies: number[] = []
+  const statuses: Record<string, number> = {}
+  let errors = 0
+  let cycles = 0
+  let exhausted = 0
+  let sequence = 0
+  let recording = false
+  let stop = false
+
+  async function client(index: number) {
+    const { headers, steps, ids } = plan.clients[index % plan.clients.length]
+    let position = 0
+    while (!stop) {
+      let id = ''
+      if (ids) {
+        if (plan.once && position >= ids.length) {
+          exhausted++
+          return
+        }
+        id = String(plan.once ? ids[position++] : ids[sequence % ids.length])
+      }
+      let complete = true
+      for (const step of steps) {
+        const n = sequence++
+        const body = step.rotateBody ? plan.bodies![n % plan.bodies!.length] : step.body
+        const requestHeaders = plan.idempotencyKeys ? { ...headers, 'x-idempotency-key': `k-${process.pid}-${n}` } : headers
+        const started = performance.now()
+        try {
+          const response = await fetch(plan.base + step.path.replace('{id}', id), { method: step.method, headers: requestHeaders, body })
+          await response.arrayBuffer()
+          if (recording) {
+            latencies.push(performance.now() - started)
+            statuses[response.status] = (statuses[response.status] ?? 0) + 1
+            if (response.status >= 400) errors++
+          }
+        } catch {
+          if (recording) errors++
+        }
+        if (!recording) complete = false
+      }
+      if (recording && complete) cycles++
+    }
+  }
+
+  const clients = Array.from({ length: plan.concurrency }, (_, i) => client(i))
+  await Bun.sleep(plan.warmupSeconds * 1000)
+  recording = true
+  const started = performance.now()
+  await Bun.sleep(plan.seconds * 1000)
+  recording = false
+  const elapsed = (performance.now() - started) / 1000
+  stop = true
+  await Promise.all(clients)
+  latencies.sort((a, b) => a - b)
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0
+  return {
+    requests: latencies.length,
+    errors,
+    statuses,
+    rps: latencies.length / elapsed,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: latencies[latencies.length - 1] ?? 0,
+    cycles: cycles / elapsed,
+    exhausted,
+  }
+}
+
+if (import.meta.main && process.argv[2] === '--load') {
+  console.log(JSON.stringify(await generateLoad(JSON.parse(await Bun.stdin.text()) as LoadPlan)))
+  process.exit(0)
+}
+
+// ── Options ─────────────────────────────────────────────────────────────────────────────────────
+
+const SCALE = Number(process.env.SCALE ?? 1)
+const SECONDS = Number(process.env.SECONDS ?? 8)
+const WARMUP = Number(process.env.WARMUP ?? 1)
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32)
+const ONLY = process.env.ONLY?.split(',').map((key) => key.trim()).filter(Boolean)
+const PASSWORD = 'password123'
+/** Aim for reads (issue "Prove it"), defined at 32 clients. */
+const AIM = { p99Ms: 25, ratio: 0.4, clients: 32 }
+/** Bump when the audit history below changes, so cached databases are rebuilt. */
+const FIXTURE_VERSION = 'audit-history-1'
+/** The check-in fixture is sized for up to this many cycles per second on either server. */
+const CYCLES_PER_SECOND_MAX = Number(process.env.CYCLE_RATE_MAX ?? 4000)
+const PINGS_PER_BATCH = 50
+
+const DAY_MS = 86_400_000
+const today = new Date().toISOString().slice(0, 10)
+const dayFrom = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY_MS).toISOString().slice(0, 10)
+const cores = navigator.hardwareConcurrency
+const pinTo = (core: number) => (cores >= 2 ? ['taskset', '-c', String(core)] : [])
+
+// ── The cached demo database ────────────────────────────────────────────────────────────────────
+
+const CACHE_DIR = join(ROOT, 'data/bench')
+
+function cacheFile() {
+  const hash = new Bun.CryptoHasher('sha256')
+  hash.update(`${FIXTURE_VERSION}|${SCALE}|${today}|`)
+  hash.update(readFileSync(join(ROOT, 'scripts/seed-demo.ts')))
+  for (const file of readdirSync(join(ROOT, 'drizzle')).filter((name) => name.endsWith('.sql')).sort()) {
+    hash.update(file)
+    hash.update(readFileSync(join(ROOT, 'drizzle', file)))
+  }
+  return join(CACHE_DIR, `demo-scale${SCALE}-${today}-${hash.digest('hex').slice(0, 12)}.db`)
+}
+
+async function ensureDemoDatabase(): Promise<string> {
+  const file = cacheFile()
+  if (existsSync(file)) {
+    console.log(`demo database: ${file} (cached)`)
+    return file
+  }
+  mkdirSync(CACHE_DIR, { recursive: true })
+  // Only this suite's own cache files are removed: one database per size is enough.
+  for (const old of readdirSync(CACHE_DIR).filter((name) => name.startsWith(`demo-scale${SCALE}-`))) rmSync(join(CACHE_DIR, old), { force: true })
+  const building = `${file}.building`
+  for (const suffix of ['', '-wal', '-shm']) rmSync(building + suffix, { force: true })
+  console.log(`demo database: seeding ${file} (scale ${SCALE})`)
+  const { seedDemo } = await import('../seed-demo')
+  const seeded = await seedDemo(building, SCALE, (line) => console.log(`  ${line}`))
+  const started = performance.now()
+  const entries = writeAuditHistory(building, seeded.workspaceId)
+  console.log(`  ${entries} audit entries (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+  // The server loads the regional tables on first start; doing it here keeps that out of every run.
+  const { loadConfig } = await import('../../src/config/env')
+  const { openDatabase } = await import('../../src/db/client')
+  const { loadRegionalData } = await import('../../src/modules/regional/regional.data')
+  const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${building}`, LOG_LEVEL: 'warn' }))
+  await loadRegionalData(db)
+  await db.close()
+  const raw = new Database(building)
+  raw.run('ANALYZE')
+  raw.run('PRAGMA wal_checkpoint(TRUNCATE)')
+  raw.close()
+  for (const suffix of ['-wal', '-shm']) rmSync(building + suffix, { force: true })
+  renameSync(building, file)
+  return file
+}
+
+/** A small deterministic generator, so every cached database is the same. */
+function random(seed: number) {
+  let state = seed >>> 0
+  return () => {
+    state = (state * 1_664_525 + 1_013_904_223) >>> 0
+    return state / 2 ** 32
+  }
+}
+
+/**
+ * The demo seed writes no audit entries; a workspace that has run for 90 days has one per planned
+ * visit, check-in, check-out and close. They are written here in time order, shaped like the
+ * service's own entries (entity name, old/new values, request metadata).
+ */
+function writeAuditHistory(file: string, workspaceId: number) {
+  const raw = new Database(file)
+  raw.run('PRAGMA synchronous = OFF')
+  const rand = random(7)
+  const owner = raw.query("select id, name from users where email = 'owner@demo.example'").get() as { id: number; name: string }
+  const managers = raw.query("select id, name from users where email like 'manager%@demo.example' order by id").all() as { id: number; name: string }[]
+  const visits = raw
+    .query(
+      `select v.id, v.outlet_id, v.project_id, v.team_id, v.visit_date, v.status, v.checked_in_at, v.checked_out_at, v.close_reason, v.created_at,
+         o.name as outlet_name, a.user_id, u.name as user_name
+       from visits v join outlets o on o.id = v.outlet_id join visit_assignees a on a.visit_id = v.id join users u on u.id = a.user_id
+       where v.workspace_id = ? order by v.id`,
+    )
+    .all(workspaceId) as {
+    id: number
+    outlet_id: number
+    project_id: number
+    team_id: number | null
+    visit_date: string
+    status: string
+    checked_in_at: string | null
+    checked_out_at: string | null
+    close_reason: string | null
+    created_at: string
+    outlet_name: string
+    user_id: number
+    user_name: string
+  }[]
+  type Entry = [at: string, actorId: number, actorName: string, role: string, entityId: number, entityName: string, oldValues: string | null, newValues: string, action: string, userAgent: string]
+  const entries: Entry[] = []
+  const OFFICE_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36'
+  const PHONE_AGENT = 'FieldForce/2.4.1 (Android 14; SM-A155F)'
+  const clock = (date: string, hour: number) => new Date(Date.parse(`${date}T00:00:00.000Z`) + hour * 3_600_000 + Math.floor(rand() * 3_600_000)).toISOString()
+  for (const v of visits) {
+    const name = `${v.outlet_name} · ${v.visit_date} (#${v.id})`
+    const planned = clock(dayFrom(v.visit_date, -1 - Math.floor(rand() * 5)), 1 + Math.floor(rand() * 8))
+    const created = { id: v.id, workspace_id: workspaceId, outlet_id: v.outlet_id, project_id: v.project_id, team_id: v.team_id, visit_date: v.visit_date, status: 'scheduled', notes: null, created_by: owner.id, created_at: planned, updated_at: planned, user_ids: [v.user_id] }
+    entries.push([planned, owner.id, owner.name, 'super_admin', v.id, name, null, JSON.stringify(created), 'created', OFFICE_AGENT])
+    if (v.checked_in_at) {
+      const values = { checked_in_at: v.checked_in_at, check_in_latitude: -6.2, check_in_longitude: 106.8, check_in_photo_url: null, status: 'in_progress' }
+      const before = { checked_in_at: null, check_in_latitude: null, check_in_longitude: null, check_in_photo_url: null, status: 'scheduled' }
+      entries.push([v.checked_in_at, v.user_id, v.user_name, 'user', v.id, name, JSON.stringify(before), JSON.stringify(values), 'updated', PHONE_AGENT])
+    }
+    if (v.checked_out_at) {
+      const values = { checked_out_at: v.checked_out_at, check_out_latitude: -6.2, check_out_longitude: 106.8, check_out_photo_url: null, status: 'completed' }
+      const before = { checked_out_at: null, check_out_latitude: null, check_out_longitude: null, check_out_photo_url: null, status: 'in_progress' }
+      entries.push([v.checked_out_at, v.user_id, v.user_name, 'user', v.id, name, JSON.stringify(before), JSON.stringify(values), 'updated', PHONE_AGENT])
+    }
+    if (v.status === 'cancelled' || v.status === 'force_closed') {
+      const manager = managers[v.id % managers.length]
+      const values = { close_reason: v.close_reason, status: v.status }
+      const before = { close_reason: null, status: v.status === 'cancelled' ? 'scheduled' : 'in_progress' }
+      entries.push([clock(v.visit_date, 12), manager.id, manager.name, 'manager', v.id, name, JSON.stringify(before), JSON.stringify(values), 'updated', OFFICE_AGENT])
+    }
+  }
+  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+  const insert = raw.query(
+    `insert into audit_logs (workspace_id, actor_id, actor_name, actor_role, entity_type, entity_id, entity_name, action, old_values, new_values, metadata, created_at)
+     values (?, ?, ?, ?, 'visit', ?, ?, ?, ?, ?, ?, ?)`,
+  )
+  raw.transaction(() => {
+    for (const [at, actorId, actorName, role, entityId, entityName, oldValues, newValues, action, userAgent] of entries) {
+      const metadata = JSON.stringify({ ip: `10.20.${actorId % 256}.${Math.floor(rand() * 254) + 1}`, user_agent: userAgent, request_id: crypto.randomUUID(), timestamp: at })
+      insert.run(workspaceId, actorId, actorName, role, String(entityId), entityName, action, oldValues, newValues, metadata, at)
+    }
+  })()
+  raw.close()
+  return entries.length
+}
+
+// ── The per-run fixture: bench field users, each with visits of their own ───────────────────────
+
+interface Fixture {
+  workspaceId: number
+  teamId: number
+  /** A seeded field user with visits today (my visits). */
+  fieldUser: { id: number; email: string; visitsToday: number }
+  benchUsers: { id: number; email: string }[]
+  /** Visits to check in and out of, per bench user (planned 30 days ahead, outside every read filter). */
+  cycleVisits: number[][]
+  /** Live seeded visits for the detail scenario. */
+  detailIds: number[]
+  counts: { outlets: number; visits: number; pings: number; auditLogs: number }
+}
+
+function addFixture(file: string, perUser: number): Fixture {
+  const raw = new Database(file)
+  raw.run('PRAGMA journal_mode = WAL')
+  raw.run('PRAGMA synchronous = OFF')
+  const one = <T>(sql: string, ...params: unknown[]) => raw.query(sql).get(...(params as never[])) as T
+  const many = <T>(sql: string, ...params: unknown[]) => raw.query(sql).all(...(params as never[])) as T[]
+  const owner = one<{ id: number; password_hash: string; workspace_id: number }>(
+    "select u.id, u.password_hash, m.workspace_id from users u join memberships m on m.user_id = u.id where u.email = 'owner@demo.example'",
+  )
+  const workspaceId = owner.workspace_id
+  const counts = {
+    outlets: one<{ n: number }>('select count(*) as n from outlets where workspace_id = ?', workspaceId).n,
+    visits: one<{ n: number }>('select count(*) as n from visits where workspace_id = ?', workspaceId).n,
+    pings: one<{ n: number }>('select count(*) as n from location_pings where workspace_id = ?', workspaceId).n,
+    auditLogs: one<{ n: number }>('select count(*) as n from audit_logs where workspace_id = ?', workspaceId).n,
+  }
+  const teams = many<{ id: number }>('select id from teams where workspace_id = ? and deleted_at is null order by id', workspaceId).map((row) => row.id)
+  const fieldUser = one<{ id: number; email: string; visitsToday: number }>(
+    `select u.id, u.email, count(*) as visitsToday from visits v join visit_assignees a on a.visit_id = v.id join users u on u.id = a.user_id
+     where v.workspace_id = ? and v.deleted_at is null and v.visit_date = ? and u.email like 'field%@demo.example'
+     group by u.id order by visitsToday desc, u.id limit 1`,
+    workspaceId,
+    today,
+  )
+  if (!fieldUser) throw new Error(`no field user has visits on ${today} in the demo database`)
+  const visitIds = many<{ id: number }>('select id from visits where workspace_id = ? and deleted_at is null order by id', workspaceId).map((row) => row.id)
+  const detailIds = Array.from({ length: Math.min(1000, visitIds.length) }, (_, i) => visitIds[Math.floor((i * visitIds.length) / Math.min(1000, visitIds.length))])
+  const roleId = one<{ id: number }>("select id from roles where workspace_id = ? and slug = 'user' and deleted_at is null", workspaceId).id
+  const outlets = many<{ id: number }>('select id from outlets where workspace_id = ? and deleted_at is null order by id', workspaceId).map((row) => row.id)
+  const projects = many<{ id: number }>("select id from projects where workspace_id = ? and deleted_at is null and status = 'active' order by id", workspaceId).map((row) => row.id)
+  const formsOf = new Map(
+    projects.map((projectId) => [
+      projectId,
+      many<{ form_id: number; order: number; title: string }>('select pf.form_id, pf."order" as "order", f.title from project_forms pf join forms f on f.id = pf.form_id where pf.project_id = ? order by pf."order"', projectId),
+    ]),
+  )
+  // A bench user carries as many assigned visits as an average demo field user: "my" queries and
+  // the check-in guards look through all of a user's visits, so their cost depends on it.
+  const assignedPerFieldUser = one<{ n: number }>(
+    "select count(*) / count(distinct a.user_id) as n from visit_assignees a join users u on u.id = a.user_id where a.workspace_id = ? and u.email like 'field%@demo.example'",
+    workspaceId,
+  ).n
+  const history = Math.max(0, assignedPerFieldUser - perUser)
+  const now = new Date().toISOString()
+  const planned = dayFrom(today, 30)
+  const benchUsers: { id: number; email: string }[] = []
+  const cycleVisits: number[][] = []
+  raw.transaction(() => {
+    const user = raw.query('insert into users (email, name, password_hash, last_workspace_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?) returning id')
+    const membership = raw.query('insert into memberships (workspace_id, user_id, role_id, created_at, updated_at) values (?, ?, ?, ?, ?)')
+    const member = raw.query('insert into team_members (team_id, user_id, workspace_id, created_at) values (?, ?, ?, ?)')
+    const visit = raw.query(
+      "insert into visits (workspace_id, outlet_id, project_id, team_id, visit_date, status, created_by, created_at, updated_at) values (?, ?, ?, ?, ?, 'scheduled', ?, ?, ?) returning id",
+    )
+    const assignee = raw.query('insert into visit_assignees (visit_id, user_id, workspace_id, created_at) values (?, ?, ?, ?)')
+    // Forms attached but not required: check-out does not wait for answers.
+    const submission = raw.query(
+      `insert into submissions (workspace_id, visit_id, form_id, title, is_required, "order", status, answers, created_at, updated_at) values (?, ?, ?, ?, 0, ?, 'pending', '{}', ?, ?)`,
+    )
+    const log = raw.query("insert into visit_logs (workspace_id, visit_id, action, user_id, user_name, created_at) values (?, ?, 'created', ?, 'Demo Owner', ?)")
+    // Done long ago (100-180 days back): outside every read scenario's filters.
+    const done = raw.query(
+      `insert into visits (workspace_id, outlet_id, project_id, team_id, visit_date, status, created_by, checked_in_at, checked_out_at, created_at, updated_at)
+       values (?, ?, ?, ?, ?, 'completed', ?, ?, ?, ?, ?) returning id`,
+    )
+    for (let i = 0; i < CONCURRENCY; i++) {
+      const email = `bench-field-${i + 1}@bench.example`
+      const { id } = user.get(email, `Bench Field ${i + 1}`, owner.password_hash, workspaceId, now, now) as { id: number }
+      membership.run(workspaceId, id, roleId, now, now)
+      const teamId = teams[i % teams.length]
+      member.run(teamId, id, workspaceId, now)
+      benchUsers.push({ id, email })
+      const own: number[] = []
+      for (let k = 0; k < perUser; k++) {
+        const projectId = projects[k % projects.length]
+        const { id: visitId } = visit.get(workspaceId, outlets[(i * perUser + k) % outlets.length], projectId, teamId, planned, owner.id, now, now) as { id: number }
+        assignee.run(visitId, id, workspaceId, now)
+        for (const form of formsOf.get(projectId)!) submission.run(workspaceId, visitId, form.form_id, form.title, form.order, now, now)
+        log.run(workspaceId, visitId, owner.id, now)
+        own.push(visitId)
+      }
+      cycleVisits.push(own)
+      for (let k = 0; k < history; k++) {
+        const date = dayFrom(today, -100 - (k % 80))
+        const { id: visitId } = done.get(workspaceId, outlets[(i * 7919 + k) % outlets.length], projects[k % projects.length], teamId, date, owner.id, `${date}T03:00:00.000Z`, `${date}T04:00:00.000Z`, now, now) as { id: number }
+        assignee.run(visitId, id, workspaceId, now)
+      }
+    }
+  })()
+  raw.run('PRAGMA wal_checkpoint(TRUNCATE)')
+  raw.close()
+  return { workspaceId, teamId: teams[1] ?? teams[0], fieldUser, benchUsers, cycleVisits, detailIds, counts }
+}
+
+// ── Scenarios ───────────────────────────────────────────────────────────────────────────────────
+
+type Target = 'service' | 'ceiling'
+
+interface Caller {
+  id: number
+  token: string
+}
+
+interface Scenario {
+  key: string
+  name: string
+  read: boolean
+  plan(target: Target): Omit<LoadPlan, 'base' | 'concurrency' | 'seconds' | 'warmupSeconds'>
+}
+
+function scenarios(fixture: Fixture, owner: Caller, field: Caller, bench: Caller[]): Scenario[] {
+  const headersFor = (target: Target, caller: Caller): Record<string, string> =>
+    target === 'service'
+      ? { authorization: `Bearer ${caller.token}`, 'content-type': 'application/json' }
+      : { 'x-user-id': String(caller.id), 'content-type': 'application/json' }
+  const get = (path: string, caller: Caller, ids?: number[]) => (target: Target): Omit<LoadPlan, 'base' | 'concurrency' | 'seconds' | 'warmupSeconds'> => ({ clients: [{ headers: headersFor(target, caller), steps: [{ method: 'GET' as const, path }], ids }] })
+  const location = JSON.stringify({ latitude: -6.2001, longitude: 106.8002 })
+  const pingBodies = Array.from({ length: 500 }, (_, b) =>
+    JSON.stringify({
+      pings: Array.from({ length: PINGS_PER_BATCH }, (_, i) => ({
+        lat: -6.2 + ((b * PINGS_PER_BATCH + i) % 1000) / 100_000,
+        lng: 106.8 + ((b * 7 + i) % 1000) / 100_000,
+        is_mock: false,
+        accuracy_m: 5 + (i % 20),
+        speed_mps: (i % 10) / 2,
+        source: 'gps',
+        battery_level: 0.8,
+        signal_quality: 'good',
+      })),
+    }),
+  )
+  return [
+    {
+      key: 'outlets',
+      name: 'outlets, keyword "maju", limit 20',
+      read: true,
+      plan: get('/api/office/v1/outlets?keyword=maju&limit=20', owner),
+    },
+    {
+      key: 'visits',
+      name: 'visits (office): completed, 1 team, 30 days, limit 20',
+      read: true,
+      plan: get(`/api/office/v1/visits?status=completed&team_id=${fixture.teamId}&date_from=${dayFrom(today, -30)}&date_to=${today}&limit=20`, owner),
+    },
+    {
+      key: 'visit-detail',
+      name: `visit detail (office), ${fixture.detailIds.length} ids in turn`,
+      read: true,
+      plan: get('/api/office/v1/visits/{id}', owner, fixture.detailIds),
+    },
+    {
+      key: 'my-visits',
+      name: `my visits today (field user, ${fixture.fieldUser.visitsToday} today), limit 20`,
+      read: true,
+      plan: get(`/api/app/v1/visits/me?date_from=${today}&date_to=${today}&limit=20`, field),
+    },
+    {
+      key: 'audit-logs',
+      name: 'audit logs: visit updates, 7 days, limit 50',
+      read: true,
+      plan: get(`/api/office/v1/audit-logs?entity_type=visit&action=updated&date_from=${dayFrom(today, -7)}&date_to=${today}&limit=50`, owner),
+    },
+    {
+      key: 'locations',
+      name: `location batch, ${PINGS_PER_BATCH} pings, unique idempotency key`,
+      read: false,
+      plan: (target) => ({
+        clients: bench.map((caller) => ({ headers: headersFor(target, caller), steps: [{ method: 'POST' as const, path: '/api/app/v1/locations/batch', rotateBody: true }] })),
+        bodies: pingBodies,
+        idempotencyKeys: true,
+      }),
+    },
+    {
+      key: 'check-in-out',
+      name: 'check-in + check-out (each client its own visits; req/s counts both)',
+      read: false,
+      plan: (target) => ({
+        clients: bench.map((caller, i) => ({
+          headers: headersFor(target, caller),
+          ids: fixture.cycleVisits[i],
+          steps: [
+            { method: 'POST' as const, path: '/api/app/v1/visits/{id}/check-in', body: location },
+            { method: 'POST' as const, path: '/api/app/v1/visits/{id}/check-out', body: location },
+          ],
+        })),
+        once: true,
+      }),
+    },
+  ]
+}
+
+// ── Running ─────────────────────────────────────────────────────────────────────────────────────
+
+async function runLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
+  const child = Bun.spawn([...pinTo(1), process.execPath, join(ROOT, 'scripts/bench/suite.ts'), '--load'], {
+    stdin: new Blob([JSON.stringify(plan)]),
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  const output = await new Response(child.stdout).text()
+  if ((await child.exited) !== 0) throw new Error('the load generator failed')
+  return JSON.parse(output.trim().split('\n').pop()!) as SuiteLoadResult
+}
+
+/** Resets a process's peak RSS (VmHWM) to its current RSS, so each scenario reports its own peak. */
+function resetPeakRss(pid: number) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5')
+  } catch {
+    // Not Linux, or not allowed: the peak then covers every scenario so far.
+  }
+}
+
+async function login(base: string, email: string): Promise<Caller> {
+  const response = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) })
+  const body = (await response.json()) as { data?: { token: string; user: { id: number } } }
+  if (!response.ok || !body.data) throw new Error(`login ${email}: ${response.status} ${JSON.stringify(body)}`)
+  return { id: body.data.user.id, token: body.data.token }
+}
+
+/** What a read answers, in short: rows on the page and the total, or the visit's id and status. */
+function summary(body: any): string {
+  const data = body?.data?.data ?? body?.data
+  const meta = body?.data?.meta ?? body?.meta
+  if (Array.isArray(data)) return `${data.length} rows of ${meta?.total}`
+  return data ? `visit ${data.id} (${data.status}, ${data.submissions?.length} submissions, ${data.logs?.length} logs)` : 'nothing'
+}
+
+/** Each read once on both servers: the ceiling must answer what the service answers (and not nothing). */
+async function compareAnswers(list: Scenario[], bases: Record<Target, string>) {
+  for (const scenario of list.filter((s) => s.read)) {
+    const answers = await Promise.all(
+      (['service', 'ceiling'] as const).map(async (target) => {
+        const plan = scenario.plan(target)
+        const client = plan.clients[0]
+        const response = await fetch(bases[target] + client.steps[0].path.replace('{id}', String(client.ids?.[0] ?? '')), { headers: client.headers })
+        return { status: response.status, summary: summary(await response.json()) }
+      }),
+    )
+    const [service, ceiling] = answers
+    const same = service.status === ceiling.status && service.summary === ceiling.summary
+    console.log(`${same ? 'same answer' : 'ANSWERS DIFFER'}: ${scenario.key}: service ${service.status} ${service.summary}${same ? '' : `; ceiling ${ceiling.status} ${ceiling.summary}`}`)
+    if (service.status !== 200 || /^0 rows|nothing/.test(service.summary)) throw new Error(`${scenario.key}: the service answered ${service.status} ${service.summary}; the scenario would measure nothing`)
+  }
+}
+
+interface Measured {
+  scenario: Scenario
+  target: Target
+  result: SuiteLoadResult
+  rssMiB: number
+}
+
+const fixed = (value: number, digits = 2) => value.toFixed(digits)
+const percent = (ratio: number) => `${(ratio * 100).toFixed(0)}%`
+
+function report(measured: Measured[], fixture: Fixture, cache: string) {
+  const byScenario = new Map<string, Partial<Record<Target, Measured>>>()
+  for (const row of measured) byScenario.set(row.scenario.key, { ...byScenario.get(row.scenario.key), [row.target]: row })
+  const ratio = (pair: Partial<Record<Target, Measured>>) => (pair.service && pair.ceiling?.result.rps ? pair.service.result.rps / pair.ceiling.result.rps : NaN)
+
+  console.log(
+    `\nbench suite: demo workspace at scale ${SCALE} (${fixture.counts.outlets} outlets, ${fixture.counts.visits} visits, ${fixture.counts.pings} pings, ${fixture.counts.auditLogs} audit entries), ` +
+      `${CONCURRENCY} concurrent clients, ${SECONDS} s per scenario after ${WARMUP} s warm-up, Bun ${Bun.version}, ${cores} cores (server and ceiling on core 0, load on core 1)\n` +
+      `database: ${cache}\n`,
+  )
+  const line = (cells: (string | number)[]) => console.log(`| ${cells.join(' | ')} |`)
+  line(['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'service / ceiling'])
+  line(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:'])
+  for (const [, pair] of byScenario) {
+    for (const target of ['service', 'ceiling'] as const) {
+      const row = pair[target]
+      if (!row) continue
+      const { result } = row
+      line([row.scenario.name, target, fixed(result.rps, 0), fixed(result.p50), fixed(result.p99), result.errors, row.rssMiB, target === 'service' ? percent(ratio(pair)) : ''])
+    }
+  }
+
+  console.log(`\nAim for reads: p99 < ${AIM.p99Ms} ms at ${AIM.clients} clients and ≥ ${percent(AIM.ratio)} of the ceiling's req/s${CONCURRENCY === AIM.clients ? '' : ` (this run: ${CONCURRENCY} clients)`}.\n`)
+  line(['read scenario', 'service p99 ms', 'ceiling p99 ms', 'service / ceiling', 'aim'])
+  line(['---', '---:', '---:', '---:', '---'])
+  for (const [, pair] of byScenario) {
+    const service = pair.service
+    if (!service?.scenario.read) continue
+    const pass = service.result.p99 < AIM.p99Ms && ratio(pair) >= AIM.ratio && service.result.errors === 0
+    const ceilingP99 = pair.ceiling ? fixed(pair.ceiling.result.p99) : '–'
+    line([service.scenario.name, fixed(service.result.p99), ceilingP99, percent(ratio(pair)), pass ? 'PASS' : 'MISS'])
+  }
+  console.log('\n(When the ceiling itself misses the p99 aim, the SQL is the limit, not the framework.)')
+
+  const notes: string[] = []
+  const cycle = byScenario.get('check-in-out')
+  if (cycle?.service && cycle.ceiling) {
+    notes.push(`check-in + check-out: ${fixed(cycle.service.result.cycles, 0)} cycles/s on the service, ${fixed(cycle.ceiling.result.cycles, 0)} on the ceiling (a cycle is 2 requests; req/s above counts both).`)
+  }
+  const pings = byScenario.get('locations')
+  if (pings?.service && pings.ceiling) {
+    notes.push(`location batch: ${fixed(pings.service.result.rps * PINGS_PER_BATCH, 0)} pings/s on the service, ${fixed(pings.ceiling.result.rps * PINGS_PER_BATCH, 0)} on the ceiling.`)
+  }
+  for (const row of measured) {
+    const other = Object.entries(row.result.statuses).filter(([status]) => Number(status) >= 400)
+    if (row.result.errors) notes.push(`${row.scenario.key} (${row.target}): ${row.result.errors} errors; statuses ${other.map(([s, n]) => `${s}×${n}`).join(', ') || 'none (network errors)'}`)
+    if (row.result.exhausted) notes.push(`${row.scenario.key} (${row.target}): ${row.result.exhausted} clients ran out of visits before the end; raise CYCLE_RATE_MAX`)
+  }
+  if (notes.length) console.log(`\n${notes.map((note) => `- ${note}`).join('\n')}`)
+}
+
+async function main() {
+  const cache = await ensureDemoDatabase()
+  const { dir, remove } = tempDir('ffos-bench-suite-')
+  const running: Subprocess[] = []
+  try {
+    // 1. Two identical copies: the fixture is added once, then the file is copied.
+    const serviceDb = join(dir, 'service.db')
+    const ceilingDb = join(dir, 'ceiling.db')
+    copyFileSync(cache, serviceDb)
+    const perUser = Math.ceil((CYCLES_PER_SECOND_MAX * (SECONDS + WARMUP)) / CONCURRENCY) + 10
+    const fixture = addFixture(serviceDb, perUser)
+    copyFileSync(serviceDb, ceilingDb)
+
+    // 2. Both servers on core 0.
+    const servicePort = await freePort()
+    const service = startProcess([process.execPath, join(ROOT, 'src/server.ts')], {
+      PORT: String(servicePort),
+      HOST: '127.0.0.1',
+      DATABASE_URL: `file:${serviceDb}`,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      ACCESS_TOKEN_TTL: '2h',
+      UPLOAD_DIR: join(dir, 'uploads'),
+      EXPORT_DIR: join(dir, 'exports'),
+    })
+    running.push(service)
+    const ceilingPort = await freePort()
+    const ceiling = startProcess([process.execPath, join(ROOT, 'scripts/bench/ceiling-suite.ts')], {
+      PORT: String(ceilingPort),
+      DB_PATH: ceilingDb,
+      WORKSPACE_ID: String(fixture.workspaceId),
+    })
+    running.push(ceiling)
+    const bases: Record<Target, string> = { service: `http://127.0.0.1:${servicePort}`, ceiling: `http://127.0.0.1:${ceilingPort}` }
+    await Promise.all([waitFor(`${bases.service}/api/health`, 60_000), waitFor(`${bases.ceiling}/api/health`)])
+
+    // 3. Sessions: the owner, a field user with visits today, and one bench user per client.
+    const owner = await login(bases.service, 'owner@demo.example')
+    const field = await login(bases.service, fixture.fieldUser.email)
+    const bench: Caller[] = []
+    for (let i = 0; i < fixture.benchUsers.length; i += 8) bench.push(...(await Promise.all(fixture.benchUsers.slice(i, i + 8).map((user) => login(bases.service, user.email)))))
+
+    // 4. Each scenario on the service, then on the ceiling.
+    const measured: Measured[] = []
+    const pids: Record<Target, number> = { service: service.pid, ceiling: ceiling.pid }
+    const list = scenarios(fixture, owner, field, bench)
+    await compareAnswers(list, bases)
+    for (const scenario of list) {
+      if (ONLY && !ONLY.includes(scenario.key)) continue
+      for (const target of ['service', 'ceiling'] as const) {
+        resetPeakRss(pids[target])
+        const result = await runLoad({ base: bases[target], concurrency: CONCURRENCY, seconds: SECONDS, warmupSeconds: WARMUP, ...scenario.plan(target) })
+        measured.push({ scenario, target, result, rssMiB: peakRssMiB(pids[target]) })
+        console.log(`${scenario.key.padEnd(14)} ${target.padEnd(8)} ${fixed(result.rps, 0).padStart(6)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}`)
+        // Let the service's WAL checkpoint (every 250 ms) and any other settling happen between runs.
+        await Bun.sleep(1000)
+      }
+    }
+    report(measured, fixture, cache)
+    if (process.env.BENCH_JSON) {
+      writeFileSync(
+        process.env.BENCH_JSON,
+        JSON.stringify({ scale: SCALE, seconds: SECONDS, concurrency: CONCURRENCY, bun: Bun.version, at: new Date().toISOString(), rows: measured.map((m) => ({ scenario: m.scenario.key, target: m.target, rssMiB: m.rssMiB, ...m.result })) }, null, 2),
+      )
+    }
+  } finally {
+    for (const child of running) child.kill('SIGTERM')
+    await Promise.all(running.map((child) => Promise.race([child.exited, Bun.sleep(5000)])))
+    for (const child of running) if (child.exitCode === null) child.kill('SIGKILL')
+    remove()
+  }
+}
+
+if (import.meta.main) await main()
