@@ -1251,6 +1251,9 @@ describe('lists', () => {
         ['?keyword=alpha', [v3, v1]],
         ['?keyword=BETA%20st', [v5, v4, v2]],
         [`?status=scheduled&user_id=${lu1.user.id}`, [v1]],
+        // An assignee with a date range takes another query shape (range first, then assignees).
+        [`?user_id=${lu2.user.id}&date_to=2026-01-20`, [v3, v2]],
+        [`?user_id=${lu2.user.id}&date_from=2026-01-15&date_to=2026-02-01`, [v3, v2]],
       ]
       for (const [query, expected] of cases) {
         const reply = await list(query)
@@ -1291,6 +1294,7 @@ describe('lists', () => {
         [`?project_id=${lp1.id}`, [v1]],
         ['?date_from=2026-01-15', [v4, v3]],
         ['?date_to=2026-01-15', [v1]],
+        ['?date_from=2026-01-15&date_to=2026-01-20', [v3]],
       ]
       for (const [query, expected] of cases) {
         const reply = await mine(lu1, query)

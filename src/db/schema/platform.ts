@@ -28,6 +28,8 @@ export const auditLogs = sqliteTable(
   (t) => [
     index('audit_logs_workspace_created').on(t.workspace_id, t.created_at),
     index('audit_logs_workspace_entity').on(t.workspace_id, t.entity_type, t.entity_id),
+    // The audit list filtered by entity type and action over a date range, counted per page.
+    index('audit_logs_workspace_type_action_created').on(t.workspace_id, t.entity_type, t.action, t.created_at),
     index('audit_logs_workspace_actor').on(t.workspace_id, t.actor_id, t.created_at),
   ],
 )

@@ -53,6 +53,8 @@ export const visits = sqliteTable(
     index('visits_workspace_outlet_live').on(t.workspace_id, t.outlet_id).where(sql`deleted_at is null`),
     index('visits_workspace_project_live').on(t.workspace_id, t.project_id).where(sql`deleted_at is null`),
     index('visits_workspace_team_date_live').on(t.workspace_id, t.team_id, t.visit_date).where(sql`deleted_at is null`),
+    // The office list filtered by team and status over a date range (counted on every page).
+    index('visits_workspace_team_status_date_live').on(t.workspace_id, t.team_id, t.status, t.visit_date).where(sql`deleted_at is null`),
   ],
 )
 

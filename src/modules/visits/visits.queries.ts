@@ -32,11 +32,32 @@ export interface VisitAccess {
   mine: boolean
 }
 
+/**
+ * The visit has `userId` among its assignees: one primary-key probe per visit, for conditions on a
+ * visit already narrowed down (by id, by status), where it costs microseconds.
+ */
 export const assignedTo = (userId: number) =>
-  sql`${visits.id} in (select ${visitAssignees.visit_id} from ${visitAssignees} where ${visitAssignees.user_id} = ${userId})`
+  sql`exists (select 1 from ${visitAssignees} where ${visitAssignees.visit_id} = ${visits.id} and ${visitAssignees.user_id} = ${userId})`
 
 export function accessCondition(ctx: AuthedContext, access: VisitAccess): SQL | undefined {
   return access.mine ? assignedTo(ctx.actor.userId) : undefined
+}
+
+/**
+ * The same condition for lists, where a field user may have thousands of visits: with a date range,
+ * the range's visits (date index) are probed for the assignee; without one, the user's assignments
+ * are read from their (workspace, user) index. Measured on the demo workspace (2,000 visits per
+ * user): 0.5 ms instead of 4 ms for a day, and the plain probe would rescan every visit unfiltered.
+ */
+export function assignedWithin(workspaceId: number, userId: number, from?: string, to?: string): SQL {
+  if (from === undefined && to === undefined) {
+    return sql`${visits.id} in (select ${visitAssignees.visit_id} from ${visitAssignees}
+      where ${visitAssignees.workspace_id} = ${workspaceId} and ${visitAssignees.user_id} = ${userId})`
+  }
+  return sql`${visits.id} in (select v2.id from ${visits} v2
+    where v2.workspace_id = ${workspaceId} and v2.deleted_at is null
+      ${from !== undefined ? sql`and v2.visit_date >= ${from}` : sql``} ${to !== undefined ? sql`and v2.visit_date <= ${to}` : sql``}
+      and exists (select 1 from ${visitAssignees} a where a.visit_id = v2.id and a.user_id = ${userId}))`
 }
 
 const listColumns = {
@@ -141,14 +162,17 @@ export interface VisitListQuery {
 /** The filters shared by the office list, my visits and the CSV export. */
 export function visitFilters(ctx: AuthedContext, query: VisitListQuery, access: VisitAccess): SQL {
   const keyword = query.keyword?.trim().toLowerCase()
+  const workspace = ctx.actor.workspaceId
+  const from = query.date_from || undefined
+  const to = query.date_to || undefined
   return visitScope.where(
-    ctx.actor.workspaceId,
-    accessCondition(ctx, access),
+    workspace,
+    access.mine ? assignedWithin(workspace, ctx.actor.userId, from, to) : undefined,
     query.status ? eq(visits.status, query.status) : undefined,
     query.outlet_id !== undefined ? eq(visits.outlet_id, query.outlet_id) : undefined,
     query.project_id !== undefined ? eq(visits.project_id, query.project_id) : undefined,
     query.team_id !== undefined ? eq(visits.team_id, query.team_id) : undefined,
-    query.user_id !== undefined ? assignedTo(query.user_id) : undefined,
+    query.user_id !== undefined ? assignedWithin(workspace, query.user_id, from, to) : undefined,
     query.date_from ? gte(visits.visit_date, query.date_from) : undefined,
     query.date_to ? lte(visits.visit_date, query.date_to) : undefined,
     keyword ? sql`(instr(${outlets.name_key}, ${keyword}) > 0 or instr(coalesce(${outlets.code_key}, ''), ${keyword}) > 0)` : undefined,
@@ -306,7 +330,10 @@ export function submissionFilters(ctx: AuthedContext, query: SubmissionListQuery
   return and(
     eq(submissions.workspace_id, ctx.actor.workspaceId),
     isNull(submissions.deleted_at),
-    access.mine ? sql`${submissions.visit_id} in (select ${visitAssignees.visit_id} from ${visitAssignees} where ${visitAssignees.user_id} = ${ctx.actor.userId})` : undefined,
+    access.mine
+      ? sql`${submissions.visit_id} in (select ${visitAssignees.visit_id} from ${visitAssignees}
+          where ${visitAssignees.workspace_id} = ${ctx.actor.workspaceId} and ${visitAssignees.user_id} = ${ctx.actor.userId})`
+      : undefined,
     access.visitId !== undefined ? eq(submissions.visit_id, access.visitId) : undefined,
     query.visit_id !== undefined ? eq(submissions.visit_id, query.visit_id) : undefined,
     query.approval_status ? eq(submissions.approval_status, query.approval_status) : undefined,

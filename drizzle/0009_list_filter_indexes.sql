@@ -1,0 +1,2 @@
+CREATE INDEX `audit_logs_workspace_type_action_created` ON `audit_logs` (`workspace_id`,`entity_type`,`action`,`created_at`);--> statement-breakpoint
+CREATE INDEX `visits_workspace_team_status_date_live` ON `visits` (`workspace_id`,`team_id`,`status`,`visit_date`) WHERE deleted_at is null;
