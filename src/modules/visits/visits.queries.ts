@@ -23,6 +23,7 @@ import { NotFound } from '../../platform/errors'
 import { locationOf } from '../../platform/geo'
 import { DEFAULT_LIST, orderFor, paginate, paging, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
+import { prepared, preparedVariants } from '../../db/prepared'
 
 export const visitScope = workspaceScoped(visits)
 export const submissionScope = workspaceScoped(submissions)
@@ -252,22 +253,48 @@ export type PresentedSubmission = ReturnType<typeof presentSubmission>
 
 /** Live submissions of a visit, in form order. */
 export async function submissionsOfVisit(db: Db, visitId: number) {
-  const rows = await selectSubmissions(db, and(eq(submissions.visit_id, visitId), isNull(submissions.deleted_at))!).orderBy(
-    submissions.order,
-    submissions.id,
-  )
-  return rows.map(presentSubmission)
+  return (await submissionsOfOne(db).all({ visitId })).map(presentSubmission)
 }
 
 /** The full visit as detail, check-in and create answers show it. */
+// The detail's four statements, prepared once per connection (the detail is also what every
+// transition answers, so it runs inside the writer's transactions too).
+const detailRow = preparedVariants((db, mine: 'mine' | 'all') =>
+  selectVisits(
+    db,
+    visitScope.where(
+      sql.placeholder('workspaceId'),
+      eq(visits.id, sql.placeholder('id')),
+      mine === 'mine' ? assignedTo(sql.placeholder('userId') as never) : undefined,
+    ),
+  )
+    .limit(1)
+    .prepare(),
+)
+const assigneesOfOne = prepared((db) =>
+  db
+    .select({ visit_id: visitAssignees.visit_id, user_id: users.id, name: users.name, email: users.email })
+    .from(visitAssignees)
+    .innerJoin(users, eq(users.id, visitAssignees.user_id))
+    .where(eq(visitAssignees.visit_id, sql.placeholder('visitId')))
+    .orderBy(visitAssignees.created_at, users.id)
+    .prepare(),
+)
+const submissionsOfOne = prepared((db) =>
+  selectSubmissions(db, and(eq(submissions.visit_id, sql.placeholder('visitId')), isNull(submissions.deleted_at))!)
+    .orderBy(submissions.order, submissions.id)
+    .prepare(),
+)
+const logsOfOne = prepared((db) =>
+  db.select().from(visitLogs).where(eq(visitLogs.visit_id, sql.placeholder('visitId'))).orderBy(visitLogs.created_at, visitLogs.id).prepare(),
+)
+
 export async function visitDetail(db: Db, ctx: AuthedContext, id: number, access: VisitAccess) {
-  const [row] = await selectVisits(db, visitScope.where(ctx.actor.workspaceId, eq(visits.id, id), accessCondition(ctx, access))).limit(1)
+  const [row] = await detailRow(db, access.mine ? 'mine' : 'all').all({ workspaceId: ctx.actor.workspaceId, id, userId: ctx.actor.userId })
   if (!row) throw new NotFound('VISIT')
-  const [assignees, attached, logs] = await Promise.all([
-    assigneesOf(db, [id]),
-    submissionsOfVisit(db, id),
-    db.select().from(visitLogs).where(eq(visitLogs.visit_id, id)).orderBy(visitLogs.created_at, visitLogs.id),
-  ])
+  const assignees = await assigneesOfOne(db).all({ visitId: id })
+  const attached = (await submissionsOfOne(db).all({ visitId: id })).map(presentSubmission)
+  const logs = await logsOfOne(db).all({ visitId: id })
   return {
     id: row.id,
     outlet: { id: row.outlet_id, name: row.outlet_name, address: row.outlet_address },
