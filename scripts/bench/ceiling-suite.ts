@@ -18,7 +18,8 @@
 import { Database, type Statement } from 'bun:sqlite'
 
 const db = new Database(process.env.DB_PATH!, { strict: true })
-for (const pragma of ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA foreign_keys = ON', 'PRAGMA busy_timeout = 5000']) db.run(pragma)
+for (const pragma of ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA foreign_keys = ON', 'PRAGMA busy_timeout = 5000', 'PRAGMA cache_size = -65536'])
+  db.run(pragma)
 const workspaceId = Number(process.env.WORKSPACE_ID)
 
 type Row = Record<string, any>
@@ -69,17 +70,33 @@ function listOutlets(query: URLSearchParams) {
 // ── Visits: lists, detail ───────────────────────────────────────────────────────────────────────
 const VISIT_COLUMNS = `"visits"."id", "visits"."workspace_id", "visits"."status", "visits"."visit_date", "visits"."outlet_id", "outlets"."name" as outlet_name, "outlets"."address" as outlet_address, "visits"."project_id", "projects"."name" as project_name, "visits"."team_id", "teams"."name" as team_name, "visits"."notes", "visits"."checked_in_at", "visits"."check_in_latitude", "visits"."check_in_longitude", "visits"."check_in_photo_url", "visits"."checked_out_at", "visits"."check_out_latitude", "visits"."check_out_longitude", "visits"."check_out_photo_url", "visits"."close_reason", "visits"."sent_to_field_at", "visits"."created_by", "visits"."created_at", "visits"."updated_at"`
 const VISIT_FROM = `from "visits" inner join "outlets" on "outlets"."id" = "visits"."outlet_id" inner join "projects" on "projects"."id" = "visits"."project_id" left join "teams" on "teams"."id" = "visits"."team_id"`
-const ASSIGNED = `"visits"."id" in (select "visit_assignees"."visit_id" from "visit_assignees" where "visit_assignees"."user_id" = ?)`
+/** The service's `assignedTo` (a probe per visit already narrowed down) and `assignedWithin` (lists). */
+const ASSIGNED = `exists (select 1 from "visit_assignees" where "visit_assignees"."visit_id" = "visits"."id" and "visit_assignees"."user_id" = ?)`
+function assignedWithin(userId: number, from: string | null, to: string | null): { sql: string; params: Params } {
+  if (!from && !to) {
+    return { sql: `"visits"."id" in (select "visit_assignees"."visit_id" from "visit_assignees" where "visit_assignees"."workspace_id" = ? and "visit_assignees"."user_id" = ?)`, params: [workspaceId, userId] }
+  }
+  const bounds = [from ? 'and v2.visit_date >= ?' : '', to ? 'and v2.visit_date <= ?' : ''].join(' ')
+  return {
+    sql: `"visits"."id" in (select v2.id from "visits" v2 where v2.workspace_id = ? and v2.deleted_at is null ${bounds} and exists (select 1 from "visit_assignees" a where a.visit_id = v2.id and a.user_id = ?))`,
+    params: [workspaceId, ...(from ? [from] : []), ...(to ? [to] : []), userId],
+  }
+}
 const SORTABLE = new Set(['visit_date', 'created_at', 'updated_at', 'id'])
 
 /** The service's `visitFilters` for the filters the suite sends (status, team, user, dates, mine). */
 function visitWhere(query: URLSearchParams, mineUserId: number | null) {
   const parts = ['"visits"."workspace_id" = ?', '"visits"."deleted_at" is null']
   const params: Params = [workspaceId]
-  if (mineUserId !== null) parts.push(ASSIGNED), params.push(mineUserId)
+  const within = (userId: number) => {
+    const condition = assignedWithin(userId, query.get('date_from'), query.get('date_to'))
+    parts.push(condition.sql)
+    params.push(...condition.params)
+  }
+  if (mineUserId !== null) within(mineUserId)
   if (query.get('status')) parts.push('"visits"."status" = ?'), params.push(query.get('status'))
   if (query.get('team_id')) parts.push('"visits"."team_id" = ?'), params.push(Number(query.get('team_id')))
-  if (query.get('user_id') && mineUserId === null) parts.push(ASSIGNED), params.push(Number(query.get('user_id')))
+  if (query.get('user_id') && mineUserId === null) within(Number(query.get('user_id')))
   if (query.get('date_from')) parts.push('"visits"."visit_date" >= ?'), params.push(query.get('date_from'))
   if (query.get('date_to')) parts.push('"visits"."visit_date" <= ?'), params.push(query.get('date_to'))
   return { where: `(${parts.join(' and ')})`, params }
