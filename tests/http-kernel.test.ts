@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import { createPlatform, MAX_BODY_BYTES, RouteTable, toAppError } from '../src/platform/http'
+import { JsonTooDeep, jsonDepth, MAX_JSON_DEPTH, parseRequestJson } from '../src/platform/json'
 import { fieldErrors, toFieldPath } from '../src/platform/validation'
 import { expectError, useTestApp, type Workspace } from './harness'
 
@@ -146,5 +147,28 @@ describe('the error mapper', () => {
       source: ['must be one of: gps, network'],
       items: ['must have at least 1 item'],
     })
+  })
+})
+
+describe('request JSON: nesting limit and prototype-named keys (src/platform/json.ts)', () => {
+  test('depth counts arrays and objects, not brackets inside strings or after escaped quotes', () => {
+    expect(jsonDepth('{"a":[1,{"b":[]}]}')).toBe(4)
+    expect(jsonDepth(`{"note":${JSON.stringify('[[[{{{'.repeat(100))}}`)).toBe(1)
+    expect(jsonDepth(`{"note":"a \\" [[[[ b"}`)).toBe(1)
+    expect(jsonDepth('[]')).toBe(1)
+  })
+
+  test(`exactly ${MAX_JSON_DEPTH} levels parse; one more is refused before any schema sees it`, () => {
+    const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`
+    expect(() => parseRequestJson(nested(MAX_JSON_DEPTH))).not.toThrow()
+    expect(() => parseRequestJson(nested(MAX_JSON_DEPTH + 1))).toThrow(JsonTooDeep)
+    expect(() => parseRequestJson('{"a":')).toThrow(SyntaxError)
+  })
+
+  test('keys named after Object.prototype members are dropped at any depth, escaped or not; other keys stay', () => {
+    const parsed = parseRequestJson('{"name":"x","__proto__":{"admin":true},"list":[{"constructor":{"prototype":{"p":1}},"ok":1}],"\\u0074oString":1}') as Record<string, any>
+    expect(parsed).toEqual({ name: 'x', list: [{ ok: 1 }] })
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype)
+    expect(parseRequestJson('{"proto":1,"constructors":2,"toStringX":3}')).toEqual({ proto: 1, constructors: 2, toStringX: 3 })
   })
 })

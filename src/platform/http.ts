@@ -20,6 +20,7 @@ import { authenticate } from './actor'
 import type { AuthedContext, Deps, RequestContext, RequestMeta } from './context'
 import { AppError, Forbidden, IdempotentReplay, ValidationFailed } from './errors'
 import { IDEMPOTENCY_HEADER, IDEMPOTENT_METHODS, IdempotencyStore, type IdempotencyClaim } from './idempotency'
+import { JsonTooDeep, MAX_JSON_DEPTH, parseRequestJson } from './json'
 import { errorFields } from './logger'
 import { can, type Access, type Platform } from './permissions'
 import { fieldErrors, type ValueIssue } from './validation'
@@ -166,11 +167,11 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         return null
       }
       try {
-        const value = JSON.parse(new TextDecoder().decode(bytes))
+        const value = parseRequestJson(new TextDecoder().decode(bytes))
         if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value
         s.bodyProblem = ValidationFailed.field('body', 'must be a JSON object')
-      } catch {
-        s.bodyProblem = ValidationFailed.field('body', 'is not valid JSON')
+      } catch (error) {
+        s.bodyProblem = ValidationFailed.field('body', error instanceof JsonTooDeep ? `is nested more than ${MAX_JSON_DEPTH} levels deep` : 'is not valid JSON')
       }
       return null
     })
@@ -188,7 +189,14 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
           },
         })
       }
-      const failure = toAppError(code, error, { ...(c.query as object), ...(c.params as object) })
+      let failure: AppError
+      try {
+        failure = toAppError(code, error, { ...(c.query as object), ...(c.params as object) })
+      } catch (mapping) {
+        // The error could not even be described: still the envelope, never Bun's own 500 page.
+        logger.error('error mapping failed', { request_id: state(c).meta?.requestId, ...errorFields(mapping) })
+        failure = new AppError(500, 'INTERNAL_ERROR', 'an unexpected error occurred')
+      }
       state(c).failedWith = failure.status
       if (failure.status >= 500) {
         logger.error('request failed', {
