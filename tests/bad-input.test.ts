@@ -3091,7 +3091,9 @@ const LIST_RULES: Record<string, { defaultLimit: number; maxLimit: number; ignor
   },
 }
 
-const LIST_ROUTES = ROUTES.filter((route) => route.method === 'GET' && !route.path.includes('/:') && route.path !== '/api/health')
+/** Health and metrics are operator pages without query parameters, not lists. */
+const OPERATOR_PAGES = new Set(['/api/health', '/api/metrics'])
+const LIST_ROUTES = ROUTES.filter((route) => route.method === 'GET' && !route.path.includes('/:') && !OPERATOR_PAGES.has(route.path))
 const LIST_MAX = 100
 
 /** Filters of the outlet, team and visit lists that the matrix must reach (from the routes' query schemas). */

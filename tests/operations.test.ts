@@ -237,13 +237,21 @@ describe('backup and restore', () => {
     // Writers keep going while the backup runs (the copy is one consistent snapshot, not a torn file).
     let writing = true
     const writer = (async () => {
-      while (writing) await t.post('/office/v1/outlets/channel-groups', { name: unique('During') }, { token: a.owner.token })
+      while (writing) {
+        await t.post('/office/v1/outlets/channel-groups', { name: unique('During') }, { token: a.owner.token })
+        // In-process requests resolve on microtasks only: yield, or the timer below never fires.
+        await Bun.sleep(0)
+      }
     })()
     await Bun.sleep(5)
     const target = join(dir, 'online.db')
-    const result = backupDatabase(t.deps.config.database.path!, target)
-    writing = false
-    await writer
+    let result: ReturnType<typeof backupDatabase>
+    try {
+      result = backupDatabase(t.deps.config.database.path!, target)
+    } finally {
+      writing = false
+      await writer
+    }
     expect(result.bytes).toBeGreaterThan(0)
     verifyDatabaseFile(target)
     const copied = groupNames(target)
