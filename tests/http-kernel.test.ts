@@ -156,6 +156,9 @@ describe('request JSON: nesting limit and prototype-named keys (src/platform/jso
     expect(jsonDepth(`{"note":${JSON.stringify('[[[{{{'.repeat(100))}}`)).toBe(1)
     expect(jsonDepth(`{"note":"a \\" [[[[ b"}`)).toBe(1)
     expect(jsonDepth('[]')).toBe(1)
+    // A string that ends in an escaped backslash closes at its quote; the brackets after it count.
+    expect(jsonDepth('["\\\\",[[]]]')).toBe(3)
+    expect(jsonDepth('{"a":"x\\\\\\"[["}')).toBe(1)
   })
 
   test(`exactly ${MAX_JSON_DEPTH} levels parse; one more is refused before any schema sees it`, () => {

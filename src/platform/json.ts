@@ -33,18 +33,27 @@ const MAYBE_PROTOTYPE_KEY =
 
 export class JsonTooDeep extends Error {}
 
-/** The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count). */
+/**
+ * The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count).
+ * Strings are skipped with indexOf, so a typical body costs a few microseconds.
+ */
 export function jsonDepth(text: string): number {
   let depth = 0
   let deepest = 0
-  let inString = false
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 92) i++ // backslash: skip the escaped character
-      else if (c === 34) inString = false
-    } else if (c === 34) inString = true
-    else if (c === 91 || c === 123) {
+    if (c === 34) {
+      // Jump to the closing quote: one that is not escaped by an odd run of backslashes.
+      let end = text.indexOf('"', i + 1)
+      while (end !== -1) {
+        let backslashes = 0
+        while (text.charCodeAt(end - 1 - backslashes) === 92) backslashes++
+        if (backslashes % 2 === 0) break
+        end = text.indexOf('"', end + 1)
+      }
+      if (end === -1) return deepest
+      i = end
+    } else if (c === 91 || c === 123) {
       if (++depth > deepest) deepest = depth
     } else if (c === 93 || c === 125) depth--
   }
