@@ -57,7 +57,7 @@ describe('request logs and metrics', () => {
   let base: string
 
   beforeAll(async () => {
-    t = await createTestApp({ logger: capture.logger })
+    t = await createTestApp({ logger: capture.logger, env: { LOG_LEVEL: 'info' } })
     a = await t.workspace()
     t.app.listen({ port: 0, hostname: '127.0.0.1' })
     base = `http://127.0.0.1:${t.app.server!.port}`
@@ -178,6 +178,18 @@ describe('request logs and metrics', () => {
     expect(text).not.toContain(a.owner.token)
     expect(text).not.toContain(a.owner.user.email)
   })
+})
+
+test('with LOG_LEVEL=warn no request line is even built', async () => {
+  const quiet = capturingLogger()
+  const app = await createTestApp({ logger: quiet.logger, env: { LOG_LEVEL: 'warn' } })
+  try {
+    expect((await app.get('/health', { headers: { 'x-request-id': 'req-quiet' } })).status).toBe(200)
+    await Bun.sleep(10)
+    expect(quiet.requests()).toEqual([])
+  } finally {
+    await app.close()
+  }
 })
 
 describe('METRICS_TOKEN', () => {

@@ -76,6 +76,8 @@ const state = (c: unknown) => c as KernelState
 
 export function createPlatform(deps: Deps, routes: RouteTable) {
   const { clock, config, logger, db, tokens, idempotency, metrics } = deps
+  // The request line is built only when it would be written (LOG_LEVEL debug or info).
+  const logRequests = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'info'
 
   function clientIp(request: Request, server: { requestIP(r: Request): { address: string } | null } | null) {
     if (config.TRUST_PROXY) {
@@ -225,6 +227,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
       const seconds = (performance.now() - s.started) / 1000
       const status = s.failedWith || (typeof c.set.status === 'number' ? c.set.status : 200)
       metrics.observe(c.request.method, c.route || undefined, status, seconds)
+      if (!logRequests) return
       const actor = s.ctx?.actor
       logger.info('request', {
         request_id: s.meta?.requestId,
