@@ -3,7 +3,10 @@
  * (`pings.3.lat`, `name`) to arrays of short, human messages. One message per field: the first
  * problem found is the one worth fixing first.
  */
+import type { Static, TSchema } from '@sinclair/typebox'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { FORMAT_MESSAGES } from './dates'
+import { ValidationFailed } from './errors'
 
 interface SchemaLike {
   type?: string | string[]
@@ -178,3 +181,17 @@ function enumChoices(schema: SchemaLike): string[] | null {
 }
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1)
+
+/**
+ * A body checker compiled once, for hot routes: the same TypeBox check and the same per-field errors
+ * as Elysia's, without its normalisation pass (`Value.Clean` walks every value of every item, ~70 µs
+ * on a 50-ping batch). Only for services that read declared fields one by one, so that an unknown
+ * field is never copied anywhere: they ignore it, as CONTRACT §3 asks.
+ */
+export function compiledBody<T extends TSchema>(schema: T): (value: unknown) => Static<T> {
+  const compiled = TypeCompiler.Compile(schema)
+  return (value) => {
+    if (compiled.Check(value)) return value
+    throw new ValidationFailed(fieldErrors(compiled.Errors(value) as Iterable<ValueIssue>, 'body'))
+  }
+}
