@@ -23,8 +23,11 @@ import { AppError, Conflict, IdempotentReplay, ValidationFailed } from './errors
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key'
 export const IDEMPOTENCY_KEY_MAX = 64
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
-/** Insert, or take over an expired or failed record of the same key. */
-const storeRecord = prepared((db) =>
+/**
+ * The record in one statement: inserted, or replacing one that is expired (or answered non-2xx for
+ * the same request, which re-runs). A fresh record is left alone and nothing is returned.
+ */
+const storeUnlessFresh = prepared((db) =>
   db
     .insert(idempotencyKeys)
     .values({
@@ -37,7 +40,10 @@ const storeRecord = prepared((db) =>
     .onConflictDoUpdate({
       target: [idempotencyKeys.workspace_id, idempotencyKeys.key],
       set: { fingerprint: sql`excluded.fingerprint`, response_status: sql`excluded.response_status`, created_at: sql`excluded.created_at` },
+      setWhere: sql`${idempotencyKeys.created_at} <= ${sql.placeholder('cutoff')}
+        or (${idempotencyKeys.fingerprint} = excluded.fingerprint and ${idempotencyKeys.response_status} not between 200 and 299)`,
     })
+    .returning({ id: idempotencyKeys.id })
     .prepare(),
 )
 
@@ -139,17 +145,26 @@ export class IdempotencyStore {
     this.running.delete(`${claim.workspaceId}:${claim.key}`)
   }
 
-  /** Inside the mutation's transaction: check again under the write lock, then store the record. */
+  /**
+   * Inside the mutation's transaction, under the write lock: store the record in one statement
+   * unless a fresh one stands in the way (then it decides: 204 replay or 422 reused key).
+   */
   async record(tx: Db, claim: IdempotencyClaim): Promise<void> {
     if (claim.recorded) return
-    await this.check(tx, claim)
-    await storeRecord(tx).run({
+    const now = this.clock.now()
+    const values = {
       workspaceId: claim.workspaceId,
       key: claim.key,
       fingerprint: claim.fingerprint,
       status: claim.successStatus,
-      now: this.clock.now().toISOString(),
-    })
+      now: now.toISOString(),
+      cutoff: new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString(),
+    }
+    const [stored] = await storeUnlessFresh(tx).all(values)
+    if (stored) return
+    await this.check(tx, claim)
+    // Under the write lock a fresh record either replays or conflicts, so this is never reached.
+    throw new Error(`idempotency record for ${claim.key} neither stored nor found`)
   }
 
   /** Removes records past their 24 hours; returns how many. */
