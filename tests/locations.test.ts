@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { JOBS, startJobs } from '../src/jobs'
 import { purgeExpiredLocations } from '../src/jobs/location-retention.job'
+import { savedPings } from '../src/modules/locations/locations.service'
 import type { ManualClock } from '../src/platform/clock'
 import { createTestApp, expectError, unique, useTestApp, type Reply, type Session, type TestApp, type Workspace } from './harness'
 
@@ -1011,5 +1012,31 @@ describe('PUT /office/v1/workspaces/:id/settings (workspace.manage: super_admin 
     const switched = data(await t.app.post('/auth/switch-workspace', { workspace_id: second.id }, { token: sws.owner.token }), 200, 'switch')
     expect((await settings(second.id, { location_retention_days: 5 }, switched.token)).status).toBe(200)
     expect((await stored(second.id)).location_retention_days).toBe(5)
+  })
+})
+
+describe('savedPings: pairing the ids a batch insert returns with the rows sent', () => {
+  const row = (recorded_at: string, device_time: boolean, lat = 1) => ({
+    visit_id: null, lat, lng: 2, accuracy_m: null, speed_mps: null, source: null, battery_level: null, is_mock: false,
+    signal_quality: null, recorded_at, device_time, created_at: 'NOW',
+  })
+
+  test('skipped repeats (in the batch or stored before) are left out; ids follow batch order whatever order they come back in', () => {
+    const rows = [row('T1', true, 1), row('T1', true, 2), row('NOW', false, 3), row('T0', true, 4), row('NOW', false, 5)]
+    // T0 was stored before; the second T1 repeats the first. Returned out of order on purpose.
+    const stored = [{ id: 12, recorded_at: 'NOW', device_time: 0 }, { id: 11, recorded_at: 'T1', device_time: 1 }, { id: 13, recorded_at: 'NOW', device_time: 0 }]
+    const saved = savedPings(rows, stored, 7, 9)
+    expect(saved.map((ping) => [ping.id, ping.lat])).toEqual([[11, 1], [12, 3], [13, 5]])
+    expect(saved[0]).toEqual({ id: 11, workspace_id: 7, user_id: 9, visit_id: null, lat: 1, lng: 2, accuracy_m: null, speed_mps: null, source: null,
+      battery_level: null, is_mock: false, signal_quality: null, recorded_at: 'T1', created_at: 'NOW', updated_at: 'NOW' })
+  })
+
+  test('a device time equal to the receive time is told apart by device_time', () => {
+    const saved = savedPings([row('NOW', true, 1), row('NOW', false, 2)], [{ id: 2, recorded_at: 'NOW', device_time: 0 }], 1, 1)
+    expect(saved.map((ping) => [ping.id, ping.lat])).toEqual([[2, 2]])
+  })
+
+  test('ids that match no row are an error, never a silent mix-up', () => {
+    expect(() => savedPings([row('T1', true)], [{ id: 1, recorded_at: 'T2', device_time: 1 }], 1, 1)).toThrow(/matched 0/)
   })
 })

@@ -76,8 +76,34 @@ interface SavedPing {
 const insertText = (rows: number) =>
   `insert into location_pings (${COLUMNS.join(', ')}) values ${Array(rows).fill(`(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}
    on conflict do nothing
-   returning id, workspace_id, user_id, visit_id, lat, lng, accuracy_m, speed_mps, source, battery_level, is_mock, signal_quality, recorded_at, created_at, updated_at`
+   returning id, recorded_at, device_time`
 const INSERT_TEXT = Array.from({ length: PINGS_PER_BATCH + 1 }, (_, rows) => (rows ? insertText(rows) : ''))
+
+/**
+ * The saved pings of a batch, from its rows and the ids the insert returned (only `id, recorded_at,
+ * device_time`: the rest is what was sent). Rowids grow in VALUES order, so the returned rows sorted
+ * by id are the inserted rows in batch order; a row is skipped exactly when it repeats a device time
+ * that is stored already or came earlier in the batch, so matching in order pairs each id with its row.
+ */
+export function savedPings(
+  rows: { visit_id: number | null; lat: number; lng: number; accuracy_m: number | null; speed_mps: number | null; source: string | null; battery_level: number | null; is_mock: boolean; signal_quality: string | null; recorded_at: string; device_time: boolean; created_at: string }[],
+  stored: { id: number; recorded_at: string; device_time: number | boolean }[],
+  workspaceId: number,
+  userId: number,
+): SavedPing[] {
+  const ids = [...stored].sort((a, b) => a.id - b.id)
+  const saved: SavedPing[] = []
+  let next = 0
+  for (const row of rows) {
+    const candidate = ids[next]
+    if (!candidate || candidate.recorded_at !== row.recorded_at || Boolean(candidate.device_time) !== row.device_time) continue
+    next++
+    const { device_time: _, ...ping } = row
+    saved.push({ id: candidate.id, workspace_id: workspaceId, user_id: userId, ...ping, updated_at: row.created_at })
+  }
+  if (next !== ids.length) throw new Error(`batch insert returned ${ids.length} rows, matched ${next}`)
+  return saved
+}
 
 /** Moves a user's latest ping forward only (device time), never back. */
 const upsertLatest = prepared((db) =>
@@ -155,10 +181,8 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
         params.push(workspaceId, userId, row.visit_id, row.lat, row.lng, row.accuracy_m, row.speed_mps, row.source, row.battery_level)
         params.push(row.is_mock, row.signal_quality, row.recorded_at, row.device_time, row.created_at, row.created_at)
       }
-      const inserted = (await allPositional<Omit<SavedPing, 'is_mock'> & { is_mock: number }>(tx, INSERT_TEXT[rows.length], params)).map((ping) => ({
-        ...ping,
-        is_mock: Boolean(ping.is_mock),
-      }))
+      const stored = await allPositional<{ id: number; recorded_at: string; device_time: number }>(tx, INSERT_TEXT[rows.length], params)
+      const inserted = savedPings(rows, stored, workspaceId, userId)
       const newest = inserted.reduce<(typeof inserted)[number] | null>(
         (best, ping) => (!best || ping.recorded_at > best.recorded_at || (ping.recorded_at === best.recorded_at && ping.id > best.id) ? ping : best),
         null,
