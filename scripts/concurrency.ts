@@ -17,6 +17,7 @@
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { call, LOCK_ERROR, ServerLog, setupFieldWorkspace, startServer, tempDir, type CallOptions, type FieldUser, type ServerHandle } from './lib/server-process'
+import { pingBatch, PINGS_PER_BATCH } from './lib/pings'
 
 export interface ConcurrencyOptions {
   writers: number
@@ -173,16 +174,8 @@ export async function runConcurrencyTest(overrides: Partial<ConcurrencyOptions> 
         const roll = rand()
         if (roll < 0.55) {
           const first = nextPing
-          nextPing += 50
-          const pings = Array.from({ length: 50 }, (_, i) => ({
-            lat: -6.2 + ((first + i) % 1000) / 100_000,
-            lng: 106.8 + ((first * 3 + i) % 1000) / 100_000,
-            is_mock: false,
-            accuracy_m: 8,
-            source: 'gps',
-            battery_level: 0.7,
-            recorded_at: new Date(pingEpoch + first + i).toISOString(),
-          }))
+          nextPing += PINGS_PER_BATCH
+          const pings = pingBatch(first / PINGS_PER_BATCH, { recordedFromMs: pingEpoch + first })
           await request('batch', 'POST', '/app/v1/locations/batch', { token: user.token, idempotencyKey: `conc-${runTag}-b${first}`, body: { pings } })
         } else if (roll < 0.9) {
           if (!current) {

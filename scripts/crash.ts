@@ -24,8 +24,9 @@
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { call, LOCK_ERROR, ServerLog, setupFieldWorkspace, startServer, tempDir, type CallResult, type FieldUser, type ServerHandle } from './lib/server-process'
+import { pingBatch, PINGS_PER_BATCH } from './lib/pings'
 
-export const PINGS_PER_BATCH = 50
+export { PINGS_PER_BATCH }
 
 // ── The ledger: every request the load sent, and what came back ─────────────────────────────────
 
@@ -307,17 +308,7 @@ export async function runCrashTest(overrides: Partial<CrashOptions> = {}): Promi
     const newBatch = (user: FieldUser, cycle: number) => {
       const seq = nextSeq++
       const epoch = scope!.pingEpochMs + seq * PINGS_PER_BATCH
-      const pings = Array.from({ length: PINGS_PER_BATCH }, (_, i) => ({
-        lat: -6.2 + ((seq * 7 + i) % 1000) / 100_000,
-        lng: 106.8 + ((seq * 13 + i) % 1000) / 100_000,
-        is_mock: false,
-        accuracy_m: 5 + (i % 20),
-        speed_mps: (i % 10) / 2,
-        source: 'gps',
-        battery_level: 0.8,
-        signal_quality: 'good',
-        recorded_at: new Date(epoch + i).toISOString(),
-      }))
+      const pings = pingBatch(seq, { recordedFromMs: epoch })
       return newOp({ kind: 'batch', path: '/app/v1/locations/batch', body: JSON.stringify({ pings }), token: user.token, userId: user.id, seq, cycle })
     }
     const newTransition = (flow: VisitFlow, cycle: number): LedgerOp | null => {

@@ -11,16 +11,10 @@ import { BackupError, backupDatabase, restoreDatabase, verifyDatabaseFile } from
 import { loadConfig } from '../src/config/env'
 import type { Logger } from '../src/platform/logger'
 import { LATENCY_BUCKETS } from '../src/platform/observability'
+import { call, ROOT, startServer } from '../scripts/lib/server-process'
 import { createTestApp, expectError, unique, type TestApp, type Workspace } from './harness'
 
-const ROOT = new URL('..', import.meta.url).pathname
 
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ port: 0, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
 
 /** A logger that keeps what it is told, so tests can read the request log. */
 function capturingLogger() {
@@ -299,67 +293,36 @@ describe('backup and restore', () => {
   test('the CLI against the real server: `bun run backup FILE` while it serves, `bun run restore FILE` refused until it stops, then the data of the backup is back', async () => {
     const work = mkdtempSync(join(dir, 'cli-'))
     const path = join(work, 'app.db')
-    const port = await freePort()
-    const env = {
-      ...process.env,
-      DATABASE_URL: `file:${path}`,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      UPLOAD_DIR: join(work, 'uploads'),
-      EXPORT_DIR: join(work, 'exports'),
-      // Regional data is not what this test is about: skip loading the embedded tables.
-      REGIONAL_SERVICE_URL: 'http://127.0.0.1:9',
-    }
-    const base = `http://127.0.0.1:${port}/api`
-    const start = async () => {
-      const server = Bun.spawn([process.execPath, join(ROOT, 'src/server.ts')], { env, cwd: ROOT, stdout: 'ignore', stderr: 'inherit' })
-      for (let i = 0; i < 200; i++) {
-        if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) return server
-        await Bun.sleep(25)
-      }
-      throw new Error('server did not start')
-    }
-    const register = (email: string) =>
-      fetch(`${base}/auth/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Owner', email, password: 'password123', workspace_name: email }),
-      }).then((r) => r.status)
-    const login = (email: string) =>
-      fetch(`${base}/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email, password: 'password123' }),
-      }).then((r) => r.status)
+    // Regional data is not what this test is about: skip loading the embedded tables.
+    const serverEnv = { REGIONAL_SERVICE_URL: 'http://127.0.0.1:9' }
+    const env = { ...process.env, DATABASE_URL: `file:${path}`, LOG_LEVEL: 'warn' }
     const run = (args: string[]) => Bun.spawnSync([process.execPath, join(ROOT, 'scripts/backup.ts'), ...args], { env, cwd: ROOT })
+    const credentials = (email: string) => ({ body: { name: 'Owner', email, password: 'password123', workspace_name: email } })
 
-    let server = await start()
+    let server = await startServer({ dbPath: path, env: serverEnv })
     try {
-      expect(await register('kept@example.com')).toBe(201)
+      expect((await call(server.base, 'POST', '/auth/register', credentials('kept@example.com'))).status).toBe(201)
       const backup = join(work, 'backup.db')
       const made = run([backup])
       expect(made.stdout.toString()).toContain('integrity ok')
       expect(made.exitCode).toBe(0)
       // After the backup the data moves on; restoring under a running server is refused.
-      expect(await register('later@example.com')).toBe(201)
+      expect((await call(server.base, 'POST', '/auth/register', credentials('later@example.com'))).status).toBe(201)
       const refused = run(['--restore', backup])
       expect(refused.exitCode).toBe(1)
       expect(refused.stderr.toString()).toContain('stop the server')
 
-      server.kill('SIGTERM')
-      await server.exited
+      await server.stop()
       const restored = run(['--restore', backup])
       expect(restored.stderr.toString()).toBe('')
       expect(restored.exitCode).toBe(0)
       expect(restored.stdout.toString()).toContain('before-restore')
 
-      server = await start()
-      expect(await login('kept@example.com')).toBe(200)
-      expect(await login('later@example.com')).toBe(401)
+      server = await startServer({ dbPath: path, env: serverEnv })
+      expect((await call(server.base, 'POST', '/auth/login', credentials('kept@example.com'))).status).toBe(200)
+      expect((await call(server.base, 'POST', '/auth/login', credentials('later@example.com'))).status).toBe(401)
     } finally {
-      server.kill('SIGTERM')
-      await server.exited
+      await server.stop()
     }
     expect(run([]).exitCode).toBe(1)
   })

@@ -2,28 +2,16 @@
  * Shared benchmark plumbing: start the real server (or a ceiling server) pinned to one core, drive
  * it with scripts/bench/load.ts pinned to the other, read the server's peak RSS, print a table.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { ROOT } from '../lib/server-process'
 import type { LoadResult, LoadSpec } from './load'
 
-export const ROOT = new URL('../..', import.meta.url).pathname
+export { freePort, ROOT, tempDir } from '../lib/server-process'
 const cores = navigator.hardwareConcurrency
 /** Server on core 0, load generator on core 1 (on a 2-core machine); no pinning on one core. */
 const pin = (core: number) => (cores >= 2 ? ['taskset', '-c', String(core)] : [])
-
-export function tempDir(prefix: string) {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
-}
-
-export async function freePort(): Promise<number> {
-  const server = Bun.serve({ port: 0, fetch: () => new Response() })
-  const port = server.port!
-  server.stop(true)
-  return port
-}
 
 export async function waitFor(url: string, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs

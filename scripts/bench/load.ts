@@ -67,13 +67,18 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   const elapsed = (performance.now() - started) / 1000
   stop = true
   await Promise.all(workers)
+  return summarize(latencies, statuses, errors, elapsed)
+}
+
+/** Throughput and latency percentiles of one measured window (`latencies` in ms, sorted here). */
+export function summarize(latencies: number[], statuses: Record<string, number>, errors: number, elapsedSeconds: number): LoadResult {
   latencies.sort((a, b) => a - b)
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0
   return {
     requests: latencies.length,
     errors,
     statuses,
-    rps: latencies.length / elapsed,
+    rps: latencies.length / elapsedSeconds,
     p50: at(0.5),
     p99: at(0.99),
     max: latencies[latencies.length - 1] ?? 0,

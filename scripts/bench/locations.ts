@@ -9,6 +9,7 @@
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { freePort, load, peakRssMiB, printTable, ROOT, startProcess, tempDir, waitFor, type Row } from './common'
+import { pingBodies } from '../lib/pings'
 
 const concurrency = Number(process.env.CONCURRENCY ?? 50)
 const seconds = Number(process.env.SECONDS ?? 10)
@@ -18,20 +19,7 @@ const dbPath = join(dir, 'app.db')
 const running: Subprocess[] = []
 const rows: Row[] = []
 
-const bodies = Array.from({ length: 500 }, (_, b) =>
-  JSON.stringify({
-    pings: Array.from({ length: PINGS }, (_, i) => ({
-      lat: -6.2 + ((b * PINGS + i) % 1000) / 100_000,
-      lng: 106.8 + ((b * 7 + i) % 1000) / 100_000,
-      is_mock: false,
-      accuracy_m: 5 + (i % 20),
-      speed_mps: (i % 10) / 2,
-      source: 'gps',
-      battery_level: 0.8,
-      signal_quality: 'good',
-    })),
-  }),
-)
+const bodies = pingBodies(500, PINGS)
 
 async function post(base: string, path: string, body: unknown, token?: string) {
   const response = await fetch(`${base}${path}`, {

@@ -35,7 +35,8 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { freePort, peakRssMiB, ROOT, startProcess, tempDir, waitFor } from './common'
-import type { LoadResult } from './load'
+import { summarize, type LoadResult } from './load'
+import { pingBodies, PINGS_PER_BATCH } from '../lib/pings'
 
 // ── The load generator (`--load`): run in its own process, pinned to core 1 ─────────────────────
 
@@ -130,19 +131,7 @@ async function generateLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
   const elapsed = (performance.now() - started) / 1000
   stop = true
   await Promise.all(clients)
-  latencies.sort((a, b) => a - b)
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0
-  return {
-    requests: latencies.length,
-    errors,
-    statuses,
-    rps: latencies.length / elapsed,
-    p50: at(0.5),
-    p99: at(0.99),
-    max: latencies[latencies.length - 1] ?? 0,
-    cycles: cycles / elapsed,
-    exhausted,
-  }
+  return { ...summarize(latencies, statuses, errors, elapsed), cycles: cycles / elapsed, exhausted }
 }
 
 if (import.meta.main && process.argv[2] === '--load') {
@@ -164,7 +153,6 @@ const AIM = { p99Ms: 25, ratio: 0.4, clients: 32 }
 const FIXTURE_VERSION = 'audit-history-1'
 /** The check-in fixture is sized for up to this many cycles per second on either server. */
 const CYCLES_PER_SECOND_MAX = Number(process.env.CYCLE_RATE_MAX ?? 4000)
-const PINGS_PER_BATCH = 50
 
 const DAY_MS = 86_400_000
 const today = new Date().toISOString().slice(0, 10)
@@ -436,20 +424,7 @@ function scenarios(fixture: Fixture, owner: Caller, field: Caller, bench: Caller
       : { 'x-user-id': String(caller.id), 'content-type': 'application/json' }
   const get = (path: string, caller: Caller, ids?: number[]) => (target: Target): Omit<LoadPlan, 'base' | 'concurrency' | 'seconds' | 'warmupSeconds'> => ({ clients: [{ headers: headersFor(target, caller), steps: [{ method: 'GET' as const, path }], ids }] })
   const location = JSON.stringify({ latitude: -6.2001, longitude: 106.8002 })
-  const pingBodies = Array.from({ length: 500 }, (_, b) =>
-    JSON.stringify({
-      pings: Array.from({ length: PINGS_PER_BATCH }, (_, i) => ({
-        lat: -6.2 + ((b * PINGS_PER_BATCH + i) % 1000) / 100_000,
-        lng: 106.8 + ((b * 7 + i) % 1000) / 100_000,
-        is_mock: false,
-        accuracy_m: 5 + (i % 20),
-        speed_mps: (i % 10) / 2,
-        source: 'gps',
-        battery_level: 0.8,
-        signal_quality: 'good',
-      })),
-    }),
-  )
+  const batches = pingBodies(500)
   return [
     {
       key: 'outlets',
@@ -487,7 +462,7 @@ function scenarios(fixture: Fixture, owner: Caller, field: Caller, bench: Caller
       read: false,
       plan: (target) => ({
         clients: bench.map((caller) => ({ headers: headersFor(target, caller), steps: [{ method: 'POST' as const, path: '/api/app/v1/locations/batch', rotateBody: true }] })),
-        bodies: pingBodies,
+        bodies: batches,
         idempotencyKeys: true,
       }),
     },
