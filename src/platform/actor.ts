@@ -70,7 +70,7 @@ const readEpoch = prepared((db) =>
 type MemberCache = Map<string, { epoch: number; actor: Omit<Actor, 'sessionId'> }>
 /** Per database handle: ids only mean something within one database. */
 const caches = new WeakMap<Db, MemberCache>()
-export const MEMBER_CACHE_SIZE = 10_000
+const MEMBER_CACHE_SIZE = 10_000
 
 /** The live, active member of `workspaceId`, or null. */
 export async function loadMember(db: Db, userId: number, workspaceId: number): Promise<Actor | null> {

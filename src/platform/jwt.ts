@@ -36,7 +36,7 @@ export interface TokenService {
 const ALGORITHMS = ['HS256']
 
 /** Verified tokens kept, so a phone's token is checked by signature once, not on every request. */
-export const VERIFIED_CACHE_SIZE = 10_000
+const VERIFIED_CACHE_SIZE = 10_000
 
 export async function createTokenService(secret: string, accessTtlMs: number, clock: Clock): Promise<TokenService> {
   // Imported once: handing jose the raw bytes would import the HMAC key again on every request.

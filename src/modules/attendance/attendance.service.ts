@@ -60,6 +60,12 @@ async function findAttendance(db: Db, workspaceId: number, id: number) {
 const openOf = (workspaceId: number, userId: number) =>
   attendanceScope.where(workspaceId, eq(attendances.user_id, userId), isNull(attendances.check_out_at))
 
+/** The caller's open attendance (clocked in, not out), read inside the clock-in/out transaction. */
+async function openAttendanceId(tx: Db, ctx: AuthedContext): Promise<number | undefined> {
+  const [open] = await tx.select({ id: attendances.id }).from(attendances).where(openOf(ctx.actor.workspaceId, ctx.actor.userId)).limit(1)
+  return open?.id
+}
+
 export interface AttendanceListQuery {
   page?: number
   limit?: number
@@ -122,8 +128,8 @@ export async function clockIn(ctx: AuthedContext, input: ClockInput) {
   const photoUrl = input.photo ? await photos.accept(input.photo, 'photo') : null
   return photos.guard(() =>
     withTransaction(ctx, async ({ tx, audit }) => {
-      const [open] = await tx.select({ id: attendances.id }).from(attendances).where(openOf(ctx.actor.workspaceId, ctx.actor.userId)).limit(1)
-      if (open) throw new Conflict('ATTENDANCE_ALREADY_OPEN', 'you are already clocked in', { attendance_id: open.id })
+      const open = await openAttendanceId(tx, ctx)
+      if (open !== undefined) throw new Conflict('ATTENDANCE_ALREADY_OPEN', 'you are already clocked in', { attendance_id: open })
       await photos.record(tx)
       const now = ctx.deps.clock.now()
       const row = await attendanceScope.insert(tx, ctx.actor.workspaceId, {
@@ -152,12 +158,12 @@ export async function clockOut(ctx: AuthedContext, input: ClockInput) {
   const photoUrl = input.photo ? await photos.accept(input.photo, 'photo') : null
   return photos.guard(() =>
     withTransaction(ctx, async ({ tx, audit }) => {
-      const [open] = await tx.select({ id: attendances.id }).from(attendances).where(openOf(ctx.actor.workspaceId, ctx.actor.userId)).limit(1)
-      if (!open) throw new Conflict('ATTENDANCE_NOT_OPEN', 'you are not clocked in')
+      const open = await openAttendanceId(tx, ctx)
+      if (open === undefined) throw new Conflict('ATTENDANCE_NOT_OPEN', 'you are not clocked in')
       await photos.record(tx)
-      const before = await findAttendance(tx, ctx.actor.workspaceId, open.id)
+      const before = await findAttendance(tx, ctx.actor.workspaceId, open)
       const now = ctx.deps.clock.now().toISOString()
-      await attendanceScope.update(tx, ctx.actor.workspaceId, open.id, {
+      await attendanceScope.update(tx, ctx.actor.workspaceId, open, {
         check_out_at: now,
         check_out_latitude: location.latitude,
         check_out_longitude: location.longitude,
@@ -165,9 +171,9 @@ export async function clockOut(ctx: AuthedContext, input: ClockInput) {
         ...(input.notes ? { notes: input.notes } : {}),
         updated_at: now,
       })
-      const after = await findAttendance(tx, ctx.actor.workspaceId, open.id)
+      const after = await findAttendance(tx, ctx.actor.workspaceId, open)
       const diff = changedFields(before, after)
-      await audit({ entityType: 'attendance', entityId: open.id, entityName: `${ctx.actor.name} · ${after.date}`, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+      await audit({ entityType: 'attendance', entityId: open, entityName: `${ctx.actor.name} · ${after.date}`, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
       return after
     }),
   )

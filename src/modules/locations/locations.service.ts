@@ -85,8 +85,11 @@ const INSERT_TEXT = Array.from({ length: PINGS_PER_BATCH + 1 }, (_, rows) => (ro
  * by id are the inserted rows in batch order; a row is skipped exactly when it repeats a device time
  * that is stored already or came earlier in the batch, so matching in order pairs each id with its row.
  */
+/** One ping as the batch insert binds it: the saved ping's fields of the request, plus `device_time`. */
+export type PingRow = Omit<SavedPing, 'id' | 'workspace_id' | 'user_id' | 'updated_at'> & { device_time: boolean }
+
 export function savedPings(
-  rows: { visit_id: number | null; lat: number; lng: number; accuracy_m: number | null; speed_mps: number | null; source: string | null; battery_level: number | null; is_mock: boolean; signal_quality: string | null; recorded_at: string; device_time: boolean; created_at: string }[],
+  rows: PingRow[],
   stored: { id: number; recorded_at: string; device_time: number | boolean }[],
   workspaceId: number,
   userId: number,
@@ -139,7 +142,7 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
   const now = ctx.deps.clock.now()
   const nowIso = now.toISOString()
   const errors: Record<string, string[]> = {}
-  const rows = pings.map((ping, index) => {
+  const rows = pings.map((ping, index): PingRow => {
     let recordedAt = nowIso
     if (ping.recorded_at != null) {
       const time = parseDateTime(ping.recorded_at)!
