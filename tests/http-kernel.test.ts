@@ -115,6 +115,23 @@ describe('the error mapper', () => {
     }
   })
 
+  test('an error that cannot even be described (reading it throws) is still the 500 envelope with a request id', async () => {
+    const platform = createPlatform(t.app.deps, new RouteTable())
+    // The mapper looks through driver errors for `extendedCode`; here reading it throws.
+    const hostile = Object.defineProperty(new Error('x'), 'extendedCode', {
+      get() {
+        throw new TypeError('no default value')
+      },
+    })
+    const app = new Elysia({ prefix: '/api' }).use(platform).get('/hostile', () => {
+      throw hostile
+    })
+    const reply = await app.handle(new Request('http://localhost/api/hostile'))
+    expect(reply.status).toBe(500)
+    expect(await reply.json()).toEqual({ success: false, message: 'an unexpected error occurred', code: 'INTERNAL_ERROR', errors: {} })
+    expect(reply.headers.get('x-request-id')).toMatch(UUID)
+  })
+
   test('SQLite constraint and busy errors map to 409, 400 and 503 on either driver', () => {
     expect(toAppError('UNKNOWN', Object.assign(new Error('x'), { code: 'SQLITE_CONSTRAINT_UNIQUE' })).status).toBe(409)
     expect(toAppError('UNKNOWN', Object.assign(new Error('UNIQUE constraint failed: t.x'), { code: 'SQLITE_CONSTRAINT' })).status).toBe(409)
