@@ -100,14 +100,20 @@ function selectVisits(db: Db, where: SQL) {
 }
 type VisitRow = Awaited<ReturnType<typeof selectVisits>>[number]
 
-async function assigneesOf(db: Db, visitIds: number[]) {
-  if (visitIds.length === 0) return []
-  return db
+/** Assignees of a page of visits (or of one): one statement for any number of ids, prepared once. */
+const assigneesOfIds = prepared((db) =>
+  db
     .select({ visit_id: visitAssignees.visit_id, user_id: users.id, name: users.name, email: users.email })
     .from(visitAssignees)
     .innerJoin(users, eq(users.id, visitAssignees.user_id))
-    .where(inArray(visitAssignees.visit_id, visitIds))
+    .where(sql`${visitAssignees.visit_id} in (select value from json_each(${sql.placeholder('ids')}))`)
     .orderBy(visitAssignees.created_at, users.id)
+    .prepare(),
+)
+
+async function assigneesOf(db: Db, visitIds: number[]) {
+  if (visitIds.length === 0) return []
+  return assigneesOfIds(db).all({ ids: JSON.stringify(visitIds) })
 }
 
 async function submissionCounts(db: Db, visitIds: number[]) {
@@ -271,15 +277,6 @@ const detailRow = preparedVariants((db, mine: 'mine' | 'all') =>
     .limit(1)
     .prepare(),
 )
-const assigneesOfOne = prepared((db) =>
-  db
-    .select({ visit_id: visitAssignees.visit_id, user_id: users.id, name: users.name, email: users.email })
-    .from(visitAssignees)
-    .innerJoin(users, eq(users.id, visitAssignees.user_id))
-    .where(eq(visitAssignees.visit_id, sql.placeholder('visitId')))
-    .orderBy(visitAssignees.created_at, users.id)
-    .prepare(),
-)
 const submissionsOfOne = prepared((db) =>
   selectSubmissions(db, and(eq(submissions.visit_id, sql.placeholder('visitId')), isNull(submissions.deleted_at))!)
     .orderBy(submissions.order, submissions.id)
@@ -292,7 +289,7 @@ const logsOfOne = prepared((db) =>
 export async function visitDetail(db: Db, ctx: AuthedContext, id: number, access: VisitAccess) {
   const [row] = await detailRow(db, access.mine ? 'mine' : 'all').all({ workspaceId: ctx.actor.workspaceId, id, userId: ctx.actor.userId })
   if (!row) throw new NotFound('VISIT')
-  const assignees = await assigneesOfOne(db).all({ visitId: id })
+  const assignees = await assigneesOf(db, [id])
   const attached = (await submissionsOfOne(db).all({ visitId: id })).map(presentSubmission)
   const logs = await logsOfOne(db).all({ visitId: id })
   return {
