@@ -6,7 +6,15 @@
  * (`wal_autocheckpoint = 0`) and this worker thread, with its own connection, runs a PASSIVE
  * checkpoint on a timer instead. PASSIVE never waits for or blocks the writer; once every frame is
  * copied back, the writer's next transaction restarts the WAL from the top and `journal_size_limit`
- * cuts the file back, so the WAL stays bounded by what is written between two ticks.
+ * cuts the file back.
+ *
+ * A steady writer never leaves that moment: frames keep arriving while a pass copies, no pass ends
+ * with everything copied, and the WAL grows without bound (1 GiB in 11 s of location ingest, every
+ * read searching a longer WAL index). So when a pass finds the WAL past `catchUpAtFrames`, the
+ * owner of the writer is told (`onBehind`) and runs one more PASSIVE pass on the writer connection
+ * between two transactions: it copies only the frames written since the worker's pass (a
+ * millisecond or two), and the next transaction starts the WAL over. PASSIVE never waits: if the
+ * worker is copying at that instant, the catch-up is skipped until the next tick.
  */
 export interface CheckpointResult {
   /** Frames in the WAL when the checkpoint ran. */
@@ -24,8 +32,18 @@ export interface Checkpointer {
 }
 
 export const CHECKPOINT_INTERVAL_MS = 250
+/** 4 MiB of 4 KiB pages, SQLite's own automatic checkpoint threshold. */
+export const CATCH_UP_AT_FRAMES = 1000
 
-export function startCheckpointer(path: string, intervalMs = CHECKPOINT_INTERVAL_MS): Checkpointer {
+export interface CheckpointerOptions {
+  intervalMs?: number
+  catchUpAtFrames?: number
+  /** Called when a pass left the WAL past `catchUpAtFrames`. */
+  onBehind?: () => void
+}
+
+export function startCheckpointer(path: string, options: CheckpointerOptions = {}): Checkpointer {
+  const { intervalMs = CHECKPOINT_INTERVAL_MS, catchUpAtFrames = CATCH_UP_AT_FRAMES, onBehind } = options
   const worker = new Worker(new URL('./checkpoint.worker.ts', import.meta.url))
   worker.unref()
   let last: CheckpointResult | null = null
@@ -37,6 +55,7 @@ export function startCheckpointer(path: string, intervalMs = CHECKPOINT_INTERVAL
     const message = event.data as { type: 'result'; result: CheckpointResult; request?: number } | { type: 'stopped' }
     if (message.type === 'result') {
       last = message.result
+      if (message.result.log >= catchUpAtFrames) onBehind?.()
       if (message.request) {
         waiting.get(message.request)?.(message.result)
         waiting.delete(message.request)

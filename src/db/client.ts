@@ -94,7 +94,21 @@ function openBunSqlite(path: string): Database {
   const writer = drizzleBun({ client: writerConnection, schema }) as unknown as Db
   const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
   const queue = new SerialQueue()
-  const checkpointer: Checkpointer | null = path === ':memory:' ? null : startCheckpointer(path)
+  // See ./checkpoint.ts: when the worker cannot catch up with a steady writer, the writer
+  // connection copies the last few frames itself between two transactions (one at a time).
+  let catchingUp = false
+  const catchUp = () => {
+    if (catchingUp) return
+    catchingUp = true
+    void queue.run(async () => {
+      try {
+        writerConnection.run('PRAGMA wal_checkpoint(PASSIVE)')
+      } finally {
+        catchingUp = false
+      }
+    })
+  }
+  const checkpointer: Checkpointer | null = path === ':memory:' ? null : startCheckpointer(path, { onBehind: catchUp })
 
   const all = (connection: SqliteDatabase, statement: string) =>
     connection.query(statement).all() as Record<string, unknown>[]
