@@ -36,10 +36,12 @@ export function preparedVariants<K extends string | number, T>(build: (db: Db, k
  * One SQL text with positional `?` parameters, for the few statements whose parameter count makes
  * Drizzle's named placeholders the bottleneck (a 50-row INSERT binds 750 values). On bun:sqlite the
  * connection's statement cache keeps it prepared; on libSQL it runs on the transaction (or client)
- * the Drizzle object stands for. Booleans are bound as 1/0.
+ * the Drizzle object stands for. Booleans are bound as 1/0, converted in place in `params` (no copy
+ * of a 750-value array per batch).
  */
 export async function allPositional<T>(db: Db, text: string, params: unknown[]): Promise<T[]> {
-  const values = params.map((value) => (typeof value === 'boolean' ? Number(value) : value))
+  for (let i = 0; i < params.length; i++) if (typeof params[i] === 'boolean') params[i] = Number(params[i])
+  const values = params
   const client = (db as { $client?: unknown }).$client
   if (client instanceof SqliteDatabase) return client.query(text).all(...(values as never[])) as T[]
   // Drizzle's libSQL session holds the open transaction (`tx`) or the client itself.

@@ -79,14 +79,15 @@ const insertText = (rows: number) =>
    returning id, recorded_at, device_time`
 const INSERT_TEXT = Array.from({ length: PINGS_PER_BATCH + 1 }, (_, rows) => (rows ? insertText(rows) : ''))
 
+/** One ping as the batch insert binds it: the saved ping's fields of the request, plus `device_time`. */
+export type PingRow = Omit<SavedPing, 'id' | 'workspace_id' | 'user_id' | 'updated_at'> & { device_time: boolean }
+
 /**
  * The saved pings of a batch, from its rows and the ids the insert returned (only `id, recorded_at,
  * device_time`: the rest is what was sent). Rowids grow in VALUES order, so the returned rows sorted
  * by id are the inserted rows in batch order; a row is skipped exactly when it repeats a device time
  * that is stored already or came earlier in the batch, so matching in order pairs each id with its row.
  */
-/** One ping as the batch insert binds it: the saved ping's fields of the request, plus `device_time`. */
-export type PingRow = Omit<SavedPing, 'id' | 'workspace_id' | 'user_id' | 'updated_at'> & { device_time: boolean }
 
 export function savedPings(
   rows: PingRow[],
@@ -101,8 +102,24 @@ export function savedPings(
     const candidate = ids[next]
     if (!candidate || candidate.recorded_at !== row.recorded_at || Boolean(candidate.device_time) !== row.device_time) continue
     next++
-    const { device_time: _, ...ping } = row
-    saved.push({ id: candidate.id, workspace_id: workspaceId, user_id: userId, ...ping, updated_at: row.created_at })
+    // Spelled out: two object spreads per ping were 5% of an ingest request's CPU time.
+    saved.push({
+      id: candidate.id,
+      workspace_id: workspaceId,
+      user_id: userId,
+      visit_id: row.visit_id,
+      lat: row.lat,
+      lng: row.lng,
+      accuracy_m: row.accuracy_m,
+      speed_mps: row.speed_mps,
+      source: row.source,
+      battery_level: row.battery_level,
+      is_mock: row.is_mock,
+      signal_quality: row.signal_quality,
+      recorded_at: row.recorded_at,
+      created_at: row.created_at,
+      updated_at: row.created_at,
+    })
   }
   if (next !== ids.length) throw new Error(`batch insert returned ${ids.length} rows, matched ${next}`)
   return saved
@@ -182,7 +199,7 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
       const params: unknown[] = []
       for (const row of rows) {
         params.push(workspaceId, userId, row.visit_id, row.lat, row.lng, row.accuracy_m, row.speed_mps, row.source, row.battery_level)
-        params.push(row.is_mock, row.signal_quality, row.recorded_at, row.device_time, row.created_at, row.created_at)
+        params.push(row.is_mock ? 1 : 0, row.signal_quality, row.recorded_at, row.device_time ? 1 : 0, row.created_at, row.created_at)
       }
       const stored = await allPositional<{ id: number; recorded_at: string; device_time: number }>(tx, INSERT_TEXT[rows.length], params)
       const inserted = savedPings(rows, stored, workspaceId, userId)
