@@ -1305,6 +1305,28 @@ describe('lists', () => {
       expect((await mine(lu3)).body).toMatchObject({ data: [], meta: { page: 1, limit: 10, total: 0, total_pages: 0 } })
     })
 
+    test("date ranges follow the visit's date: assigned later, moved to another day by a direct write", async () => {
+      // "Mine between two dates" reads the assignee rows' copy of the visit date (migration 0010).
+      const ws = await t.app.workspace()
+      const token = ws.owner.token
+      const [outlet, project] = [await makeOutlet({ name: 'Gamma Mart' }, token), await makeProject([], {}, token)]
+      const [a, b] = [await fieldUser(ws), await fieldUser(ws)]
+      const at = (visit_date: string) => create('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, visit_date, user_ids: [a.user.id] }, token)
+      const [moved, later] = [await at('2026-03-10'), await at('2026-03-11')]
+      const range = (from: string, to: string) => `?date_from=${from}&date_to=${to}`
+      expect(ids(await mine(b, range('2026-03-01', '2026-03-31')))).toEqual([])
+      expect((await t.app.post(`/office/v1/visits/${later.id}/assign`, { user_ids: [a.user.id, b.user.id] }, { token })).status).toBe(200)
+      expect(ids(await mine(b, range('2026-03-11', '2026-03-11')))).toEqual([later.id])
+      expect(ids(await t.app.get(`/office/v1/visits?user_id=${b.user.id}&date_from=2026-03-01`, { token }))).toEqual([later.id])
+
+      await t.app.db.pragma(`UPDATE visits SET visit_date = '2026-04-02' WHERE id = ${moved.id}`)
+      expect(ids(await mine(a, range('2026-03-10', '2026-03-10')))).toEqual([])
+      expect(ids(await mine(a, range('2026-04-01', '2026-04-30')))).toEqual([moved.id])
+      const since = await mine(a, '?date_from=2026-03-01')
+      expect(ids(since)).toEqual([moved.id, later.id])
+      expect(since.body.meta.total).toBe(2)
+    })
+
     test('a visit not assigned to the caller is 404 VISIT_NOT_FOUND on the mobile detail', async () => {
       expectError(await t.app.get(`/app/v1/visits/me/${v2.id}`, { token: lu1.token }), 404, 'VISIT_NOT_FOUND')
       expectError(await t.app.get(`/app/v1/visits/me/${v2.id}/submissions`, { token: lu1.token }), 404, 'VISIT_NOT_FOUND')

@@ -73,13 +73,10 @@ const VISIT_FROM = `from "visits" inner join "outlets" on "outlets"."id" = "visi
 /** The service's `assignedTo` (a probe per visit already narrowed down) and `assignedWithin` (lists). */
 const ASSIGNED = `exists (select 1 from "visit_assignees" where "visit_assignees"."visit_id" = "visits"."id" and "visit_assignees"."user_id" = ?)`
 function assignedWithin(userId: number, from: string | null, to: string | null): { sql: string; params: Params } {
-  if (!from && !to) {
-    return { sql: `"visits"."id" in (select "visit_assignees"."visit_id" from "visit_assignees" where "visit_assignees"."workspace_id" = ? and "visit_assignees"."user_id" = ?)`, params: [workspaceId, userId] }
-  }
-  const bounds = [from ? 'and v2.visit_date >= ?' : '', to ? 'and v2.visit_date <= ?' : ''].join(' ')
+  const bounds = [from ? 'and "visit_assignees"."visit_date" >= ?' : '', to ? 'and "visit_assignees"."visit_date" <= ?' : ''].join(' ')
   return {
-    sql: `"visits"."id" in (select v2.id from "visits" v2 where v2.workspace_id = ? and v2.deleted_at is null ${bounds} and exists (select 1 from "visit_assignees" a where a.visit_id = v2.id and a.user_id = ?))`,
-    params: [workspaceId, ...(from ? [from] : []), ...(to ? [to] : []), userId],
+    sql: `"visits"."id" in (select "visit_assignees"."visit_id" from "visit_assignees" where "visit_assignees"."workspace_id" = ? and "visit_assignees"."user_id" = ? ${bounds})`,
+    params: [workspaceId, userId, ...(from ? [from] : []), ...(to ? [to] : [])],
   }
 }
 const SORTABLE = new Set(['visit_date', 'created_at', 'updated_at', 'id'])

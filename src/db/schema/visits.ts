@@ -70,9 +70,18 @@ export const visitAssignees = sqliteTable(
     workspace_id: integer('workspace_id')
       .notNull()
       .references(() => workspaces.id),
+    /**
+     * The visit's date, kept by triggers (migration 0010: set on insert, followed when the visit's
+     * date changes), so "my visits between two dates" is one range of the index below instead of
+     * probing every visit of the range for the assignee. Never written by the service.
+     */
+    visit_date: text('visit_date'),
     created_at: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.visit_id, t.user_id] }), index('visit_assignees_workspace_user').on(t.workspace_id, t.user_id, t.visit_id)],
+  (t) => [
+    primaryKey({ columns: [t.visit_id, t.user_id] }),
+    index('visit_assignees_workspace_user_date').on(t.workspace_id, t.user_id, t.visit_date, t.visit_id),
+  ],
 )
 
 export const SUBMISSION_STATUSES = ['pending', 'draft', 'completed'] as const

@@ -45,20 +45,16 @@ export function accessCondition(ctx: AuthedContext, access: VisitAccess): SQL | 
 }
 
 /**
- * The same condition for lists, where a field user may have thousands of visits: with a date range,
- * the range's visits (date index) are probed for the assignee; without one, the user's assignments
- * are read from their (workspace, user) index. Measured on the demo workspace (2,000 visits per
- * user): 0.5 ms instead of 4 ms for a day, and the plain probe would rescan every visit unfiltered.
+ * The same condition for lists, where a field user may have thousands of visits: one range of the
+ * assignees' (workspace, user, visit date) index. The assignee rows carry their visit's date
+ * (triggers of migration 0010). Measured on the demo workspace (2,000 visits per user, ~1,700 per
+ * day in the workspace): a day's page and count went from ~1 ms (probing each of the day's visits
+ * for the assignee) to ~0.1 ms.
  */
 export function assignedWithin(workspaceId: number, userId: number, from?: string, to?: string): SQL {
-  if (from === undefined && to === undefined) {
-    return sql`${visits.id} in (select ${visitAssignees.visit_id} from ${visitAssignees}
-      where ${visitAssignees.workspace_id} = ${workspaceId} and ${visitAssignees.user_id} = ${userId})`
-  }
-  return sql`${visits.id} in (select v2.id from ${visits} v2
-    where v2.workspace_id = ${workspaceId} and v2.deleted_at is null
-      ${from !== undefined ? sql`and v2.visit_date >= ${from}` : sql``} ${to !== undefined ? sql`and v2.visit_date <= ${to}` : sql``}
-      and exists (select 1 from ${visitAssignees} a where a.visit_id = v2.id and a.user_id = ${userId}))`
+  return sql`${visits.id} in (select ${visitAssignees.visit_id} from ${visitAssignees}
+    where ${visitAssignees.workspace_id} = ${workspaceId} and ${visitAssignees.user_id} = ${userId}
+      ${from !== undefined ? sql`and ${visitAssignees.visit_date} >= ${from}` : sql``} ${to !== undefined ? sql`and ${visitAssignees.visit_date} <= ${to}` : sql``})`
 }
 
 const listColumns = {
