@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { count, eq } from 'drizzle-orm'
 import { loadConfig } from '../src/config/env'
 import { openDatabase, type Database } from '../src/db/client'
+import { preparedVariants } from '../src/db/prepared'
 import { auditLogs, workspaces } from '../src/db/schema'
 
 async function withDatabase(driver: 'bun-sqlite' | 'libsql', fn: (db: Database, dir: string) => Promise<void>) {
@@ -193,4 +194,24 @@ describe('WAL checkpoints on bun:sqlite', () => {
     })
   })
 
+})
+
+describe('prepared statement families', () => {
+  test('preparedVariants builds once per shape and connection, and keeps at most `max` shapes (oldest out first)', async () => {
+    await withDatabase('bun-sqlite', async (db) => {
+      const built: string[] = []
+      const family = preparedVariants((_, key: string) => (built.push(key), { key }), { max: 2 })
+      const a = family(db.read, 'a')
+      expect(family(db.read, 'a')).toBe(a)
+      family(db.read, 'b')
+      expect(built).toEqual(['a', 'b'])
+      family(db.read, 'c') // 'a' leaves
+      expect(family(db.read, 'b')).toBe(family(db.read, 'b'))
+      expect(family(db.read, 'a')).not.toBe(a)
+      expect(built).toEqual(['a', 'b', 'c', 'a'])
+      // Another connection (any other Db object) has its own statements.
+      family({} as never, 'a')
+      expect(built).toEqual(['a', 'b', 'c', 'a', 'a'])
+    })
+  })
 })

@@ -102,8 +102,8 @@ function visitWhere(query: URLSearchParams, mineUserId: number | null) {
 function assigneesOf(ids: number[]) {
   if (ids.length === 0) return []
   return all(
-    `select "visit_assignees"."visit_id", "users"."id" as user_id, "users"."name", "users"."email" from "visit_assignees" inner join "users" on "users"."id" = "visit_assignees"."user_id" where "visit_assignees"."visit_id" in (${placeholders(ids.length)}) order by "visit_assignees"."created_at", "users"."id"`,
-    ids,
+    `select "visit_assignees"."visit_id", "users"."id" as user_id, "users"."name", "users"."email" from "visit_assignees" inner join "users" on "users"."id" = "visit_assignees"."user_id" where "visit_assignees"."visit_id" in (select value from json_each(?)) order by "visit_assignees"."created_at", "users"."id"`,
+    [JSON.stringify(ids)],
   )
 }
 
@@ -122,8 +122,8 @@ function listVisits(query: URLSearchParams, mineUserId: number | null) {
   const assignees = assigneesOf(ids)
   const counts = ids.length
     ? all(
-        `select "visit_id", count(*) as total, sum(case when "status" = 'completed' then 1 else 0 end) as completed from "submissions" where ("submissions"."visit_id" in (${placeholders(ids.length)}) and "submissions"."deleted_at" is null) group by "submissions"."visit_id"`,
-        ids,
+        `select "visit_id", count(*) as total, sum(case when "status" = 'completed' then 1 else 0 end) as completed from "submissions" where ("submissions"."visit_id" in (select value from json_each(?)) and "submissions"."deleted_at" is null) group by "submissions"."visit_id"`,
+        [JSON.stringify(ids)],
       )
     : []
   const data = rows.map((row) => {

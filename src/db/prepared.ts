@@ -16,16 +16,20 @@ export function prepared<T>(build: (db: Db) => T): (db: Db) => T {
 
 /**
  * The same for a family of statements that differ in shape (sort column, optional filters): one
- * prepared statement per shape key, built on first use.
+ * prepared statement per shape key, built on first use. With `max`, at most that many shapes are
+ * kept per connection (the oldest goes first), for families whose shapes a caller can multiply
+ * (every combination of a list's filters).
  */
-export function preparedVariants<K extends string | number, T>(build: (db: Db, key: K) => T): (db: Db, key: K) => T {
+export function preparedVariants<K extends string | number, T>(build: (db: Db, key: K) => T, options: { max?: number } = {}): (db: Db, key: K) => T {
   const cache = new WeakMap<Db, Map<K, T>>()
+  const max = options.max ?? Infinity
   return (db, key) => {
     let statements = cache.get(db)
     if (!statements) cache.set(db, (statements = new Map()))
     let statement = statements.get(key)
     if (statement === undefined) {
       statement = build(db, key)
+      if (statements.size >= max) statements.delete(statements.keys().next().value!)
       statements.set(key, statement)
     }
     return statement
