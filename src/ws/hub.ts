@@ -28,16 +28,21 @@ export const topics = {
 }
 
 export class Hub {
-  private server: Pick<Server<unknown>, 'publish'> | null = null
+  private server: Pick<Server<unknown>, 'publish' | 'subscriberCount'> | null = null
   /** Open sockets (for the metrics page). */
   connections = 0
 
-  attach(server: Pick<Server<unknown>, 'publish'>) {
+  attach(server: Pick<Server<unknown>, 'publish' | 'subscriberCount'>) {
     this.server = server
   }
 
   detach() {
     this.server = null
+  }
+
+  /** Whether any socket listens on `topic`: a batch of events for nobody is not even serialised. */
+  hasListeners(topic: string): boolean {
+    return this.server !== null && this.server.subscriberCount(topic) > 0
   }
 
   /** Sends to every socket subscribed to `topic`; a no-op while no server is listening. */

@@ -219,7 +219,7 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
 
   ctx.deps.metrics.pingsIngested(saved.length)
   const topic = topics.livemap(workspaceId)
-  for (const ping of saved) ctx.deps.hub.publish(topic, { type: 'location.created', data: ping })
+  if (ctx.deps.hub.hasListeners(topic)) for (const ping of saved) ctx.deps.hub.publish(topic, { type: 'location.created', data: ping })
   return { count: saved.length }
 }
 
