@@ -3,19 +3,28 @@
  * temporary database (50 pings per batch, a unique X-Idempotency-Key each, auth, validation,
  * idempotency and a live-map WebSocket listener all on), and in the same run the same batches into a
  * bare Bun.serve + bun:sqlite multi-row insert (the ceiling). Server on core 0, load on core 1.
+ * Service and ceiling take turns for ROUNDS rounds, each on its own copy of the set-up database, and
+ * the median round of each is reported: this machine's speed drifts by ±15% over a minute, which
+ * one long run of each (one after the other) turned into noise in the ratio.
  *
- * Options (env): CONCURRENCY (default 50), SECONDS (default 10).
+ * Options (env): CONCURRENCY (default 50), SECONDS per round (default 6), ROUNDS (default 3).
  */
+import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { freePort, load, peakRssMiB, printTable, ROOT, startProcess, tempDir, waitFor, type Row } from './common'
+import type { LoadResult } from './load'
 import { pingBodies } from '../lib/pings'
 
 const concurrency = Number(process.env.CONCURRENCY ?? 50)
-const seconds = Number(process.env.SECONDS ?? 10)
+const seconds = Number(process.env.SECONDS ?? 6)
+const rounds = Number(process.env.ROUNDS ?? 3)
+/** Each round starts a fresh process: its first requests run before the JIT has warmed up. */
+const WARMUP_SECONDS = 2
 const PINGS = 50
 const { dir, remove } = tempDir('ffos-bench-loc-')
 const dbPath = join(dir, 'app.db')
+const ceilingDbPath = join(dir, 'ceiling.db')
 const running: Subprocess[] = []
 const rows: Row[] = []
 
@@ -30,78 +39,113 @@ async function post(base: string, path: string, body: unknown, token?: string) {
   return (await response.json()) as { data: any }
 }
 
-try {
-  // 1. The service, with a live-map listener connected.
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}/api`
+/** The service on `path`, with a live-map listener connected (or a field user's socket with WS=0). */
+async function startService(path: string, port: number) {
   const server = startProcess([process.execPath, join(ROOT, 'src/server.ts')], {
     PORT: String(port),
     HOST: '127.0.0.1',
-    DATABASE_URL: `file:${dbPath}`,
+    DATABASE_URL: `file:${path}`,
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
     ACCESS_TOKEN_TTL: '1h',
   })
   running.push(server)
-  await waitFor(`${base}/health`)
+  await waitFor(`http://127.0.0.1:${port}/api/health`)
+  return server
+}
+
+async function startCeiling(path: string, port: number, workspaceId: number, userId: number) {
+  const ceiling = startProcess([process.execPath, join(ROOT, 'scripts/bench/ceiling-locations.ts')], {
+    PORT: String(port),
+    DB_PATH: path,
+    WORKSPACE_ID: String(workspaceId),
+    USER_ID: String(userId),
+  })
+  running.push(ceiling)
+  await waitFor(`http://127.0.0.1:${port}/health`)
+  return ceiling
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+
+try {
+  // 1. One workspace with a field user, set up through the service; the ceiling gets a copy of
+  //    that database, so both start from the same file and each writes only into its own.
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}/api`
+  let server = await startService(dbPath, port)
   const owner = (await post(base, '/auth/register', { name: 'Bench', email: 'bench@example.com', password: 'password123', workspace_name: 'Bench' })).data
   const roles = await (await fetch(`${base}/office/v1/roles`, { headers: { authorization: `Bearer ${owner.token}` } })).json()
   const userRole = roles.data.find((role: { slug: string }) => role.slug === 'user').id
   await post(base, '/office/v1/users', { name: 'Field', email: 'field@example.com', password: 'password123', role_id: userRole }, owner.token)
   const field = (await post(base, '/auth/login', { email: 'field@example.com', password: 'password123' })).data
-
-  // WS=0 measures without the live-map listener (to see what the fan-out costs).
-  const withListener = process.env.WS !== '0'
-  const listener = Bun.spawn([process.execPath, join(ROOT, 'scripts/bench/ws-listener.ts'), `ws://127.0.0.1:${port}/ws?token=${withListener ? owner.token : field.token}`], { stdout: 'pipe', stderr: 'inherit' })
-  running.push(listener)
-  const reader = listener.stdout.getReader()
-  await reader.read() // "ready"
-
-  const service = await load({
-    url: `${base}/app/v1/locations/batch`,
-    method: 'POST',
-    headers: { authorization: `Bearer ${field.token}`, 'content-type': 'application/json' },
-    bodies,
-    uniqueIdempotencyKey: true,
-    concurrency,
-    seconds,
-  })
-  const serviceRss = peakRssMiB(server.pid)
-  listener.kill('SIGTERM')
-  const listened = JSON.parse(new TextDecoder().decode((await reader.read()).value ?? new Uint8Array()).trim() || '{"messages":0}')
   server.kill('SIGTERM')
   await server.exited
-  rows.push({ scenario: `location batch, ${PINGS} pings`, target: 'service', result: service, rssMiB: serviceRss })
+  copyFileSync(dbPath, ceilingDbPath)
 
-  // 2. The ceiling on the same database file.
+  // 2. Rounds, service then ceiling, each on its own server process started for the round: drift
+  //    of the machine between rounds hits both alike, and the medians are reported.
+  const withListener = process.env.WS !== '0'
   const ceilingPort = await freePort()
-  const ceiling = startProcess([process.execPath, join(ROOT, 'scripts/bench/ceiling-locations.ts')], {
-    PORT: String(ceilingPort),
-    DB_PATH: dbPath,
-    WORKSPACE_ID: String(owner.user.workspace_id),
-    USER_ID: String(field.user.id),
-  })
-  running.push(ceiling)
-  await waitFor(`http://127.0.0.1:${ceilingPort}/health`)
-  const bare = await load({
-    url: `http://127.0.0.1:${ceilingPort}/api/app/v1/locations/batch`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    bodies,
-    concurrency,
-    seconds,
-  })
-  rows.push({ scenario: `location batch, ${PINGS} pings`, target: 'ceiling', result: bare, rssMiB: peakRssMiB(ceiling.pid) })
-  ceiling.kill('SIGTERM')
-  await ceiling.exited
+  const serviceRounds: LoadResult[] = []
+  const ceilingRounds: LoadResult[] = []
+  let serviceRss = 0
+  let ceilingRss = 0
+  let listened = 0
+  for (let round = 1; round <= rounds; round++) {
+    server = await startService(dbPath, port)
+    // WS=0 measures without the live-map listener (to see what the fan-out costs).
+    const listener = Bun.spawn([process.execPath, join(ROOT, 'scripts/bench/ws-listener.ts'), `ws://127.0.0.1:${port}/ws?token=${withListener ? owner.token : field.token}`], { stdout: 'pipe', stderr: 'inherit' })
+    running.push(listener)
+    const reader = listener.stdout.getReader()
+    await reader.read() // "ready"
+    const service = await load({
+      url: `${base}/app/v1/locations/batch`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${field.token}`, 'content-type': 'application/json' },
+      bodies,
+      uniqueIdempotencyKey: true,
+      concurrency,
+      seconds,
+      warmupSeconds: WARMUP_SECONDS,
+    })
+    serviceRss = Math.max(serviceRss, peakRssMiB(server.pid))
+    listener.kill('SIGTERM')
+    listened += JSON.parse(new TextDecoder().decode((await reader.read()).value ?? new Uint8Array()).trim() || '{"messages":0}').messages
+    server.kill('SIGTERM')
+    await server.exited
+    serviceRounds.push(service)
 
-  console.log(`\nlocation ingest: ${concurrency} concurrent clients, ${seconds} s, ${PINGS} pings per batch, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores\n`)
+    const ceiling = await startCeiling(ceilingDbPath, ceilingPort, owner.user.workspace_id, field.user.id)
+    const bare = await load({
+      url: `http://127.0.0.1:${ceilingPort}/api/app/v1/locations/batch`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      bodies,
+      concurrency,
+      seconds,
+      warmupSeconds: WARMUP_SECONDS,
+    })
+    ceilingRss = Math.max(ceilingRss, peakRssMiB(ceiling.pid))
+    ceiling.kill('SIGTERM')
+    await ceiling.exited
+    ceilingRounds.push(bare)
+    console.log(`round ${round}: service ${service.rps.toFixed(0)} req/s (p99 ${service.p99.toFixed(1)} ms), ceiling ${bare.rps.toFixed(0)} req/s (p99 ${bare.p99.toFixed(1)} ms): ${((service.rps / bare.rps) * 100).toFixed(0)}%`)
+  }
+
+  // The round with the median req/s stands for each server.
+  const pick = (results: LoadResult[]) => results.find((result) => result.rps === median(results.map((r) => r.rps)))!
+  rows.push({ scenario: `location batch, ${PINGS} pings`, target: 'service', result: pick(serviceRounds), rssMiB: serviceRss })
+  rows.push({ scenario: `location batch, ${PINGS} pings`, target: 'ceiling', result: pick(ceilingRounds), rssMiB: ceilingRss })
+
+  console.log(`\nlocation ingest: ${concurrency} concurrent clients, ${rounds} rounds of ${seconds} s after ${WARMUP_SECONDS} s warm-up (median round shown), ${PINGS} pings per batch, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores\n`)
   printTable(rows)
   const pingsPerSecond = (row: Row) => row.result.rps * PINGS
   console.log(`\n| server | pings/s |\n|---|---:|`)
   for (const row of rows) console.log(`| ${row.target} | ${pingsPerSecond(row).toFixed(0)} |`)
-  console.log(`\nservice / ceiling (pings/s): ${((pingsPerSecond(rows[0]) / pingsPerSecond(rows[1])) * 100).toFixed(0)}%`)
-  console.log(`live-map socket received ${listened.messages} location.created messages (${(listened.messages / PINGS).toFixed(0)} batches' worth)`)
+  const perRound = serviceRounds.map((service, i) => service.rps / ceilingRounds[i].rps)
+  console.log(`\nservice / ceiling (pings/s), median of the rounds: ${(median(perRound) * 100).toFixed(0)}% (per round: ${perRound.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')})`)
+  console.log(`live-map socket received ${listened} location.created messages (${(listened / PINGS).toFixed(0)} batches' worth)`)
 } finally {
   for (const child of running) child.kill('SIGKILL')
   remove()
