@@ -6,7 +6,7 @@ import { describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { count, eq } from 'drizzle-orm'
+import { count, eq, sql } from 'drizzle-orm'
 import { loadConfig } from '../src/config/env'
 import { openDatabase, type Database } from '../src/db/client'
 import { preparedVariants } from '../src/db/prepared'
@@ -144,6 +144,78 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
     })
   })
 }
+
+describe('group commit on bun:sqlite (src/db/group-commit.ts)', () => {
+  const names = async (db: Database) => (await db.read.select({ name: workspaces.name }).from(workspaces)).map((row) => row.name).sort()
+  const insert = (tx: Parameters<Parameters<Database['transaction']>[0]>[0], name: string) =>
+    tx.insert(workspaces).values({ name, created_at: now(), updated_at: now() })
+
+  test('transactions that meet share one commit: none is answered, or visible to readers, before it', async () => {
+    await withDatabase('bun-sqlite', async (db) => {
+      const answered: string[] = []
+      let secondSawFirst = -1
+      let readerSawFirst = -1
+      const first = db.transaction(async (tx) => void (await insert(tx, 'first'))).then(() => answered.push('first'))
+      const second = db
+        .transaction(async (tx) => {
+          await insert(tx, 'second')
+          // The first one's row, written but not committed: the same transaction sees it, a reader not.
+          secondSawFirst = (await tx.select({ n: count() }).from(workspaces).where(eq(workspaces.name, 'first')))[0].n
+          readerSawFirst = (await db.read.select({ n: count() }).from(workspaces).where(eq(workspaces.name, 'first')))[0].n
+          expect(answered).toEqual([])
+        })
+        .then(() => answered.push('second'))
+      await Promise.all([first, second])
+      expect([secondSawFirst, readerSawFirst]).toEqual([1, 0])
+      expect(answered).toEqual(['first', 'second'])
+      expect(await names(db)).toEqual(['first', 'second'])
+    })
+  })
+
+  test('a failing transaction rolls back alone; the others of its group commit', async () => {
+    await withDatabase('bun-sqlite', async (db) => {
+      const results = await Promise.allSettled([
+        db.transaction(async (tx) => void (await insert(tx, 'a'))),
+        db.transaction(async (tx) => {
+          await insert(tx, 'b')
+          throw new Error('refused')
+        }),
+        db.transaction(async (tx) => void (await insert(tx, 'c'))),
+      ])
+      expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+      expect(await names(db)).toEqual(['a', 'c'])
+    })
+  })
+
+  test('when SQLite rolls the whole transaction back, every transaction of the group fails; the next group is unaffected', async () => {
+    await withDatabase('bun-sqlite', async (db) => {
+      const results = await Promise.allSettled([
+        db.transaction(async (tx) => void (await insert(tx, 'a'))),
+        db.transaction(async (tx) => {
+          await insert(tx, 'b')
+          // What SQLITE_FULL or an I/O error does to the open transaction.
+          await tx.run(sql`ROLLBACK`)
+          throw new Error('disk full')
+        }),
+        db.transaction(async (tx) => void (await insert(tx, 'c'))),
+      ])
+      expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'fulfilled'])
+      expect(String((results[0] as PromiseRejectedResult).reason)).toContain('rolled back')
+      expect(await names(db)).toEqual(['c'])
+    })
+  })
+
+  test('maintenance statements commit the open group first', async () => {
+    await withDatabase('bun-sqlite', async (db) => {
+      const pending = db.transaction(async (tx) => void (await insert(tx, 'before the pragma')))
+      // Queued behind the transaction, in the same loop round: it commits the group and runs outside it.
+      const [row] = await db.pragma('PRAGMA wal_checkpoint(PASSIVE)')
+      expect(Number(row.busy)).toBe(0)
+      await pending
+      expect(await names(db)).toEqual(['before the pragma'])
+    })
+  })
+})
 
 describe('WAL checkpoints on bun:sqlite', () => {
   test('automatic checkpoints are off on the writer; the checkpoint worker keeps the WAL bounded', async () => {

@@ -2,8 +2,8 @@
  * The database: one schema, two Drizzle drivers, one async code path.
  *
  * - `file:` URLs (the embedded default) use bun:sqlite. Writes go through ONE writer connection,
- *   one transaction at a time (an in-process async queue), opened with BEGIN IMMEDIATE and closed with
- *   COMMIT/ROLLBACK by `transaction()` itself. Drizzle's own bun-sqlite transaction is synchronous and
+ *   one transaction at a time (an in-process async queue); transactions that meet under load share
+ *   one COMMIT, each a SAVEPOINT of it, answered only once it committed (./group-commit.ts). Drizzle's own bun-sqlite transaction is synchronous and
  *   would commit at the first `await` (drizzle-orm issues 2275, 1472), so it is never used. Reads
  *   outside transactions run on a separate read-only connection; WAL gives it the last committed
  *   snapshot, never another request's uncommitted rows.
@@ -24,6 +24,7 @@ import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql'
 import { migrate as migrateLibsql } from 'drizzle-orm/libsql/migrator'
 import type { Config } from '../config/env'
 import { startCheckpointer, type Checkpointer } from './checkpoint'
+import { GroupCommit } from './group-commit'
 import * as schema from './schema'
 
 export type Schema = typeof schema
@@ -94,6 +95,7 @@ function openBunSqlite(path: string): Database {
   const writer = drizzleBun({ client: writerConnection, schema }) as unknown as Db
   const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
   const queue = new SerialQueue()
+  const groups = new GroupCommit(writerConnection, queue)
   // See ./checkpoint.ts: when the worker cannot catch up with a steady writer, the writer
   // connection copies the last few frames itself between two transactions (one at a time).
   let catchingUp = false
@@ -102,6 +104,7 @@ function openBunSqlite(path: string): Database {
     catchingUp = true
     void queue.run(async () => {
       try {
+        groups.flush()
         writerConnection.run('PRAGMA wal_checkpoint(PASSIVE)')
       } finally {
         catchingUp = false
@@ -117,26 +120,21 @@ function openBunSqlite(path: string): Database {
     driver: 'bun-sqlite',
     read: reader,
     checkpointer,
-    transaction: (fn) =>
-      queue.run(async () => {
-        writerConnection.run('BEGIN IMMEDIATE')
-        try {
-          const result = await fn(writer)
-          writerConnection.run('COMMIT')
-          return result
-        } catch (error) {
-          if (writerConnection.inTransaction) writerConnection.run('ROLLBACK')
-          throw error
-        }
-      }),
+    transaction: (fn) => groups.transaction(() => fn(writer)),
     migrate: () =>
       queue.run(async () => {
+        groups.flush()
         migrateBun(writer as never, { migrationsFolder: MIGRATIONS_FOLDER })
       }),
-    pragma: async (statement) => queue.run(async () => all(writerConnection, statement)),
+    pragma: async (statement) =>
+      queue.run(async () => {
+        groups.flush()
+        return all(writerConnection, statement)
+      }),
     pragmaEverywhere: async (statement) => [all(writerConnection, statement), all(readerConnection, statement)],
     close: async () => {
       await queue.run(async () => {
+        groups.flush()
         await checkpointer?.stop()
         readerConnection.close()
         // A final TRUNCATE checkpoint leaves a clean single-file database behind.
