@@ -205,6 +205,24 @@ describe('group commit on bun:sqlite (src/db/group-commit.ts)', () => {
     })
   })
 
+  test('a COMMIT that fails fails every transaction of its group, and nothing of it stays', async () => {
+    await withDatabase('bun-sqlite', async (db) => {
+      const results = await Promise.allSettled([
+        db.transaction(async (tx) => void (await insert(tx, 'a'))),
+        db.transaction(async (tx) => {
+          // A foreign key checked only at COMMIT: the savepoint is released, the COMMIT refuses.
+          await tx.run(sql`PRAGMA defer_foreign_keys = ON`)
+          await tx.run(sql`INSERT INTO memberships (workspace_id, user_id, role_id, created_at, updated_at) VALUES (999, 999, 999, 'x', 'x')`)
+        }),
+      ])
+      expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected'])
+      expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/i)
+      expect(await names(db)).toEqual([])
+      await db.transaction(async (tx) => void (await insert(tx, 'after')))
+      expect(await names(db)).toEqual(['after'])
+    })
+  })
+
   test('maintenance statements commit the open group first', async () => {
     await withDatabase('bun-sqlite', async (db) => {
       const pending = db.transaction(async (tx) => void (await insert(tx, 'before the pragma')))

@@ -106,6 +106,8 @@ function openBunSqlite(path: string): Database {
       try {
         groups.flush()
         writerConnection.run('PRAGMA wal_checkpoint(PASSIVE)')
+      } catch {
+        // Left to the worker's next tick.
       } finally {
         catchingUp = false
       }

@@ -88,7 +88,7 @@ export class GroupCommit {
         // The savepoint went with the whole transaction: the group fails below.
       }
     }
-    if (this.connection.inTransaction) this.connection.run('ROLLBACK')
+    this.rollback()
     this.open = null
     group.reject(new Error('the write group was rolled back with one of its transactions', { cause }))
   }
@@ -100,8 +100,17 @@ export class GroupCommit {
       this.connection.run('COMMIT')
       group.resolve()
     } catch (error) {
-      if (this.connection.inTransaction) this.connection.run('ROLLBACK')
+      this.rollback()
       group.reject(error)
+    }
+  }
+
+  /** Whatever is left of the transaction goes; a group is always settled after this. */
+  private rollback() {
+    try {
+      if (this.connection.inTransaction) this.connection.run('ROLLBACK')
+    } catch {
+      // Nothing left to roll back.
     }
   }
 }
