@@ -200,7 +200,7 @@ const DAY_MS = 86_400_000
 function listAuditLogs(query: URLSearchParams) {
   const { page, limit, offset } = paging(query, 50, 100)
   // The service's visibility rule for a super_admin (accessible workspaces) is authorisation: left out.
-  const parts = ['"audit_logs"."workspace_id" in (?)']
+  const parts = ['"audit_logs"."workspace_id" = ?']
   const params: Params = [workspaceId]
   if (query.get('entity_type')) parts.push('"audit_logs"."entity_type" = ?'), params.push(query.get('entity_type'))
   if (query.get('action')) parts.push('"audit_logs"."action" = ?'), params.push(query.get('action'))

@@ -9,7 +9,8 @@
  *   leader) of a team the manager leads or belongs to;
  * - anyone else holding audit_log.view: their own workspace; `workspace_id` is ignored.
  */
-import { and, asc, count, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm'
+import { preparedVariants } from '../../db/prepared'
 import { auditLogs } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { dateBound } from '../../platform/dates'
@@ -35,61 +36,142 @@ export interface AuditLogQuery {
   sort_order?: 'asc' | 'desc'
 }
 
-/** The conditions limiting what the caller may read at all. */
-async function visibility(ctx: AuthedContext, requestedWorkspace?: number): Promise<SQL> {
+/**
+ * What the caller may read at all, as a shape (which condition) and its values; the workspace and
+ * actor lists go in as one JSON parameter each, so the statement is the same for any number of them.
+ */
+type Visibility =
+  | { kind: 'own'; workspaceId: number }
+  | { kind: 'team'; workspaceId: number; actorIds: number[] }
+  | { kind: 'workspaces'; workspaceIds: number[] }
+
+async function visibilityOf(ctx: AuthedContext, requestedWorkspace?: number): Promise<Visibility> {
   const { actor } = ctx
   if (actor.role === 'super_admin') {
     const accessible = await accessibleWorkspaceIds(ctx.deps.db.read, actor.userId)
-    const ids = requestedWorkspace === undefined ? accessible : accessible.filter((id) => id === requestedWorkspace)
-    return ids.length > 0 ? inArray(auditLogs.workspace_id, ids) : sql`0`
+    return { kind: 'workspaces', workspaceIds: requestedWorkspace === undefined ? accessible : accessible.filter((id) => id === requestedWorkspace) }
   }
-  const own = eq(auditLogs.workspace_id, actor.workspaceId)
   if (actor.role === 'manager') {
-    return and(own, inArray(auditLogs.actor_id, await teamScopeOf(ctx.deps.db.read, actor.workspaceId, actor.userId)))!
+    return { kind: 'team', workspaceId: actor.workspaceId, actorIds: await teamScopeOf(ctx.deps.db.read, actor.workspaceId, actor.userId) }
   }
-  return own
+  return { kind: 'own', workspaceId: actor.workspaceId }
 }
+
+const within = (name: string) => sql`(select value from json_each(${sql.placeholder(name)}))`
+
+function visibilityCondition(kind: Visibility['kind']): SQL {
+  if (kind === 'workspaces') return sql`${auditLogs.workspace_id} in ${within('workspaceIds')}`
+  const own = eq(auditLogs.workspace_id, sql.placeholder('workspaceId'))
+  return kind === 'team' ? and(own, sql`${auditLogs.actor_id} in ${within('actorIds')}`)! : own
+}
+
+function visibilityParams(visibility: Visibility) {
+  if (visibility.kind === 'workspaces') return { workspaceIds: JSON.stringify(visibility.workspaceIds) }
+  if (visibility.kind === 'team') return { workspaceId: visibility.workspaceId, actorIds: JSON.stringify(visibility.actorIds) }
+  return { workspaceId: visibility.workspaceId }
+}
+
+/** The list's filters as they reach SQL (absent ones left out); `to` is exclusive for a calendar date. */
+type Filters = {
+  entity_type?: string
+  entity_id?: string
+  action?: string
+  actor_id?: number
+  from?: string
+  to?: string
+  to_exclusive?: string
+  keyword?: string
+}
+const FILTER_NAMES = ['entity_type', 'entity_id', 'action', 'actor_id', 'from', 'to', 'to_exclusive', 'keyword'] as const
+
+function filtersOf(query: AuditLogQuery): Filters {
+  const filters: Filters = {}
+  if (query.entity_type) filters.entity_type = query.entity_type
+  if (query.entity_id) filters.entity_id = query.entity_id
+  if (query.action) filters.action = query.action
+  if (query.actor_id !== undefined) filters.actor_id = query.actor_id
+  if (query.date_from) filters.from = dateBound(query.date_from, 'date_from').at
+  if (query.date_to) {
+    const to = dateBound(query.date_to, 'date_to')
+    if (to.inclusive) filters.to = to.at
+    else filters.to_exclusive = to.at
+  }
+  const keyword = query.keyword?.trim() ? foldText(query.keyword.trim()) : undefined
+  if (keyword) filters.keyword = keyword
+  return filters
+}
+
+/**
+ * The page and count statements of one shape (visibility, filters present, order), prepared once
+ * per connection; the 64 most recently new shapes are kept. Keys are made of names, never values.
+ */
+const listStatements = preparedVariants(
+  (db, key: string) => {
+    const [kind, sortBy, sortOrder, names] = key.split('|')
+    const has = new Set(names.split(','))
+    const value = (name: (typeof FILTER_NAMES)[number]) => sql.placeholder(name)
+    const where = and(
+      visibilityCondition(kind as Visibility['kind']),
+      has.has('entity_type') ? eq(auditLogs.entity_type, value('entity_type')) : undefined,
+      has.has('entity_id') ? eq(auditLogs.entity_id, value('entity_id')) : undefined,
+      has.has('action') ? eq(auditLogs.action, value('action')) : undefined,
+      has.has('actor_id') ? eq(auditLogs.actor_id, value('actor_id')) : undefined,
+      has.has('from') ? gte(auditLogs.created_at, value('from')) : undefined,
+      has.has('to') ? lte(auditLogs.created_at, value('to')) : undefined,
+      has.has('to_exclusive') ? lt(auditLogs.created_at, value('to_exclusive')) : undefined,
+      has.has('keyword')
+        ? or(
+            sql`instr(lower(${auditLogs.actor_name}), ${value('keyword')}) > 0`,
+            sql`instr(lower(${auditLogs.entity_name}), ${value('keyword')}) > 0`,
+            sql`instr(${auditLogs.entity_type}, ${value('keyword')}) > 0`,
+            sql`instr(${auditLogs.action}, ${value('keyword')}) > 0`,
+            sql`instr(lower(${auditLogs.actor_role}), ${value('keyword')}) > 0`,
+            eq(auditLogs.entity_id, value('keyword')),
+          )
+        : undefined,
+    )
+    const direction = sortOrder === 'asc' ? asc : desc
+    const sortColumn = sortBy === 'id' ? auditLogs.id : auditLogs.created_at
+    return {
+      page: db
+        .select()
+        .from(auditLogs)
+        .where(where)
+        .orderBy(direction(sortColumn), direction(auditLogs.id))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'))
+        .prepare(),
+      count: db.select({ total: count() }).from(auditLogs).where(where).prepare(),
+    }
+  },
+  { max: 64 },
+)
 
 export async function listAuditLogs(ctx: AuthedContext, query: AuditLogQuery) {
   const page = paging(query, AUDIT_LOG_LIST)
-  const from = query.date_from ? dateBound(query.date_from, 'date_from') : null
-  const to = query.date_to ? dateBound(query.date_to, 'date_to') : null
-  const keyword = query.keyword?.trim() ? foldText(query.keyword.trim()) : null
-  const where = and(
-    await visibility(ctx, query.workspace_id),
-    query.entity_type ? eq(auditLogs.entity_type, query.entity_type) : undefined,
-    query.entity_id ? eq(auditLogs.entity_id, query.entity_id) : undefined,
-    query.action ? eq(auditLogs.action, query.action) : undefined,
-    query.actor_id !== undefined ? eq(auditLogs.actor_id, query.actor_id) : undefined,
-    from ? gte(auditLogs.created_at, from.at) : undefined,
-    to ? (to.inclusive ? lte(auditLogs.created_at, to.at) : lt(auditLogs.created_at, to.at)) : undefined,
-    keyword
-      ? or(
-          sql`instr(lower(${auditLogs.actor_name}), ${keyword}) > 0`,
-          sql`instr(lower(${auditLogs.entity_name}), ${keyword}) > 0`,
-          sql`instr(${auditLogs.entity_type}, ${keyword}) > 0`,
-          sql`instr(${auditLogs.action}, ${keyword}) > 0`,
-          sql`instr(lower(${auditLogs.actor_role}), ${keyword}) > 0`,
-          eq(auditLogs.entity_id, keyword),
-        )
-      : undefined,
-  )
-  const direction = query.sort_order === 'asc' ? asc : desc
-  const sortColumn = query.sort_by === 'id' ? auditLogs.id : auditLogs.created_at
-  const db = ctx.deps.db.read
-  const [rows, [{ total }]] = await Promise.all([
-    db.select().from(auditLogs).where(where).orderBy(direction(sortColumn), direction(auditLogs.id)).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(auditLogs).where(where),
-  ])
-  return { data: rows, meta: pageMeta(page, total) }
+  const filters = filtersOf(query)
+  const visibility = await visibilityOf(ctx, query.workspace_id)
+  const names = FILTER_NAMES.filter((name) => filters[name] !== undefined)
+  const key = `${visibility.kind}|${query.sort_by ?? 'created_at'}|${query.sort_order ?? 'desc'}|${names.join(',')}`
+  const statements = listStatements(ctx.deps.db.read, key)
+  const params = { ...filters, ...visibilityParams(visibility), limit: page.limit, offset: page.offset }
+  const rows = await statements.page.all(params)
+  const [counted] = await statements.count.all(params)
+  return { data: rows, meta: pageMeta(page, counted?.total ?? 0) }
 }
 
-export async function getAuditLog(ctx: AuthedContext, id: number) {
-  const [row] = await ctx.deps.db.read
+const entryStatement = preparedVariants((db, kind: Visibility['kind']) =>
+  db
     .select()
     .from(auditLogs)
-    .where(and(eq(auditLogs.id, id), await visibility(ctx)))
+    .where(and(eq(auditLogs.id, sql.placeholder('id')), visibilityCondition(kind)))
     .limit(1)
+    .prepare(),
+)
+
+export async function getAuditLog(ctx: AuthedContext, id: number) {
+  const visibility = await visibilityOf(ctx)
+  const [row] = await entryStatement(ctx.deps.db.read, visibility.kind).all({ id, ...visibilityParams(visibility) })
   if (!row) throw new NotFound('AUDIT_LOG')
   return row
 }
