@@ -9,7 +9,7 @@
  *   leader) of a team the manager leads or belongs to;
  * - anyone else holding audit_log.view: their own workspace; `workspace_id` is ignored.
  */
-import { and, asc, count, desc, eq, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm'
 import { preparedVariants } from '../../db/prepared'
 import { auditLogs } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
@@ -37,8 +37,11 @@ export interface AuditLogQuery {
 }
 
 /**
- * What the caller may read at all, as a shape (which condition) and its values; the workspace and
- * actor lists go in as one JSON parameter each, so the statement is the same for any number of them.
+ * What the caller may read at all, as a shape (which condition) and its values. A super_admin's
+ * workspaces are bound one placeholder each (the shape knows how many): `workspace_id IN (?, ?)`
+ * keeps the (workspace, …, created_at) index order for the page, where `IN (SELECT … json_each)`
+ * made SQLite sort every matching entry (107 → 299 µs for a week of visit updates). A manager's
+ * team, a longer list used as a filter only, goes in as one JSON parameter.
  */
 type Visibility =
   | { kind: 'own'; workspaceId: number }
@@ -57,16 +60,21 @@ async function visibilityOf(ctx: AuthedContext, requestedWorkspace?: number): Pr
   return { kind: 'own', workspaceId: actor.workspaceId }
 }
 
-const within = (name: string) => sql`(select value from json_each(${sql.placeholder(name)}))`
+/** The shape key of a visibility: its kind, and for workspaces how many. */
+const visibilityShape = (visibility: Visibility) => (visibility.kind === 'workspaces' ? `workspaces:${visibility.workspaceIds.length}` : visibility.kind)
 
-function visibilityCondition(kind: Visibility['kind']): SQL {
-  if (kind === 'workspaces') return sql`${auditLogs.workspace_id} in ${within('workspaceIds')}`
+function visibilityCondition(shape: string): SQL {
+  if (shape.startsWith('workspaces:')) {
+    const count = Number(shape.slice('workspaces:'.length))
+    if (count === 0) return sql`0`
+    return inArray(auditLogs.workspace_id, Array.from({ length: count }, (_, i) => sql.placeholder(`workspace${i}`)))
+  }
   const own = eq(auditLogs.workspace_id, sql.placeholder('workspaceId'))
-  return kind === 'team' ? and(own, sql`${auditLogs.actor_id} in ${within('actorIds')}`)! : own
+  return shape === 'team' ? and(own, sql`${auditLogs.actor_id} in (select value from json_each(${sql.placeholder('actorIds')}))`)! : own
 }
 
-function visibilityParams(visibility: Visibility) {
-  if (visibility.kind === 'workspaces') return { workspaceIds: JSON.stringify(visibility.workspaceIds) }
+function visibilityParams(visibility: Visibility): Record<string, unknown> {
+  if (visibility.kind === 'workspaces') return Object.fromEntries(visibility.workspaceIds.map((id, i) => [`workspace${i}`, id]))
   if (visibility.kind === 'team') return { workspaceId: visibility.workspaceId, actorIds: JSON.stringify(visibility.actorIds) }
   return { workspaceId: visibility.workspaceId }
 }
@@ -107,11 +115,11 @@ function filtersOf(query: AuditLogQuery): Filters {
  */
 const listStatements = preparedVariants(
   (db, key: string) => {
-    const [kind, sortBy, sortOrder, names] = key.split('|')
+    const [shape, sortBy, sortOrder, names] = key.split('|')
     const has = new Set(names.split(','))
     const value = (name: (typeof FILTER_NAMES)[number]) => sql.placeholder(name)
     const where = and(
-      visibilityCondition(kind as Visibility['kind']),
+      visibilityCondition(shape),
       has.has('entity_type') ? eq(auditLogs.entity_type, value('entity_type')) : undefined,
       has.has('entity_id') ? eq(auditLogs.entity_id, value('entity_id')) : undefined,
       has.has('action') ? eq(auditLogs.action, value('action')) : undefined,
@@ -152,7 +160,7 @@ export async function listAuditLogs(ctx: AuthedContext, query: AuditLogQuery) {
   const filters = filtersOf(query)
   const visibility = await visibilityOf(ctx, query.workspace_id)
   const names = FILTER_NAMES.filter((name) => filters[name] !== undefined)
-  const key = `${visibility.kind}|${query.sort_by ?? 'created_at'}|${query.sort_order ?? 'desc'}|${names.join(',')}`
+  const key = `${visibilityShape(visibility)}|${query.sort_by ?? 'created_at'}|${query.sort_order ?? 'desc'}|${names.join(',')}`
   const statements = listStatements(ctx.deps.db.read, key)
   const params = { ...filters, ...visibilityParams(visibility), limit: page.limit, offset: page.offset }
   const rows = await statements.page.all(params)
@@ -160,18 +168,19 @@ export async function listAuditLogs(ctx: AuthedContext, query: AuditLogQuery) {
   return { data: rows, meta: pageMeta(page, counted?.total ?? 0) }
 }
 
-const entryStatement = preparedVariants((db, kind: Visibility['kind']) =>
+const entryStatement = preparedVariants((db, shape: string) =>
   db
     .select()
     .from(auditLogs)
-    .where(and(eq(auditLogs.id, sql.placeholder('id')), visibilityCondition(kind)))
+    .where(and(eq(auditLogs.id, sql.placeholder('id')), visibilityCondition(shape)))
     .limit(1)
     .prepare(),
+  { max: 64 },
 )
 
 export async function getAuditLog(ctx: AuthedContext, id: number) {
   const visibility = await visibilityOf(ctx)
-  const [row] = await entryStatement(ctx.deps.db.read, visibility.kind).all({ id, ...visibilityParams(visibility) })
+  const [row] = await entryStatement(ctx.deps.db.read, visibilityShape(visibility)).all({ id, ...visibilityParams(visibility) })
   if (!row) throw new NotFound('AUDIT_LOG')
   return row
 }
