@@ -37,12 +37,8 @@ export interface VisitAccess {
  * The visit has `userId` among its assignees: one primary-key probe per visit, for conditions on a
  * visit already narrowed down (by id, by status), where it costs microseconds.
  */
-export const assignedTo = (userId: number) =>
+export const assignedTo = (userId: number | Placeholder) =>
   sql`exists (select 1 from ${visitAssignees} where ${visitAssignees.visit_id} = ${visits.id} and ${visitAssignees.user_id} = ${userId})`
-
-export function accessCondition(ctx: AuthedContext, access: VisitAccess): SQL | undefined {
-  return access.mine ? assignedTo(ctx.actor.userId) : undefined
-}
 
 /**
  * The same condition for lists, where a field user may have thousands of visits: one range of the
@@ -268,13 +264,24 @@ export async function listVisits(ctx: AuthedContext, query: VisitListQuery, acce
   return { rows: rows.map((row) => presentListItem(row, assignees, counts)), meta: pageMeta(page, counted?.total ?? 0) }
 }
 
-/** The visit row (for writes: status checks happen on this, inside the transaction). */
-export async function findVisit(db: Db, ctx: AuthedContext, id: number, access: VisitAccess) {
-  const [visit] = await db
+const visitRow = preparedVariants((db, mine: 'mine' | 'all') =>
+  db
     .select()
     .from(visits)
-    .where(visitScope.where(ctx.actor.workspaceId, eq(visits.id, id), accessCondition(ctx, access)))
+    .where(
+      visitScope.where(
+        sql.placeholder('workspaceId'),
+        eq(visits.id, sql.placeholder('id')),
+        mine === 'mine' ? assignedTo(sql.placeholder('userId')) : undefined,
+      ),
+    )
     .limit(1)
+    .prepare(),
+)
+
+/** The visit row (for writes: status checks happen on this, inside the transaction). */
+export async function findVisit(db: Db, ctx: AuthedContext, id: number, access: VisitAccess) {
+  const [visit] = await visitRow(db, access.mine ? 'mine' : 'all').all({ workspaceId: ctx.actor.workspaceId, id, userId: ctx.actor.userId })
   if (!visit) throw new NotFound('VISIT')
   return visit
 }
@@ -328,7 +335,7 @@ const detailRow = preparedVariants((db, mine: 'mine' | 'all') =>
     visitScope.where(
       sql.placeholder('workspaceId'),
       eq(visits.id, sql.placeholder('id')),
-      mine === 'mine' ? assignedTo(sql.placeholder('userId') as never) : undefined,
+      mine === 'mine' ? assignedTo(sql.placeholder('userId')) : undefined,
     ),
   )
     .limit(1)

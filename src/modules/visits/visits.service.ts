@@ -5,8 +5,9 @@
  * that same transaction, so two concurrent check-ins give one success and one
  * VISIT_ALREADY_CHECKED_IN.
  */
-import { and, eq, inArray, isNull, ne } from 'drizzle-orm'
+import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { prepared } from '../../db/prepared'
 import { forms, memberships, outlets, projects, submissions, teams, users, visitAssignees, visitDispatches, visitLogs, visits } from '../../db/schema'
 import type { AuditEntry } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
@@ -103,13 +104,56 @@ async function referenceErrors(tx: Db, workspaceId: number, items: CreateVisitIn
 }
 
 /** How a visit is named in audit entries: its outlet and date. */
+// The statements every transition runs, prepared once per connection (check-in and check-out are
+// the field app's most frequent writes).
+const outletNameOf = prepared((db) => db.select({ name: outlets.name }).from(outlets).where(eq(outlets.id, sql.placeholder('id'))).limit(1).prepare())
+const insertLog = prepared((db) =>
+  db
+    .insert(visitLogs)
+    .values({
+      workspace_id: sql.placeholder('workspace_id'),
+      visit_id: sql.placeholder('visit_id'),
+      action: sql.placeholder('action'),
+      user_id: sql.placeholder('user_id'),
+      user_name: sql.placeholder('user_name'),
+      notes: sql.placeholder('notes'),
+      created_at: sql.placeholder('created_at'),
+    } as never)
+    .prepare(),
+)
+const assigneesOfVisit = prepared((db) =>
+  db.select({ id: visitAssignees.user_id }).from(visitAssignees).where(eq(visitAssignees.visit_id, sql.placeholder('visitId'))).prepare(),
+)
+const otherVisitInProgress = prepared((db) =>
+  db
+    .select({ id: visits.id })
+    .from(visits)
+    .where(
+      visitScope.where(
+        sql.placeholder('workspaceId'),
+        eq(visits.status, 'in_progress'),
+        ne(visits.id, sql.placeholder('visitId')),
+        assignedTo(sql.placeholder('userId')),
+      ),
+    )
+    .limit(1)
+    .prepare(),
+)
+const missingRequiredForms = prepared((db) =>
+  db
+    .select({ form_id: submissions.form_id })
+    .from(submissions)
+    .where(and(eq(submissions.visit_id, sql.placeholder('visitId')), isNull(submissions.deleted_at), eq(submissions.is_required, true), ne(submissions.status, 'completed')))
+    .prepare(),
+)
+
 async function visitName(tx: Db, visit: { id: number; outlet_id: number; visit_date: string }) {
-  const [outlet] = await tx.select({ name: outlets.name }).from(outlets).where(eq(outlets.id, visit.outlet_id)).limit(1)
+  const [outlet] = await outletNameOf(tx).all({ id: visit.outlet_id })
   return `${outlet?.name ?? 'Outlet'} · ${visit.visit_date} (#${visit.id})`
 }
 
 async function appendLog(tx: Db, ctx: AuthedContext, visitId: number, action: string, notes: string | null = null) {
-  await tx.insert(visitLogs).values({
+  await insertLog(tx).run({
     workspace_id: ctx.actor.workspaceId,
     visit_id: visitId,
     action,
@@ -227,7 +271,7 @@ export function createSelfVisit(ctx: AuthedContext, input: { outlet_id: number; 
 }
 
 async function assigneeIds(tx: Db, visitId: number) {
-  return (await tx.select({ id: visitAssignees.user_id }).from(visitAssignees).where(eq(visitAssignees.visit_id, visitId))).map((row) => row.id)
+  return (await assigneesOfVisit(tx).all({ visitId })).map((row) => row.id)
 }
 
 export function assignVisit(ctx: AuthedContext, visitId: number, userIds: number[]) {
@@ -289,11 +333,7 @@ export async function checkIn(ctx: AuthedContext, visitId: number, input: Locati
     withTransaction(ctx, async (scope) => {
       const visit = await findVisit(scope.tx, ctx, visitId, { mine: true })
       if (visit.status === 'scheduled') {
-        const [other] = await scope.tx
-          .select({ id: visits.id })
-          .from(visits)
-          .where(visitScope.where(ctx.actor.workspaceId, eq(visits.status, 'in_progress'), ne(visits.id, visitId), assignedTo(ctx.actor.userId)))
-          .limit(1)
+        const [other] = await otherVisitInProgress(scope.tx).all({ workspaceId: ctx.actor.workspaceId, visitId, userId: ctx.actor.userId })
         if (other) throw new Conflict('ACTIVE_VISIT_EXISTS', 'check out of your visit in progress first', { visit_id: other.id })
       }
       await photos.record(scope.tx)
@@ -323,10 +363,7 @@ export async function checkOut(ctx: AuthedContext, visitId: number, input: Locat
     withTransaction(ctx, async (scope) => {
       const visit = await findVisit(scope.tx, ctx, visitId, { mine: true })
       if (visit.status === 'in_progress') {
-        const missing = await scope.tx
-          .select({ form_id: submissions.form_id })
-          .from(submissions)
-          .where(and(eq(submissions.visit_id, visitId), isNull(submissions.deleted_at), eq(submissions.is_required, true), ne(submissions.status, 'completed')))
+        const missing = await missingRequiredForms(scope.tx).all({ visitId })
         if (missing.length) {
           throw new AppError(422, 'SUBMISSION_REQUIRED', 'required forms are not completed', { form_ids: missing.map((row) => row.form_id) })
         }
