@@ -24,10 +24,10 @@ const workspaceId = Number(process.env.WORKSPACE_ID)
 
 type Row = Record<string, any>
 type Params = (string | number | null)[]
-/** Statements are prepared once per SQL text (bun:sqlite's `query` cache) and bound positionally. */
-const all = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).all(...(params as never[]))
-const get = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).get(...(params as never[]))
-const run = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).run(...(params as never[]))
+/** Statements are prepared once per SQL text (bun:sqlite's `query` cache) and bound positionally (one array argument). */
+const all = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).all(params as never)
+const get = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).get(params as never)
+const run = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).run(params as never)
 const placeholders = (n: number) => Array(n).fill('?').join(', ')
 
 const list = (rows: unknown[], page: number, limit: number, total: number) => ({
