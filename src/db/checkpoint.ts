@@ -10,10 +10,11 @@
  *
  * A steady writer never leaves that moment: frames keep arriving while a pass copies, no pass ends
  * with everything copied, and the WAL grows without bound (1 GiB in 11 s of location ingest, every
- * read searching a longer WAL index). So when a pass finds the WAL past `catchUpAtFrames`, the
- * owner of the writer is told (`onBehind`) and runs one more PASSIVE pass on the writer connection
- * between two transactions: it copies only the frames written since the worker's pass (a
- * millisecond or two), and the next transaction starts the WAL over. PASSIVE never waits: if the
+ * read searching a longer WAL index). So the worker repeats its pass (up to five) until fewer than
+ * 100 new frames remain, and when the WAL is past `catchUpAtFrames` the owner of the writer is told
+ * (`onBehind`) and runs one more PASSIVE pass on the writer connection between two transactions: it
+ * copies only the frames written since (about a millisecond), and the next transaction starts the
+ * WAL over. PASSIVE never waits: if the
  * worker is copying at that instant, the catch-up is skipped until the next tick.
  */
 export interface CheckpointResult {
