@@ -264,24 +264,17 @@ export async function listVisits(ctx: AuthedContext, query: VisitListQuery, acce
   return { rows: rows.map((row) => presentListItem(row, assignees, counts)), meta: pageMeta(page, counted?.total ?? 0) }
 }
 
-const visitRow = preparedVariants((db, mine: 'mine' | 'all') =>
-  db
-    .select()
-    .from(visits)
-    .where(
-      visitScope.where(
-        sql.placeholder('workspaceId'),
-        eq(visits.id, sql.placeholder('id')),
-        mine === 'mine' ? assignedTo(sql.placeholder('userId')) : undefined,
-      ),
-    )
-    .limit(1)
-    .prepare(),
-)
+/** One visit by id in the caller's workspace (and, on the phone, assigned to the caller). */
+const oneVisit = (mine: 'mine' | 'all') =>
+  visitScope.where(sql.placeholder('workspaceId'), eq(visits.id, sql.placeholder('id')), mine === 'mine' ? assignedTo(sql.placeholder('userId')) : undefined)
+const oneVisitShape = (access: VisitAccess) => (access.mine ? 'mine' : 'all')
+const oneVisitParams = (ctx: AuthedContext, id: number) => ({ workspaceId: ctx.actor.workspaceId, id, userId: ctx.actor.userId })
+
+const visitRow = preparedVariants((db, mine: 'mine' | 'all') => db.select().from(visits).where(oneVisit(mine)).limit(1).prepare())
 
 /** The visit row (for writes: status checks happen on this, inside the transaction). */
 export async function findVisit(db: Db, ctx: AuthedContext, id: number, access: VisitAccess) {
-  const [visit] = await visitRow(db, access.mine ? 'mine' : 'all').all({ workspaceId: ctx.actor.workspaceId, id, userId: ctx.actor.userId })
+  const [visit] = await visitRow(db, oneVisitShape(access)).all(oneVisitParams(ctx, id))
   if (!visit) throw new NotFound('VISIT')
   return visit
 }
@@ -326,21 +319,9 @@ export async function submissionsOfVisit(db: Db, visitId: number) {
   return (await submissionsOfOne(db).all({ visitId })).map(presentSubmission)
 }
 
-/** The full visit as detail, check-in and create answers show it. */
 // The detail's four statements, prepared once per connection (the detail is also what every
 // transition answers, so it runs inside the writer's transactions too).
-const detailRow = preparedVariants((db, mine: 'mine' | 'all') =>
-  selectVisits(
-    db,
-    visitScope.where(
-      sql.placeholder('workspaceId'),
-      eq(visits.id, sql.placeholder('id')),
-      mine === 'mine' ? assignedTo(sql.placeholder('userId')) : undefined,
-    ),
-  )
-    .limit(1)
-    .prepare(),
-)
+const detailRow = preparedVariants((db, mine: 'mine' | 'all') => selectVisits(db, oneVisit(mine)).limit(1).prepare())
 const submissionsOfOne = prepared((db) =>
   selectSubmissions(db, and(eq(submissions.visit_id, sql.placeholder('visitId')), isNull(submissions.deleted_at))!)
     .orderBy(submissions.order, submissions.id)
@@ -350,8 +331,9 @@ const logsOfOne = prepared((db) =>
   db.select().from(visitLogs).where(eq(visitLogs.visit_id, sql.placeholder('visitId'))).orderBy(visitLogs.created_at, visitLogs.id).prepare(),
 )
 
+/** The full visit as detail, check-in and create answers show it. */
 export async function visitDetail(db: Db, ctx: AuthedContext, id: number, access: VisitAccess) {
-  const [row] = await detailRow(db, access.mine ? 'mine' : 'all').all({ workspaceId: ctx.actor.workspaceId, id, userId: ctx.actor.userId })
+  const [row] = await detailRow(db, oneVisitShape(access)).all(oneVisitParams(ctx, id))
   if (!row) throw new NotFound('VISIT')
   const assignees = await assigneesOf(db, [id])
   const attached = (await submissionsOfOne(db).all({ visitId: id })).map(presentSubmission)
