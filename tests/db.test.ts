@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { count, eq, sql } from 'drizzle-orm'
 import { loadConfig } from '../src/config/env'
 import { openDatabase, type Database } from '../src/db/client'
-import { preparedVariants } from '../src/db/prepared'
+import { preparedShapes, preparedVariants } from '../src/db/prepared'
 import { auditLogs, workspaces } from '../src/db/schema'
 
 async function withDatabase(driver: 'bun-sqlite' | 'libsql', fn: (db: Database, dir: string) => Promise<void>) {
@@ -303,6 +303,22 @@ describe('prepared statement families', () => {
       // Another connection (any other Db object) has its own statements.
       family({} as never, 'a')
       expect(built).toEqual(['a', 'b', 'c', 'a', 'a'])
+    })
+  })
+
+  test('preparedShapes builds once per shape object (by value, not identity) and hands the builder the shape', async () => {
+    await withDatabase('bun-sqlite', async (db) => {
+      const built: unknown[] = []
+      const family = preparedShapes((_, shape: { scope: string; filters: string[] }) => (built.push(shape), { shape }))
+      const first = family(db.read, { scope: 'all', filters: ['status'] })
+      expect(family(db.read, { scope: 'all', filters: ['status'] })).toBe(first)
+      expect(family(db.read, { scope: 'all', filters: ['status', 'team_id'] })).not.toBe(first)
+      expect(family(db.read, { scope: 'mine', filters: ['status'] })).not.toBe(first)
+      expect(built).toEqual([
+        { scope: 'all', filters: ['status'] },
+        { scope: 'all', filters: ['status', 'team_id'] },
+        { scope: 'mine', filters: ['status'] },
+      ])
     })
   })
 })

@@ -37,6 +37,24 @@ export function preparedVariants<K extends string | number, T>(build: (db: Db, k
 }
 
 /**
+ * A family keyed by a small plain object (a list's shape: whose rows, which order, which filters are
+ * present), never by values. The object is its key as JSON, so build it with its fields in a fixed
+ * order.
+ */
+export function preparedShapes<S extends object, T>(build: (db: Db, shape: S) => T, options: { max?: number } = {}): (db: Db, shape: S) => T {
+  const variants = preparedVariants<string, T>((db, key) => build(db, JSON.parse(key) as S), options)
+  return (db, shape) => variants(db, JSON.stringify(shape))
+}
+
+/** The shape of a list query: whose rows (`scope`), the order, the filters present (by name). */
+export interface ListShape {
+  scope: string
+  sortBy: string
+  sortOrder: 'asc' | 'desc'
+  filters: string[]
+}
+
+/**
  * One SQL text with positional `?` parameters, for the few statements whose parameter count makes
  * Drizzle's named placeholders the bottleneck (a 50-row INSERT binds 750 values). On bun:sqlite the
  * connection's statement cache keeps it prepared; on libSQL it runs on the transaction (or client)

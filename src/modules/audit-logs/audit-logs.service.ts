@@ -10,7 +10,7 @@
  * - anyone else holding audit_log.view: their own workspace; `workspace_id` is ignored.
  */
 import { and, asc, count, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm'
-import { preparedVariants } from '../../db/prepared'
+import { preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
 import { auditLogs } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { dateBound } from '../../platform/dates'
@@ -90,8 +90,8 @@ type Filters = {
   to_exclusive?: string
   keyword?: string
 }
-const FILTER_NAMES = ['entity_type', 'entity_id', 'action', 'actor_id', 'from', 'to', 'to_exclusive', 'keyword'] as const
 
+/** Built in a fixed order: its keys are part of a prepared statement's shape. */
 function filtersOf(query: AuditLogQuery): Filters {
   const filters: Filters = {}
   if (query.entity_type) filters.entity_type = query.entity_type
@@ -109,17 +109,13 @@ function filtersOf(query: AuditLogQuery): Filters {
   return filters
 }
 
-/**
- * The page and count statements of one shape (visibility, filters present, order), prepared once
- * per connection; the 64 most recently new shapes are kept. Keys are made of names, never values.
- */
-const listStatements = preparedVariants(
-  (db, key: string) => {
-    const [shape, sortBy, sortOrder, names] = key.split('|')
-    const has = new Set(names.split(','))
-    const value = (name: (typeof FILTER_NAMES)[number]) => sql.placeholder(name)
+/** The page and count statements of one shape, prepared once per connection; 64 shapes kept. */
+const listStatements = preparedShapes(
+  (db, shape: ListShape) => {
+    const has = new Set(shape.filters)
+    const value = (name: keyof Filters) => sql.placeholder(name)
     const where = and(
-      visibilityCondition(shape),
+      visibilityCondition(shape.scope),
       has.has('entity_type') ? eq(auditLogs.entity_type, value('entity_type')) : undefined,
       has.has('entity_id') ? eq(auditLogs.entity_id, value('entity_id')) : undefined,
       has.has('action') ? eq(auditLogs.action, value('action')) : undefined,
@@ -138,8 +134,8 @@ const listStatements = preparedVariants(
           )
         : undefined,
     )
-    const direction = sortOrder === 'asc' ? asc : desc
-    const sortColumn = sortBy === 'id' ? auditLogs.id : auditLogs.created_at
+    const direction = shape.sortOrder === 'asc' ? asc : desc
+    const sortColumn = shape.sortBy === 'id' ? auditLogs.id : auditLogs.created_at
     return {
       page: db
         .select()
@@ -159,9 +155,12 @@ export async function listAuditLogs(ctx: AuthedContext, query: AuditLogQuery) {
   const page = paging(query, AUDIT_LOG_LIST)
   const filters = filtersOf(query)
   const visibility = await visibilityOf(ctx, query.workspace_id)
-  const names = FILTER_NAMES.filter((name) => filters[name] !== undefined)
-  const key = `${visibilityShape(visibility)}|${query.sort_by ?? 'created_at'}|${query.sort_order ?? 'desc'}|${names.join(',')}`
-  const statements = listStatements(ctx.deps.db.read, key)
+  const statements = listStatements(ctx.deps.db.read, {
+    scope: visibilityShape(visibility),
+    sortBy: query.sort_by ?? 'created_at',
+    sortOrder: query.sort_order ?? 'desc',
+    filters: Object.keys(filters),
+  })
   const params = { ...filters, ...visibilityParams(visibility), limit: page.limit, offset: page.offset }
   const rows = await statements.page.all(params)
   const [counted] = await statements.count.all(params)

@@ -23,7 +23,7 @@ import { NotFound } from '../../platform/errors'
 import { locationOf } from '../../platform/geo'
 import { DEFAULT_LIST, orderFor, pageMeta, paginate, paging, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
-import { prepared, preparedVariants } from '../../db/prepared'
+import { prepared, preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
 
 export const visitScope = workspaceScoped(visits)
 export const submissionScope = workspaceScoped(submissions)
@@ -174,8 +174,8 @@ type FilterValues = {
   date_to?: string
   keyword?: string
 }
-const FILTER_NAMES = ['status', 'outlet_id', 'project_id', 'team_id', 'user_id', 'date_from', 'date_to', 'keyword'] as const
 
+/** Built in a fixed order: its keys are part of a prepared statement's shape. */
 function filterValues(query: VisitListQuery): FilterValues {
   const values: FilterValues = {}
   if (query.status) values.status = query.status
@@ -230,32 +230,35 @@ export const VISIT_SORT = {
 /**
  * A list's page and count statements, prepared once per shape: which filters are present, whose
  * visits, the order. Building and preparing them per request was half of the list's CPU time on the
- * demo workspace. The key is made of names only, never values; of its 4,096 possible shapes the 64
- * most recently new are kept.
+ * demo workspace. Of the 4,096 possible shapes the 64 most recently new are kept.
  */
-const LIST_SHAPES_KEPT = 64
-const listStatements = preparedVariants((db, key: string) => {
-  const [mine, sortBy, sortOrder, names] = key.split('|')
-  const present = Object.fromEntries(names.split(',').filter(Boolean).map((name) => [name, name])) as FilterValues
-  const where = filterConditions(present, sql.placeholder('workspaceId'), sql.placeholder('userId'), mine === 'mine', (name) => sql.placeholder(name))
-  const order = orderFor({ sort_by: sortBy as keyof typeof VISIT_SORT, sort_order: sortOrder as 'asc' | 'desc' }, VISIT_SORT, visits.id)
-  return {
-    page: selectVisits(db, where).orderBy(...order).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).prepare(),
-    // The outlet is joined for counting only when the keyword (outlet name/code) needs it.
-    count: (present.keyword !== undefined
-      ? db.select({ total: count() }).from(visits).innerJoin(outlets, eq(outlets.id, visits.outlet_id)).where(where)
-      : db.select({ total: count() }).from(visits).where(where)
-    ).prepare(),
-  }
-}, { max: LIST_SHAPES_KEPT })
+const listStatements = preparedShapes(
+  (db, shape: ListShape) => {
+    const present = Object.fromEntries(shape.filters.map((name) => [name, name])) as FilterValues
+    const where = filterConditions(present, sql.placeholder('workspaceId'), sql.placeholder('userId'), shape.scope === 'mine', (name) => sql.placeholder(name))
+    const order = orderFor({ sort_by: shape.sortBy as keyof typeof VISIT_SORT, sort_order: shape.sortOrder }, VISIT_SORT, visits.id)
+    return {
+      page: selectVisits(db, where).orderBy(...order).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).prepare(),
+      // The outlet is joined for counting only when the keyword (outlet name/code) needs it.
+      count: (present.keyword !== undefined
+        ? db.select({ total: count() }).from(visits).innerJoin(outlets, eq(outlets.id, visits.outlet_id)).where(where)
+        : db.select({ total: count() }).from(visits).where(where)
+      ).prepare(),
+    }
+  },
+  { max: 64 },
+)
 
 export async function listVisits(ctx: AuthedContext, query: VisitListQuery, access: VisitAccess): Promise<Page<VisitListItem>> {
   const page = paging(query, DEFAULT_LIST)
   const db = ctx.deps.db.read
   const filters = filterValues(query)
-  const names = FILTER_NAMES.filter((name) => filters[name] !== undefined)
-  const key = `${access.mine ? 'mine' : 'all'}|${query.sort_by ?? 'visit_date'}|${query.sort_order ?? 'desc'}|${names.join(',')}`
-  const statements = listStatements(db, key)
+  const statements = listStatements(db, {
+    scope: access.mine ? 'mine' : 'all',
+    sortBy: query.sort_by ?? 'visit_date',
+    sortOrder: query.sort_order ?? 'desc',
+    filters: Object.keys(filters),
+  })
   const params = { ...filters, workspaceId: ctx.actor.workspaceId, userId: ctx.actor.userId, limit: page.limit, offset: page.offset }
   const rows = await statements.page.all(params)
   const [counted] = await statements.count.all(params)
