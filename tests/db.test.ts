@@ -223,7 +223,7 @@ describe('group commit on bun:sqlite (src/db/group-commit.ts)', () => {
     })
   })
 
-  test('maintenance statements commit the open group first', async () => {
+  test('maintenance statements (GroupCommit.outside) commit the open group first', async () => {
     await withDatabase('bun-sqlite', async (db) => {
       const pending = db.transaction(async (tx) => void (await insert(tx, 'before the pragma')))
       // Queued behind the transaction, in the same loop round: it commits the group and runs outside it.

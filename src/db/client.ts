@@ -94,17 +94,15 @@ function openBunSqlite(path: string): Database {
 
   const writer = drizzleBun({ client: writerConnection, schema }) as unknown as Db
   const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
-  const queue = new SerialQueue()
-  const groups = new GroupCommit(writerConnection, queue)
+  const groups = new GroupCommit(writerConnection, new SerialQueue())
   // See ./checkpoint.ts: when the worker cannot catch up with a steady writer, the writer
   // connection copies the last few frames itself between two transactions (one at a time).
   let catchingUp = false
   const catchUp = () => {
     if (catchingUp) return
     catchingUp = true
-    void queue.run(async () => {
+    void groups.outside(() => {
       try {
-        groups.flush()
         writerConnection.run('PRAGMA wal_checkpoint(PASSIVE)')
       } catch {
         // Left to the worker's next tick.
@@ -123,20 +121,11 @@ function openBunSqlite(path: string): Database {
     read: reader,
     checkpointer,
     transaction: (fn) => groups.transaction(() => fn(writer)),
-    migrate: () =>
-      queue.run(async () => {
-        groups.flush()
-        migrateBun(writer as never, { migrationsFolder: MIGRATIONS_FOLDER })
-      }),
-    pragma: async (statement) =>
-      queue.run(async () => {
-        groups.flush()
-        return all(writerConnection, statement)
-      }),
+    migrate: () => groups.outside(() => migrateBun(writer as never, { migrationsFolder: MIGRATIONS_FOLDER })),
+    pragma: (statement) => groups.outside(() => all(writerConnection, statement)),
     pragmaEverywhere: async (statement) => [all(writerConnection, statement), all(readerConnection, statement)],
     close: async () => {
-      await queue.run(async () => {
-        groups.flush()
+      await groups.outside(async () => {
         await checkpointer?.stop()
         readerConnection.close()
         // A final TRUNCATE checkpoint leaves a clean single-file database behind.

@@ -64,9 +64,15 @@ export class GroupCommit {
     return result
   }
 
-  /** Commits the open group now. Queue jobs that must not run inside a transaction call it first. */
-  flush(): void {
-    if (this.open) this.commit(this.open)
+  /**
+   * Runs `fn` on the writer between transactions, outside any of them (migrations, PRAGMAs,
+   * checkpoints, closing): the open group, if any, commits first.
+   */
+  outside<T>(fn: () => T | Promise<T>): Promise<T> {
+    return this.queue.run(async () => {
+      if (this.open) this.commit(this.open)
+      return fn()
+    })
   }
 
   private begin(): Group {
