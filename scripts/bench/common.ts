@@ -35,6 +35,23 @@ export function startProcess(command: string[], env: Record<string, string>, cor
   })
 }
 
+/**
+ * The real server (`src/server.ts`) on core 0 with production settings and quiet logs, on `dbPath`
+ * (uploads and exports next to it). Not yet ready: wait for `/api/health`.
+ */
+export function startService(dbPath: string, port: number): Subprocess {
+  return startProcess([process.execPath, join(ROOT, 'src/server.ts')], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: `file:${dbPath}`,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    ACCESS_TOKEN_TTL: '2h',
+    UPLOAD_DIR: join(dbPath, '..', 'uploads'),
+    EXPORT_DIR: join(dbPath, '..', 'exports'),
+  })
+}
+
 /** Peak resident set size of a process in MiB (Linux VmHWM). */
 export function peakRssMiB(pid: number): number {
   try {

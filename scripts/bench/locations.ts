@@ -12,7 +12,7 @@
 import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { freePort, load, peakRssMiB, printTable, ROOT, startProcess, tempDir, waitFor, type Row } from './common'
+import { freePort, load, peakRssMiB, printTable, ROOT, startProcess, startService, tempDir, waitFor, type Row } from './common'
 import type { LoadResult } from './load'
 import { pingBodies } from '../lib/pings'
 
@@ -39,16 +39,9 @@ async function post(base: string, path: string, body: unknown, token?: string) {
   return (await response.json()) as { data: any }
 }
 
-/** The service on `path`, with a live-map listener connected (or a field user's socket with WS=0). */
-async function startService(path: string, port: number) {
-  const server = startProcess([process.execPath, join(ROOT, 'src/server.ts')], {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: `file:${path}`,
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-    ACCESS_TOKEN_TTL: '1h',
-  })
+/** The service on `path`, ready. */
+async function startReadyService(path: string, port: number) {
+  const server = startService(path, port)
   running.push(server)
   await waitFor(`http://127.0.0.1:${port}/api/health`)
   return server
@@ -73,7 +66,7 @@ try {
   //    that database, so both start from the same file and each writes only into its own.
   const port = await freePort()
   const base = `http://127.0.0.1:${port}/api`
-  let server = await startService(dbPath, port)
+  let server = await startReadyService(dbPath, port)
   const owner = (await post(base, '/auth/register', { name: 'Bench', email: 'bench@example.com', password: 'password123', workspace_name: 'Bench' })).data
   const roles = await (await fetch(`${base}/office/v1/roles`, { headers: { authorization: `Bearer ${owner.token}` } })).json()
   const userRole = roles.data.find((role: { slug: string }) => role.slug === 'user').id
@@ -93,7 +86,7 @@ try {
   let ceilingRss = 0
   let listened = 0
   for (let round = 1; round <= rounds; round++) {
-    server = await startService(dbPath, port)
+    server = await startReadyService(dbPath, port)
     // WS=0 measures without the live-map listener (to see what the fan-out costs).
     const listener = Bun.spawn([process.execPath, join(ROOT, 'scripts/bench/ws-listener.ts'), `ws://127.0.0.1:${port}/ws?token=${withListener ? owner.token : field.token}`], { stdout: 'pipe', stderr: 'inherit' })
     running.push(listener)

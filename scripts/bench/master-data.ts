@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { freePort, load, peakRssMiB, printTable, ROOT, startProcess, tempDir, waitFor, type Row } from './common'
+import { freePort, load, peakRssMiB, printTable, ROOT, startProcess, startService, tempDir, waitFor, type Row } from './common'
 
 const concurrency = Number(process.env.CONCURRENCY ?? 32)
 const seconds = Number(process.env.SECONDS ?? 8)
@@ -29,13 +29,7 @@ async function withServer(target: Target, fn: (base: string) => Promise<void>): 
   const base = `http://127.0.0.1:${port}/api`
   const child =
     target === 'service'
-      ? startProcess([process.execPath, join(ROOT, 'src/server.ts')], {
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          DATABASE_URL: `file:${dbPath}`,
-          LOG_LEVEL: 'warn',
-          NODE_ENV: 'production',
-        })
+      ? startService(dbPath, port)
       : startProcess([process.execPath, join(ROOT, 'scripts/bench/ceiling-master-data.ts')], {
           PORT: String(port),
           DB_PATH: dbPath,

@@ -34,7 +34,7 @@ import { Database } from 'bun:sqlite'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { freePort, peakRssMiB, ROOT, startProcess, tempDir, waitFor } from './common'
+import { freePort, peakRssMiB, ROOT, startProcess, startService, tempDir, waitFor } from './common'
 import { summarize, type LoadResult } from './load'
 import { pingBodies, PINGS_PER_BATCH } from '../lib/pings'
 
@@ -616,16 +616,7 @@ async function main() {
 
     // 2. Both servers on core 0.
     const servicePort = await freePort()
-    const service = startProcess([process.execPath, join(ROOT, 'src/server.ts')], {
-      PORT: String(servicePort),
-      HOST: '127.0.0.1',
-      DATABASE_URL: `file:${serviceDb}`,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      ACCESS_TOKEN_TTL: '2h',
-      UPLOAD_DIR: join(dir, 'uploads'),
-      EXPORT_DIR: join(dir, 'exports'),
-    })
+    const service = startService(serviceDb, servicePort)
     running.push(service)
     const ceilingPort = await freePort()
     const ceiling = startProcess([process.execPath, join(ROOT, 'scripts/bench/ceiling-suite.ts')], {
