@@ -164,16 +164,7 @@ export interface VisitListQuery {
 }
 
 /** A list query's filters as they reach SQL: absent ones left out, the keyword folded. */
-type FilterValues = {
-  status?: VisitStatus
-  outlet_id?: number
-  project_id?: number
-  team_id?: number
-  user_id?: number
-  date_from?: string
-  date_to?: string
-  keyword?: string
-}
+type FilterValues = Omit<VisitListQuery, 'page' | 'limit' | 'sort_by' | 'sort_order'>
 
 /** Built in a fixed order: its keys are part of a prepared statement's shape. */
 function filterValues(query: VisitListQuery): FilterValues {
