@@ -86,6 +86,9 @@ function openBunSqlite(path: string): Database {
   for (const statement of CONNECTION_PRAGMAS) writerConnection.run(statement)
   // Checkpoints run on a timer in a worker (./checkpoint.ts), never inside a request's COMMIT.
   writerConnection.run('PRAGMA wal_autocheckpoint = 0')
+  // Group commit makes every transaction a SAVEPOINT, whose statement journal SQLite spills past
+  // 64 KiB into a temporary file: 70 KB of file writes per location batch. Kept in memory instead.
+  writerConnection.run('PRAGMA temp_store = MEMORY')
   // Once checkpointed, the WAL is cut back to this size instead of staying at its high-water mark.
   writerConnection.run(`PRAGMA journal_size_limit = ${64 * 1024 * 1024}`)
 
