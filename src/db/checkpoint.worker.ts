@@ -9,21 +9,11 @@ let timer: ReturnType<typeof setInterval> | null = null
 
 type Row = { busy: number; log: number; checkpointed: number }
 
-/** Passes in a row while a steady writer keeps adding frames, and what counts as caught up. */
-const MAX_PASSES = 5
-const CAUGHT_UP_FRAMES = 100
-
 function checkpoint(request?: number) {
   if (!connection) return
   try {
-    let row = connection.query('PRAGMA wal_checkpoint(PASSIVE)').get() as Row
-    // Each further pass copies only what was written during the previous one, so a few passes
-    // leave the writer's own catch-up (./checkpoint.ts) a handful of frames instead of hundreds.
-    for (let pass = 1; pass < MAX_PASSES; pass++) {
-      const copied = row.checkpointed
-      row = connection.query('PRAGMA wal_checkpoint(PASSIVE)').get() as Row
-      if (row.log - copied <= CAUGHT_UP_FRAMES) break
-    }
+    // One pass: the timer is short, so each pass copies only what the last 50 ms wrote.
+    const row = connection.query('PRAGMA wal_checkpoint(PASSIVE)').get() as Row
     self.postMessage({ type: 'result', result: { log: row.log, checkpointed: row.checkpointed, at: Date.now() }, request })
   } catch (error) {
     // A busy database is retried on the next tick; nothing else is expected here.

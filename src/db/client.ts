@@ -98,8 +98,8 @@ function openBunSqlite(path: string): Database {
   const writer = drizzleBun({ client: writerConnection, schema }) as unknown as Db
   const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
   const groups = new GroupCommit(writerConnection, new SerialQueue())
-  // See ./checkpoint.ts: when the worker cannot catch up with a steady writer, the writer
-  // connection copies the last few frames itself between two transactions (one at a time).
+  // See ./checkpoint.ts: under a steady writer the WAL never starts over by itself; once it holds
+  // 4,096 frames the writer connection copies what the worker has not yet, between two transactions.
   let catchingUp = false
   const catchUp = () => {
     if (catchingUp) return
