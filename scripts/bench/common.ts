@@ -11,7 +11,7 @@ import type { LoadResult, LoadSpec } from './load'
 export { freePort, ROOT, tempDir } from '../lib/server-process'
 const cores = navigator.hardwareConcurrency
 /** Server on core 0, load generator on core 1 (on a 2-core machine); no pinning on one core. */
-const pin = (core: number) => (cores >= 2 ? ['taskset', '-c', String(core)] : [])
+export const pin = (core: number) => (cores >= 2 ? ['taskset', '-c', String(core)] : [])
 
 export async function waitFor(url: string, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs

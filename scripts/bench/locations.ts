@@ -12,7 +12,7 @@
 import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { freePort, load, peakRssMiB, printTable, ROOT, startProcess, startService, tempDir, waitFor, type Row } from './common'
+import { freePort, load, peakRssMiB, pin, printTable, ROOT, startProcess, startService, tempDir, waitFor, type Row } from './common'
 import type { LoadResult } from './load'
 import { pingBodies } from '../lib/pings'
 
@@ -87,8 +87,9 @@ try {
   let listened = 0
   for (let round = 1; round <= rounds; round++) {
     server = await startReadyService(dbPath, port)
-    // WS=0 measures without the live-map listener (to see what the fan-out costs).
-    const listener = Bun.spawn([process.execPath, join(ROOT, 'scripts/bench/ws-listener.ts'), `ws://127.0.0.1:${port}/ws?token=${withListener ? owner.token : field.token}`], { stdout: 'pipe', stderr: 'inherit' })
+    // WS=0 measures without the live-map listener (to see what the fan-out costs). The listener is
+    // a client: it runs on the load generator's core, not the server's.
+    const listener = Bun.spawn([...pin(1), process.execPath, join(ROOT, 'scripts/bench/ws-listener.ts'), `ws://127.0.0.1:${port}/ws?token=${withListener ? owner.token : field.token}`], { stdout: 'pipe', stderr: 'inherit' })
     running.push(listener)
     const reader = listener.stdout.getReader()
     await reader.read() // "ready"
