@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import { createPlatform, MAX_BODY_BYTES, RouteTable, toAppError } from '../src/platform/http'
-import { JsonTooDeep, jsonDepth, MAX_JSON_DEPTH, parseRequestJson } from '../src/platform/json'
+import { JsonTooDeep, jsonDepth, MAX_JSON_DEPTH, parseRequestJson, SCAN_FIRST_ABOVE_CHARS } from '../src/platform/json'
 import { fieldErrors, toFieldPath } from '../src/platform/validation'
 import { expectError, useTestApp, type Workspace } from './harness'
 
@@ -173,9 +173,13 @@ describe('request JSON: nesting limit and prototype-named keys (src/platform/jso
     expect(jsonDepth(`{"note":${JSON.stringify('[[[{{{'.repeat(100))}}`)).toBe(1)
     expect(jsonDepth(`{"note":"a \\" [[[[ b"}`)).toBe(1)
     expect(jsonDepth('[]')).toBe(1)
+    // Told where to stop, the scan returns the first depth past it.
+    expect(jsonDepth('[[[[[[]]]]]]', 3)).toBe(4)
     // A string that ends in an escaped backslash closes at its quote; the brackets after it count.
     expect(jsonDepth('["\\\\",[[]]]')).toBe(3)
     expect(jsonDepth('{"a":"x\\\\\\"[["}')).toBe(1)
+    // Told where to stop, the scan returns the first depth past it.
+    expect(jsonDepth('[[[[[[]]]]]]', 3)).toBe(4)
   })
 
   test(`exactly ${MAX_JSON_DEPTH} levels parse; one more is refused before any schema sees it`, () => {
@@ -183,6 +187,16 @@ describe('request JSON: nesting limit and prototype-named keys (src/platform/jso
     expect(() => parseRequestJson(nested(MAX_JSON_DEPTH))).not.toThrow()
     expect(() => parseRequestJson(nested(MAX_JSON_DEPTH + 1))).toThrow(JsonTooDeep)
     expect(() => parseRequestJson('{"a":')).toThrow(SyntaxError)
+  })
+
+  test(`bodies over ${SCAN_FIRST_ABOVE_CHARS} characters (depth read from the text first) follow the same rules`, () => {
+    const padded = (levels: number) => `${'['.repeat(levels - 1)}{"pad":"${' '.repeat(SCAN_FIRST_ABOVE_CHARS)}","x":1}${']'.repeat(levels - 1)}`
+    expect(padded(MAX_JSON_DEPTH).length).toBeGreaterThan(SCAN_FIRST_ABOVE_CHARS)
+    expect(() => parseRequestJson(padded(MAX_JSON_DEPTH))).not.toThrow()
+    expect(() => parseRequestJson(padded(MAX_JSON_DEPTH + 1))).toThrow(JsonTooDeep)
+    expect(() => parseRequestJson('['.repeat(SCAN_FIRST_ABOVE_CHARS * 2) + ']'.repeat(SCAN_FIRST_ABOVE_CHARS * 2))).toThrow(JsonTooDeep)
+    const big = parseRequestJson(`{"__proto__":{"admin":true},"note":"${'n'.repeat(SCAN_FIRST_ABOVE_CHARS)}","ok":1}`) as Record<string, unknown>
+    expect(Object.keys(big)).toEqual(['note', 'ok'])
   })
 
   test('keys named after Object.prototype members are dropped at any depth, escaped or not; other keys stay', () => {

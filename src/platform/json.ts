@@ -7,9 +7,17 @@
  * - Keys that name Object.prototype members (`__proto__`, `constructor`, `toString`, …) are dropped
  *   at any depth, as every unknown field is ignored (CONTRACT §3): they can neither pollute a
  *   prototype downstream nor break code that formats values (an own `toString` that is not a
- *   function made the framework's error messages throw).
+ *   function made the framework's error messages throw). JSON.parse makes such a key an own data
+ *   property (never the prototype), so dropping it after parsing is safe.
+ *
+ * Both rules are one walk over the parsed value, which stops at the first level too deep. JSON.parse
+ * itself takes deep nesting in its stride, but not for free (10 MB of brackets: 0.4 s), so bodies
+ * over SCAN_FIRST_ABOVE_CHARS have their depth read from the text first (a scan that stops at the limit).
+ * A 50-ping batch: 21 → 11 µs (two scans of the text before).
  */
 export const MAX_JSON_DEPTH = 32
+/** Up to this length (64 Ki brackets parse in about 3 ms) a body is parsed before its depth is known. */
+export const SCAN_FIRST_ABOVE_CHARS = 64 * 1024
 
 const PROTOTYPE_KEYS = new Set([
   '__proto__',
@@ -27,17 +35,13 @@ const PROTOTYPE_KEYS = new Set([
   '__lookupSetter__',
 ])
 
-/** Cheap pre-test: only bodies that could hold such a key (or hide one in an escape) take the slow path. */
-const MAYBE_PROTOTYPE_KEY =
-  /\\u|"(?:__proto__|constructor|prototype|toString|toLocaleString|valueOf|hasOwnProperty|isPrototypeOf|propertyIsEnumerable|__(?:define|lookup)[GS]etter__)"/
-
 export class JsonTooDeep extends Error {}
 
 /**
- * The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count).
- * Strings are skipped with indexOf, so a typical body costs a few microseconds.
+ * The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count),
+ * or the first depth past `stopAbove`. Strings are skipped with indexOf.
  */
-export function jsonDepth(text: string): number {
+export function jsonDepth(text: string, stopAbove = Infinity): number {
   let depth = 0
   let deepest = 0
   for (let i = 0; i < text.length; i++) {
@@ -54,16 +58,34 @@ export function jsonDepth(text: string): number {
       if (end === -1) return deepest
       i = end
     } else if (c === 91 || c === 123) {
-      if (++depth > deepest) deepest = depth
+      if (++depth > deepest) {
+        deepest = depth
+        if (deepest > stopAbove) return deepest
+      }
     } else if (c === 93 || c === 125) depth--
   }
   return deepest
 }
 
-const withoutPrototypeKeys = (key: string, value: unknown) => (PROTOTYPE_KEYS.has(key) ? undefined : value)
+/** Drops prototype-named keys from `value` and everything in it; throws past MAX_JSON_DEPTH. */
+function sanitize(value: unknown, depth: number): void {
+  if (typeof value !== 'object' || value === null) return
+  if (depth > MAX_JSON_DEPTH) throw new JsonTooDeep()
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) sanitize(value[i], depth + 1)
+    return
+  }
+  const record = value as Record<string, unknown>
+  for (const key in record) {
+    if (PROTOTYPE_KEYS.has(key)) delete record[key]
+    else sanitize(record[key], depth + 1)
+  }
+}
 
 /** JSON.parse with the two rules above; throws SyntaxError for bad JSON, JsonTooDeep for nesting. */
 export function parseRequestJson(text: string): unknown {
-  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new JsonTooDeep()
-  return MAYBE_PROTOTYPE_KEY.test(text) ? JSON.parse(text, withoutPrototypeKeys) : JSON.parse(text)
+  if (text.length > SCAN_FIRST_ABOVE_CHARS && jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw new JsonTooDeep()
+  const value: unknown = JSON.parse(text)
+  sanitize(value, 1)
+  return value
 }
