@@ -573,6 +573,24 @@ describe('POST /app/v1/locations/batch: backlog de-duplication by device time', 
     expect(await pingCount(`user_id = ${user.user.id}`)).toBe(2)
   })
 
+  test('on libSQL too: saved ids and counts match the rows stored, with and without skipped duplicates', async () => {
+    const app = await createTestApp({ driver: 'libsql' })
+    try {
+      const w = await app.workspace()
+      const user = await app.member(w, 'user')
+      const [t1, t2, t3] = [30, 20, 10].map((m) => ago(m * MIN, app))
+      expectSaved(await batch(user.token, [ping({ recorded_at: t1 }), ping({ recorded_at: t2 })], { app }), 2)
+      expectSaved(await batch(user.token, [ping({ recorded_at: t3 }), ping({ recorded_at: t1 }), ping({ recorded_at: t2 })], { app }), 1)
+      expectSaved(await batch(user.token, [ping(), ping({ lat: 1 })], { app }), 2)
+      const rows = await pingsOf(user.user.id, app)
+      expect(rows.map((row) => row.recorded_at).slice(0, 3)).toEqual([t1, t2, t3])
+      const [latest] = (await app.get(LATEST, { token: w.owner.token })).body.data
+      expect(latest).toMatchObject({ id: rows[4].id, user_id: user.user.id, lat: 1 })
+    } finally {
+      await app.close()
+    }
+  })
+
   test('pings without recorded_at are never de-duplicated', async () => {
     const user = await t.app.member(ws, 'user')
     const pings = [ping(), ping()]

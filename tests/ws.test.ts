@@ -373,6 +373,23 @@ describe('location.created: to the workspace’s livemap:view (web) sockets, aft
     expect(admin.since(mark, 'location.created').map((m) => m.data.recorded_at)).toEqual([t2])
   })
 
+  test('every pushed ping carries the id it was stored under: after a backlog whose duplicates come last, and in the next batch', async () => {
+    // Skipped rows still use up ids (AUTOINCREMENT), so the batch after such a backlog does not start
+    // where the ids of saved rows left off: the ids pushed must be the stored ones all the same.
+    const [t1, t2, t3, t4] = [ago(90_000), ago(80_000), ago(70_000), ago(60_000)]
+    const user = await h.member(a, 'user')
+    data(await batch(user.token, [ping({ recorded_at: t1, lat: 11 }), ping({ recorded_at: t2, lat: 12 })]), 201, 'the first batch')
+    const mark = await admin.settled()
+    const backlog = [ping({ recorded_at: t3, lat: 13 }), ping({ recorded_at: t1, lat: 11 }), ping({ recorded_at: t2, lat: 12 })]
+    expect((await batch(user.token, backlog)).body.data).toEqual({ count: 1 })
+    expect((await batch(user.token, [ping({ recorded_at: t4, lat: 14 }), ping({ lat: 15 })])).body.data).toEqual({ count: 2 })
+    const pushed = await admin.waitFor(mark, 'location.created', 3)
+    const history = await h.get(`/office/v1/locations?user_id=${user.user.id}&limit=10`, { token: a.owner.token })
+    const storedId = new Map(history.body.data.map((p: { lat: number; id: number }) => [p.lat, p.id]))
+    expect(pushed.map((m) => [m.data.lat, m.data.id])).toEqual([13, 14, 15].map((lat) => [lat, storedId.get(lat)]))
+    expect(history.body.data).toHaveLength(5)
+  })
+
   test('a socket that never reads does not slow ingest: 100 batches of 50 are all saved promptly', async () => {
     // A raw client that completes the handshake and then stops reading: the server's buffers fill up.
     const stalled = connect({ host: '127.0.0.1', port })

@@ -55,25 +55,28 @@ export interface ListShape {
 }
 
 /**
- * One SQL text with positional `?` parameters, for the few statements whose parameter count makes
- * Drizzle's named placeholders the bottleneck (a 50-row INSERT binds 750 values). On bun:sqlite the
- * connection's statement cache keeps it prepared; on libSQL it runs on the transaction (or client)
- * the Drizzle object stands for. Booleans are bound as 1/0, converted in place in `params` (no copy
- * of a 750-value array per batch).
+ * One SQL text with positional `?` parameters, run for its effect, for the few statements whose
+ * parameter count makes Drizzle's named placeholders the bottleneck (a 50-row INSERT binds 750
+ * values). On bun:sqlite the connection's statement cache keeps it prepared; on libSQL it runs on
+ * the transaction (or client) the Drizzle object stands for. Booleans are bound as 1/0, converted in
+ * place in `params` (no copy of a 750-value array per batch). Returns the rows changed and the rowid
+ * of the last row inserted.
  */
-export async function allPositional<T>(db: Db, text: string, params: unknown[]): Promise<T[]> {
+export async function runPositional(db: Db, text: string, params: unknown[]): Promise<{ changes: number; lastInsertRowid: number }> {
   for (let i = 0; i < params.length; i++) if (typeof params[i] === 'boolean') params[i] = Number(params[i])
-  const values = params
   const client = (db as { $client?: unknown }).$client
-  // One array argument binds positionally like a spread, without copying 750 values into an
-  // argument list per call (21 → 4 KB allocated per 50-row insert, measured).
-  if (client instanceof SqliteDatabase) return client.query(text).all(values as never) as T[]
+  if (client instanceof SqliteDatabase) {
+    // One array argument binds positionally like a spread, without copying 750 values into an
+    // argument list per call (21 → 4 KB allocated per 50-row insert, measured).
+    const { changes, lastInsertRowid } = client.query(text).run(params as never)
+    return { changes, lastInsertRowid: Number(lastInsertRowid) }
+  }
   // Drizzle's libSQL session holds the open transaction (`tx`) or the client itself.
   const session = (db as unknown as { session: { tx?: LibsqlExecutor; client: LibsqlExecutor } }).session
-  const result = await (session.tx ?? session.client).execute({ sql: text, args: values as never[] })
-  return result.rows.map((row) => ({ ...row })) as T[]
+  const result = await (session.tx ?? session.client).execute({ sql: text, args: params as never[] })
+  return { changes: result.rowsAffected, lastInsertRowid: Number(result.lastInsertRowid ?? 0) }
 }
 
 interface LibsqlExecutor {
-  execute(statement: { sql: string; args: never[] }): Promise<{ rows: Record<string, unknown>[] }>
+  execute(statement: { sql: string; args: never[] }): Promise<{ rowsAffected: number; lastInsertRowid: bigint | undefined }>
 }
