@@ -9,7 +9,7 @@
  *
  * Options (env): CONCURRENCY (default 50), SECONDS per round (default 6), ROUNDS (default 3).
  */
-import { copyFileSync } from 'node:fs'
+import { copyFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { freePort, load, peakRssMiB, pin, printTable, ROOT, startProcess, startService, tempDir, waitFor, type Row } from './common'
@@ -85,6 +85,7 @@ try {
   let serviceRss = 0
   let ceilingRss = 0
   let listened = 0
+  let walHighWater = 0
   for (let round = 1; round <= rounds; round++) {
     server = await startReadyService(dbPath, port)
     // WS=0 measures without the live-map listener (to see what the fan-out costs). The listener is
@@ -93,6 +94,14 @@ try {
     running.push(listener)
     const reader = listener.stdout.getReader()
     await reader.read() // "ready"
+    // The WAL's high-water mark while the service ingests: bounded by the checkpoints (src/db/checkpoint.ts).
+    const walSampler = setInterval(() => {
+      try {
+        walHighWater = Math.max(walHighWater, statSync(`${dbPath}-wal`).size)
+      } catch {
+        // not there yet
+      }
+    }, 50)
     const service = await load({
       url: `${base}/app/v1/locations/batch`,
       method: 'POST',
@@ -103,6 +112,7 @@ try {
       seconds,
       warmupSeconds: WARMUP_SECONDS,
     })
+    clearInterval(walSampler)
     serviceRss = Math.max(serviceRss, peakRssMiB(server.pid))
     listener.kill('SIGTERM')
     listened += JSON.parse(new TextDecoder().decode((await reader.read()).value ?? new Uint8Array()).trim() || '{"messages":0}').messages
@@ -139,6 +149,7 @@ try {
   for (const row of rows) console.log(`| ${row.target} | ${pingsPerSecond(row).toFixed(0)} |`)
   const perRound = serviceRounds.map((service, i) => service.rps / ceilingRounds[i].rps)
   console.log(`\nservice / ceiling (pings/s), median of the rounds: ${(median(perRound) * 100).toFixed(0)}% (per round: ${perRound.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')})`)
+  console.log(`service WAL high-water mark: ${(walHighWater / 1024 / 1024).toFixed(1)} MiB`)
   console.log(`live-map socket received ${listened} location.created messages (${(listened / PINGS).toFixed(0)} batches' worth)`)
 } finally {
   for (const child of running) child.kill('SIGKILL')
