@@ -136,17 +136,19 @@ const lastPingId = prepared((db) =>
     .prepare(),
 )
 
-/** The pings of the user added after `after` (the rows of this transaction's insert). */
+/**
+ * The pings of the user added after `after` (the rows of this transaction's insert): a range of
+ * rowids. The unary `+` keeps SQLite off the (workspace, user, time) index, which it would otherwise
+ * pick and walk through the user's whole history.
+ */
 const pingsAddedAfter = prepared((db) =>
   db
     .select({ id: locationPings.id, recorded_at: locationPings.recorded_at, device_time: locationPings.device_time })
     .from(locationPings)
     .where(
-      and(
-        sql`${locationPings.id} > ${sql.placeholder('after')}`,
-        eq(locationPings.workspace_id, sql.placeholder('workspaceId')),
-        eq(locationPings.user_id, sql.placeholder('userId')),
-      ),
+      sql`${locationPings.id} > ${sql.placeholder('after')}
+        and +${locationPings.workspace_id} = ${sql.placeholder('workspaceId')}
+        and +${locationPings.user_id} = ${sql.placeholder('userId')}`,
     )
     .prepare(),
 )
