@@ -288,6 +288,25 @@ describe('WAL checkpoints on bun:sqlite', () => {
     })
   })
 
+  test('an idle database is left alone: the worker passes again only after a commit', async () => {
+    await withDatabase('bun-sqlite', async (db) => {
+      const passed = async (after: number) => {
+        const deadline = performance.now() + 3_000
+        while ((db.checkpointer!.last?.at ?? 0) <= after && performance.now() < deadline) await Bun.sleep(10)
+        return db.checkpointer!.last?.at ?? 0
+      }
+      await db.transaction(async (tx) => void (await tx.insert(workspaces).values({ name: 'one', created_at: now(), updated_at: now() })))
+      const first = await passed(0)
+      expect(first).toBeGreaterThan(0)
+      // Six ticks and more with nothing committed: no pass, no message.
+      await Bun.sleep(400)
+      expect(db.checkpointer!.last?.at).toBe(first)
+      await Bun.sleep(5) // a later millisecond for the next pass's timestamp
+      await db.transaction(async (tx) => void (await tx.insert(workspaces).values({ name: 'two', created_at: now(), updated_at: now() })))
+      expect(await passed(first)).toBeGreaterThan(first)
+    })
+  })
+
   test('a writer that never pauses still gets its WAL started over (bounded, not growing)', async () => {
     await withDatabase('bun-sqlite', async (db, dir) => {
       // ~40 KB per transaction back to back: a passive pass in the worker never finds the

@@ -10,6 +10,8 @@
  * (every new page read from the WAL and written to the database file); under steady ingest a pass
  * every 250 ms (five in a row until caught up) held the core for several milliseconds four times a
  * second, and every request in flight waited for it (p99 46 → 38 ms at 50 connections, measured).
+ * A tick with nothing committed since the last pass (`PRAGMA data_version` unchanged) does nothing,
+ * so an idle server is not woken twenty times a second.
  *
  * Starting the WAL over: once every frame is copied back, the writer's next transaction restarts
  * the WAL from the top and `journal_size_limit` cuts the file back. A steady writer never leaves

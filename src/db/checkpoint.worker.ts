@@ -9,11 +9,19 @@ let timer: ReturnType<typeof setInterval> | null = null
 
 type Row = { busy: number; log: number; checkpointed: number }
 
+/** `PRAGMA data_version` when the last pass ran; it changes whenever another connection commits. */
+let passedAtVersion: number | null = null
+
 function checkpoint(request?: number) {
   if (!connection) return
   try {
+    const { data_version: version } = connection.query('PRAGMA data_version').get() as { data_version: number }
+    // Nothing committed since the last pass: nothing new to copy and nobody to wake, so an idle
+    // server stays idle. A pass asked for (`runNow`) always runs.
+    if (request === undefined && version === passedAtVersion) return
     // One pass: the timer is short, so each pass copies only what the last 50 ms wrote.
     const row = connection.query('PRAGMA wal_checkpoint(PASSIVE)').get() as Row
+    passedAtVersion = version
     self.postMessage({ type: 'result', result: { log: row.log, checkpointed: row.checkpointed, at: Date.now() }, request })
   } catch (error) {
     // A busy database is retried on the next tick; nothing else is expected here.
