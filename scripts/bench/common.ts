@@ -36,11 +36,12 @@ export function startProcess(command: string[], env: Record<string, string>, cor
 }
 
 /**
- * The real server (`src/server.ts`) on core 0 with production settings and quiet logs, on `dbPath`
- * (uploads and exports next to it). Not yet ready: wait for `/api/health`.
+ * The real server (`src/server.ts` of `root`, this checkout by default) on core 0 with production
+ * settings and quiet logs, on `dbPath` (uploads and exports next to it). Not yet ready: wait for
+ * `/api/health`.
  */
-export function startService(dbPath: string, port: number): Subprocess {
-  return startProcess([process.execPath, join(ROOT, 'src/server.ts')], {
+export function startService(dbPath: string, port: number, root = ROOT): Subprocess {
+  return startProcess([process.execPath, join(root, 'src/server.ts')], {
     PORT: String(port),
     HOST: '127.0.0.1',
     DATABASE_URL: `file:${dbPath}`,

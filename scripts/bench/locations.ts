@@ -12,32 +12,18 @@
 import { copyFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { freePort, load, peakRssMiB, pin, printTable, ROOT, startProcess, startService, tempDir, waitFor, type Row } from './common'
+import { freePort, peakRssMiB, printTable, ROOT, startProcess, startService, tempDir, waitFor, type Row } from './common'
+import { ingestLoad, median, PINGS, setUpIngestWorkspace, startListener, WARMUP_SECONDS } from './ingest'
 import type { LoadResult } from './load'
-import { pingBodies } from '../lib/pings'
 
 const concurrency = Number(process.env.CONCURRENCY ?? 50)
 const seconds = Number(process.env.SECONDS ?? 6)
 const rounds = Number(process.env.ROUNDS ?? 3)
-/** Each round starts a fresh process: its first requests run before the JIT has warmed up. */
-const WARMUP_SECONDS = 2
-const PINGS = 50
 const { dir, remove } = tempDir('ffos-bench-loc-')
 const dbPath = join(dir, 'app.db')
 const ceilingDbPath = join(dir, 'ceiling.db')
 const running: Subprocess[] = []
 const rows: Row[] = []
-
-const bodies = pingBodies(500, PINGS)
-
-async function post(base: string, path: string, body: unknown, token?: string) {
-  const response = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  })
-  return (await response.json()) as { data: any }
-}
 
 /** The service on `path`, ready. */
 async function startReadyService(path: string, port: number) {
@@ -59,19 +45,13 @@ async function startCeiling(path: string, port: number, workspaceId: number, use
   return ceiling
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
-
 try {
   // 1. One workspace with a field user, set up through the service; the ceiling gets a copy of
   //    that database, so both start from the same file and each writes only into its own.
   const port = await freePort()
   const base = `http://127.0.0.1:${port}/api`
   let server = await startReadyService(dbPath, port)
-  const owner = (await post(base, '/auth/register', { name: 'Bench', email: 'bench@example.com', password: 'password123', workspace_name: 'Bench' })).data
-  const roles = await (await fetch(`${base}/office/v1/roles`, { headers: { authorization: `Bearer ${owner.token}` } })).json()
-  const userRole = roles.data.find((role: { slug: string }) => role.slug === 'user').id
-  await post(base, '/office/v1/users', { name: 'Field', email: 'field@example.com', password: 'password123', role_id: userRole }, owner.token)
-  const field = (await post(base, '/auth/login', { email: 'field@example.com', password: 'password123' })).data
+  const { owner, field } = await setUpIngestWorkspace(base)
   server.kill('SIGTERM')
   await server.exited
   copyFileSync(dbPath, ceilingDbPath)
@@ -88,12 +68,10 @@ try {
   let walHighWater = 0
   for (let round = 1; round <= rounds; round++) {
     server = await startReadyService(dbPath, port)
-    // WS=0 measures without the live-map listener (to see what the fan-out costs). The listener is
-    // a client: it runs on the load generator's core, not the server's.
-    const listener = Bun.spawn([...pin(1), process.execPath, join(ROOT, 'scripts/bench/ws-listener.ts'), `ws://127.0.0.1:${port}/ws?token=${withListener ? owner.token : field.token}`], { stdout: 'pipe', stderr: 'inherit' })
-    running.push(listener)
-    const reader = listener.stdout.getReader()
-    await reader.read() // "ready"
+    // WS=0 measures without the live-map listener (to see what the fan-out costs): its socket then
+    // belongs to the field user, who does not see the live map.
+    const listener = await startListener(port, withListener ? owner.token : field.token)
+    running.push(listener.process)
     // The WAL's high-water mark while the service ingests: bounded by the checkpoints (src/db/checkpoint.ts).
     const walSampler = setInterval(() => {
       try {
@@ -102,34 +80,16 @@ try {
         // not there yet
       }
     }, 50)
-    const service = await load({
-      url: `${base}/app/v1/locations/batch`,
-      method: 'POST',
-      headers: { authorization: `Bearer ${field.token}`, 'content-type': 'application/json' },
-      bodies,
-      uniqueIdempotencyKey: true,
-      concurrency,
-      seconds,
-      warmupSeconds: WARMUP_SECONDS,
-    })
+    const service = await ingestLoad(`${base}/app/v1/locations/batch`, field.token, concurrency, seconds)
     clearInterval(walSampler)
     serviceRss = Math.max(serviceRss, peakRssMiB(server.pid))
-    listener.kill('SIGTERM')
-    listened += JSON.parse(new TextDecoder().decode((await reader.read()).value ?? new Uint8Array()).trim() || '{"messages":0}').messages
+    listened += await listener.stop()
     server.kill('SIGTERM')
     await server.exited
     serviceRounds.push(service)
 
     const ceiling = await startCeiling(ceilingDbPath, ceilingPort, owner.user.workspace_id, field.user.id)
-    const bare = await load({
-      url: `http://127.0.0.1:${ceilingPort}/api/app/v1/locations/batch`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      bodies,
-      concurrency,
-      seconds,
-      warmupSeconds: WARMUP_SECONDS,
-    })
+    const bare = await ingestLoad(`http://127.0.0.1:${ceilingPort}/api/app/v1/locations/batch`, null, concurrency, seconds)
     ceilingRss = Math.max(ceilingRss, peakRssMiB(ceiling.pid))
     ceiling.kill('SIGTERM')
     await ceiling.exited
