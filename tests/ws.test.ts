@@ -390,6 +390,29 @@ describe('location.created: to the workspace’s livemap:view (web) sockets, aft
     expect(history.body.data).toHaveLength(5)
   })
 
+  test('batches of several users arriving together (one commit group, some with duplicates) push the ids they were stored under', async () => {
+    const users = await Promise.all([1, 2, 3, 4].map(() => h.member(a, 'user')))
+    const at = (n: number) => ago(100_000 - n)
+    // The second user's first batch is stored before, so its batch below skips two rows.
+    data(await batch(users[1].token, [ping({ recorded_at: at(1), lat: 21.1 }), ping({ recorded_at: at(2), lat: 21.2 })]), 201, 'the earlier batch')
+    const mark = await admin.settled()
+    const replies = await Promise.all(
+      users.map((user, u) =>
+        batch(user.token, [0, 1, 2, 3].map((i) => ping({ recorded_at: at(i), lat: 30 + u + i / 10 }))),
+      ),
+    )
+    expect(replies.map((reply) => reply.body.data.count)).toEqual([4, 2, 4, 4])
+    const pushed = await admin.waitFor(mark, 'location.created', 14)
+    const stored = new Map<number, number>()
+    for (const user of users) {
+      const history = await h.get(`/office/v1/locations?user_id=${user.user.id}&limit=10`, { token: a.owner.token })
+      for (const p of history.body.data as { lat: number; id: number }[]) stored.set(p.lat, p.id)
+    }
+    expect(pushed).toHaveLength(14)
+    for (const message of pushed) expect(message.data.id).toBe(stored.get(message.data.lat))
+    expect(new Set(pushed.map((message) => message.data.id)).size).toBe(14)
+  })
+
   test('a socket that never reads does not slow ingest: 100 batches of 50 are all saved promptly', async () => {
     // A raw client that completes the handshake and then stops reading: the server's buffers fill up.
     const stalled = connect({ host: '127.0.0.1', port })
