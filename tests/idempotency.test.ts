@@ -447,6 +447,28 @@ describe('records expire after 24 hours', () => {
     expect(await t.app.count('idempotency_keys', `created_at < ${sql(cutoff)}`)).toBe(0)
     expect(await cleanupIdempotencyKeys(t.app.deps)).toBe(0)
   })
+
+  test('the cleanup removes in batches, each its own short write transaction, until none is left', async () => {
+    const now = clock().now().getTime()
+    const old = new Date(now - 2 * DAY_MS).toISOString()
+    const fresh = new Date(now - 60_000).toISOString()
+    const values = Array.from({ length: 7 }, (_, i) => `(${ws.id}, ${sql(`batched-old-${i}-${randomUUID()}`)}, 'f', 201, ${sql(old)})`)
+    values.push(`(${ws.id}, ${sql(`batched-fresh-${randomUUID()}`)}, 'f', 201, ${sql(fresh)})`)
+    await t.app.db.pragma(`INSERT INTO idempotency_keys (workspace_id, key, fingerprint, response_status, created_at) VALUES ${values.join(', ')}`)
+    const expiredBefore = await t.app.count('idempotency_keys', `created_at < ${sql(new Date(now - DAY_MS).toISOString())}`)
+    expect(expiredBefore).toBeGreaterThanOrEqual(7)
+    const deps = t.app.deps
+    let transactions = 0
+    const removed = await deps.idempotency.removeExpired((fn) => {
+      transactions++
+      return deps.db.transaction(fn)
+    }, 3)
+    expect(removed).toBe(expiredBefore)
+    // ⌈n / 3⌉ full or partial batches, plus an empty one when n is a multiple of 3.
+    expect(transactions).toBe(Math.floor(expiredBefore / 3) + 1)
+    expect(await t.app.count('idempotency_keys', `created_at < ${sql(new Date(now - DAY_MS).toISOString())}`)).toBe(0)
+    expect(await t.app.count('idempotency_keys', `key LIKE 'batched-fresh-%'`)).toBe(1)
+  })
 })
 
 describe('requests without a key or without an authenticated user are processed normally', () => {

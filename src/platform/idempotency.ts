@@ -12,7 +12,7 @@
  *
  * Expiry is checked at lookup; the hourly job only reclaims space.
  */
-import { and, eq, gt, lt, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, lt, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
 import { idempotencyKeys } from '../db/schema'
@@ -23,6 +23,8 @@ import { AppError, Conflict, IdempotentReplay, ValidationFailed } from './errors
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key'
 export const IDEMPOTENCY_KEY_MAX = 64
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+/** Expired records removed per write transaction by the hourly cleanup. */
+export const CLEANUP_BATCH = 5_000
 /**
  * The record in one statement: inserted, or replacing one that is expired (or answered non-2xx for
  * the same request, which re-runs). A fresh record is left alone and nothing is returned.
@@ -167,13 +169,24 @@ export class IdempotencyStore {
     throw new Error(`idempotency record for ${claim.key} neither stored nor found`)
   }
 
-  /** Removes records past their 24 hours; returns how many. */
-  async removeExpired(write: (fn: (tx: Db) => Promise<number>) => Promise<number>): Promise<number> {
+  /**
+   * Removes records past their 24 hours, `batch` at a time, each batch its own short write
+   * transaction: under steady ingest an hour leaves tens of thousands of records, and one DELETE of
+   * them all would hold the one writer (and every request waiting for it) for the whole of it.
+   * Returns how many were removed.
+   */
+  async removeExpired(write: (fn: (tx: Db) => Promise<number>) => Promise<number>, batch = CLEANUP_BATCH): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - IDEMPOTENCY_TTL_MS).toISOString()
-    return write(async (tx) => {
-      const removed = await tx.delete(idempotencyKeys).where(lt(idempotencyKeys.created_at, cutoff)).returning({ id: idempotencyKeys.id })
-      return removed.length
-    })
+    let removed = 0
+    for (;;) {
+      const deleted = await write(async (tx) => {
+        const expired = tx.select({ id: idempotencyKeys.id }).from(idempotencyKeys).where(lt(idempotencyKeys.created_at, cutoff)).limit(batch)
+        const rows = await tx.delete(idempotencyKeys).where(inArray(idempotencyKeys.id, expired)).returning({ id: idempotencyKeys.id })
+        return rows.length
+      })
+      removed += deleted
+      if (deleted < batch) return removed
+    }
   }
 
   private async check(db: Db, claim: IdempotencyClaim): Promise<void> {
