@@ -152,6 +152,22 @@ describe('request logs and metrics', () => {
     expect(after.get('process_resident_memory_bytes')!).toBeGreaterThan(0)
   })
 
+  test("the WAL's frames at the checkpoint worker's last pass are gauges: in the log, and not yet copied back", async () => {
+    const field = await t.member(a, 'user')
+    expect((await t.post('/app/v1/locations/batch', { pings: [{ lat: -6.2, lng: 106.8, is_mock: false }] }, { token: field.token, idempotencyKey: unique('k') })).status).toBe(201)
+    const pass = await t.deps.db.checkpointer!.runNow()
+    expect(pass!.log).toBeGreaterThan(0)
+    const parsed = samples((await metrics()).text)
+    const frames = parsed.get('ffos_database_wal_frames')!
+    const uncopied = parsed.get('ffos_database_wal_frames_uncopied')!
+    expect(Number.isInteger(frames) && frames >= 0).toBe(true)
+    expect(uncopied).toBeGreaterThanOrEqual(0)
+    expect(uncopied).toBeLessThanOrEqual(frames)
+    // The figures of a pass: the one just asked for, or a later one of the timer.
+    const last = t.deps.db.checkpointer!.last!
+    expect([pass!.log, last.log]).toContain(frames)
+  })
+
   test('open WebSocket connections are a gauge', async () => {
     const gauge = async () => samples((await metrics()).text).get('ffos_websocket_connections')!
     const idle = await gauge()

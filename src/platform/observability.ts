@@ -29,6 +29,8 @@ export interface Gauges {
   databaseBytes(): Promise<number>
   /** Open WebSocket connections. */
   websockets(): number
+  /** The embedded database's WAL at the checkpoint worker's last pass; null without one. */
+  wal(): { frames: number; uncopied: number } | null
 }
 
 export class Metrics {
@@ -87,6 +89,14 @@ export class Metrics {
     lines.push(`ffos_location_pings_ingested_total ${this.pings}`)
     help('ffos_database_size_bytes', 'gauge', 'Size of the database: the file plus its write-ahead log.')
     lines.push(`ffos_database_size_bytes ${await gauges.databaseBytes()}`)
+    const wal = gauges.wal()
+    if (wal) {
+      // A WAL that only grows means it never starts over (a reader or writer that never pauses).
+      help('ffos_database_wal_frames', 'gauge', 'Frames in the write-ahead log at the last checkpoint pass.')
+      lines.push(`ffos_database_wal_frames ${wal.frames}`)
+      help('ffos_database_wal_frames_uncopied', 'gauge', 'Frames of the write-ahead log not yet copied into the database file at the last pass.')
+      lines.push(`ffos_database_wal_frames_uncopied ${wal.uncopied}`)
+    }
     help('ffos_websocket_connections', 'gauge', 'Open WebSocket connections.')
     lines.push(`ffos_websocket_connections ${gauges.websockets()}`)
     help('process_resident_memory_bytes', 'gauge', 'Resident memory of the server process.')

@@ -26,11 +26,17 @@ export const metricsRoutes = (platform: PlatformPlugin, deps: Deps) => {
     return Number(row?.bytes ?? 0)
   }
 
+  const wal = () => {
+    const last = deps.db.checkpointer?.last
+    // A pass that failed (busy) reports -1: nothing to show until the next one.
+    return last && last.log >= 0 ? { frames: last.log, uncopied: last.log - last.checkpointed } : null
+  }
+
   return new Elysia({ tags: ['Health'] }).use(platform).get(
     '/metrics',
     async ({ request }) => {
       if (!authorised(request.headers.get('authorization'))) throw new AppError(401, 'UNAUTHORIZED', 'a valid metrics token is required')
-      const body = await deps.metrics.render({ databaseBytes, websockets: () => deps.hub.connections })
+      const body = await deps.metrics.render({ databaseBytes, websockets: () => deps.hub.connections, wal })
       return new Response(body, { headers: { 'content-type': PROMETHEUS_TEXT, 'cache-control': 'no-store' } })
     },
     {
