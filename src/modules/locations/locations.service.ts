@@ -182,6 +182,26 @@ const knownVisits = prepared((db) =>
     .prepare(),
 )
 
+/**
+ * Writes a batch's rows with one statement and answers the pings saved, with their ids. Without
+ * RETURNING (a third of the insert's cost): when every row went in, their ids are the consecutive
+ * rowids ending at the last one; when duplicates were skipped, the rows added after the largest id
+ * read before the insert are read back and paired with the rows sent.
+ */
+async function insertPings(tx: Db, rows: PingRow[], workspaceId: number, userId: number): Promise<SavedPing[]> {
+  const params: unknown[] = []
+  for (const row of rows) {
+    params.push(workspaceId, userId, row.visit_id, row.lat, row.lng, row.accuracy_m, row.speed_mps, row.source, row.battery_level)
+    params.push(row.is_mock ? 1 : 0, row.signal_quality, row.recorded_at, row.device_time ? 1 : 0, row.created_at, row.created_at)
+  }
+  const [{ id: before }] = await lastPingId(tx).all()
+  const { changes, lastInsertRowid } = await runPositional(tx, INSERT_TEXT[rows.length], params)
+  if (changes === 0) return []
+  const first = lastInsertRowid - rows.length + 1
+  if (changes === rows.length && first > (before ?? 0)) return rows.map((row, index) => savedPing(row, first + index, workspaceId, userId))
+  return savedPings(rows, await pingsAddedAfter(tx).all({ after: before ?? 0, workspaceId, userId }), workspaceId, userId)
+}
+
 export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promise<{ count: number }> {
   const { workspaceId, userId } = ctx.actor
   const now = ctx.deps.clock.now()
@@ -224,22 +244,7 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
         })
         if (Object.keys(errors).length) throw new ValidationFailed(errors)
       }
-      const params: unknown[] = []
-      for (const row of rows) {
-        params.push(workspaceId, userId, row.visit_id, row.lat, row.lng, row.accuracy_m, row.speed_mps, row.source, row.battery_level)
-        params.push(row.is_mock ? 1 : 0, row.signal_quality, row.recorded_at, row.device_time ? 1 : 0, row.created_at, row.created_at)
-      }
-      // Without RETURNING (a third of the insert's cost): when every row went in, their ids are the
-      // consecutive rowids ending at the last one; when some were skipped, the added rows are read back.
-      const [{ id: before }] = await lastPingId(tx).all()
-      const { changes, lastInsertRowid } = await runPositional(tx, INSERT_TEXT[rows.length], params)
-      const first = lastInsertRowid - rows.length + 1
-      const inserted =
-        changes === rows.length && first > (before ?? 0)
-          ? rows.map((row, index) => savedPing(row, first + index, workspaceId, userId))
-          : changes === 0
-            ? []
-            : savedPings(rows, await pingsAddedAfter(tx).all({ after: before ?? 0, workspaceId, userId }), workspaceId, userId)
+      const inserted = await insertPings(tx, rows, workspaceId, userId)
       const newest = inserted.reduce<(typeof inserted)[number] | null>(
         (best, ping) => (!best || ping.recorded_at > best.recorded_at || (ping.recorded_at === best.recorded_at && ping.id > best.id) ? ping : best),
         null,
