@@ -68,7 +68,9 @@ function listOutlets(query: URLSearchParams) {
 }
 
 // ── Visits: lists, detail ───────────────────────────────────────────────────────────────────────
-const VISIT_COLUMNS = `"visits"."id", "visits"."workspace_id", "visits"."status", "visits"."visit_date", "visits"."outlet_id", "outlets"."name" as outlet_name, "outlets"."address" as outlet_address, "visits"."project_id", "projects"."name" as project_name, "visits"."team_id", "teams"."name" as team_name, "visits"."notes", "visits"."checked_in_at", "visits"."check_in_latitude", "visits"."check_in_longitude", "visits"."check_in_photo_url", "visits"."checked_out_at", "visits"."check_out_latitude", "visits"."check_out_longitude", "visits"."check_out_photo_url", "visits"."close_reason", "visits"."sent_to_field_at", "visits"."created_by", "visits"."created_at", "visits"."updated_at"`
+/** The columns of a list page (the service's `listColumns`), and of the detail (`detailColumns`). */
+const LIST_COLUMNS = `"visits"."id", "visits"."status", "visits"."visit_date", "visits"."outlet_id", "outlets"."name" as outlet_name, "visits"."project_id", "projects"."name" as project_name, "visits"."team_id", "teams"."name" as team_name, "visits"."checked_in_at", "visits"."checked_out_at", "visits"."sent_to_field_at", "visits"."created_at", "visits"."updated_at"`
+const VISIT_COLUMNS = `${LIST_COLUMNS}, "visits"."workspace_id", "outlets"."address" as outlet_address, "visits"."notes", "visits"."check_in_latitude", "visits"."check_in_longitude", "visits"."check_in_photo_url", "visits"."check_out_latitude", "visits"."check_out_longitude", "visits"."check_out_photo_url", "visits"."close_reason", "visits"."created_by"`
 const VISIT_FROM = `from "visits" inner join "outlets" on "outlets"."id" = "visits"."outlet_id" inner join "projects" on "projects"."id" = "visits"."project_id" left join "teams" on "teams"."id" = "visits"."team_id"`
 /** The service's `assignedTo` (a probe per visit already narrowed down) and `assignedWithin` (lists). */
 const ASSIGNED = `exists (select 1 from "visit_assignees" where "visit_assignees"."visit_id" = "visits"."id" and "visit_assignees"."user_id" = ?)`
@@ -112,7 +114,7 @@ function listVisits(query: URLSearchParams, mineUserId: number | null) {
   const { where, params } = visitWhere(query, mineUserId)
   const sortBy = SORTABLE.has(query.get('sort_by') ?? '') ? query.get('sort_by')! : 'visit_date'
   const direction = query.get('sort_order') === 'asc' ? 'asc' : 'desc'
-  const rows = all(`select ${VISIT_COLUMNS} ${VISIT_FROM} where ${where} order by "visits"."${sortBy}" ${direction}, "visits"."id" ${direction} limit ?${offset ? ' offset ?' : ''}`, [
+  const rows = all(`select ${LIST_COLUMNS} ${VISIT_FROM} where ${where} order by "visits"."${sortBy}" ${direction}, "visits"."id" ${direction} limit ?${offset ? ' offset ?' : ''}`, [
     ...params,
     limit,
     ...(offset ? [offset] : []),

@@ -53,44 +53,53 @@ export function assignedWithin(workspaceId: number | Placeholder, userId: number
       ${from !== undefined ? sql`and ${visitAssignees.visit_date} >= ${from}` : sql``} ${to !== undefined ? sql`and ${visitAssignees.visit_date} <= ${to}` : sql``})`
 }
 
+/** What a list item shows of a visit (presentListItem): a page reads and maps only these. */
 const listColumns = {
   id: visits.id,
-  workspace_id: visits.workspace_id,
   status: visits.status,
   visit_date: visits.visit_date,
   outlet_id: visits.outlet_id,
   outlet_name: outlets.name,
-  outlet_address: outlets.address,
   project_id: visits.project_id,
   project_name: projects.name,
   team_id: visits.team_id,
   team_name: teams.name,
-  notes: visits.notes,
   checked_in_at: visits.checked_in_at,
-  check_in_latitude: visits.check_in_latitude,
-  check_in_longitude: visits.check_in_longitude,
-  check_in_photo_url: visits.check_in_photo_url,
   checked_out_at: visits.checked_out_at,
-  check_out_latitude: visits.check_out_latitude,
-  check_out_longitude: visits.check_out_longitude,
-  check_out_photo_url: visits.check_out_photo_url,
-  close_reason: visits.close_reason,
   sent_to_field_at: visits.sent_to_field_at,
-  created_by: visits.created_by,
   created_at: visits.created_at,
   updated_at: visits.updated_at,
 }
 
+/** What the detail shows of a visit: everything the list has, and the rest. */
+const detailColumns = {
+  ...listColumns,
+  workspace_id: visits.workspace_id,
+  outlet_address: outlets.address,
+  notes: visits.notes,
+  check_in_latitude: visits.check_in_latitude,
+  check_in_longitude: visits.check_in_longitude,
+  check_in_photo_url: visits.check_in_photo_url,
+  check_out_latitude: visits.check_out_latitude,
+  check_out_longitude: visits.check_out_longitude,
+  check_out_photo_url: visits.check_out_photo_url,
+  close_reason: visits.close_reason,
+  created_by: visits.created_by,
+}
+
+/** A visit's outlet, project and (optional) team, joined for their names. */
+const OUTLET_OF_VISIT = eq(outlets.id, visits.outlet_id)
+const PROJECT_OF_VISIT = eq(projects.id, visits.project_id)
+const TEAM_OF_VISIT = eq(teams.id, visits.team_id)
+
 function selectVisits(db: Db, where: SQL) {
-  return db
-    .select(listColumns)
-    .from(visits)
-    .innerJoin(outlets, eq(outlets.id, visits.outlet_id))
-    .innerJoin(projects, eq(projects.id, visits.project_id))
-    .leftJoin(teams, eq(teams.id, visits.team_id))
-    .where(where)
+  return db.select(listColumns).from(visits).innerJoin(outlets, OUTLET_OF_VISIT).innerJoin(projects, PROJECT_OF_VISIT).leftJoin(teams, TEAM_OF_VISIT).where(where)
 }
 type VisitRow = Awaited<ReturnType<typeof selectVisits>>[number]
+
+function selectVisitDetails(db: Db, where: SQL) {
+  return db.select(detailColumns).from(visits).innerJoin(outlets, OUTLET_OF_VISIT).innerJoin(projects, PROJECT_OF_VISIT).leftJoin(teams, TEAM_OF_VISIT).where(where)
+}
 
 /** Assignees of a page of visits (or of one): one statement for any number of ids, prepared once. */
 const assigneesOfIds = prepared((db) =>
@@ -315,7 +324,7 @@ export async function submissionsOfVisit(db: Db, visitId: number) {
 
 // The detail's four statements, prepared once per connection (the detail is also what every
 // transition answers, so it runs inside the writer's transactions too).
-const detailRow = preparedVariants((db, mine: 'mine' | 'all') => selectVisits(db, oneVisit(mine)).limit(1).prepare())
+const detailRow = preparedVariants((db, mine: 'mine' | 'all') => selectVisitDetails(db, oneVisit(mine)).limit(1).prepare())
 const submissionsOfOne = prepared((db) =>
   selectSubmissions(db, and(eq(submissions.visit_id, sql.placeholder('visitId')), isNull(submissions.deleted_at))!)
     .orderBy(submissions.order, submissions.id)
