@@ -58,12 +58,11 @@ export interface ListShape {
  * One SQL text with positional `?` parameters, run for its effect, for the few statements whose
  * parameter count makes Drizzle's named placeholders the bottleneck (a 50-row INSERT binds 750
  * values). On bun:sqlite the connection's statement cache keeps it prepared; on libSQL it runs on
- * the transaction (or client) the Drizzle object stands for. Booleans are bound as 1/0, converted in
- * place in `params` (no copy of a 750-value array per batch). Returns the rows changed and the rowid
- * of the last row inserted.
+ * the transaction (or client) the Drizzle object stands for. `params` are SQLite values as they are
+ * bound (booleans already 1/0: the caller builds the array, so nothing walks 750 values again here).
+ * Returns the rows changed and the rowid of the last row inserted.
  */
-export async function runPositional(db: Db, text: string, params: unknown[]): Promise<{ changes: number; lastInsertRowid: number }> {
-  for (let i = 0; i < params.length; i++) if (typeof params[i] === 'boolean') params[i] = Number(params[i])
+export async function runPositional(db: Db, text: string, params: (string | number | null)[]): Promise<{ changes: number; lastInsertRowid: number }> {
   const client = (db as { $client?: unknown }).$client
   if (client instanceof SqliteDatabase) {
     // One array argument binds positionally like a spread, without copying 750 values into an

@@ -189,7 +189,7 @@ const knownVisits = prepared((db) =>
  * read before the insert are read back and paired with the rows sent.
  */
 async function insertPings(tx: Db, rows: PingRow[], workspaceId: number, userId: number): Promise<SavedPing[]> {
-  const params: unknown[] = []
+  const params: (string | number | null)[] = []
   for (const row of rows) {
     params.push(workspaceId, userId, row.visit_id, row.lat, row.lng, row.accuracy_m, row.speed_mps, row.source, row.battery_level)
     params.push(row.is_mock ? 1 : 0, row.signal_quality, row.recorded_at, row.device_time ? 1 : 0, row.created_at, row.created_at)
