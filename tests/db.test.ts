@@ -6,9 +6,10 @@ import { describe, expect, test } from 'bun:test'
 import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { count, eq, sql } from 'drizzle-orm'
+import { count, eq, inArray, sql } from 'drizzle-orm'
 import { loadConfig } from '../src/config/env'
 import { openDatabase, type Database } from '../src/db/client'
+import { removeInBatches } from '../src/db/batches'
 import { preparedShapes, preparedVariants } from '../src/db/prepared'
 import { auditLogs, workspaces } from '../src/db/schema'
 
@@ -370,3 +371,30 @@ describe('prepared statement families', () => {
     })
   })
 })
+
+describe('removeInBatches (src/db/batches.ts)', () => {
+  test('each batch is its own write transaction; it stops after the first short batch and answers the total', async () => {
+    await withDatabase('bun-sqlite', async (db) => {
+      await db.transaction(async (tx) => {
+        await tx.insert(workspaces).values(Array.from({ length: 7 }, (_, i) => ({ name: `doomed ${i}`, created_at: now(), updated_at: now() })))
+      })
+      let transactions = 0
+      const removed = await removeInBatches(
+        (fn) => {
+          transactions++
+          return db.transaction(fn)
+        },
+        3,
+        async (tx, limit) => {
+          const some = tx.select({ id: workspaces.id }).from(workspaces).limit(limit)
+          return (await tx.delete(workspaces).where(inArray(workspaces.id, some)).returning({ id: workspaces.id })).length
+        },
+      )
+      expect([removed, transactions]).toEqual([7, 3])
+      expect(await workspaceCount(db)).toBe(0)
+      // A multiple of the batch size takes one more, empty, batch to know it is done.
+      expect(await removeInBatches((fn) => db.transaction(fn), 3, async () => 0)).toBe(0)
+    })
+  })
+})
+

@@ -4,6 +4,7 @@
  * once their newest ping is past retention too.
  */
 import { and, eq, inArray, lt } from 'drizzle-orm'
+import { removeInBatches } from '../db/batches'
 import { latestLocations, locationPings, workspaces } from '../db/schema'
 import type { Deps } from '../platform/context'
 
@@ -16,19 +17,14 @@ export async function purgeExpiredLocations(deps: Deps): Promise<{ removed: numb
   let removed = 0
   for (const workspace of all) {
     const cutoff = new Date(now - workspace.days * DAY_MS).toISOString()
-    for (;;) {
-      const deleted = await deps.db.transaction(async (tx) => {
-        const batch = tx
-          .select({ id: locationPings.id })
-          .from(locationPings)
-          .where(and(eq(locationPings.workspace_id, workspace.id), lt(locationPings.recorded_at, cutoff)))
-          .limit(RETENTION_BATCH)
-        const rows = await tx.delete(locationPings).where(inArray(locationPings.id, batch)).returning({ id: locationPings.id })
-        return rows.length
-      })
-      removed += deleted
-      if (deleted < RETENTION_BATCH) break
-    }
+    removed += await removeInBatches((fn) => deps.db.transaction(fn), RETENTION_BATCH, async (tx, limit) => {
+      const expired = tx
+        .select({ id: locationPings.id })
+        .from(locationPings)
+        .where(and(eq(locationPings.workspace_id, workspace.id), lt(locationPings.recorded_at, cutoff)))
+        .limit(limit)
+      return (await tx.delete(locationPings).where(inArray(locationPings.id, expired)).returning({ id: locationPings.id })).length
+    })
     await deps.db.transaction(async (tx) => {
       await tx.delete(latestLocations).where(and(eq(latestLocations.workspace_id, workspace.id), lt(latestLocations.recorded_at, cutoff)))
     })

@@ -14,6 +14,7 @@
  */
 import { and, eq, gt, inArray, lt, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { removeInBatches, type Write } from '../db/batches'
 import { prepared } from '../db/prepared'
 import { idempotencyKeys } from '../db/schema'
 import type { Clock } from './clock'
@@ -169,24 +170,13 @@ export class IdempotencyStore {
     throw new Error(`idempotency record for ${claim.key} neither stored nor found`)
   }
 
-  /**
-   * Removes records past their 24 hours, `batch` at a time, each batch its own short write
-   * transaction: under steady ingest an hour leaves tens of thousands of records, and one DELETE of
-   * them all would hold the one writer (and every request waiting for it) for the whole of it.
-   * Returns how many were removed.
-   */
-  async removeExpired(write: (fn: (tx: Db) => Promise<number>) => Promise<number>, batch = CLEANUP_BATCH): Promise<number> {
+  /** Removes records past their 24 hours, `batch` per write transaction (../db/batches.ts); returns how many. */
+  async removeExpired(write: Write, batch = CLEANUP_BATCH): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - IDEMPOTENCY_TTL_MS).toISOString()
-    let removed = 0
-    for (;;) {
-      const deleted = await write(async (tx) => {
-        const expired = tx.select({ id: idempotencyKeys.id }).from(idempotencyKeys).where(lt(idempotencyKeys.created_at, cutoff)).limit(batch)
-        const rows = await tx.delete(idempotencyKeys).where(inArray(idempotencyKeys.id, expired)).returning({ id: idempotencyKeys.id })
-        return rows.length
-      })
-      removed += deleted
-      if (deleted < batch) return removed
-    }
+    return removeInBatches(write, batch, async (tx, limit) => {
+      const expired = tx.select({ id: idempotencyKeys.id }).from(idempotencyKeys).where(lt(idempotencyKeys.created_at, cutoff)).limit(limit)
+      return (await tx.delete(idempotencyKeys).where(inArray(idempotencyKeys.id, expired)).returning({ id: idempotencyKeys.id })).length
+    })
   }
 
   private async check(db: Db, claim: IdempotencyClaim): Promise<void> {
