@@ -53,6 +53,18 @@ export function startService(dbPath: string, port: number, root = ROOT): Subproc
   })
 }
 
+/** `startService`, and answers once the server serves `/api/health`. */
+export async function startReadyService(dbPath: string, port: number, root = ROOT): Promise<Subprocess> {
+  const server = startService(dbPath, port, root)
+  try {
+    await waitFor(`http://127.0.0.1:${port}/api/health`)
+  } catch (error) {
+    server.kill('SIGKILL')
+    throw error
+  }
+  return server
+}
+
 /** Peak resident set size of a process in MiB (Linux VmHWM). */
 export function peakRssMiB(pid: number): number {
   try {

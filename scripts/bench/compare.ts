@@ -11,7 +11,7 @@
 import { copyFileSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { freePort, ROOT, startService, tempDir, waitFor } from './common'
+import { freePort, ROOT, startReadyService, tempDir } from './common'
 import { ingestLoad, median, setUpIngestWorkspace, startListener, type IngestWorkspace } from './ingest'
 import type { LoadResult } from './load'
 
@@ -38,9 +38,8 @@ interface Build {
 
 /** Starts `build` on `db` and waits until it answers. */
 async function start(build: Build, db: string, port: number) {
-  const server = startService(db, port, build.root)
+  const server = await startReadyService(db, port, build.root)
   running.push(server)
-  await waitFor(`http://127.0.0.1:${port}/api/health`)
   return server
 }
 

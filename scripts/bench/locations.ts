@@ -12,7 +12,7 @@
 import { copyFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { freePort, peakRssMiB, printTable, ROOT, startProcess, startService, tempDir, waitFor, type Row } from './common'
+import { freePort, peakRssMiB, printTable, ROOT, startProcess, startReadyService, tempDir, waitFor, type Row } from './common'
 import { ingestLoad, median, PINGS, setUpIngestWorkspace, startListener, WARMUP_SECONDS } from './ingest'
 import type { LoadResult } from './load'
 
@@ -25,11 +25,10 @@ const ceilingDbPath = join(dir, 'ceiling.db')
 const running: Subprocess[] = []
 const rows: Row[] = []
 
-/** The service on `path`, ready. */
-async function startReadyService(path: string, port: number) {
-  const server = startService(path, port)
+/** The service on `path`, ready (killed at the end whatever happens). */
+async function startReady(path: string, port: number) {
+  const server = await startReadyService(path, port)
   running.push(server)
-  await waitFor(`http://127.0.0.1:${port}/api/health`)
   return server
 }
 
@@ -50,7 +49,7 @@ try {
   //    that database, so both start from the same file and each writes only into its own.
   const port = await freePort()
   const base = `http://127.0.0.1:${port}/api`
-  let server = await startReadyService(dbPath, port)
+  let server = await startReady(dbPath, port)
   const { owner, field } = await setUpIngestWorkspace(base)
   server.kill('SIGTERM')
   await server.exited
@@ -67,7 +66,7 @@ try {
   let listened = 0
   let walHighWater = 0
   for (let round = 1; round <= rounds; round++) {
-    server = await startReadyService(dbPath, port)
+    server = await startReady(dbPath, port)
     // WS=0 measures without the live-map listener (to see what the fan-out costs): its socket then
     // belongs to the field user, who does not see the live map.
     const listener = await startListener(port, withListener ? owner.token : field.token)
