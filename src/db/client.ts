@@ -99,7 +99,7 @@ function openBunSqlite(path: string): Database {
   const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
   const groups = new GroupCommit(writerConnection, new SerialQueue())
   // See ./checkpoint.ts: under a steady writer the WAL never starts over by itself; once it holds
-  // 4,096 frames the writer connection copies what the worker has not yet, between two transactions.
+  // CATCH_UP_AT_FRAMES frames the writer connection copies what the worker has not yet, between two transactions.
   let catchingUp = false
   const catchUp = () => {
     if (catchingUp) return
