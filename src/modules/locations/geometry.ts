@@ -1,0 +1,159 @@
+/**
+ * Track geometry: pure functions over a user's pings, no database and no clock.
+ *
+ *   haversineMeters   great-circle distance on the mean Earth sphere
+ *   jumpFlags         `impossible_speed` / `teleport` of a ping against the one before it
+ *   summarizeTrack    the route of a day: kept segments, stops, gaps, distance, moving and stopped time
+ *
+ * The thresholds are the product's rules (docs/API.md §Field integrity, §Route replay): a ping more
+ * than 70 m/s from the previous one is impossible for a field user on the road; more than 5 km within
+ * 60 s is a teleport; a stop is at least 5 minutes within 100 m; a gap is more than 15 minutes without
+ * a ping. Pings are ordered by device time (`at`, epoch milliseconds) before they come here.
+ */
+
+/** Mean Earth radius (IUGG), metres. */
+export const EARTH_RADIUS_M = 6_371_008.8
+export const MAX_SPEED_MPS = 70
+export const TELEPORT_DISTANCE_M = 5_000
+export const TELEPORT_WINDOW_S = 60
+export const STOP_RADIUS_M = 100
+export const STOP_MIN_S = 5 * 60
+export const GAP_MIN_S = 15 * 60
+
+export type JumpFlag = 'impossible_speed' | 'teleport'
+export const JUMP_FLAGS: readonly JumpFlag[] = ['impossible_speed', 'teleport']
+
+export interface Position {
+  lat: number
+  lng: number
+}
+
+export interface TrackPoint extends Position {
+  /** Device time, epoch milliseconds. */
+  at: number
+}
+
+const toRadians = (degrees: number) => (degrees * Math.PI) / 180
+
+export function haversineMeters(a: Position, b: Position): number {
+  const dLat = toRadians(b.lat - a.lat)
+  const dLng = toRadians(b.lng - a.lng)
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(toRadians(a.lat)) * Math.cos(toRadians(b.lat)) * Math.sin(dLng / 2) ** 2
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)))
+}
+
+/**
+ * The jump flags of `current` against the user's previous ping by device time. Two pings with the
+ * same device time count as one second apart, so a duplicate timestamp cannot hide a jump.
+ */
+export function jumpFlags(previous: TrackPoint | null, current: TrackPoint): JumpFlag[] {
+  if (!previous) return []
+  const distance = haversineMeters(previous, current)
+  const seconds = Math.abs(current.at - previous.at) / 1000
+  const flags: JumpFlag[] = []
+  if (distance / Math.max(seconds, 1) > MAX_SPEED_MPS) flags.push('impossible_speed')
+  if (distance > TELEPORT_DISTANCE_M && seconds <= TELEPORT_WINDOW_S) flags.push('teleport')
+  return flags
+}
+
+export interface Stop extends Position {
+  started_at: number
+  ended_at: number
+  duration_s: number
+}
+
+export interface Gap {
+  from: number
+  to: number
+}
+
+export interface TrackSummary<P extends TrackPoint> {
+  /** Runs of consecutive pings with no gap between them; a run of one ping is kept as a segment. */
+  segments: P[][]
+  stops: Stop[]
+  gaps: Gap[]
+  /** Sum of the segments' lengths. */
+  distance_m: number
+  moving_s: number
+  stopped_s: number
+  first_at: number | null
+  last_at: number | null
+}
+
+/**
+ * Stops: a run of pings that all stay within STOP_RADIUS_M of the run's first ping and last at
+ * least STOP_MIN_S. Returned with the run's index range, for the time accounting below.
+ */
+function findStops(points: readonly TrackPoint[]): { first: number; last: number; stop: Stop }[] {
+  const found: { first: number; last: number; stop: Stop }[] = []
+  let i = 0
+  while (i < points.length) {
+    let j = i + 1
+    while (j < points.length && haversineMeters(points[i]!, points[j]!) <= STOP_RADIUS_M) j += 1
+    const first = points[i]!
+    const last = points[j - 1]!
+    const seconds = (last.at - first.at) / 1000
+    if (j - 1 > i && seconds >= STOP_MIN_S) {
+      let lat = 0
+      let lng = 0
+      for (let k = i; k < j; k++) {
+        lat += points[k]!.lat
+        lng += points[k]!.lng
+      }
+      const n = j - i
+      found.push({ first: i, last: j - 1, stop: { lat: lat / n, lng: lng / n, started_at: first.at, ended_at: last.at, duration_s: seconds } })
+      i = j
+    } else {
+      i += 1
+    }
+  }
+  return found
+}
+
+/**
+ * The route of a set of kept pings (jumps already left out), in device-time order. Time between two
+ * consecutive pings is stopped when both belong to one stop, a gap when it is over GAP_MIN_S (and not
+ * inside a stop), otherwise moving. Distance counts only the segments: a straight line across a gap
+ * would claim a path nobody recorded.
+ */
+export function summarizeTrack<P extends TrackPoint>(points: readonly P[]): TrackSummary<P> {
+  const stops = findStops(points)
+  const stopOf = new Int32Array(points.length).fill(-1)
+  stops.forEach(({ first, last }, index) => stopOf.fill(index, first, last + 1))
+
+  const segments: P[][] = []
+  const gaps: Gap[] = []
+  let distance = 0
+  let moving = 0
+  let stopped = 0
+  let current: P[] = []
+  for (let i = 0; i < points.length; i++) {
+    const point = points[i]!
+    if (i > 0) {
+      const previous = points[i - 1]!
+      const seconds = (point.at - previous.at) / 1000
+      const sameStop = stopOf[i] !== -1 && stopOf[i] === stopOf[i - 1]
+      if (sameStop) stopped += seconds
+      if (seconds > GAP_MIN_S) {
+        gaps.push({ from: previous.at, to: point.at })
+        segments.push(current)
+        current = []
+      } else {
+        if (!sameStop) moving += seconds
+        distance += haversineMeters(previous, point)
+      }
+    }
+    current.push(point)
+  }
+  if (current.length) segments.push(current)
+  return {
+    segments,
+    stops: stops.map(({ stop }) => stop),
+    gaps,
+    distance_m: distance,
+    moving_s: moving,
+    stopped_s: stopped,
+    first_at: points.length ? points[0]!.at : null,
+    last_at: points.length ? points[points.length - 1]!.at : null,
+  }
+}
