@@ -1036,7 +1036,7 @@ describe('PUT /office/v1/workspaces/:id/settings (workspace.manage: super_admin 
 describe('savedPings: pairing the ids a batch insert returns with the rows sent', () => {
   const row = (recorded_at: string, device_time: boolean, lat = 1) => ({
     visit_id: null, lat, lng: 2, accuracy_m: null, speed_mps: null, source: null, battery_level: null, is_mock: false,
-    signal_quality: null, recorded_at, device_time, created_at: 'NOW',
+    signal_quality: null, recorded_at, device_time, flag_bits: 0, created_at: 'NOW',
   })
 
   test('skipped repeats (in the batch or stored before) are left out; ids follow batch order whatever order they come back in', () => {
@@ -1046,7 +1046,7 @@ describe('savedPings: pairing the ids a batch insert returns with the rows sent'
     const saved = savedPings(rows, stored, 7, 9)
     expect(saved.map((ping) => [ping.id, ping.lat])).toEqual([[11, 1], [12, 3], [13, 5]])
     expect(saved[0]).toEqual({ id: 11, workspace_id: 7, user_id: 9, visit_id: null, lat: 1, lng: 2, accuracy_m: null, speed_mps: null, source: null,
-      battery_level: null, is_mock: false, signal_quality: null, recorded_at: 'T1', created_at: 'NOW', updated_at: 'NOW' })
+      battery_level: null, is_mock: false, signal_quality: null, recorded_at: 'T1', flags: [], created_at: 'NOW', updated_at: 'NOW' })
   })
 
   test('a device time equal to the receive time is told apart by device_time', () => {
@@ -1056,5 +1056,69 @@ describe('savedPings: pairing the ids a batch insert returns with the rows sent'
 
   test('ids that match no row are an error, never a silent mix-up', () => {
     expect(() => savedPings([row('T1', true)], [{ id: 1, recorded_at: 'T2', device_time: 1 }], 1, 1)).toThrow(/matched 0/)
+  })
+})
+
+// Spoofing flags on pings (docs/API.md §Field integrity): computed by the server against the user's
+// previous ping by device time; distances computed here with the test's own formula.
+describe('POST /app/v1/locations/batch: spoofing flags computed by the server', () => {
+  const R = 6_371_008.8
+  /** `metres` north of (lat, lng): one degree of latitude is R·π/180 metres. */
+  const north = (lat: number, metres: number) => lat + (metres / (R * Math.PI)) * 180
+  const BASE = -6.2
+  const at = (seconds: number, metresNorth: number, extra: Record<string, unknown> = {}) =>
+    ping({ lat: north(BASE, metresNorth), recorded_at: ago(3_600_000 - seconds * 1000), ...extra })
+
+  let tracker: Session
+  beforeAll(async () => {
+    tracker = await t.app.member(ws, 'user')
+  })
+  const flagsOf = async (userId: number) => (await pingsOf(userId)).map((row: { flags: number }) => row.flags)
+
+  test('is_mock → mock; 69 m/s is clean, 71 m/s is impossible_speed; 5.1 km within 60 s is also a teleport', async () => {
+    const user = await t.app.member(ws, 'user')
+    expectSaved(await batch(user.token, [at(0, 0), at(100, 6_900), at(200, 14_000), at(260, 19_100), at(300, 19_100, { is_mock: true })]), 5)
+    expect(await flagsOf(user.user.id)).toEqual([0, 0, 2, 2 | 4, 1])
+    const history = data(await t.app.get(`${HISTORY}?user_id=${user.user.id}&sort_order=asc`, { token: admin.token }), 200, 'history')
+    expect(history.map((p: { flags: string[] }) => p.flags)).toEqual([[], [], ['impossible_speed'], ['impossible_speed', 'teleport'], ['mock']])
+    const latest = data(await t.app.get(LATEST, { token: admin.token }), 200, 'latest').find((p: { user_id: number }) => p.user_id === user.user.id)
+    expect(latest.flags).toEqual(['mock'])
+  })
+
+  test('the previous ping may come from an earlier batch', async () => {
+    expectSaved(await batch(tracker.token, [at(1_000, 0)]), 1)
+    expectSaved(await batch(tracker.token, [at(1_010, 1_000)]), 1)
+    expect(await flagsOf(tracker.user.id)).toEqual([0, 2])
+  })
+
+  test('a late backlog is compared with the ping before it by device time, not the last one received', async () => {
+    const user = await t.app.member(ws, 'user')
+    expectSaved(await batch(user.token, [at(0, 0), at(600, 30_000)]), 2) // 50 m/s: clean
+    // Sent later, recorded between the two: 10 s after the first ping but 20 km away.
+    expectSaved(await batch(user.token, [at(10, 20_000), at(590, 29_900)]), 2)
+    expect(await flagsOf(user.user.id)).toEqual([0, 0, 2 | 4, 0])
+  })
+
+  test('pings without device time are neither flagged for jumps nor compared with', async () => {
+    const user = await t.app.member(ws, 'user')
+    expectSaved(await batch(user.token, [ping({ lat: north(BASE, 0) }), ping({ lat: north(BASE, 50_000) }), ping({ lat: north(BASE, 90_000), is_mock: true })]), 3)
+    expect(await flagsOf(user.user.id)).toEqual([0, 0, 1])
+  })
+
+  test('a backlog repeat skipped as a duplicate changes no flag; another user\'s pings are never the previous one', async () => {
+    const user = await t.app.member(ws, 'user')
+    expectSaved(await batch(user.token, [at(0, 0)]), 1)
+    expectSaved(await batch(tracker.token, [at(5, 40_000)]), 1)
+    expectSaved(await batch(user.token, [at(0, 0), at(60, 1_000)]), 1)
+    expect(await flagsOf(user.user.id)).toEqual([0, 0])
+  })
+
+  test('the live map receives the flags with each ping', async () => {
+    const user = await t.app.member(ws, 'user')
+    // A stand-in for the Bun server the hub publishes through (the real socket is tests/ws.test.ts's).
+    const events: { type: string; data: { flags: string[] } }[] = []
+    t.app.deps.hub.attach({ publish: (_topic: string, message: string) => events.push(JSON.parse(message)), subscriberCount: () => 1 } as never)
+    expectSaved(await batch(user.token, [at(0, 0), at(1, 10_000)]), 2)
+    expect(events.filter((e) => e.type === 'location.created').map((e) => e.data.flags)).toEqual([[], ['impossible_speed', 'teleport']])
   })
 })

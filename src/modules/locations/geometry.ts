@@ -157,3 +157,24 @@ export function summarizeTrack<P extends TrackPoint>(points: readonly P[]): Trac
     last_at: points.length ? points[points.length - 1]!.at : null,
   }
 }
+
+/** A ping's flags as stored: one bit each, so "any flag" is `flags != 0` in SQL. */
+export const PING_FLAG_BITS = { mock: 1, impossible_speed: 2, teleport: 4 } as const
+export type PingFlag = keyof typeof PING_FLAG_BITS
+const PING_FLAG_NAMES = Object.keys(PING_FLAG_BITS) as PingFlag[]
+/** Names of every mask 0–7, built once and shared (frozen: a caller that writes to one throws). */
+const NAMES_BY_MASK = Array.from({ length: 8 }, (_, mask) => Object.freeze(PING_FLAG_NAMES.filter((name) => mask & PING_FLAG_BITS[name])) as PingFlag[])
+
+export const pingFlagNames = (mask: number): PingFlag[] => NAMES_BY_MASK[mask & 7]!
+
+export function pingFlagMask(isMock: boolean, jumps: readonly JumpFlag[]): number {
+  let mask = isMock ? PING_FLAG_BITS.mock : 0
+  for (const flag of jumps) mask |= PING_FLAG_BITS[flag]
+  return mask
+}
+
+export function pingFlagBits(names: readonly PingFlag[]): number {
+  let mask = 0
+  for (const name of names) mask |= PING_FLAG_BITS[name]
+  return mask
+}

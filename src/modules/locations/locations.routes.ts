@@ -7,6 +7,7 @@ import { MAX_PAGE } from '../../platform/pagination'
 import { compiledBody } from '../../platform/validation'
 import { created, listed, ok } from '../../platform/reply'
 import { Envelope, Id, ListEnvelope, MAX_ID, Nullable, OneOf, responses, Timestamp } from '../../platform/schema'
+import { PING_FLAG_BITS } from './geometry'
 import { ingestPings, latestPings, listPings, PINGS_PER_BATCH } from './locations.service'
 
 const Optional = <T extends import('@sinclair/typebox').TSchema>(schema: T) => Type.Optional(Nullable(schema))
@@ -43,6 +44,9 @@ const PingSchema = Type.Object({
   is_mock: Type.Boolean(),
   signal_quality: Nullable(Type.String()),
   recorded_at: Timestamp({ description: 'Device time, or the server’s receive time when the phone sent none' }),
+  flags: Type.Array(Type.String({ enum: Object.keys(PING_FLAG_BITS) }), {
+    description: 'Computed by the server: mock (the phone said so), impossible_speed (over 70 m/s from the previous ping by device time), teleport (over 5 km within 60 s)',
+  }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 })

@@ -18,6 +18,7 @@ import { ValidationFailed } from '../../platform/errors'
 import { pageMeta, paging, type ListLimits, type Page } from '../../platform/pagination'
 import { withTransaction } from '../../platform/transaction'
 import { topics } from '../../ws/hub'
+import { jumpFlags, PING_FLAG_BITS, pingFlagBits, pingFlagMask, pingFlagNames, type PingFlag, type TrackPoint } from './geometry'
 
 export const PINGS_PER_BATCH = 50
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000
@@ -50,6 +51,7 @@ const COLUMNS = [
   'signal_quality',
   'recorded_at',
   'device_time',
+  'flags',
   'created_at',
   'updated_at',
 ] as const
@@ -68,6 +70,7 @@ interface SavedPing {
   is_mock: boolean
   signal_quality: string | null
   recorded_at: string
+  flags: PingFlag[]
   created_at: string
   updated_at: string
 }
@@ -78,8 +81,8 @@ const insertText = (rows: number) =>
    on conflict do nothing`
 const INSERT_TEXT = Array.from({ length: PINGS_PER_BATCH + 1 }, (_, rows) => (rows ? insertText(rows) : ''))
 
-/** One ping as the batch insert binds it: the saved ping's fields of the request, plus `device_time`. */
-export type PingRow = Omit<SavedPing, 'id' | 'workspace_id' | 'user_id' | 'updated_at'> & { device_time: boolean }
+/** One ping as the batch insert binds it: the saved ping's fields of the request, plus `device_time` and the flag bits. */
+export type PingRow = Omit<SavedPing, 'id' | 'workspace_id' | 'user_id' | 'updated_at' | 'flags'> & { device_time: boolean; flag_bits: number }
 
 /** A saved ping: the row sent, its id, and who sent it. Spelled out (two object spreads per ping were 5% of a batch's CPU). */
 function savedPing(row: PingRow, id: number, workspaceId: number, userId: number): SavedPing {
@@ -97,6 +100,7 @@ function savedPing(row: PingRow, id: number, workspaceId: number, userId: number
     is_mock: row.is_mock,
     signal_quality: row.signal_quality,
     recorded_at: row.recorded_at,
+    flags: pingFlagNames(row.flag_bits),
     created_at: row.created_at,
     updated_at: row.created_at,
   }
@@ -173,6 +177,55 @@ const upsertLatest = prepared((db) =>
     .prepare(),
 )
 
+/**
+ * The user's pings with device time around a batch: the last one before `from` and every one in
+ * [from, to], oldest first: what the jump flags of the batch's pings are measured against.
+ */
+const pingsAround = prepared((db) =>
+  db
+    .select({ lat: locationPings.lat, lng: locationPings.lng, recorded_at: locationPings.recorded_at })
+    .from(locationPings)
+    .where(
+      sql`${locationPings.workspace_id} = ${sql.placeholder('workspaceId')} and ${locationPings.user_id} = ${sql.placeholder('userId')}
+        and ${locationPings.device_time} = 1 and ${locationPings.recorded_at} <= ${sql.placeholder('to')}
+        and ${locationPings.recorded_at} >= coalesce((
+          select p.recorded_at from location_pings p
+          where p.workspace_id = ${sql.placeholder('workspaceId')} and p.user_id = ${sql.placeholder('userId')} and p.device_time = 1
+            and p.recorded_at < ${sql.placeholder('from')}
+          order by p.recorded_at desc limit 1), ${sql.placeholder('from')})`,
+    )
+    .orderBy(locationPings.recorded_at)
+    .prepare(),
+)
+
+/**
+ * Sets each row's jump flags (docs/API.md §Field integrity) against the ping before it by device
+ * time, among the stored pings and the batch itself. Pings without device time carry the server's
+ * receive time, which says nothing about how fast the phone moved: they are neither flagged nor
+ * compared with.
+ */
+async function flagJumps(tx: Db, rows: PingRow[], times: (number | null)[], workspaceId: number, userId: number) {
+  const timeline: (TrackPoint & { row: PingRow | null })[] = []
+  let from = Infinity
+  let to = -Infinity
+  rows.forEach((row, index) => {
+    const at = times[index]
+    if (at == null) return
+    timeline.push({ lat: row.lat, lng: row.lng, at, row })
+    if (at < from) from = at
+    if (at > to) to = at
+  })
+  if (!timeline.length) return
+  const stored = await pingsAround(tx).all({ workspaceId, userId, from: new Date(from).toISOString(), to: new Date(to).toISOString() })
+  for (const ping of stored) timeline.push({ lat: ping.lat, lng: ping.lng, at: Date.parse(ping.recorded_at), row: null })
+  timeline.sort((a, b) => a.at - b.at)
+  let previous: TrackPoint | null = null
+  for (const point of timeline) {
+    if (point.row) point.row.flag_bits |= pingFlagMask(false, jumpFlags(previous, point))
+    previous = point
+  }
+}
+
 /** Visit ids of the workspace among a JSON list: one prepared statement for any number of ids. */
 const knownVisits = prepared((db) =>
   db
@@ -192,7 +245,7 @@ async function insertPings(tx: Db, rows: PingRow[], workspaceId: number, userId:
   const params: (string | number | null)[] = []
   for (const row of rows) {
     params.push(workspaceId, userId, row.visit_id, row.lat, row.lng, row.accuracy_m, row.speed_mps, row.source, row.battery_level)
-    params.push(row.is_mock ? 1 : 0, row.signal_quality, row.recorded_at, row.device_time ? 1 : 0, row.created_at, row.created_at)
+    params.push(row.is_mock ? 1 : 0, row.signal_quality, row.recorded_at, row.device_time ? 1 : 0, row.flag_bits, row.created_at, row.created_at)
   }
   const [{ id: before }] = await lastPingId(tx).all()
   const { changes, lastInsertRowid } = await runPositional(tx, INSERT_TEXT[rows.length], params)
@@ -207,13 +260,16 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
   const now = ctx.deps.clock.now()
   const nowIso = now.toISOString()
   const errors: Record<string, string[]> = {}
+  const deviceTimes: (number | null)[] = []
   const rows = pings.map((ping, index): PingRow => {
     let recordedAt = nowIso
+    let deviceTime: number | null = null
     if (ping.recorded_at != null) {
-      const time = parseDateTime(ping.recorded_at)!
-      if (time > now.getTime() + FUTURE_TOLERANCE_MS) errors[`pings.${index}.recorded_at`] = ['must not be more than 5 minutes in the future']
-      recordedAt = new Date(time).toISOString()
+      deviceTime = parseDateTime(ping.recorded_at)!
+      if (deviceTime > now.getTime() + FUTURE_TOLERANCE_MS) errors[`pings.${index}.recorded_at`] = ['must not be more than 5 minutes in the future']
+      recordedAt = new Date(deviceTime).toISOString()
     }
+    deviceTimes.push(deviceTime)
     return {
       visit_id: ping.visit_id ?? null,
       lat: ping.lat,
@@ -226,6 +282,7 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
       signal_quality: ping.signal_quality ?? null,
       recorded_at: recordedAt,
       device_time: ping.recorded_at != null,
+      flag_bits: ping.is_mock ? PING_FLAG_BITS.mock : 0,
       created_at: nowIso,
     }
   })
@@ -244,14 +301,15 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
         })
         if (Object.keys(errors).length) throw new ValidationFailed(errors)
       }
+      await flagJumps(tx, rows, deviceTimes, workspaceId, userId)
       const inserted = await insertPings(tx, rows, workspaceId, userId)
       const newest = inserted.reduce<(typeof inserted)[number] | null>(
         (best, ping) => (!best || ping.recorded_at > best.recorded_at || (ping.recorded_at === best.recorded_at && ping.id > best.id) ? ping : best),
         null,
       )
       if (newest) {
-        const { id, ...latest } = newest
-        await upsertLatest(tx).run({ ...latest, ping_id: id })
+        const { id, flags, ...latest } = newest
+        await upsertLatest(tx).run({ ...latest, flags: pingFlagBits(flags), ping_id: id })
       }
       return inserted
     },
@@ -289,9 +347,13 @@ const pingColumns = {
   is_mock: locationPings.is_mock,
   signal_quality: locationPings.signal_quality,
   recorded_at: locationPings.recorded_at,
+  flags: locationPings.flags,
   created_at: locationPings.created_at,
   updated_at: locationPings.updated_at,
 }
+
+/** A stored ping as the API shows it: flag bits as names. */
+const withFlagNames = <T extends { flags: number }>(row: T) => ({ ...row, flags: pingFlagNames(row.flags) })
 
 /** History, newest first by device time (ties by id); date filters apply to recorded_at. */
 export async function listPings(ctx: AuthedContext, query: HistoryQuery) {
@@ -317,7 +379,7 @@ export async function listPings(ctx: AuthedContext, query: HistoryQuery) {
       .offset(page.offset),
     db.select({ total: count() }).from(locationPings).where(where),
   ])
-  return { rows, meta: pageMeta(page, total) } satisfies Page<(typeof rows)[number]>
+  return { rows: rows.map(withFlagNames), meta: pageMeta(page, total) }
 }
 
 /** The newest ping of every user of the workspace, newest first. */
@@ -338,6 +400,7 @@ export async function latestPings(ctx: AuthedContext) {
       is_mock: latestLocations.is_mock,
       signal_quality: latestLocations.signal_quality,
       recorded_at: latestLocations.recorded_at,
+      flags: latestLocations.flags,
       created_at: latestLocations.created_at,
       updated_at: latestLocations.updated_at,
     })
@@ -345,4 +408,5 @@ export async function latestPings(ctx: AuthedContext) {
     .innerJoin(users, eq(users.id, latestLocations.user_id))
     .where(eq(latestLocations.workspace_id, ctx.actor.workspaceId))
     .orderBy(desc(latestLocations.recorded_at))
+    .then((rows) => rows.map(withFlagNames))
 }
