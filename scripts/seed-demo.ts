@@ -42,7 +42,7 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
   const iso = now.toISOString()
   const hash = await hashPassword('password123')
   const { workspaceId, userIds, managerIds, ownerId } = await db.transaction(async (tx) => {
-    const { workspace, roles } = await insertWorkspace(tx, 'Demo Distribution', iso)
+    const { workspace, roles } = await insertWorkspace(tx, 'Demo Distribution', iso, 'Asia/Jakarta')
     const person = async (name: string, email: string, roleId: number) => {
       const [user] = await tx.insert(users).values({ email, name, password_hash: hash, last_workspace_id: workspace.id, created_at: iso, updated_at: iso }).returning()
       await tx.insert(memberships).values({ workspace_id: workspace.id, user_id: user.id, role_id: roleId, created_at: iso, updated_at: iso })

@@ -43,7 +43,7 @@ export interface RequestOptions {
 export interface Session {
   token: string
   refresh_token: string
-  user: { id: number; email: string; name: string; role: string; workspace_id: number }
+  user: { id: number; email: string; name: string; role: string; workspace_id: number; timezone: string }
 }
 
 export interface Workspace {

@@ -267,10 +267,10 @@ describe('POST /app/v1/locations/batch: every ping field and bound', () => {
     expect(history.body.data).toHaveLength(1)
     const [shown] = history.body.data
     expect(Object.keys(shown).sort()).toEqual(
-      ['id', 'workspace_id', 'user_id', 'visit_id', 'lat', 'lng', 'accuracy_m', 'speed_mps', 'source', 'battery_level', 'is_mock', 'signal_quality', 'recorded_at', 'created_at', 'updated_at'].sort(),
+      ['id', 'workspace_id', 'user_id', 'visit_id', 'lat', 'lng', 'accuracy_m', 'speed_mps', 'source', 'battery_level', 'is_mock', 'signal_quality', 'recorded_at', 'flags', 'created_at', 'updated_at'].sort(),
     )
     const now = clock().now().toISOString()
-    expect(shown).toEqual({ ...full, id: shown.id, workspace_id: ws.id, user_id: user.user.id, created_at: now, updated_at: now })
+    expect(shown).toEqual({ ...full, id: shown.id, workspace_id: ws.id, user_id: user.user.id, flags: full.is_mock ? ['mock'] : [], created_at: now, updated_at: now })
   })
 
   test('a recorded_at without a zone is read as UTC whatever the server’s time zone (as the history filters read it)', async () => {
@@ -1073,7 +1073,7 @@ describe('POST /app/v1/locations/batch: spoofing flags computed by the server', 
   beforeAll(async () => {
     tracker = await t.app.member(ws, 'user')
   })
-  const flagsOf = async (userId: number) => (await pingsOf(userId)).map((row: { flags: number }) => row.flags)
+  const flagsOf = async (userId: number) => (await pingsOf(userId)).map((row) => row.flags)
 
   test('is_mock → mock; 69 m/s is clean, 71 m/s is impossible_speed; 5.1 km within 60 s is also a teleport', async () => {
     const user = await t.app.member(ws, 'user')

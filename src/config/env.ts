@@ -4,6 +4,7 @@
  * stops the process at start (fail fast) instead of surfacing as a strange error later.
  */
 import { z } from 'zod'
+import { isTimeZone } from '../platform/time-zones'
 
 const DURATION = /^(\d+)(ms|s|m|h|d)$/
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
@@ -40,6 +41,8 @@ const EnvSchema = z.object({
   ACCESS_TOKEN_TTL: duration.default(parseDuration('15m')),
   REFRESH_TOKEN_TTL: duration.default(parseDuration('30d')),
   REGISTRATION_ENABLED: flag.default(true),
+  /** The time zone of new workspaces (an IANA name): their "today" and calendar days. */
+  DEFAULT_TIMEZONE: z.string().refine(isTimeZone, 'an IANA time zone name, e.g. Asia/Jakarta').default('UTC'),
   REGIONAL_SERVICE_URL: z.url().optional(),
   UPLOAD_DIR: z.string().min(1).default('./data/uploads'),
   /** Where export files are written (removed after 7 days). */

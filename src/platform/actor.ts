@@ -5,7 +5,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
-import { authEpoch, memberships, roles, users } from '../db/schema'
+import { authEpoch, memberships, roles, users, workspaces } from '../db/schema'
 import type { Actor } from './context'
 import { Unauthorized } from './errors'
 import type { TokenService } from './jwt'
@@ -23,10 +23,12 @@ const findMember = prepared((db) =>
       // Raw JSON: it is the cache key of the compiled grants, parsed only on a miss.
       grants: sql<string>`${roles.permissions}`,
       isActive: memberships.is_active,
+      timeZone: workspaces.timezone,
     })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.user_id))
     .innerJoin(roles, eq(roles.id, memberships.role_id))
+    .innerJoin(workspaces, eq(workspaces.id, memberships.workspace_id))
     .where(
       and(
         eq(memberships.user_id, sql.placeholder('userId')),
@@ -97,6 +99,7 @@ export async function loadMember(db: Db, userId: number, workspaceId: number): P
     roleId: member.roleId,
     role: member.role,
     permissions: permissionsOf(member),
+    timeZone: member.timeZone,
   }
   if (members.size >= MEMBER_CACHE_SIZE && !members.has(cacheKey)) members.delete(members.keys().next().value!)
   members.set(cacheKey, { epoch, actor })

@@ -47,6 +47,8 @@ export interface Actor {
   /** Role slug, e.g. `super_admin`; snapshot into audit entries as `actor_role`. */
   role: string
   permissions: PermissionSet
+  /** The workspace's IANA time zone: whose local days "today" and dates mean. */
+  timeZone: string
   /** The refresh-token family of the caller's session (from the access token), when known. */
   sessionId?: string | null
 }

@@ -3,6 +3,7 @@
  */
 import { FormatRegistry, Type } from '@sinclair/typebox'
 import { ValidationFailed } from './errors'
+import { isTimeZone, localDayRange } from './time-zones'
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 const TIME = /^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/
@@ -36,13 +37,14 @@ export function parseDateTime(value: string): number | null {
 export const isIsoDateTime = (value: string) => parseDateTime(value) !== null
 
 /**
- * A filter bound from a date (`YYYY-MM-DD`) or date-time. A date-only `date_to` covers that whole day
- * (UTC), so it becomes an exclusive bound at the next midnight (CONTRACT §6).
+ * A filter bound from a date (`YYYY-MM-DD`) or date-time. A date is a local day of `timeZone`: a
+ * date-only `date_from` starts at its local midnight, a date-only `date_to` covers that whole local
+ * day, so it becomes an exclusive bound at the next local midnight (docs/API.md §Time zones).
  */
-export function dateBound(value: string, field: string): { at: string; inclusive: boolean } {
+export function dateBound(value: string, field: string, timeZone: string): { at: string; inclusive: boolean } {
   if (isCalendarDate(value)) {
-    const midnight = Date.parse(`${value}T00:00:00.000Z`)
-    return field === 'date_to' ? { at: new Date(midnight + DAY_MS).toISOString(), inclusive: false } : { at: new Date(midnight).toISOString(), inclusive: true }
+    const day = localDayRange(value, timeZone)
+    return field === 'date_to' ? { at: day.until, inclusive: false } : { at: day.from, inclusive: true }
   }
   const time = parseDateTime(value)
   if (time === null) throw ValidationFailed.field(field, 'must be an ISO 8601 date (YYYY-MM-DD) or date-time')
@@ -52,16 +54,20 @@ export function dateBound(value: string, field: string): { at: string; inclusive
 FormatRegistry.Set('calendar-date', isCalendarDate)
 FormatRegistry.Set('clock-time', isClockTime)
 FormatRegistry.Set('iso-date-time', isIsoDateTime)
+FormatRegistry.Set('time-zone', (value) => isTimeZone(value))
 
 export const FORMAT_MESSAGES: Record<string, string> = {
   'calendar-date': 'must be a date (YYYY-MM-DD)',
   'clock-time': 'must be a time (HH:MM or HH:MM:SS)',
   'iso-date-time': 'must be an ISO 8601 date-time (2026-11-21T08:15:00Z)',
+  'time-zone': 'must be an IANA time zone name (e.g. Asia/Jakarta)',
 }
+
+/** An IANA time zone name in a body. */
+export const TimeZoneString = (options: { description?: string } = {}) =>
+  Type.String({ format: 'time-zone', maxLength: 64, examples: ['Asia/Jakarta'], ...options })
 
 /** A `YYYY-MM-DD` calendar date in a body or query. */
 export const DateString = (options: { description?: string } = {}) =>
   Type.String({ format: 'calendar-date', maxLength: 10, examples: ['2026-11-21'], ...options })
 
-/** The UTC calendar date of an instant. */
-export const utcDate = (at: Date) => at.toISOString().slice(0, 10)

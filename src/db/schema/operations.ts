@@ -25,6 +25,8 @@ export const outlets = sqliteTable(
     address: text('address'),
     latitude: real('latitude'),
     longitude: real('longitude'),
+    /** Overrides the workspace's geofence radius for this outlet. */
+    geofence_radius_m: integer('geofence_radius_m'),
     account_id: integer('account_id').references(() => accounts.id),
     sub_area_id: integer('sub_area_id').references(() => subAreas.id),
     province_id: integer('province_id'),

@@ -34,10 +34,14 @@ export const visits = sqliteTable(
     check_in_latitude: real('check_in_latitude'),
     check_in_longitude: real('check_in_longitude'),
     check_in_photo_url: text('check_in_photo_url'),
+    check_in_distance_m: real('check_in_distance_m'),
     checked_out_at: timestamp('checked_out_at'),
     check_out_latitude: real('check_out_latitude'),
     check_out_longitude: real('check_out_longitude'),
     check_out_photo_url: text('check_out_photo_url'),
+    check_out_distance_m: real('check_out_distance_m'),
+    /** Integrity flags (bits): non-zero means flagged. */
+    flags: integer('flags').notNull().default(0),
     /** Why it was cancelled or force-closed. */
     close_reason: text('close_reason'),
     sent_to_field_at: timestamp('sent_to_field_at'),
@@ -49,6 +53,7 @@ export const visits = sqliteTable(
   (t) => [
     // Covering for the dashboard's per-status and per-team counts over a date range.
     index('visits_workspace_date_live').on(t.workspace_id, t.visit_date, t.status, t.team_id, t.deleted_at).where(sql`deleted_at is null`),
+    index('visits_workspace_flagged_date').on(t.workspace_id, t.visit_date).where(sql`flags != 0 and deleted_at is null`),
     index('visits_workspace_status_date_live').on(t.workspace_id, t.status, t.visit_date).where(sql`deleted_at is null`),
     index('visits_workspace_outlet_live').on(t.workspace_id, t.outlet_id).where(sql`deleted_at is null`),
     index('visits_workspace_project_live').on(t.workspace_id, t.project_id).where(sql`deleted_at is null`),

@@ -6,6 +6,11 @@ export const workspaces = sqliteTable('workspaces', {
   name: text('name').notNull(),
   /** Pings older than this are removed by the daily retention job. */
   location_retention_days: integer('location_retention_days').notNull().default(90),
+  /** IANA zone: "today" and every calendar date of a rule are local days of it. */
+  timezone: text('timezone').notNull().default('UTC'),
+  /** Check-in/out outside the radius: `off` ignored, `warn` flagged, `block` refused. */
+  geofence_mode: text('geofence_mode').$type<'off' | 'warn' | 'block'>().notNull().default('warn'),
+  geofence_radius_m: integer('geofence_radius_m').notNull().default(200),
   created_at: createdAt(),
   updated_at: updatedAt(),
 })

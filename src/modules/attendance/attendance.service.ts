@@ -8,7 +8,8 @@ import type { Db } from '../../db/client'
 import { attendances, teamMembers, users } from '../../db/schema'
 import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
-import { parseDateTime, utcDate } from '../../platform/dates'
+import { parseDateTime } from '../../platform/dates'
+import { localDate } from '../../platform/time-zones'
 import { Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { locationOf, requireLocation, type GeoInput } from '../../platform/geo'
 import { DEFAULT_LIST, orderFor, paginate, paging } from '../../platform/pagination'
@@ -105,9 +106,9 @@ export async function listAttendances(ctx: AuthedContext, query: AttendanceListQ
 
 export const getAttendance = (ctx: AuthedContext, id: number) => findAttendance(ctx.deps.db.read, ctx.actor.workspaceId, id)
 
-/** The caller's attendance of today (UTC), or the one still open, or null. */
+/** The caller's attendance of today (the workspace's local day), or the one still open, or null. */
 export async function todayAttendance(ctx: AuthedContext) {
-  const today = utcDate(ctx.deps.clock.now())
+  const today = localDate(ctx.deps.clock.now(), ctx.actor.timeZone)
   const [row] = await selectAttendances(
     ctx.deps.db.read,
     attendanceScope.where(ctx.actor.workspaceId, eq(attendances.user_id, ctx.actor.userId), sql`(${attendances.date} = ${today} or ${attendances.check_out_at} is null)`),
@@ -134,7 +135,7 @@ export async function clockIn(ctx: AuthedContext, input: ClockInput) {
       const now = ctx.deps.clock.now()
       const row = await attendanceScope.insert(tx, ctx.actor.workspaceId, {
         user_id: ctx.actor.userId,
-        date: utcDate(now),
+        date: localDate(now, ctx.actor.timeZone),
         check_in_at: now.toISOString(),
         check_in_latitude: location.latitude,
         check_in_longitude: location.longitude,

@@ -92,15 +92,15 @@ type Filters = {
 }
 
 /** Built in a fixed order: its keys are part of a prepared statement's shape. */
-function filtersOf(query: AuditLogQuery): Filters {
+function filtersOf(query: AuditLogQuery, timeZone: string): Filters {
   const filters: Filters = {}
   if (query.entity_type) filters.entity_type = query.entity_type
   if (query.entity_id) filters.entity_id = query.entity_id
   if (query.action) filters.action = query.action
   if (query.actor_id !== undefined) filters.actor_id = query.actor_id
-  if (query.date_from) filters.from = dateBound(query.date_from, 'date_from').at
+  if (query.date_from) filters.from = dateBound(query.date_from, 'date_from', timeZone).at
   if (query.date_to) {
-    const to = dateBound(query.date_to, 'date_to')
+    const to = dateBound(query.date_to, 'date_to', timeZone)
     if (to.inclusive) filters.to = to.at
     else filters.to_exclusive = to.at
   }
@@ -153,7 +153,7 @@ const listStatements = preparedShapes(
 
 export async function listAuditLogs(ctx: AuthedContext, query: AuditLogQuery) {
   const page = paging(query, AUDIT_LOG_LIST)
-  const filters = filtersOf(query)
+  const filters = filtersOf(query, ctx.actor.timeZone)
   const visibility = await visibilityOf(ctx, query.workspace_id)
   const statements = listStatements(ctx.deps.db.read, {
     scope: visibilityShape(visibility),

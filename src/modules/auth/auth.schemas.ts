@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
+import { TimeZoneString } from '../../platform/dates'
 import { Envelope, Id, RequiredText } from '../../platform/schema'
 import { PASSWORD_MAX, PASSWORD_MIN } from './passwords'
 
@@ -24,6 +25,7 @@ export const RegisterBody = Type.Object({
   email: Email,
   password: Password,
   workspace_name: RequiredText(255),
+  timezone: Type.Optional(TimeZoneString({ description: 'The new workspace’s IANA time zone; default: the server’s DEFAULT_TIMEZONE' })),
 })
 
 /** Login takes any password string: length rules apply when one is set, not when one is tried. */
@@ -47,6 +49,7 @@ export const SessionSchema = Type.Object({
     name: Type.String(),
     role: Type.String({ description: 'Role slug' }),
     workspace_id: Type.Integer(),
+    timezone: Type.String({ description: 'The workspace’s IANA time zone' }),
   }),
 })
 

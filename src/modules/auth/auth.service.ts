@@ -7,9 +7,10 @@
  * means it was stolen or replayed: the whole family is revoked.
  */
 import { randomUUID } from 'node:crypto'
-import { and, asc, eq, gt, isNull } from 'drizzle-orm'
+import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { memberships, passwordResets, refreshTokens, roles, users } from '../../db/schema'
+import { prepared } from '../../db/prepared'
+import { memberships, passwordResets, refreshTokens, roles, users, workspaces } from '../../db/schema'
 import { loadMember } from '../../platform/actor'
 import type { AuthedContext, RequestContext } from '../../platform/context'
 import { randomToken, sha256Hex } from '../../platform/crypto'
@@ -32,7 +33,7 @@ export interface Session {
   token: string
   refresh_token: string
   expires_in: number
-  user: SessionUser
+  user: SessionUser & { timezone: string }
 }
 
 /** Inserts a refresh token (new family unless given); returns the opaque token. */
@@ -55,9 +56,15 @@ interface RefreshGrant {
   familyId: string
 }
 
+const workspaceTimeZone = prepared((db) =>
+  db.select({ timezone: workspaces.timezone }).from(workspaces).where(eq(workspaces.id, sql.placeholder('id'))).prepare(),
+)
+
+/** The answer of every call that hands out tokens; `user` also carries the workspace's time zone. */
 async function sessionFor(ctx: RequestContext, user: SessionUser, refresh: RefreshGrant): Promise<Session> {
   const token = await ctx.deps.tokens.signAccessToken({ userId: user.id, workspaceId: user.workspace_id, role: user.role, sessionId: refresh.familyId })
-  return { token, refresh_token: refresh.token, expires_in: ctx.deps.tokens.accessTtlSeconds, user }
+  const [workspace] = await workspaceTimeZone(ctx.deps.db.read).all({ id: user.workspace_id })
+  return { token, refresh_token: refresh.token, expires_in: ctx.deps.tokens.accessTtlSeconds, user: { ...user, timezone: workspace?.timezone ?? 'UTC' } }
 }
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase()
@@ -69,7 +76,7 @@ async function findLiveUserByEmail(db: Db, email: string) {
 
 export async function register(
   ctx: RequestContext,
-  input: { name: string; email: string; password: string; workspace_name: string },
+  input: { name: string; email: string; password: string; workspace_name: string; timezone?: string },
 ): Promise<Session> {
   if (!ctx.deps.config.REGISTRATION_ENABLED) throw new Forbidden('REGISTRATION_DISABLED', 'registration is disabled')
   const email = normalizeEmail(input.email)
@@ -77,7 +84,7 @@ export async function register(
   const { user, refreshToken } = await withTransaction(ctx, async ({ tx, audit }) => {
     if (await findLiveUserByEmail(tx, email)) throw new AlreadyExists('USER', 'email', 'a user with this email already exists')
     const now = ctx.deps.clock.now().toISOString()
-    const { workspace, roles: builtins } = await insertWorkspace(tx, input.workspace_name, now)
+    const { workspace, roles: builtins } = await insertWorkspace(tx, input.workspace_name, now, input.timezone ?? ctx.deps.config.DEFAULT_TIMEZONE)
     const [user] = await tx
       .insert(users)
       .values({ email, name: input.name, password_hash: passwordHash, last_workspace_id: workspace.id, created_at: now, updated_at: now })

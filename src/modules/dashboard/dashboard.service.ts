@@ -1,11 +1,12 @@
 /**
  * Dashboard figures for a date range, all as SQL aggregates over indexed columns (visits by
  * (workspace, visit_date), pings by (workspace, user, recorded_at)), so they stay fast on 100k visits
- * and millions of pings. Dates are visit dates; pings and activity use the same UTC days.
+ * and millions of pings. Dates are visit dates; pings and activity use the same local days of the
+ * workspace's time zone.
  */
 import { sql } from 'drizzle-orm'
 import type { AuthedContext } from '../../platform/context'
-import { utcDate } from '../../platform/dates'
+import { addDays, localDate, localDayRange } from '../../platform/time-zones'
 import { ValidationFailed } from '../../platform/errors'
 
 const DAY_MS = 86_400_000
@@ -18,14 +19,22 @@ export interface RangeQuery {
   team_id?: number
 }
 
-/** The range asked for (default: the last 7 days up to today, UTC), at most a year. */
+/**
+ * The range asked for (default: the last 7 days up to today), at most a year. Days are the
+ * workspace's local days: `from_at`/`until_at` are the instants they begin and end.
+ */
 export function rangeOf(ctx: AuthedContext, query: RangeQuery) {
-  const today = utcDate(ctx.deps.clock.now())
+  const today = localDate(ctx.deps.clock.now(), ctx.actor.timeZone)
   const to = query.date_to ?? today
-  const from = query.date_from ?? utcDate(new Date(Date.parse(to) - (DEFAULT_RANGE_DAYS - 1) * DAY_MS))
+  const from = query.date_from ?? addDays(to, -(DEFAULT_RANGE_DAYS - 1))
   if (from > to) throw ValidationFailed.field('date_from', 'must not be after date_to')
   if ((Date.parse(to) - Date.parse(from)) / DAY_MS >= MAX_RANGE_DAYS) throw ValidationFailed.field('date_from', `the range must be at most ${MAX_RANGE_DAYS} days`)
-  return { date_from: from, date_to: to, from_at: `${from}T00:00:00.000Z`, until_at: new Date(Date.parse(to) + DAY_MS).toISOString() }
+  return {
+    date_from: from,
+    date_to: to,
+    from_at: localDayRange(from, ctx.actor.timeZone).from,
+    until_at: localDayRange(to, ctx.actor.timeZone).until,
+  }
 }
 
 const rate = (done: number, of: number) => (of === 0 ? 0 : Math.round((done / of) * 10_000) / 10_000)

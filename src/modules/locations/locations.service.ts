@@ -358,8 +358,8 @@ const withFlagNames = <T extends { flags: number }>(row: T) => ({ ...row, flags:
 /** History, newest first by device time (ties by id); date filters apply to recorded_at. */
 export async function listPings(ctx: AuthedContext, query: HistoryQuery) {
   const page = paging(query, HISTORY_LIST)
-  const from = query.date_from ? dateBound(query.date_from, 'date_from') : null
-  const to = query.date_to ? dateBound(query.date_to, 'date_to') : null
+  const from = query.date_from ? dateBound(query.date_from, 'date_from', ctx.actor.timeZone) : null
+  const to = query.date_to ? dateBound(query.date_to, 'date_to', ctx.actor.timeZone) : null
   const where: SQL = and(
     eq(locationPings.workspace_id, ctx.actor.workspaceId),
     query.user_id !== undefined ? eq(locationPings.user_id, query.user_id) : undefined,

@@ -16,7 +16,8 @@ import { stringify } from 'csv-stringify/sync'
 import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm'
 import { memberships, outlets, projects, teams, users, visitAssignees, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { isCalendarDate, utcDate } from '../../platform/dates'
+import { isCalendarDate } from '../../platform/dates'
+import { localDate } from '../../platform/time-zones'
 import { ValidationFailed } from '../../platform/errors'
 import { foldText } from '../../platform/pagination'
 import { createVisits, type CreateVisitInput } from './visits.service'
@@ -206,7 +207,7 @@ export function exportVisits(ctx: AuthedContext, query: VisitListQuery) {
   return new Response(stream, {
     headers: {
       'content-type': 'text/csv; charset=utf-8',
-      'content-disposition': `attachment; filename="visits-${utcDate(ctx.deps.clock.now())}.csv"`,
+      'content-disposition': `attachment; filename="visits-${localDate(ctx.deps.clock.now(), ctx.actor.timeZone)}.csv"`,
       'cache-control': 'no-store',
     },
   })

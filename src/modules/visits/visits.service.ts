@@ -11,7 +11,7 @@ import { prepared } from '../../db/prepared'
 import { forms, memberships, outlets, projects, submissions, teams, users, visitAssignees, visitDispatches, visitLogs, visits } from '../../db/schema'
 import type { AuditEntry } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
-import { utcDate } from '../../platform/dates'
+import { localDate } from '../../platform/time-zones'
 import { requireLocation } from '../../platform/geo'
 import { AppError, Conflict, ValidationFailed } from '../../platform/errors'
 import { withTransaction, type TxScope } from '../../platform/transaction'
@@ -265,7 +265,7 @@ export function createSelfVisit(ctx: AuthedContext, input: { outlet_id: number; 
     outlet_id: input.outlet_id,
     project_id: input.project_id,
     notes: input.notes ?? null,
-    visit_date: input.visit_date ?? utcDate(ctx.deps.clock.now()),
+    visit_date: input.visit_date ?? localDate(ctx.deps.clock.now(), ctx.actor.timeZone),
     user_ids: [ctx.actor.userId],
   })
 }

@@ -10,13 +10,21 @@ import type { AuthedContext } from '../../platform/context'
 import { DEFAULT_LIST, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLE_SLUGS, type BuiltinRoleSlug } from '../../platform/permissions'
 import { NotFound } from '../../platform/errors'
+import { canonicalTimeZone } from '../../platform/time-zones'
 import { withTransaction } from '../../platform/transaction'
 
 export type WorkspaceRow = typeof workspaces.$inferSelect
 
-/** Inserts a workspace and its built-in roles; returns both. */
-export async function insertWorkspace(tx: Db, name: string, now: string) {
-  const [workspace] = await tx.insert(workspaces).values({ name, created_at: now, updated_at: now }).returning()
+export const GEOFENCE_MODES = ['off', 'warn', 'block'] as const
+export const GEOFENCE_RADIUS_MIN = 10
+export const GEOFENCE_RADIUS_MAX = 5_000
+
+/** Inserts a workspace (in `timeZone`, any spelling Intl accepts) and its built-in roles; returns both. */
+export async function insertWorkspace(tx: Db, name: string, now: string, timeZone: string) {
+  const [workspace] = await tx
+    .insert(workspaces)
+    .values({ name, timezone: canonicalTimeZone(timeZone), created_at: now, updated_at: now })
+    .returning()
   const inserted = await tx
     .insert(roles)
     .values(
@@ -87,10 +95,10 @@ export async function accessibleWorkspaceIds(db: Db, userId: number, roleSlug?: 
   return rows.map((row) => row.id)
 }
 
-export function createWorkspace(ctx: AuthedContext, input: { name: string }) {
+export function createWorkspace(ctx: AuthedContext, input: { name: string; timezone?: string }) {
   return withTransaction(ctx, async ({ tx, audit }) => {
     const now = ctx.deps.clock.now().toISOString()
-    const { workspace, roles: created } = await insertWorkspace(tx, input.name, now)
+    const { workspace, roles: created } = await insertWorkspace(tx, input.name, now, input.timezone ?? ctx.deps.config.DEFAULT_TIMEZONE)
     await tx.insert(memberships).values({
       workspace_id: workspace.id,
       user_id: ctx.actor.userId,
@@ -117,14 +125,26 @@ export function createWorkspace(ctx: AuthedContext, input: { name: string }) {
  * PUT /office/v1/workspaces/:id/settings: settings of the caller's current workspace (another id,
  * even an accessible one, is a 404: switch to it first).
  */
-export function updateWorkspaceSettings(ctx: AuthedContext, id: number, input: { location_retention_days?: number; name?: string }) {
+export interface WorkspaceSettingsInput {
+  name?: string
+  location_retention_days?: number
+  timezone?: string
+  geofence_mode?: (typeof GEOFENCE_MODES)[number]
+  geofence_radius_m?: number
+}
+
+export function updateWorkspaceSettings(ctx: AuthedContext, id: number, input: WorkspaceSettingsInput) {
   return withTransaction(ctx, async ({ tx, audit }) => {
     if (id !== ctx.actor.workspaceId) throw new NotFound('WORKSPACE')
     const [before] = await tx.select().from(workspaces).where(eq(workspaces.id, id))
     if (!before) throw new NotFound('WORKSPACE')
     const [after] = await tx
       .update(workspaces)
-      .set({ ...input, updated_at: ctx.deps.clock.now().toISOString() })
+      .set({
+        ...input,
+        ...(input.timezone !== undefined ? { timezone: canonicalTimeZone(input.timezone) } : {}),
+        updated_at: ctx.deps.clock.now().toISOString(),
+      })
       .where(eq(workspaces.id, id))
       .returning()
     const diff = changedFields(before, after)
