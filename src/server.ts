@@ -1,6 +1,7 @@
 /**
  * Boot: environment → database (migrations applied) → app → listen → jobs. Stops cleanly on
- * SIGINT/SIGTERM: no new requests, jobs stopped, database checkpointed and closed.
+ * SIGINT/SIGTERM (./shutdown.ts): no new requests, sockets closed (1001), requests in flight
+ * finished, jobs stopped, database checkpointed and closed, exit 0 within 5 s.
  */
 import { ConfigError, loadConfig, type Config } from './config/env'
 import { openDatabase } from './db/client'
@@ -8,6 +9,7 @@ import { createApp } from './app'
 import { loadRegionalData } from './modules/regional/regional.data'
 import { startJobs } from './jobs'
 import { MAX_BODY_BYTES } from './platform/http'
+import { exitOnSignals } from './shutdown'
 
 async function main() {
   let config: Config
@@ -35,19 +37,7 @@ async function main() {
     database: config.database.driver,
   })
 
-  let stopping = false
-  const stop = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    deps.logger.info('server stopping', { signal })
-    jobs.stop()
-    await app.stop()
-    await deps.exports.idle()
-    await db.close()
-    process.exit(0)
-  }
-  process.on('SIGINT', () => void stop('SIGINT'))
-  process.on('SIGTERM', () => void stop('SIGTERM'))
+  exitOnSignals({ app, deps, jobs })
 }
 
 await main()

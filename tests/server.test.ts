@@ -1,8 +1,15 @@
 /**
  * The real server on a free port, spoken to over HTTP, on both database drivers: the README's
- * promise that a fresh database serves the API end to end.
+ * promise that a fresh database serves the API end to end. And the real process (`bun src/server.ts`)
+ * stopping on SIGTERM the way README.md describes.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { connect, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { shutdown } from '../src/shutdown'
 import { createTestApp, type TestApp } from './harness'
 
 for (const driver of ['bun-sqlite', 'libsql'] as const) {
@@ -70,3 +77,161 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
     })
   })
 }
+
+describe('graceful shutdown of the real process (SIGTERM)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ffos-shutdown-'))
+  const dbPath = join(dir, 'app.db')
+  let server: ReturnType<typeof Bun.spawn> | null = null
+
+  afterAll(() => {
+    server?.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  /** Starts `bun src/server.ts` and resolves with its port once it logged that it listens. */
+  async function start(): Promise<number> {
+    server = Bun.spawn([process.execPath, 'src/server.ts'], {
+      cwd: join(import.meta.dir, '..'),
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATABASE_URL: `file:${dbPath}`,
+        UPLOAD_DIR: join(dir, 'uploads'),
+        EXPORT_DIR: join(dir, 'exports'),
+        // Upstream mode: no embedded regional data to load on this first start.
+        REGIONAL_SERVICE_URL: 'http://127.0.0.1:9',
+        LOG_LEVEL: 'info',
+      },
+      stdout: 'pipe',
+      stderr: 'inherit',
+    })
+    const reader = (server.stdout as ReadableStream<Uint8Array>).getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) throw new Error(`the server exited before listening: ${text}`)
+      text += decoder.decode(value)
+      const started = text.split('\n').find((line) => line.includes('"server started"'))
+      if (started) {
+        // Keep draining stdout so the child never blocks on a full pipe.
+        void (async () => {
+          while (!(await reader.read()).done) {}
+        })()
+        return Number(new URL(JSON.parse(started).url).port)
+      }
+    }
+  }
+
+  /**
+   * A raw HTTP request in flight: headers sent with `Expect: 100-continue`, and the body only once
+   * `finish` is called. The server's `100 Continue` shows it is handling the request.
+   */
+  async function requestInFlight(port: number, path: string, body: string) {
+    const socket: Socket = connect({ host: '127.0.0.1', port })
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve())
+      socket.once('error', reject)
+    })
+    let answer = ''
+    const listeners = new Set<() => void>()
+    socket.on('data', (chunk) => {
+      answer += chunk.toString()
+      for (const listener of listeners) listener()
+    })
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Expect: 100-continue\r\nConnection: close\r\n\r\n',
+    )
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!answer.startsWith('HTTP/1.1 100')) return
+        listeners.delete(check)
+        resolve()
+      }
+      listeners.add(check)
+      void ended.then(() => reject(new Error(`closed before 100 Continue: ${answer}`)))
+    })
+    answer = ''
+    return {
+      async finish() {
+        socket.write(body)
+        await ended
+        return answer
+      },
+    }
+  }
+
+  test('a request that never finishes is cut at the drain deadline, and the database still closes checkpointed', async () => {
+    const harness = await createTestApp()
+    try {
+      harness.app.listen({ port: 0, hostname: '127.0.0.1' })
+      const port = harness.app.server!.port!
+      const stuck = await requestInFlight(port, '/api/auth/login', JSON.stringify({ email: 'x@example.com', password: 'password123' }))
+      const cut = stuck.finish()
+      let jobsStopped = false
+      await shutdown({ app: harness.app, deps: harness.deps, jobs: { stop: () => (jobsStopped = true) } }, 200)
+      expect(jobsStopped).toBe(true)
+      // The server closed the connection without an answer.
+      expect(await cut).toBe('')
+      const wal = join(harness.dir, 'app.db-wal')
+      expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0)
+    } finally {
+      rmSync(harness.dir, { recursive: true, force: true })
+    }
+  }, 20_000)
+
+  test('SIGTERM with a socket open and a request in flight: close 1001, the request answered, exit 0 within 5 s, WAL checkpointed', async () => {
+    const port = await start()
+    const base = `http://127.0.0.1:${port}/api`
+    expect((await fetch(`${base}/health`)).status).toBe(200)
+    const credentials = { email: 'stop@example.com', password: 'password123' }
+    const registered = await fetch(`${base}/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Stop', workspace_name: 'Stop', ...credentials }),
+    })
+    expect(registered.status).toBe(201)
+    const { token } = (await registered.json()).data
+
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(token)}`)
+    await new Promise((resolve, reject) => {
+      socket.onopen = resolve
+      socket.onerror = reject
+    })
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+      socket.onclose = (event) => resolve({ code: event.code, reason: event.reason })
+    })
+    const login = await requestInFlight(port, '/api/auth/login', JSON.stringify(credentials))
+    const exited = server!.exited
+
+    const signalled = performance.now()
+    server!.kill('SIGTERM')
+    const timedOut = Bun.sleep(3_000).then(() => ({ code: -1, reason: 'not closed by the server' }))
+    expect(await Promise.race([closed, timedOut])).toEqual({ code: 1001, reason: 'going away' })
+    // No new connections once stopping.
+    expect(await fetch(`${base}/health`).then(() => 'answered', () => 'refused')).toBe('refused')
+    // The request in flight still gets its answer, and its writes reach the database.
+    const answer = await login.finish()
+    expect(answer).toStartWith('HTTP/1.1 200')
+    expect(answer).toContain('LOGIN_SUCCESS')
+
+    const outcome = await Promise.race([exited, Bun.sleep(6_000).then(() => 'still running')])
+    expect(outcome).toBe(0)
+    expect(performance.now() - signalled).toBeLessThan(5_000)
+
+    // Checkpointed: the WAL is gone or empty, the file is sound, and the last login is in it.
+    const wal = `${dbPath}-wal`
+    expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0)
+    const db = new Database(dbPath, { readonly: true })
+    try {
+      expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
+      expect(db.query("SELECT count(*) AS n FROM audit_logs WHERE action = 'login'").get()).toEqual({ n: 1 })
+    } finally {
+      db.close()
+    }
+  }, 20_000)
+})

@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { connect } from 'node:net'
 import { eq } from 'drizzle-orm'
 import { locationPings, notifications } from '../src/db/schema'
-import type { ManualClock } from '../src/platform/clock'
+import { ManualClock as TestClock, type ManualClock } from '../src/platform/clock'
+import { compileGrants } from '../src/platform/permissions'
+import { Hub, topics, type SocketAccess } from '../src/ws/hub'
 import { createTestApp, expectError, unique, type Reply, type Session, type TestApp, type Workspace } from './harness'
 
 let h: TestApp
@@ -33,8 +35,13 @@ class Client {
   readonly messages: Message[] = []
   private listeners = new Set<() => void>()
   private pongs = 0
+  /** The close the server sent (or the client made), with the time it arrived. */
+  readonly closed: Promise<{ code: number; reason: string; at: number }>
 
   private constructor(readonly socket: WebSocket) {
+    this.closed = new Promise((resolve) => {
+      socket.addEventListener('close', (event) => resolve({ code: event.code, reason: event.reason, at: performance.now() }))
+    })
     socket.onmessage = (event) => {
       const message = JSON.parse(String(event.data)) as Message
       if (message.type === 'pong') this.pongs += 1
@@ -46,8 +53,8 @@ class Client {
     }
   }
 
-  static open(token: string): Promise<Client> {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(token)}`)
+  static open(token: string, atPort = port): Promise<Client> {
+    const socket = new WebSocket(`ws://127.0.0.1:${atPort}/ws?token=${encodeURIComponent(token)}`)
     const client = new Client(socket)
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('socket did not open')), WAIT_MS)
@@ -616,5 +623,325 @@ describe('notification.created: to its user, after commit', () => {
     const [got] = await bystander.waitFor(marks.bystander, 'notification.created', 1)
     expect(got.data).toMatchObject({ user_id: aField2.user.id, data: { visit_id: visit.id } })
     await expectNothing([[assignee, marks.assignee]], 'notification.created')
+  })
+})
+
+/** The close the server sent, or an error after WAIT_MS. */
+function closeOf(client: Client) {
+  return Promise.race([
+    client.closed,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the server did not close the socket')), WAIT_MS)),
+  ])
+}
+
+describe('a socket lives no longer than its user’s access (CONTRACT §14)', () => {
+  // An app of its own: these tests move its clock past token expiry.
+  let life: TestApp
+  let lifePort: number
+  let w: Workspace
+  let owner: Session
+  let observer: Client
+  const clock = () => life.clock as ManualClock
+  const TTL_MS = 15 * 60_000
+  const CLOSE_WITHIN_MS = 1000
+
+  beforeAll(async () => {
+    life = await createTestApp()
+    life.app.listen({ port: 0, hostname: '127.0.0.1' })
+    lifePort = life.app.server!.port!
+    w = await life.workspace()
+    owner = w.owner
+  })
+
+  afterAll(async () => {
+    await life?.app.stop(true)
+    await life?.close()
+  })
+
+  const openHere = async (session: Session) => {
+    const client = await Client.open(session.token, lifePort)
+    clients.push(client)
+    return client
+  }
+
+  /** A fresh login (its token expires TTL after the clock's now). */
+  const relogin = (session: Session) => life.login(session.user.email)
+
+  async function newMember(role: string | number) {
+    const created = await life.post(
+      '/office/v1/users',
+      { name: unique('Watcher'), email: `${unique('watcher')}@example.com`, password: 'password123', role_id: typeof role === 'number' ? role : w.roles[role] },
+      { token: owner.token },
+    )
+    const user = data(created, 201, 'creating a user')
+    return life.login(user.email)
+  }
+
+  /** One ping of a fresh field user: every livemap:view socket of the workspace should get it. */
+  async function pushPing(lat: number) {
+    const field = await newMember('user')
+    const reply = await life.post('/app/v1/locations/batch', { pings: [ping({ lat })] }, { token: field.token, idempotencyKey: unique('batch') })
+    data(reply, 201, 'the batch')
+  }
+
+  /** A live-map socket of a new admin, and the owner's socket as the observer that must keep getting pings. */
+  async function watching(role: string | number = 'admin') {
+    const session = await newMember(role)
+    const client = await openHere(session)
+    observer = await openHere(owner)
+    const mark = await client.settled()
+    await pushPing(1)
+    await client.waitFor(mark, 'location.created', 1)
+    return { session, client }
+  }
+
+  /**
+   * `act` ends the access; a ping pushed right after its answer must not reach the socket, which is
+   * closed with `code`/`reason` within a second, while the observer still gets the ping.
+   */
+  async function expectCut(client: Client, act: () => Promise<void>, code: number, reason: string) {
+    const mark = client.mark()
+    const observed = await observer.settled()
+    const started = performance.now()
+    await act()
+    await pushPing(2)
+    const closed = await closeOf(client)
+    expect({ code: closed.code, reason: closed.reason }).toEqual({ code, reason })
+    expect(closed.at - started).toBeLessThan(CLOSE_WITHIN_MS)
+    await observer.waitFor(observed, 'location.created', 1)
+    expect(client.since(mark, 'location.created')).toEqual([])
+  }
+
+  test('deactivating the user closes their socket: 4401 UNAUTHORIZED, no ping after it', async () => {
+    const { session, client } = await watching()
+    await expectCut(
+      client,
+      async () => {
+        data(await life.put(`/office/v1/users/${session.user.id}`, { is_active: false }, { token: owner.token }), 200, 'deactivating')
+      },
+      4401,
+      'UNAUTHORIZED',
+    )
+  })
+
+  test('deleting the user closes their socket: 4401 UNAUTHORIZED', async () => {
+    const { session, client } = await watching()
+    await expectCut(
+      client,
+      async () => {
+        data(await life.delete(`/office/v1/users/${session.user.id}`, { token: owner.token }), 200, 'deleting')
+      },
+      4401,
+      'UNAUTHORIZED',
+    )
+  })
+
+  test('a role change to one without livemap:view closes the socket: 4403 FORBIDDEN', async () => {
+    const { session, client } = await watching()
+    await expectCut(
+      client,
+      async () => {
+        data(await life.put(`/office/v1/users/${session.user.id}`, { role_id: w.roles.user }, { token: owner.token }), 200, 'demoting')
+      },
+      4403,
+      'FORBIDDEN',
+    )
+  })
+
+  test('removing livemap:view from the role closes its holders’ sockets (4403); a role edit that keeps it closes nothing', async () => {
+    const grants = (extra: { key: string; platform: 'web'; access: 'view' }[]) => ({
+      permissions: [{ key: 'visit:view', platform: 'web', access: 'view' }, ...extra],
+    })
+    const livemap = { key: 'livemap:view', platform: 'web' as const, access: 'view' as const }
+    const role = data(await life.post('/office/v1/roles', { name: unique('Watchers'), ...grants([livemap]) }, { token: owner.token }), 201, 'a role')
+    const { client } = await watching(role.id)
+    // Renaming the role keeps its permissions: the socket stays and keeps getting pings.
+    data(await life.put(`/office/v1/roles/${role.id}`, { name: unique('Renamed') }, { token: owner.token }), 200, 'renaming')
+    const kept = await client.settled()
+    await pushPing(3)
+    await client.waitFor(kept, 'location.created', 1)
+    await expectCut(
+      client,
+      async () => {
+        data(await life.put(`/office/v1/roles/${role.id}`, grants([]), { token: owner.token }), 200, 'removing livemap:view')
+      },
+      4403,
+      'FORBIDDEN',
+    )
+  })
+
+  test('logging out closes the session’s socket: 4401 UNAUTHORIZED; the user’s other session keeps its socket', async () => {
+    const { session, client } = await watching()
+    const other = await openHere(await relogin(session))
+    await expectCut(
+      client,
+      async () => {
+        data(await life.post('/auth/logout', { refresh_token: session.refresh_token }, { token: session.token }), 200, 'logout')
+      },
+      4401,
+      'UNAUTHORIZED',
+    )
+    const mark = await other.settled()
+    await pushPing(4)
+    await other.waitFor(mark, 'location.created', 1)
+  })
+
+  test('a change nobody reported (a direct write to memberships) still closes the socket within a second', async () => {
+    const { session, client } = await watching()
+    const started = performance.now()
+    await life.db.pragma(`UPDATE memberships SET is_active = 0 WHERE user_id = ${session.user.id} AND workspace_id = ${w.id}`)
+    const closed = await closeOf(client)
+    expect({ code: closed.code, reason: closed.reason }).toEqual({ code: 4401, reason: 'UNAUTHORIZED' })
+    expect(closed.at - started).toBeLessThan(CLOSE_WITHIN_MS)
+  })
+
+  test('{type:"auth"} with another user’s token or a bad token → close 4401 UNAUTHORIZED', async () => {
+    const [first, second] = await Promise.all([newMember('admin'), newMember('admin')])
+    const victims = [await openHere(first), await openHere(first)]
+    victims[0].socket.send(JSON.stringify({ type: 'auth', token: second.token }))
+    victims[1].socket.send(JSON.stringify({ type: 'auth', token: `${first.token}x` }))
+    for (const victim of victims) {
+      const closed = await closeOf(victim)
+      expect({ code: closed.code, reason: closed.reason }).toEqual({ code: 4401, reason: 'UNAUTHORIZED' })
+    }
+  })
+
+  // The clock moves from here on: sessions are logged in again before use.
+  test('the token’s exp passing closes the socket: 4401 TOKEN_EXPIRED within a second, no ping after it', async () => {
+    const { client } = await watching()
+    const mark = client.mark()
+    clock().advance(TTL_MS + 1000)
+    owner = await relogin(owner)
+    const started = performance.now()
+    // The clock is past exp before this ping is published: it is never sent to the expired socket.
+    await pushPing(5)
+    const closed = await closeOf(client)
+    expect({ code: closed.code, reason: closed.reason }).toEqual({ code: 4401, reason: 'TOKEN_EXPIRED' })
+    expect(closed.at - started).toBeLessThan(CLOSE_WITHIN_MS)
+    expect(client.since(mark, 'location.created')).toEqual([])
+  })
+
+  test('an expired socket with no traffic is closed by the sweep within a second', async () => {
+    const session = await newMember('user')
+    const client = await openHere(session)
+    clock().advance(TTL_MS + 1000)
+    const started = performance.now()
+    const closed = await closeOf(client)
+    expect({ code: closed.code, reason: closed.reason }).toEqual({ code: 4401, reason: 'TOKEN_EXPIRED' })
+    expect(closed.at - started).toBeLessThan(CLOSE_WITHIN_MS)
+    owner = await relogin(owner)
+  })
+
+  test('{type:"auth"} with a newer token of the same user before exp → auth.ok, and the socket lives past the old exp', async () => {
+    const { session, client } = await watching()
+    clock().advance(TTL_MS - 60_000)
+    owner = await relogin(owner)
+    const renewed = await relogin(session)
+    const mark = client.mark()
+    client.socket.send(JSON.stringify({ type: 'auth', token: renewed.token }))
+    await client.waitFor(mark, 'auth.ok', 1)
+    // Past the first token's exp, before the second's.
+    clock().advance(2 * 60_000)
+    owner = await relogin(owner)
+    const alive = client.mark()
+    await pushPing(6)
+    await client.waitFor(alive, 'location.created', 1)
+    await client.barrier()
+    expect(client.socket.readyState).toBe(WebSocket.OPEN)
+    // And the new exp is enforced in turn.
+    clock().advance(TTL_MS)
+    const closed = await closeOf(client)
+    expect({ code: closed.code, reason: closed.reason }).toEqual({ code: 4401, reason: 'TOKEN_EXPIRED' })
+    owner = await relogin(owner)
+  })
+})
+
+describe('the hub never sends to a socket whose access was lost before the publish', () => {
+  /** Bun's pub/sub in miniature: topics → sockets, each socket recording what it got and how it closed. */
+  class FakeSocket {
+    readonly topics = new Set<string>()
+    readonly received: string[] = []
+    closedWith: [number, string] | null = null
+    subscribe = (topic: string) => this.topics.add(topic)
+    unsubscribe = (topic: string) => this.topics.delete(topic)
+    close = (code: number, reason: string) => {
+      this.closedWith = [code, reason]
+    }
+  }
+  function fakeServer(sockets: FakeSocket[]) {
+    return {
+      publish: (topic: string, payload: string) => {
+        for (const socket of sockets) if (socket.topics.has(topic) && !socket.closedWith) socket.received.push(JSON.parse(payload).data)
+        return 0
+      },
+      subscriberCount: (topic: string) => sockets.filter((socket) => socket.topics.has(topic)).length,
+    }
+  }
+  const viewer = compileGrants([{ key: 'livemap:view', platform: 'web', access: 'view' }])
+  const access = (userId: number, overrides: Partial<SocketAccess> = {}): SocketAccess => ({
+    userId,
+    workspaceId: 1,
+    roleId: 10,
+    sessionId: `s${userId}`,
+    expiresAt: Date.parse('2026-11-21T09:00:00Z'),
+    permissions: viewer,
+    ...overrides,
+  })
+
+  test('a publish made while a re-check runs is held; the re-check closes the socket that lost access, the rest get it in order', async () => {
+    const clock = new TestClock('2026-11-21T08:00:00Z')
+    const pending = new Map<number, (value: { roleId: number; permissions: typeof viewer } | null) => void>()
+    const hub = new Hub()
+    hub.watchAccess({
+      clock,
+      loadAccess: (userId) => new Promise((resolve) => pending.set(userId, resolve)),
+      readEpoch: async () => 0,
+    })
+    const [demoted, kept, other] = [new FakeSocket(), new FakeSocket(), new FakeSocket()]
+    hub.attach(fakeServer([demoted, kept, other]))
+    hub.register(demoted, access(1))
+    hub.register(kept, access(2))
+    hub.register(other, access(3, { roleId: 11 }))
+    const livemap = topics.livemap(1)
+
+    hub.publish(livemap, { type: 'location.created', data: 'before' })
+    hub.revalidateRole(10)
+    expect(hub.hasListeners(livemap)).toBe(true)
+    hub.publish(livemap, { type: 'location.created', data: 'during-1' })
+    hub.publish(livemap, { type: 'location.created', data: 'during-2' })
+    // Held for everyone until the re-check is done, so order is kept for the sockets that stay.
+    expect([demoted.received, kept.received, other.received]).toEqual([['before'], ['before'], ['before']])
+
+    pending.get(1)!({ roleId: 10, permissions: compileGrants([]) })
+    pending.get(2)!({ roleId: 10, permissions: viewer })
+    await Bun.sleep(0)
+    expect(demoted.closedWith).toEqual([4403, 'FORBIDDEN'])
+    expect(demoted.received).toEqual(['before'])
+    expect(kept.received).toEqual(['before', 'during-1', 'during-2'])
+    expect(other.received).toEqual(['before', 'during-1', 'during-2'])
+    expect(hub.connections).toBe(2)
+    hub.detach()
+  })
+
+  test('a member no longer active → 4401 UNAUTHORIZED; a past exp is closed before the next publish reaches it', async () => {
+    const clock = new TestClock('2026-11-21T08:00:00Z')
+    const hub = new Hub()
+    hub.watchAccess({ clock, loadAccess: async () => null, readEpoch: async () => 0 })
+    const [gone, expiring, fresh] = [new FakeSocket(), new FakeSocket(), new FakeSocket()]
+    hub.attach(fakeServer([gone, expiring, fresh]))
+    hub.register(gone, access(1))
+    hub.register(expiring, access(2, { expiresAt: Date.parse('2026-11-21T08:10:00Z') }))
+    hub.register(fresh, access(3, { expiresAt: Date.parse('2026-11-21T08:30:00Z') }))
+    hub.revalidateUser(1)
+    hub.publish(topics.livemap(1), { type: 'location.created', data: 'after-deactivation' })
+    await Bun.sleep(0)
+    expect(gone.closedWith).toEqual([4401, 'UNAUTHORIZED'])
+    expect(gone.received).toEqual([])
+    clock.set('2026-11-21T08:10:00Z')
+    hub.publish(topics.livemap(1), { type: 'location.created', data: 'after-exp' })
+    expect(expiring.closedWith).toEqual([4401, 'TOKEN_EXPIRED'])
+    expect(expiring.received).toEqual(['after-deactivation'])
+    expect(fresh.received).toEqual(['after-deactivation', 'after-exp'])
+    hub.detach()
   })
 })

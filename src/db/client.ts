@@ -180,7 +180,11 @@ async function openLibsql(config: Config): Promise<Database> {
     pragma: (statement) => queue.run(() => rows(statement)),
     pragmaEverywhere: async (statement) => [await rows(statement)],
     close: async () => {
-      await queue.run(async () => client.close())
+      await queue.run(async () => {
+        // As on bun:sqlite: a final TRUNCATE checkpoint leaves a clean single-file database behind.
+        if (isLocal) await client.execute('PRAGMA wal_checkpoint(TRUNCATE)').catch(() => undefined)
+        client.close()
+      })
     },
   }
 }

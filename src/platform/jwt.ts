@@ -19,6 +19,8 @@ export interface AccessClaims {
   jti: string
   /** Refresh-token family of the session that issued the token. */
   sessionId: string | null
+  /** Expiry, seconds since the epoch (a socket lives no longer than its token). */
+  exp: number
 }
 
 export type VerifiedToken =
@@ -84,7 +86,7 @@ function toClaims(payload: Record<string, unknown>): AccessClaims | null {
   if (!Number.isSafeInteger(userId) || userId < 1) return null
   if (typeof wid !== 'number' || !Number.isSafeInteger(wid) || wid < 1) return null
   if (typeof role !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') return null
-  return { userId, workspaceId: wid, role, jti, sessionId: typeof sid === 'string' ? sid : null }
+  return { userId, workspaceId: wid, role, jti, sessionId: typeof sid === 'string' ? sid : null, exp }
 }
 
 const JWT_SECRET_SETTING = 'jwt_secret'

@@ -10,8 +10,29 @@
  * A socket subscribes either to the workspace's visits topic or to its own, so an assignee who also
  * reads all visits gets each update once. Events are published after the transaction commits; a slow
  * or dead socket is Bun's to drop (backpressure limit, idle timeout), never the publisher's to wait for.
+ *
+ * A socket lives no longer than its user's access. The hub keeps, per socket, the access it was
+ * opened (or re-authenticated) with — user, workspace, role, session, token expiry, permissions —
+ * so the publish path reads nothing from the database. The socket is closed, with the code string
+ * as the close reason:
+ *   - 4401 `TOKEN_EXPIRED` once the token's `exp` passes (checked before every publish, and by a
+ *     sweep every SWEEP_INTERVAL_MS);
+ *   - 4401 `UNAUTHORIZED` when the user is no longer an active member (deactivated, deleted) or
+ *     their session logged out;
+ *   - 4403 `FORBIDDEN` when the user lost the permission one of the socket's topics needs (a role
+ *     change, a role's permissions edited); a gained permission only adds topics.
+ * Who changes access tells the hub after the commit (`revalidateUser`, `revalidateRole`,
+ * `endSessions`). While such a re-check runs, every publish is held back and sent, in order, once
+ * it is done: an event published after an access change never reaches a socket that lost the
+ * access. As a safety net for changes nobody reported (another process on the same database, or
+ * any other write to users, memberships or roles), the sweep reads the auth epoch — a number those
+ * writes bump through database triggers — and re-checks every socket when it moved.
+ *
+ * All of this is per-process state: each instance knows only its own sockets.
  */
 import type { Server } from 'bun'
+import { systemClock, type Clock } from '../platform/clock'
+import { can, type PermissionSet } from '../platform/permissions'
 
 export type HubEventType = 'location.created' | 'visit.updated' | 'notification.created'
 
@@ -27,10 +48,74 @@ export const topics = {
   user: (workspaceId: number, userId: number) => `w:${workspaceId}:u:${userId}`,
 }
 
+/** What a socket may see, as of its last check. */
+export interface SocketAccess {
+  userId: number
+  workspaceId: number
+  roleId: number
+  /** The refresh-token family of the token's session; logging that session out closes the socket. */
+  sessionId: string | null
+  /** The token's `exp`, in milliseconds since the epoch. */
+  expiresAt: number
+  permissions: PermissionSet
+}
+
+/** Close codes of sockets whose access ended; the reason sent is the key itself. */
+export const CLOSE_CODES = { TOKEN_EXPIRED: 4401, UNAUTHORIZED: 4401, FORBIDDEN: 4403 } as const
+export type AccessEnded = keyof typeof CLOSE_CODES
+
+/** How often expired tokens are closed and the auth epoch is compared (the contract allows 1 s). */
+export const SWEEP_INTERVAL_MS = 250
+
+/** How the hub re-reads access; supplied by the WebSocket route, which owns the database side. */
+export interface AccessSource {
+  clock: Clock
+  /** The member's current role and permissions in the workspace; null when not an active member. */
+  loadAccess(userId: number, workspaceId: number): Promise<Pick<SocketAccess, 'roleId' | 'permissions'> | null>
+  /** A number that changes with every write to users, memberships or roles, by any process. */
+  readEpoch(): Promise<number>
+}
+
+export function topicsFor(access: Pick<SocketAccess, 'userId' | 'workspaceId' | 'permissions'>): string[] {
+  const { workspaceId, userId, permissions } = access
+  const joined = [topics.user(workspaceId, userId)]
+  if (can(permissions, 'livemap:view', 'web', 'view')) joined.push(topics.livemap(workspaceId))
+  joined.push(can(permissions, 'visit:view', 'web', 'view') ? topics.visits(workspaceId) : topics.userVisits(workspaceId, userId))
+  return joined
+}
+
+/** The part of a Bun ServerWebSocket the hub uses. */
+interface Socket {
+  subscribe(topic: string): unknown
+  unsubscribe(topic: string): unknown
+  close(code?: number, reason?: string): unknown
+}
+
+interface Connection {
+  socket: Socket
+  access: SocketAccess
+  topics: string[]
+}
+
 export class Hub {
   private server: Pick<Server<unknown>, 'publish' | 'subscriberCount'> | null = null
+  private readonly open = new Map<Socket, Connection>()
+  private source: AccessSource | null = null
+  private clock: Clock = systemClock
+  private sweep: ReturnType<typeof setInterval> | null = null
+  /** The auth epoch the sockets were last checked against; null: not read since sockets opened. */
+  private epoch: number | null = null
+  private readingEpoch = false
+  /** The earliest token expiry among open sockets (a lower bound: closed sockets may have held it). */
+  private nextExpiry = Infinity
+  /** Access re-checks running; while any does, publishes wait in `held`. */
+  private rechecks = 0
+  private held: [topic: string, payload: string][] = []
+
   /** Open sockets (for the metrics page). */
-  connections = 0
+  get connections(): number {
+    return this.open.size
+  }
 
   attach(server: Pick<Server<unknown>, 'publish' | 'subscriberCount'>) {
     this.server = server
@@ -38,15 +123,208 @@ export class Hub {
 
   detach() {
     this.server = null
+    this.open.clear()
+    this.held = []
+    this.stopSweep()
+  }
+
+  watchAccess(source: AccessSource) {
+    this.source = source
+    this.clock = source.clock
   }
 
   /** Whether any socket listens on `topic`: a batch of events for nobody is not even serialised. */
   hasListeners(topic: string): boolean {
-    return this.server !== null && this.server.subscriberCount(topic) > 0
+    return this.server !== null && (this.rechecks > 0 || this.server.subscriberCount(topic) > 0)
   }
 
   /** Sends to every socket subscribed to `topic`; a no-op while no server is listening. */
   publish(topic: string, event: HubEvent) {
-    this.server?.publish(topic, JSON.stringify(event))
+    if (!this.server) return
+    const payload = JSON.stringify(event)
+    if (this.rechecks > 0) {
+      this.held.push([topic, payload])
+      return
+    }
+    this.closeExpired()
+    this.server.publish(topic, payload)
+  }
+
+  /** A socket opened with `access`: it joins the topics its permissions allow. */
+  register(socket: Socket, access: SocketAccess) {
+    const joined = topicsFor(access)
+    for (const topic of joined) socket.subscribe(topic)
+    this.open.set(socket, { socket, access, topics: joined })
+    this.nextExpiry = Math.min(this.nextExpiry, access.expiresAt)
+    this.startSweep()
+  }
+
+  /** The socket closed (by either side). */
+  unregister(socket: Socket) {
+    this.open.delete(socket)
+  }
+
+  /**
+   * The socket presented a newer token: it lives on with that token's expiry and the access just
+   * loaded. A token of another user or workspace closes it (4401). Returns whether it is still open.
+   */
+  reauthorize(socket: Socket, access: SocketAccess): boolean {
+    const connection = this.open.get(socket)
+    if (!connection) return false
+    if (access.userId !== connection.access.userId || access.workspaceId !== connection.access.workspaceId) {
+      this.end(connection, 'UNAUTHORIZED')
+      return false
+    }
+    if (!this.apply(connection, access)) return false
+    this.nextExpiry = Math.min(this.nextExpiry, access.expiresAt)
+    return true
+  }
+
+  /** Closes one socket because its access ended. */
+  close(socket: Socket, reason: AccessEnded) {
+    const connection = this.open.get(socket)
+    if (connection) this.end(connection, reason)
+  }
+
+  /** After a commit that changed the user (active flag, membership, role): re-checks their sockets. */
+  revalidateUser(userId: number) {
+    this.recheck((connection) => connection.access.userId === userId)
+  }
+
+  /** After a commit that changed a role's permissions: re-checks the sockets of its holders. */
+  revalidateRole(roleId: number) {
+    this.recheck((connection) => connection.access.roleId === roleId)
+  }
+
+  /** After a logout: the user's sockets of those sessions close at once (4401 UNAUTHORIZED). */
+  endSessions(userId: number, sessionIds: (string | null | undefined)[]) {
+    const ended = new Set(sessionIds.filter((id): id is string => typeof id === 'string'))
+    for (const connection of [...this.open.values()]) {
+      const { access } = connection
+      if (access.userId === userId && access.sessionId !== null && ended.has(access.sessionId)) this.end(connection, 'UNAUTHORIZED')
+    }
+  }
+
+  /** Shutdown: every socket is closed with `code` (1001 going away). */
+  closeAll(code: number, reason: string) {
+    for (const connection of [...this.open.values()]) this.end(connection, null, code, reason)
+    this.stopSweep()
+  }
+
+  private end(connection: Connection, reason: AccessEnded | null, code = reason ? CLOSE_CODES[reason] : 1000, text = reason ?? '') {
+    this.open.delete(connection.socket)
+    try {
+      // Unsubscribed first: nothing published from here on reaches it, whatever the close does.
+      for (const topic of connection.topics) connection.socket.unsubscribe(topic)
+      connection.socket.close(code, text)
+    } catch {
+      // Already closed by the client.
+    }
+  }
+
+  /** Moves the socket to the topics `access` allows; a lost topic closes it (4403). */
+  private apply(connection: Connection, access: SocketAccess): boolean {
+    const joined = topicsFor(access)
+    // A user's own visits topic is where a socket without visit:view listens, not a permission.
+    const ownVisits = topics.userVisits(access.workspaceId, access.userId)
+    if (connection.topics.some((topic) => topic !== ownVisits && !joined.includes(topic))) {
+      this.end(connection, 'FORBIDDEN')
+      return false
+    }
+    for (const topic of joined) if (!connection.topics.includes(topic)) connection.socket.subscribe(topic)
+    for (const topic of connection.topics) if (!joined.includes(topic)) connection.socket.unsubscribe(topic)
+    connection.topics = joined
+    connection.access = access
+    return true
+  }
+
+  private recheck(affected: (connection: Connection) => boolean) {
+    const source = this.source
+    if (!source) return
+    const targets = [...this.open.values()].filter(affected)
+    if (targets.length === 0) return
+    this.rechecks += 1
+    void this.revalidate(source, targets).finally(() => {
+      this.rechecks -= 1
+      if (this.rechecks === 0) this.releaseHeld()
+    })
+  }
+
+  /** One access read per member, then each of their sockets kept, moved, or closed. */
+  private async revalidate(source: AccessSource, targets: Connection[]) {
+    const byMember = new Map<string, Connection[]>()
+    for (const connection of targets) {
+      const key = `${connection.access.userId}:${connection.access.workspaceId}`
+      byMember.set(key, [...(byMember.get(key) ?? []), connection])
+    }
+    await Promise.all(
+      [...byMember.values()].map(async (connections) => {
+        const { userId, workspaceId } = connections[0].access
+        let current: Awaited<ReturnType<AccessSource['loadAccess']>>
+        try {
+          current = await source.loadAccess(userId, workspaceId)
+        } catch {
+          // Access that cannot be confirmed is not assumed: the client reconnects and is checked afresh.
+          for (const connection of connections) if (this.open.get(connection.socket) === connection) this.end(connection, null, 1011, 'internal error')
+          return
+        }
+        for (const connection of connections) {
+          if (this.open.get(connection.socket) !== connection) continue
+          if (!current) this.end(connection, 'UNAUTHORIZED')
+          else this.apply(connection, { ...connection.access, ...current })
+        }
+      }),
+    )
+  }
+
+  private releaseHeld() {
+    const held = this.held
+    this.held = []
+    if (!this.server || held.length === 0) return
+    this.closeExpired()
+    for (const [topic, payload] of held) this.server.publish(topic, payload)
+  }
+
+  /** Closes the sockets whose token expired; one comparison when none has. */
+  private closeExpired() {
+    const now = this.clock.now().getTime()
+    if (now < this.nextExpiry) return
+    let next = Infinity
+    for (const connection of [...this.open.values()]) {
+      if (connection.access.expiresAt <= now) this.end(connection, 'TOKEN_EXPIRED')
+      else next = Math.min(next, connection.access.expiresAt)
+    }
+    this.nextExpiry = next
+  }
+
+  private startSweep() {
+    if (this.sweep) return
+    this.sweep = setInterval(() => void this.tick(), SWEEP_INTERVAL_MS)
+    this.sweep.unref?.()
+  }
+
+  private stopSweep() {
+    if (this.sweep) clearInterval(this.sweep)
+    this.sweep = null
+    this.epoch = null
+    this.nextExpiry = Infinity
+  }
+
+  private async tick() {
+    if (this.open.size === 0) return this.stopSweep()
+    this.closeExpired()
+    if (!this.source || this.readingEpoch) return
+    this.readingEpoch = true
+    try {
+      const epoch = await this.source.readEpoch()
+      if (epoch !== this.epoch) {
+        this.epoch = epoch
+        this.recheck(() => true)
+      }
+    } catch {
+      // Read again on the next tick.
+    } finally {
+      this.readingEpoch = false
+    }
   }
 }

@@ -192,7 +192,7 @@ export async function refresh(ctx: RequestContext, input: { refresh_token: strin
 }
 
 export function logout(ctx: AuthedContext, input: { refresh_token: string }) {
-  return withTransaction(ctx, async ({ tx, audit }) => {
+  return withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
     const [stored] = await tx
       .select({ family: refreshTokens.family_id })
       .from(refreshTokens)
@@ -204,6 +204,7 @@ export function logout(ctx: AuthedContext, input: { refresh_token: string }) {
         .set({ revoked_at: ctx.deps.clock.now().toISOString() })
         .where(and(eq(refreshTokens.family_id, stored.family), isNull(refreshTokens.revoked_at)))
     }
+    afterCommit(() => ctx.deps.hub.endSessions(ctx.actor.userId, [stored?.family, ctx.actor.sessionId]))
     await audit({ entityType: 'user', entityId: ctx.actor.userId, entityName: ctx.actor.name, action: 'logout' })
     return {}
   })

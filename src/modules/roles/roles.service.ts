@@ -108,7 +108,8 @@ export function createRole(ctx: AuthedContext, input: { name: string; permission
 
 export function updateRole(ctx: AuthedContext, id: number, input: { name?: string; permissions?: Grant[] }) {
   const permissions = input.permissions && normalizeGrants(input.permissions)
-  return withTransaction(ctx, async ({ tx, audit }) => {
+  return withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
+    afterCommit(() => ctx.deps.hub.revalidateRole(id))
     const before = await findEditableRole(tx, ctx.actor.workspaceId, id)
     const changes: Partial<RoleRow> = {}
     if (input.name !== undefined && input.name !== before.name) {

@@ -176,7 +176,8 @@ export interface UpdateUserInput {
 
 export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUserInput) {
   const passwordHash = input.password ? await hashPassword(input.password) : null
-  return withTransaction(ctx, async ({ tx, audit }) => {
+  return withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
+    afterCommit(() => ctx.deps.hub.revalidateUser(id))
     const before = await findUser(tx, ctx.actor.workspaceId, id)
     await assertMayManage(ctx, before)
     const isSelf = id === ctx.actor.userId
@@ -217,7 +218,8 @@ export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUs
 }
 
 export function deleteUser(ctx: AuthedContext, id: number) {
-  return withTransaction(ctx, async ({ tx, audit }) => {
+  return withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
+    afterCommit(() => ctx.deps.hub.revalidateUser(id))
     const before = await findUser(tx, ctx.actor.workspaceId, id)
     await assertMayManage(ctx, before)
     if (id === ctx.actor.userId) throw selfLockout()
