@@ -1684,3 +1684,107 @@ describe('workspace isolation', () => {
     expect(await snapshot()).toEqual(before)
   })
 })
+
+describe('`updated` audit entries hold exactly the fields that changed (old and new), nothing else', () => {
+  /** The one entry a request wrote, with its metadata parsed. */
+  async function onlyEntry(reply: Reply) {
+    expect(reply.status).toBe(200)
+    const entries = await auditOf(reply)
+    expect(entries).toHaveLength(1)
+    expect(entries[0].action).toBe('updated')
+    return { ...entries[0], metadata: JSON.parse(entries[0].metadata) }
+  }
+
+  test('check-in without a photo: status, time and place; no check_in_photo_url null → null', async () => {
+    const user = await fieldUser()
+    const visit = await planVisit({ user_ids: [user.user.id] })
+    clock().advance(1000)
+    const entry = await onlyEntry(await checkIn(visit.id, user))
+    expect(entry.old_values).toEqual({ status: 'scheduled', checked_in_at: null, check_in_latitude: null, check_in_longitude: null })
+    expect(entry.new_values).toEqual({ status: 'in_progress', checked_in_at: now(), check_in_latitude: HERE.latitude, check_in_longitude: HERE.longitude })
+  })
+
+  test('check-out without a photo: status, time and place; no check_out_photo_url null → null', async () => {
+    const { visit, user } = await startedVisit()
+    await completeShelf(visit, user)
+    clock().advance(1000)
+    const entry = await onlyEntry(await checkOut(visit.id, user))
+    expect(entry.old_values).toEqual({ status: 'in_progress', checked_out_at: null, check_out_latitude: null, check_out_longitude: null })
+    expect(entry.new_values).toEqual({ status: 'completed', checked_out_at: now(), check_out_latitude: HERE.latitude, check_out_longitude: HERE.longitude })
+  })
+
+  test('cancel records status and close_reason only', async () => {
+    const visit = await planVisit()
+    const entry = await onlyEntry(await cancel(visit.id, 'rain'))
+    expect(entry.old_values).toEqual({ status: 'scheduled', close_reason: null })
+    expect(entry.new_values).toEqual({ status: 'cancelled', close_reason: 'rain' })
+  })
+
+  test('a draft save records status and answers; no approval_status null → null', async () => {
+    const { visit, user } = await startedVisit()
+    const id = shelfOf(visit).id
+    const entry = await onlyEntry(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: id, status: 'draft', answers: { facings: 2 } }]))
+    expect(entry).toMatchObject({ entity_type: 'submission', entity_id: String(id) })
+    expect(entry.old_values).toEqual({ status: 'pending', answers: {} })
+    expect(entry.new_values).toEqual({ status: 'draft', answers: { facings: 2 } })
+  })
+
+  test('completion records submitted_at and submitted_by beside status, approval_status and answers', async () => {
+    const { visit, user } = await startedVisit()
+    const id = shelfOf(visit).id
+    clock().advance(1000)
+    const entry = await onlyEntry(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: id, status: 'completed', answers: GOOD }]))
+    expect(entry.old_values).toEqual({ status: 'pending', approval_status: null, answers: {}, submitted_at: null, submitted_by: null })
+    expect(entry.new_values).toEqual({ status: 'completed', approval_status: 'pending', answers: GOOD, submitted_at: now(), submitted_by: user.user.id })
+  })
+
+  test('a resubmission records the new submission time and the cleared review, not status completed → completed', async () => {
+    const { visit, user, submission } = await finishedVisit()
+    const submittedAt = (await submissionRow(submission.id)).submitted_at
+    clock().advance(1000)
+    expect((await reject(visit.id, submission.id, 'blurry photo')).status).toBe(200)
+    const reviewedAt = now()
+    clock().advance(1000)
+    const changed = { facings: 9, brand: 'B' }
+    const entry = await onlyEntry(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: submission.id, status: 'completed', answers: changed }]))
+    expect(entry.old_values).toEqual({
+      approval_status: 'rejected',
+      answers: GOOD,
+      submitted_at: submittedAt,
+      reviewed_at: reviewedAt,
+      reviewed_by: ws.owner.user.id,
+      approval_notes: 'blurry photo',
+    })
+    expect(entry.new_values).toEqual({ approval_status: 'pending', answers: changed, submitted_at: now(), reviewed_at: null, reviewed_by: null, approval_notes: null })
+  })
+
+  test('send-to-field records sent_to_field_at only; who was notified goes to metadata, not into the values', async () => {
+    const [a, b] = [await fieldUser(), await fieldUser()]
+    const visit = await planVisit({ user_ids: [a.user.id, b.user.id] })
+    clock().advance(1000)
+    const entry = await onlyEntry(await t.app.post('/office/v1/visits/send-to-field', { visit_ids: [visit.id] }, { token: admin() }))
+    expect(entry.old_values).toEqual({ sent_to_field_at: null })
+    expect(entry.new_values).toEqual({ sent_to_field_at: now() })
+    expect([...entry.metadata.notified_user_ids].sort((x: number, y: number) => x - y)).toEqual([a.user.id, b.user.id].sort((x, y) => x - y))
+    expect(Object.keys(entry.metadata).sort()).toEqual(['ip', 'notified_user_ids', 'request_id', 'timestamp', 'user_agent'])
+  })
+
+  test('the audit-log API shows metadata extras (notified_user_ids) as stored', async () => {
+    const a = await fieldUser()
+    const visit = await planVisit({ user_ids: [a.user.id] })
+    const reply = await t.app.post('/office/v1/visits/send-to-field', { visit_ids: [visit.id] }, { token: admin() })
+    const stored = await onlyEntry(reply)
+    const shown = await t.app.get(`/office/v1/audit-logs/${stored.id}`, { token: admin() })
+    expect(shown.status).toBe(200)
+    expect(shown.body.data.metadata).toEqual(stored.metadata)
+    expect(shown.body.data.metadata.notified_user_ids).toEqual([a.user.id])
+  })
+
+  test('assigning the same assignees again changes nothing: one `updated` entry with {} and {}', async () => {
+    const a = await fieldUser()
+    const visit = await planVisit({ user_ids: [a.user.id] })
+    const entry = await onlyEntry(await t.app.post(`/office/v1/visits/${visit.id}/assign`, { user_ids: [a.user.id] }, { token: admin() }))
+    expect(entry.old_values).toEqual({})
+    expect(entry.new_values).toEqual({})
+  })
+})

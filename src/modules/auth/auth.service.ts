@@ -261,8 +261,10 @@ export async function resetPassword(ctx: RequestContext, input: { token: string;
         entityId: user.id,
         entityName: user.name,
         action: 'updated',
-        oldValues: null,
-        newValues: { credentials: 'reset by email' },
+        // Only the password hash changed, and an entry never holds one: no values, the change is noted in metadata.
+        before: {},
+        after: {},
+        metadata: { credentials: 'reset by email' },
         actor: { id: user.id, name: user.name, role: membership.role, workspaceId: membership.workspaceId },
       })
     }
