@@ -2,6 +2,12 @@
  * Audit entries (SPEC AuditLog, CONTRACT §6). They are written only through `TxScope.audit` inside
  * `withTransaction`, so an entry commits or rolls back together with its mutation, and the table's
  * triggers refuse any UPDATE or DELETE afterwards.
+ *
+ * `updated` entries hold the old and new values of exactly the fields that changed, and nothing else:
+ * the caller passes the entity before and after, and `changedFields` here is the only place that
+ * decides what changed. An update request that changes nothing still writes its one entry (every
+ * mutation request is audited), with `{}` and `{}`. Extras that are not fields of the entity go to
+ * `metadata`, beside the request's ip, user agent, request id and timestamp.
  */
 import { auditLogs } from '../db/schema'
 import type { Db } from '../db/client'
