@@ -4,6 +4,7 @@
  * entries, and immutability.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
+import { changedFields, type AuditEntry } from '../src/platform/audit'
 import type { ManualClock } from '../src/platform/clock'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
 
@@ -784,5 +785,155 @@ describe('entries never hold secrets', () => {
     // What the API shows of these entries holds no secrets either.
     const shown = JSON.stringify(entries)
     for (const secret of [createPassword, changePassword, hash as string]) expect(shown.includes(secret)).toBe(false)
+  })
+})
+
+describe('`updated` entries hold exactly the changed fields, whatever entity was updated', () => {
+  const SECRET = /password|hash|token|secret|name_key/i
+
+  /** Every key at any depth of a value. */
+  const keysDeep = (value: unknown): string[] =>
+    Array.isArray(value) ? value.flatMap(keysDeep) : value && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => [key, ...keysDeep(inner)]) : []
+
+  async function made(path: string, body: Record<string, unknown>) {
+    const reply = await t.app.post(path, body, { token: home.owner.token })
+    if (reply.status !== 201) throw new Error(`${path}: ${reply.status} ${reply.text}`)
+    return reply.body.data as Record<string, any>
+  }
+
+  /**
+   * One entity through a series of updates (some of them changing nothing): each answers 200 and
+   * writes one `updated` entry whose two halves have the same keys, differ on every key, leave out
+   * updated_at and secrets, and agree with the entity as the API showed it before and after.
+   */
+  async function walk(type: string, url: string, shownFirst: Record<string, any>, updates: Record<string, unknown>[]) {
+    let shown = shownFirst
+    const entries: Entry[] = []
+    for (const body of updates) {
+      clock().advance(1000)
+      const reply = await expectOneEntry(() => t.app.put(url, body, { token: home.owner.token }))
+      if (reply.status !== 200) throw new Error(`${type} ${JSON.stringify(body)}: ${reply.status} ${reply.text}`)
+      const after = reply.body.data as Record<string, any>
+      const entry = (await entriesOf(type, shownFirst.id)).at(-1)!
+      expect(entry.action).toBe('updated')
+      expect(entry.metadata.request_id).toBe(reply.headers.get('x-request-id')!)
+      const [was, is] = [entry.old_values!, entry.new_values!]
+      expect(Object.keys(was).sort()).toEqual(Object.keys(is).sort())
+      for (const key of Object.keys(is)) {
+        expect(Bun.deepEquals(was[key], is[key])).toBe(false)
+        if (key in after) expect(is[key]).toEqual(after[key])
+        if (key in shown) expect(was[key]).toEqual(shown[key])
+      }
+      // Every field the answer shows as changed is recorded (updated_at aside).
+      for (const key of Object.keys(after)) {
+        if (key !== 'updated_at' && !SECRET.test(key) && !Bun.deepEquals(shown[key], after[key])) expect(Object.keys(is)).toContain(key)
+      }
+      for (const values of [was, is]) {
+        expect(keysDeep(values)).not.toContain('updated_at')
+        expect(keysDeep(values).filter((key) => SECRET.test(key))).toEqual([])
+      }
+      expect(JSON.stringify(entry)).not.toMatch(/\$argon2|new-password-1/)
+      expect(entry.entity_name).toBe(after.name)
+      entries.push(entry)
+      shown = after
+    }
+    return entries
+  }
+
+  test('outlet; an update that changes nothing writes one entry with {} and {}', async () => {
+    const outlet = await made('/office/v1/outlets', { name: unique('Outlet'), code: unique('O') })
+    const entries = await walk('outlet', `/office/v1/outlets/${outlet.id}`, outlet, [
+      { name: unique('Renamed') },
+      { address: 'Jl. Merdeka 1', latitude: -6.2, longitude: 106.8 },
+      { address: 'Jl. Merdeka 1', latitude: -6.2 },
+      { is_active: false, latitude: null, longitude: null },
+    ])
+    expect(entries[2].old_values).toEqual({})
+    expect(entries[2].new_values).toEqual({})
+  })
+
+  test('user; a password change is noted in metadata, never in the values', async () => {
+    const team = await made('/office/v1/teams', { name: unique('Team') })
+    const user = await made('/office/v1/users', { name: unique('Person'), email: `${unique('person')}@example.com`, password: 'password123', role_id: home.roles.user })
+    const entries = await walk('user', `/office/v1/users/${user.id}`, user, [
+      { name: unique('Renamed') },
+      { phone: '0812345678' },
+      { role_id: home.roles.manager, team_ids: [team.id] },
+      { password: 'new-password-1' },
+      { is_active: false },
+      { phone: '0812345678' },
+    ])
+    expect(entries[3].old_values).toEqual({})
+    expect(entries[3].new_values).toEqual({})
+    expect(entries[3].metadata).toMatchObject({ credentials: 'changed by an administrator' })
+    expect(entries[5].new_values).toEqual({})
+  })
+
+  test('team', async () => {
+    const member = await t.app.member(home, 'user')
+    const team = await made('/office/v1/teams', { name: unique('Team') })
+    await walk('team', `/office/v1/teams/${team.id}`, team, [
+      { name: unique('Renamed') },
+      { description: 'north' },
+      { leader_id: member.user.id, user_ids: [member.user.id] },
+      { description: 'north' },
+    ])
+  })
+
+  test('master data (channel group, channel)', async () => {
+    const group = await newGroup(home.owner.token)
+    await walk('channel_group', `${MASTER}/channel-groups/${group.id}`, group, [{ name: unique('Group') }, { name: unique('Group') }])
+    const channel = await newChannel(home.owner.token)
+    const target = await newGroup(home.owner.token)
+    await walk('channel', `${MASTER}/channels/${channel.id}`, channel, [{ channel_group_id: target.id }, { name: unique('Channel'), channel_group_id: target.id }])
+  })
+
+  test('role', async () => {
+    const role = await made('/office/v1/roles', { name: unique('Role'), permissions: [{ key: 'outlet.view', platform: 'web', access: 'view' }] })
+    const entries = await walk('role', `/office/v1/roles/${role.id}`, role, [
+      { name: unique('Renamed') },
+      { permissions: [{ key: 'outlet.view', platform: 'web', access: 'full' }] },
+      { permissions: [{ key: 'outlet.view', platform: 'web', access: 'full' }] },
+    ])
+    expect(Object.keys(entries[0].new_values!).sort()).toEqual(['name', 'slug'])
+    expect(entries[2].new_values).toEqual({})
+  })
+
+  test('workspace settings', async () => {
+    const shown = (await t.app.get('/office/v1/workspaces', { token: home.owner.token })).body.data.find((w: { id: number }) => w.id === home.id)
+    const entries = await walk('workspace', `/office/v1/workspaces/${home.id}/settings`, shown, [
+      { location_retention_days: 30 },
+      { name: unique('Home') },
+      { location_retention_days: 30 },
+    ])
+    expect(entries[0].old_values).toEqual({ location_retention_days: shown.location_retention_days })
+    expect(entries[2].new_values).toEqual({})
+  })
+})
+
+describe('changedFields: the one comparison behind every `updated` entry', () => {
+  test('keeps exactly the keys whose values differ, deep and order-insensitive, with a missing key read as null', () => {
+    const before = { name: 'A', tags: { x: 1, y: [1, 2] }, note: null, gone: 'was', same: [1, { a: 1 }] }
+    const after = { name: 'B', tags: { y: [1, 2], x: 1 }, note: undefined, added: 3, same: [1, { a: 1 }] }
+    expect(changedFields(before, after)).toEqual({
+      oldValues: { name: 'A', gone: 'was', added: null },
+      newValues: { name: 'B', gone: null, added: 3 },
+    })
+  })
+
+  test('leaves out updated_at and secrets even when they changed', () => {
+    const before = { updated_at: '1', password_hash: 'h1', refresh_token: 'a', name_key: 'a', name: 'a' }
+    const after = { updated_at: '2', password_hash: 'h2', refresh_token: 'b', name_key: 'b', name: 'b' }
+    expect(changedFields(before, after)).toEqual({ oldValues: { name: 'a' }, newValues: { name: 'b' } })
+  })
+
+  test('nothing changed: {} and {}', () => {
+    expect(changedFields({ a: 1, b: { c: [1] } }, { a: 1, b: { c: [1] } })).toEqual({ oldValues: {}, newValues: {} })
+  })
+
+  test('an `updated` entry cannot be given its values by hand (compile-time)', () => {
+    // @ts-expect-error an `updated` entry takes before/after; its old and new values are computed from them
+    const byHand: AuditEntry = { entityType: 'outlet', entityId: 1, entityName: 'x', action: 'updated', before: {}, after: {}, newValues: { name: 'x' } }
+    expect(byHand.action).toBe('updated')
   })
 })

@@ -9,6 +9,7 @@
 import { describe, expect, test } from 'bun:test'
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose'
 import type { ManualClock } from '../src/platform/clock'
+import { sha256Hex } from '../src/platform/crypto'
 import { createTestApp, expectError, unique, useTestApp, type Reply, type Session } from './harness'
 
 const t = useTestApp()
@@ -278,6 +279,7 @@ describe('refresh tokens', () => {
     const first = (await login(email)).body.data.refresh_token
     const second = (await t.app.post('/auth/refresh', { refresh_token: first })).body.data.refresh_token
     expect(typeof second).toBe('string')
+    clock().advance(31_000) // past the retry window (see "refresh retries")
     expectError(await t.app.post('/auth/refresh', { refresh_token: first }), 401, 'UNAUTHORIZED')
     expectError(await t.app.post('/auth/refresh', { refresh_token: second }), 401, 'UNAUTHORIZED')
     expect(await t.app.count('refresh_tokens', `user_id = ${userId} AND revoked_at IS NULL AND used_at IS NULL`)).toBe(0)
@@ -288,6 +290,7 @@ describe('refresh tokens', () => {
     const stolen = (await login(email)).body.data.refresh_token
     const otherDevice = (await login(email)).body.data.refresh_token
     await t.app.post('/auth/refresh', { refresh_token: stolen })
+    clock().advance(31_000) // past the retry window (see "refresh retries")
     expectError(await t.app.post('/auth/refresh', { refresh_token: stolen }), 401, 'UNAUTHORIZED')
     expect((await t.app.post('/auth/refresh', { refresh_token: otherDevice })).status).toBe(200)
   })
@@ -663,5 +666,155 @@ describe('switch workspace', () => {
 
   test('switch-workspace needs a bearer token', async () => {
     expectError(await t.app.post('/auth/switch-workspace', { workspace_id: 1 }), 401, 'UNAUTHORIZED')
+  })
+})
+
+describe('refresh retries: a phone that lost the answer may present the rotated token again', () => {
+  const refresh = (token: string) => t.app.post('/auth/refresh', { refresh_token: token })
+  const SECOND = 1000
+
+  /** A fresh session; returns its first refresh token and the family's id. */
+  async function family() {
+    const { email, userId } = await workspaceWithMember('user')
+    const first = (await login(email)).body.data.refresh_token as string
+    const [row] = await t.app.db.pragma(`SELECT family_id FROM refresh_tokens WHERE token_hash = '${sha256Hex(first)}'`)
+    return { first, familyId: row.family_id as string, userId }
+  }
+  const live = (familyId: string) => t.app.db.pragma(`SELECT token_hash FROM refresh_tokens WHERE family_id = '${familyId}' AND used_at IS NULL AND revoked_at IS NULL`)
+  const revokedFamily = async (familyId: string) => (await live(familyId)).length === 0
+
+  /** T1 rotated into T2, whose answer the phone never got. */
+  async function rotated() {
+    const session = await family()
+    const lost = await refresh(session.first)
+    expect(lost.status).toBe(200)
+    return { ...session, lost: lost.body.data.refresh_token as string }
+  }
+
+  test('within 30 s, the successor unused: 200 TOKEN_REFRESHED with a fresh pair; the unused successor is revoked, the new pair works', async () => {
+    const { first, lost, familyId, userId } = await rotated()
+    clock().advance(10 * SECOND)
+    const retry = await refresh(first)
+    expect(retry.status).toBe(200)
+    expect(retry.body.code).toBe('TOKEN_REFRESHED')
+    expectSessionShape(retry)
+    expect(retry.body.data.user.id).toBe(userId)
+    const fresh = retry.body.data.refresh_token as string
+    expect(fresh).not.toBe(lost)
+    expect(await live(familyId)).toEqual([{ token_hash: sha256Hex(fresh) }])
+    expect((await t.app.get('/app/v1/profile', { token: retry.body.data.token })).status).toBe(200)
+    expect((await refresh(fresh)).status).toBe(200)
+  })
+
+  test('exactly 30 s after the rotation is still a retry', async () => {
+    const { first } = await rotated()
+    clock().advance(30 * SECOND)
+    expect((await refresh(first)).status).toBe(200)
+  })
+
+  test('30 s and 1 ms after the rotation: reuse — 401 UNAUTHORIZED and the whole family revoked (the unused successor too)', async () => {
+    const { first, lost, familyId } = await rotated()
+    clock().advance(30 * SECOND + 1)
+    expectError(await refresh(first), 401, 'UNAUTHORIZED')
+    expect(await revokedFamily(familyId)).toBe(true)
+    expectError(await refresh(lost), 401, 'UNAUTHORIZED')
+  })
+
+  test('the window runs from the first rotation: retries do not extend it', async () => {
+    const { first, familyId } = await rotated()
+    clock().advance(20 * SECOND)
+    expect((await refresh(first)).status).toBe(200)
+    clock().advance(11 * SECOND)
+    expectError(await refresh(first), 401, 'UNAUTHORIZED')
+    expect(await revokedFamily(familyId)).toBe(true)
+  })
+
+  test('the successor revoked by a retry, presented later: reuse — 401 and the newest pair is revoked too', async () => {
+    const { first, lost, familyId } = await rotated()
+    const fresh = (await refresh(first)).body.data.refresh_token
+    expectError(await refresh(lost), 401, 'UNAUTHORIZED')
+    expect(await revokedFamily(familyId)).toBe(true)
+    expectError(await refresh(fresh), 401, 'UNAUTHORIZED')
+  })
+
+  test('a retry after the successor was used: reuse — 401 and the family revoked', async () => {
+    const { first, lost, familyId } = await rotated()
+    const third = (await refresh(lost)).body.data.refresh_token
+    clock().advance(SECOND)
+    expectError(await refresh(first), 401, 'UNAUTHORIZED')
+    expect(await revokedFamily(familyId)).toBe(true)
+    expectError(await refresh(third), 401, 'UNAUTHORIZED')
+  })
+
+  test('a retry after logout: 401, nothing revived', async () => {
+    const { first, lost, familyId } = await rotated()
+    const access = (await refresh(first)).body.data
+    expect((await t.app.post('/auth/logout', { refresh_token: access.refresh_token }, { token: access.token })).status).toBe(200)
+    expectError(await refresh(first), 401, 'UNAUTHORIZED')
+    expectError(await refresh(lost), 401, 'UNAUTHORIZED')
+    expect(await revokedFamily(familyId)).toBe(true)
+  })
+
+  test('a retry is not audited, like any refresh', async () => {
+    const { first } = await rotated()
+    const before = await auditCount('1 = 1')
+    expect((await refresh(first)).status).toBe(200)
+    expect(await auditCount('1 = 1')).toBe(before)
+  })
+
+  /**
+   * Presentations at once are decided one after another in the write transaction: every one is
+   * answered 200, each revokes the successor the one before issued, and the family ends with exactly
+   * one live refresh token — one of the answers. Any other answer's token, presented later, is reuse.
+   */
+  async function concurrently(count: number, token: string, familyId: string) {
+    const replies = await Promise.all(Array.from({ length: count }, () => refresh(token)))
+    expect(replies.map((reply) => reply.status)).toEqual(Array(count).fill(200))
+    const tokens = replies.map((reply) => reply.body.data.refresh_token as string)
+    expect(new Set(tokens).size).toBe(count)
+    const alive = await live(familyId)
+    expect(alive).toHaveLength(1)
+    const newest = tokens.find((candidate) => sha256Hex(candidate) === alive[0].token_hash)
+    expect(newest).toBeString()
+    return { tokens, newest: newest! }
+  }
+
+  for (const count of [2, 30]) {
+    test(`${count} retries at once with the same rotated token: all 200, exactly one answer's refresh token stays live`, async () => {
+      const { first, lost, familyId } = await rotated()
+      const { newest } = await concurrently(count, first, familyId)
+      expectError(await refresh(lost), 401, 'UNAUTHORIZED')
+      expect(await revokedFamily(familyId)).toBe(true)
+      // The reuse above revoked everything, the newest included.
+      expectError(await refresh(newest), 401, 'UNAUTHORIZED')
+    })
+  }
+
+  test('30 refreshes at once with a never-used token (one rotation, 29 retries): all 200; the live one refreshes, a stale one then is reuse', async () => {
+    const { first, familyId } = await family()
+    const { tokens, newest } = await concurrently(30, first, familyId)
+    const next = await refresh(newest)
+    expect(next.status).toBe(200)
+    const stale = tokens.find((candidate) => candidate !== newest)!
+    expectError(await refresh(stale), 401, 'UNAUTHORIZED')
+    expect(await revokedFamily(familyId)).toBe(true)
+    expectError(await refresh(next.body.data.refresh_token), 401, 'UNAUTHORIZED')
+  })
+
+  test('over a real socket: the retry answers 200 and the lost successor is refused afterwards', async () => {
+    const { first, lost } = await rotated()
+    const server = t.app.app.listen({ port: 0, hostname: '127.0.0.1' })
+    try {
+      const url = `http://127.0.0.1:${server.server!.port}/api/auth/refresh`
+      const post = (token: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: token }) })
+      const retry = await post(first)
+      expect(retry.status).toBe(200)
+      expect((await retry.json()).code).toBe('TOKEN_REFRESHED')
+      const reused = await post(lost)
+      expect(reused.status).toBe(401)
+      expect((await reused.json()).code).toBe('UNAUTHORIZED')
+    } finally {
+      await t.app.app.stop(true)
+    }
   })
 })

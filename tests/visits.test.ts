@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { parse } from 'csv-parse/sync'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { guardCell, unguardCell } from '../src/modules/visits/visits.csv'
 import type { ManualClock } from '../src/platform/clock'
 import { expectError, unique, useTestApp, type Reply, type Session, type Workspace } from './harness'
 
@@ -1682,5 +1683,238 @@ describe('workspace isolation', () => {
       expect([method, path, reply.status, reply.body?.code]).toEqual([method, path, 404, code])
     }
     expect(await snapshot()).toEqual(before)
+  })
+})
+
+describe('`updated` audit entries hold exactly the fields that changed (old and new), nothing else', () => {
+  /** The one entry a request wrote, with its metadata parsed. */
+  async function onlyEntry(reply: Reply) {
+    expect(reply.status).toBe(200)
+    const entries = await auditOf(reply)
+    expect(entries).toHaveLength(1)
+    expect(entries[0].action).toBe('updated')
+    return { ...entries[0], metadata: JSON.parse(entries[0].metadata) }
+  }
+
+  test('check-in without a photo: status, time and place; no check_in_photo_url null → null', async () => {
+    const user = await fieldUser()
+    const visit = await planVisit({ user_ids: [user.user.id] })
+    clock().advance(1000)
+    const entry = await onlyEntry(await checkIn(visit.id, user))
+    expect(entry.old_values).toEqual({ status: 'scheduled', checked_in_at: null, check_in_latitude: null, check_in_longitude: null })
+    expect(entry.new_values).toEqual({ status: 'in_progress', checked_in_at: now(), check_in_latitude: HERE.latitude, check_in_longitude: HERE.longitude })
+  })
+
+  test('check-out without a photo: status, time and place; no check_out_photo_url null → null', async () => {
+    const { visit, user } = await startedVisit()
+    await completeShelf(visit, user)
+    clock().advance(1000)
+    const entry = await onlyEntry(await checkOut(visit.id, user))
+    expect(entry.old_values).toEqual({ status: 'in_progress', checked_out_at: null, check_out_latitude: null, check_out_longitude: null })
+    expect(entry.new_values).toEqual({ status: 'completed', checked_out_at: now(), check_out_latitude: HERE.latitude, check_out_longitude: HERE.longitude })
+  })
+
+  test('cancel records status and close_reason only', async () => {
+    const visit = await planVisit()
+    const entry = await onlyEntry(await cancel(visit.id, 'rain'))
+    expect(entry.old_values).toEqual({ status: 'scheduled', close_reason: null })
+    expect(entry.new_values).toEqual({ status: 'cancelled', close_reason: 'rain' })
+  })
+
+  test('a draft save records status and answers; no approval_status null → null', async () => {
+    const { visit, user } = await startedVisit()
+    const id = shelfOf(visit).id
+    const entry = await onlyEntry(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: id, status: 'draft', answers: { facings: 2 } }]))
+    expect(entry).toMatchObject({ entity_type: 'submission', entity_id: String(id) })
+    expect(entry.old_values).toEqual({ status: 'pending', answers: {} })
+    expect(entry.new_values).toEqual({ status: 'draft', answers: { facings: 2 } })
+  })
+
+  test('completion records submitted_at and submitted_by beside status, approval_status and answers', async () => {
+    const { visit, user } = await startedVisit()
+    const id = shelfOf(visit).id
+    clock().advance(1000)
+    const entry = await onlyEntry(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: id, status: 'completed', answers: GOOD }]))
+    expect(entry.old_values).toEqual({ status: 'pending', approval_status: null, answers: {}, submitted_at: null, submitted_by: null })
+    expect(entry.new_values).toEqual({ status: 'completed', approval_status: 'pending', answers: GOOD, submitted_at: now(), submitted_by: user.user.id })
+  })
+
+  test('a resubmission records the new submission time and the cleared review, not status completed → completed', async () => {
+    const { visit, user, submission } = await finishedVisit()
+    const submittedAt = (await submissionRow(submission.id)).submitted_at
+    clock().advance(1000)
+    expect((await reject(visit.id, submission.id, 'blurry photo')).status).toBe(200)
+    const reviewedAt = now()
+    clock().advance(1000)
+    const changed = { facings: 9, brand: 'B' }
+    const entry = await onlyEntry(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: submission.id, status: 'completed', answers: changed }]))
+    expect(entry.old_values).toEqual({
+      approval_status: 'rejected',
+      answers: GOOD,
+      submitted_at: submittedAt,
+      reviewed_at: reviewedAt,
+      reviewed_by: ws.owner.user.id,
+      approval_notes: 'blurry photo',
+    })
+    expect(entry.new_values).toEqual({ approval_status: 'pending', answers: changed, submitted_at: now(), reviewed_at: null, reviewed_by: null, approval_notes: null })
+  })
+
+  test('send-to-field records sent_to_field_at only; who was notified goes to metadata, not into the values', async () => {
+    const [a, b] = [await fieldUser(), await fieldUser()]
+    const visit = await planVisit({ user_ids: [a.user.id, b.user.id] })
+    clock().advance(1000)
+    const entry = await onlyEntry(await t.app.post('/office/v1/visits/send-to-field', { visit_ids: [visit.id] }, { token: admin() }))
+    expect(entry.old_values).toEqual({ sent_to_field_at: null })
+    expect(entry.new_values).toEqual({ sent_to_field_at: now() })
+    expect([...entry.metadata.notified_user_ids].sort((x: number, y: number) => x - y)).toEqual([a.user.id, b.user.id].sort((x, y) => x - y))
+    expect(Object.keys(entry.metadata).sort()).toEqual(['ip', 'notified_user_ids', 'request_id', 'timestamp', 'user_agent'])
+  })
+
+  test('the audit-log API shows metadata extras (notified_user_ids) as stored', async () => {
+    const a = await fieldUser()
+    const visit = await planVisit({ user_ids: [a.user.id] })
+    const reply = await t.app.post('/office/v1/visits/send-to-field', { visit_ids: [visit.id] }, { token: admin() })
+    const stored = await onlyEntry(reply)
+    const shown = await t.app.get(`/office/v1/audit-logs/${stored.id}`, { token: admin() })
+    expect(shown.status).toBe(200)
+    expect(shown.body.data.metadata).toEqual(stored.metadata)
+    expect(shown.body.data.metadata.notified_user_ids).toEqual([a.user.id])
+  })
+
+  test('assigning the same assignees again changes nothing: one `updated` entry with {} and {}', async () => {
+    const a = await fieldUser()
+    const visit = await planVisit({ user_ids: [a.user.id] })
+    const entry = await onlyEntry(await t.app.post(`/office/v1/visits/${visit.id}/assign`, { user_ids: [a.user.id] }, { token: admin() }))
+    expect(entry.old_values).toEqual({})
+    expect(entry.new_values).toEqual({})
+  })
+})
+
+describe('a visits CSV export imports again as is', () => {
+  /** Names a spreadsheet would run as formulas (guarded on export), and two that only start with `'`. */
+  const NAMES = ['@Tim Timur', '=SUM(1)', '-minus', '+plus', "'quoted", "'=quoted formula"]
+
+  const importCsv = (csv: string, token: string) => t.app.request('POST', '/office/v1/visits/import', { raw: csv, headers: { 'content-type': 'text/csv' }, token })
+  const exportCsv = async (token: string) => {
+    const reply = await t.app.get('/office/v1/visits/export', { token })
+    expect(reply.status).toBe(200)
+    return reply.text
+  }
+
+  /** What makes a visit the same visit: place, work, team, day and people (ids and times aside). */
+  async function plans(workspaceId: number) {
+    const rows = await t.app.db.pragma(
+      `SELECT v.outlet_id, v.project_id, v.team_id, v.visit_date, v.status,
+              (SELECT group_concat(user_id, ';') FROM (SELECT user_id FROM visit_assignees a WHERE a.visit_id = v.id ORDER BY user_id)) AS users
+         FROM visits v WHERE v.workspace_id = ${workspaceId} AND v.deleted_at IS NULL`,
+    )
+    return rows.map((row: Data) => JSON.stringify(row)).sort()
+  }
+
+  /** A fresh workspace whose teams, outlets (codes too), projects and one assignee's email start with a guarded character. */
+  async function guardedWorkspace() {
+    const home = await t.app.workspace()
+    const token = home.owner.token
+    const dash = await t.app.member(home, 'user', { email: `-${unique('dash')}@example.com` })
+    const plain = await t.app.member(home, 'user')
+    const made: Data[] = []
+    for (const [index, name] of NAMES.entries()) {
+      const team = await create('/office/v1/teams', { name }, token)
+      const outlet = await create('/office/v1/outlets', { name, code: `${name.replace(/[^=+\-@']/g, '')}O${index}` }, token)
+      const project = await create('/office/v1/projects', { name, code: `${name.replace(/[^=+\-@']/g, '')}P${index}` }, token)
+      made.push(await create('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, team_id: team.id, visit_date: `2026-12-0${index + 1}`, user_ids: index % 2 ? [dash.user.id, plain.user.id] : [dash.user.id] }, token))
+    }
+    return { home, token, made }
+  }
+
+  test('guardCell and unguardCell undo each other; only `\'` before a guarded character is taken off', async () => {
+    for (const text of [...NAMES, "''=x", "''quoted", '\tTab', '\rCR', 'plain', "'", "''", '', "it's", '=', "'-"]) {
+      expect(unguardCell(guardCell(text))).toBe(text)
+    }
+    expect(guardCell('@Tim Timur')).toBe("'@Tim Timur")
+    expect(guardCell("'quoted")).toBe("'quoted")
+    expect(guardCell("'=x")).toBe("''=x")
+    expect(unguardCell("'quoted")).toBe("'quoted")
+    expect(unguardCell("'@Tim Timur")).toBe('@Tim Timur')
+  })
+
+  test('export a workspace with names starting =, +, -, @ and \' → import that file into the same workspace → 201, the same visits again', async () => {
+    const { home, token, made } = await guardedWorkspace()
+    const csv = await exportCsv(token)
+    const cells = parse(csv, { columns: true }) as Record<string, string>[]
+    expect(cells.map((row) => row.team_name)).toEqual(["'@Tim Timur", "'=SUM(1)", "'-minus", "'+plus", "'quoted", "''=quoted formula"])
+    const before = await plans(home.id)
+    expect(before).toHaveLength(made.length)
+
+    const reply = await importCsv(csv, token)
+    expect(reply.status).toBe(201)
+    expect(reply.body.data.count).toBe(made.length)
+    const after = await plans(home.id)
+    // Every visit is there twice now: the original and its imported twin (scheduled, like any new plan).
+    expect(after).toEqual([...before, ...before].sort())
+  })
+
+  test('codes and emails are unguarded too: the export without its id columns imports by outlet_code and assignee_emails', async () => {
+    const { home, token, made } = await guardedWorkspace()
+    const rows = parse(await exportCsv(token), { columns: true }) as Record<string, string>[]
+    expect(rows.every((row) => row.outlet_code.startsWith("'"))).toBe(true)
+    expect(rows.every((row) => row.assignee_emails.startsWith("'-"))).toBe(true)
+    const projects = await t.app.db.pragma(`SELECT id, code FROM projects WHERE workspace_id = ${home.id}`)
+    const codeOf = new Map(projects.map((p: Data) => [p.id, p.code]))
+    const quote = (text: string) => `"${text.replaceAll('"', '""')}"`
+    const csv = [
+      'outlet_code,project_code,team_name,visit_date,assignee_emails',
+      ...rows.map((row) => [row.outlet_code, guardCell(codeOf.get(Number(row.project_id))), row.team_name, row.visit_date, row.assignee_emails].map(quote).join(',')),
+    ].join('\n')
+    const before = await plans(home.id)
+    const reply = await importCsv(csv, token)
+    expect(reply.status).toBe(201)
+    expect(reply.body.data.count).toBe(made.length)
+    expect(await plans(home.id)).toEqual([...before, ...before].sort())
+  })
+
+  test('a name that only starts with `\'` keeps it: "\'quoted" does not match a team "quoted"', async () => {
+    const home = await t.app.workspace()
+    const token = home.owner.token
+    await create('/office/v1/teams', { name: 'quoted' }, token)
+    const outlet = await create('/office/v1/outlets', { name: 'Shop', code: unique('O') }, token)
+    const work = await create('/office/v1/projects', { name: 'Work', code: unique('P') }, token)
+    const csv = `outlet_id,project_id,team_name,visit_date\n${outlet.id},${work.id},'quoted,2026-12-01\n`
+    const before = await snapshot()
+    expect(expectError(await importCsv(csv, token), 400, 'VALIDATION_ERROR')).toEqual({ 'rows.2.team_name': ['no team with this name'] })
+    expect(await snapshot()).toEqual(before)
+  })
+
+  test("another workspace's export does not import as is into a fresh workspace: 400 naming its ids and names, nothing written", async () => {
+    const { token } = await guardedWorkspace()
+    const csv = await exportCsv(token)
+    const fresh = await t.app.workspace()
+    const before = await snapshot()
+    const errors = expectError(await importCsv(csv, fresh.owner.token), 400, 'VALIDATION_ERROR')
+    // Names and emails are looked up first; they are the other workspace's.
+    expect(Object.keys(errors)).toEqual(expect.arrayContaining(['rows.2.team_name', 'rows.2.assignee_emails']))
+    expect(Object.keys(errors).every((key) => /^rows\.\d+\.(team_name|assignee_emails)$/.test(key))).toBe(true)
+    // Without them, its outlet and project ids are the other workspace's too.
+    const idsOnly = (parse(csv, { columns: true }) as Record<string, string>[]).map((row) => `${row.outlet_id},${row.project_id},${row.visit_date}`)
+    const second = expectError(await importCsv(['outlet_id,project_id,visit_date', ...idsOnly].join('\n'), fresh.owner.token), 400, 'VALIDATION_ERROR')
+    expect(Object.keys(second)).toEqual(expect.arrayContaining(['rows.2.outlet_id', 'rows.2.project_id']))
+    expect(await snapshot()).toEqual(before)
+  })
+
+  test('over a real socket: the exported bytes, posted back as text/csv, import', async () => {
+    const { home, token, made } = await guardedWorkspace()
+    const server = t.app.app.listen({ port: 0, hostname: '127.0.0.1' })
+    try {
+      const base = `http://127.0.0.1:${server.server!.port}/api`
+      const exported = await fetch(`${base}/office/v1/visits/export`, { headers: { authorization: `Bearer ${token}` } })
+      expect(exported.status).toBe(200)
+      const bytes = await exported.arrayBuffer()
+      const imported = await fetch(`${base}/office/v1/visits/import`, { method: 'POST', body: bytes, headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv' } })
+      expect(imported.status).toBe(201)
+      expect((await imported.json()).data.count).toBe(made.length)
+      expect(await t.app.count('visits', `workspace_id = ${home.id}`)).toBe(2 * made.length)
+    } finally {
+      await t.app.app.stop(true)
+    }
   })
 })

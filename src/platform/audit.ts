@@ -2,6 +2,12 @@
  * Audit entries (SPEC AuditLog, CONTRACT §6). They are written only through `TxScope.audit` inside
  * `withTransaction`, so an entry commits or rolls back together with its mutation, and the table's
  * triggers refuse any UPDATE or DELETE afterwards.
+ *
+ * `updated` entries hold the old and new values of exactly the fields that changed, and nothing else:
+ * the caller passes the entity before and after, and `changedFields` here is the only place that
+ * decides what changed. An update request that changes nothing still writes its one entry (every
+ * mutation request is audited), with `{}` and `{}`. Extras that are not fields of the entity go to
+ * `metadata`, beside the request's ip, user agent, request id and timestamp.
  */
 import { auditLogs } from '../db/schema'
 import type { Db } from '../db/client'
@@ -44,16 +50,39 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
 type Values = Record<string, unknown>
 
-export interface AuditEntry {
+interface EntryBase {
   entityType: AuditEntityType
   entityId: string | number
   entityName: string
-  action: AuditAction
-  oldValues?: Values | null
-  newValues?: Values | null
+  /** Extras that are not fields of the entity (who was notified, how a password changed); merged into `metadata`. */
+  metadata?: Values
   /** Defaults to the request's actor; login/registration name the user explicitly. */
   actor?: { id: number; name: string; role: string; workspaceId: number }
 }
+
+/** `created`, `deleted`, `approved`, … : the caller states the values. */
+export interface ValuesEntry extends EntryBase {
+  action: Exclude<AuditAction, 'updated'>
+  oldValues?: Values | null
+  newValues?: Values | null
+}
+
+/**
+ * `updated`: the caller hands over the entity as it was and as it is, never the values themselves;
+ * `insertAudit` keeps exactly the fields whose value changed (see `changedFields`). So no call site
+ * can record a field that did not change, or miss one that did.
+ */
+export interface UpdatedEntry extends EntryBase {
+  action: 'updated'
+  /** The entity before the change (a row or its presented shape). */
+  before: Values
+  /** The same entity after the change, in the same shape as `before`. */
+  after: Values
+  oldValues?: never
+  newValues?: never
+}
+
+export type AuditEntry = ValuesEntry | UpdatedEntry
 
 /** Keys never written into an audit entry, at any depth. */
 const SECRET_KEY = /password|secret|token|hash|name_key/i
@@ -67,18 +96,25 @@ export function redact(values: Values | null | undefined): Values | null {
   )
 }
 
+/** Never part of an `updated` entry: bumped by every write, so it says nothing about what changed. */
+const NOT_COMPARED = new Set(['updated_at'])
+
 /**
- * The fields an update changed, as `{ old, new }` halves; `updated_at` is left out (CONTRACT §6).
- * Only keys present in `after` are compared, so callers pass the row after the update.
+ * The fields an update changed, as `{ old, new }` halves with identical keys, each key's two values
+ * different (deep comparison, so a JSON column with the same content is unchanged). Compared over
+ * the keys of both sides (a key missing on one side counts as null); `updated_at` and secret keys
+ * (password hashes, tokens) are left out. An update that changed nothing gives `{}` and `{}`.
  */
 export function changedFields(before: Values, after: Values): { oldValues: Values; newValues: Values } {
   const oldValues: Values = {}
   const newValues: Values = {}
-  for (const [key, value] of Object.entries(after)) {
-    if (key === 'updated_at' || !(key in before)) continue
-    if (JSON.stringify(before[key]) !== JSON.stringify(value)) {
-      oldValues[key] = before[key]
-      newValues[key] = value
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (NOT_COMPARED.has(key) || SECRET_KEY.test(key)) continue
+    const was = before[key] ?? null
+    const is = after[key] ?? null
+    if (!Bun.deepEquals(was, is, true)) {
+      oldValues[key] = was
+      newValues[key] = is
     }
   }
   return { oldValues, newValues }
@@ -101,9 +137,9 @@ export async function insertAudit(tx: Db, ctx: RequestContext, entry: AuditEntry
     entity_id: String(entry.entityId),
     entity_name: entry.entityName,
     action: entry.action,
-    old_values: redact(entry.oldValues),
-    new_values: redact(entry.newValues),
+    ...values(entry),
     metadata: {
+      ...redact(entry.metadata),
       ip: ctx.meta.ip,
       user_agent: ctx.meta.userAgent,
       request_id: ctx.meta.requestId,
@@ -111,6 +147,12 @@ export async function insertAudit(tx: Db, ctx: RequestContext, entry: AuditEntry
     },
     created_at: ctx.deps.clock.now().toISOString(),
   })
+}
+
+function values(entry: AuditEntry): { old_values: Values | null; new_values: Values | null } {
+  if (entry.action !== 'updated') return { old_values: redact(entry.oldValues), new_values: redact(entry.newValues) }
+  const diff = changedFields(entry.before, entry.after)
+  return { old_values: redact(diff.oldValues), new_values: redact(diff.newValues) }
 }
 
 function isPlainObject(value: unknown): value is Values {

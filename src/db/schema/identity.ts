@@ -83,8 +83,11 @@ export const refreshTokens = sqliteTable(
     family_id: text('family_id').notNull(),
     token_hash: text('token_hash').notNull().unique(),
     expires_at: text('expires_at').notNull(),
+    /** When the token was rotated (its first use); a retry within 30 s of it is answered again. */
     used_at: timestamp('used_at'),
     revoked_at: timestamp('revoked_at'),
+    /** The token this one was rotated into (the newest, after a retry); null while unused. */
+    replaced_by_id: integer('replaced_by_id'),
     created_at: createdAt(),
   },
   (t) => [index('refresh_tokens_family').on(t.family_id), index('refresh_tokens_user').on(t.user_id)],

@@ -6,7 +6,6 @@
 import { count, eq, gte, isNull, lte, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { attendances, teamMembers, users } from '../../db/schema'
-import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { parseDateTime } from '../../platform/dates'
 import { localDate } from '../../platform/time-zones'
@@ -173,8 +172,7 @@ export async function clockOut(ctx: AuthedContext, input: ClockInput) {
         updated_at: now,
       })
       const after = await findAttendance(tx, ctx.actor.workspaceId, open)
-      const diff = changedFields(before, after)
-      await audit({ entityType: 'attendance', entityId: open, entityName: `${ctx.actor.name} · ${after.date}`, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+      await audit({ entityType: 'attendance', entityId: open, entityName: `${ctx.actor.name} · ${after.date}`, action: 'updated', before, after })
       return after
     }),
   )

@@ -26,6 +26,10 @@ const AuditLogSchema = Type.Object({
     user_agent: Type.Union([Type.String(), Type.Null()]),
     request_id: Type.String(),
     timestamp: Timestamp(),
+  }, {
+    // Extras an entry may carry beside the four request fields (e.g. `notified_user_ids`); a typed
+    // `additionalProperties` keeps the response normaliser from dropping them.
+    additionalProperties: Type.Unknown(),
   }),
   created_at: Timestamp(),
 })

@@ -4,7 +4,8 @@
  *
  * Refresh tokens are opaque random strings stored as SHA-256 hashes. Each login starts a family;
  * a refresh uses its token once and returns the next one of the family. Presenting a used token
- * means it was stolen or replayed: the whole family is revoked.
+ * means it was stolen or replayed: the whole family is revoked — with one exception for phones
+ * that lose answers, the retry (see `refresh`).
  */
 import { randomUUID } from 'node:crypto'
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm'
@@ -36,24 +37,31 @@ export interface Session {
   user: SessionUser & { timezone: string }
 }
 
+/** A rotated token presented again this soon after its rotation, its successor never used, is a retry. */
+export const REFRESH_RETRY_WINDOW_MS = 30_000
+
 /** Inserts a refresh token (new family unless given); returns the opaque token. */
 async function insertRefreshToken(ctx: RequestContext, tx: Db, userId: number, workspaceId: number, familyId: string = randomUUID()): Promise<RefreshGrant> {
   const token = randomToken(32)
   const now = ctx.deps.clock.now()
-  await tx.insert(refreshTokens).values({
-    user_id: userId,
-    workspace_id: workspaceId,
-    family_id: familyId,
-    token_hash: sha256Hex(token),
-    expires_at: new Date(now.getTime() + ctx.deps.config.REFRESH_TOKEN_TTL).toISOString(),
-    created_at: now.toISOString(),
-  })
-  return { token, familyId }
+  const [row] = await tx
+    .insert(refreshTokens)
+    .values({
+      user_id: userId,
+      workspace_id: workspaceId,
+      family_id: familyId,
+      token_hash: sha256Hex(token),
+      expires_at: new Date(now.getTime() + ctx.deps.config.REFRESH_TOKEN_TTL).toISOString(),
+      created_at: now.toISOString(),
+    })
+    .returning({ id: refreshTokens.id })
+  return { token, familyId, id: row.id }
 }
 
 interface RefreshGrant {
   token: string
   familyId: string
+  id: number
 }
 
 const workspaceTimeZone = prepared((db) =>
@@ -161,6 +169,20 @@ export async function login(ctx: RequestContext, input: { email: string; passwor
   return sessionFor(ctx, { id: user.id, email: user.email, name: user.name, role, workspace_id: workspaceId }, refreshToken)
 }
 
+/**
+ * Rotation with reuse detection, and retries. Presenting token T:
+ * - T unused, live, not expired: T is used (rotated) and its successor S issued; `T.replaced_by_id = S`.
+ * - T rotated at most 30 s ago (REFRESH_RETRY_WINDOW_MS, from its first rotation) and its successor
+ *   never used nor revoked: a retry of a phone that lost the answer. S is revoked, a new successor
+ *   issued and answered, so only the newest refresh token of the family works.
+ * - anything else about a rotated or revoked token (a revoked successor, a retry after 30 s, a retry
+ *   after the successor was used): reuse — the whole family is revoked, 401.
+ * The decision is read and written in one write transaction, and write transactions run one at a
+ * time, so presentations of the same token at once are decided one after another: 30 retries at once
+ * all answer 200, each revoking the successor the previous one issued, and the family ends with
+ * exactly one live token, the one issued last. (Access tokens stay stateless: one already issued
+ * lives until its `exp`.)
+ */
 export async function refresh(ctx: RequestContext, input: { refresh_token: string }): Promise<Session> {
   const tokenHash = sha256Hex(input.refresh_token)
   // The outcome is decided in the transaction; a reuse must commit its revocation before answering 401.
@@ -169,19 +191,39 @@ export async function refresh(ctx: RequestContext, input: { refresh_token: strin
     async ({ tx }) => {
       const [stored] = await tx.select().from(refreshTokens).where(eq(refreshTokens.token_hash, tokenHash)).limit(1)
       if (!stored) return { ok: false as const }
-      const now = ctx.deps.clock.now().toISOString()
-      if (stored.used_at || stored.revoked_at) {
+      const now = ctx.deps.clock.now()
+      const nowIso = now.toISOString()
+      const revokeFamily = async () => {
         await tx
           .update(refreshTokens)
-          .set({ revoked_at: now })
+          .set({ revoked_at: nowIso })
           .where(and(eq(refreshTokens.family_id, stored.family_id), isNull(refreshTokens.revoked_at)))
         return { ok: false as const }
       }
-      if (stored.expires_at <= now) return { ok: false as const }
+      if (stored.revoked_at) return revokeFamily()
+      if (stored.used_at) {
+        const [successor] = stored.replaced_by_id === null
+          ? []
+          : await tx.select().from(refreshTokens).where(eq(refreshTokens.id, stored.replaced_by_id)).limit(1)
+        const isRetry =
+          successor !== undefined &&
+          successor.used_at === null &&
+          successor.revoked_at === null &&
+          now.getTime() - Date.parse(stored.used_at) <= REFRESH_RETRY_WINDOW_MS &&
+          stored.expires_at > nowIso
+        if (!isRetry) return revokeFamily()
+        await tx.update(refreshTokens).set({ revoked_at: nowIso }).where(eq(refreshTokens.id, successor.id))
+      } else if (stored.expires_at <= nowIso) {
+        return { ok: false as const }
+      }
       const member = await loadMember(tx, stored.user_id, stored.workspace_id)
       if (!member) return { ok: false as const }
-      await tx.update(refreshTokens).set({ used_at: now }).where(eq(refreshTokens.id, stored.id))
       const next = await insertRefreshToken(ctx, tx, stored.user_id, stored.workspace_id, stored.family_id)
+      // used_at keeps the first rotation, so the retry window never slides.
+      await tx
+        .update(refreshTokens)
+        .set({ used_at: stored.used_at ?? nowIso, replaced_by_id: next.id })
+        .where(eq(refreshTokens.id, stored.id))
       const user = { id: member.userId, email: member.email, name: member.name, role: member.role, workspace_id: member.workspaceId }
       return { ok: true as const, user, next }
     },
@@ -269,8 +311,10 @@ export async function resetPassword(ctx: RequestContext, input: { token: string;
         entityId: user.id,
         entityName: user.name,
         action: 'updated',
-        oldValues: null,
-        newValues: { credentials: 'reset by email' },
+        // Only the password hash changed, and an entry never holds one: no values, the change is noted in metadata.
+        before: {},
+        after: {},
+        metadata: { credentials: 'reset by email' },
         actor: { id: user.id, name: user.name, role: membership.role, workspaceId: membership.workspaceId },
       })
     }

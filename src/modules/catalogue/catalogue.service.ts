@@ -6,7 +6,6 @@
 import { and, count, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { principals, products, projects } from '../../db/schema'
-import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging } from '../../platform/pagination'
@@ -90,8 +89,7 @@ export function updatePrincipal(ctx: AuthedContext, id: number, input: Partial<P
     const before = await findPrincipal(tx, ctx.actor.workspaceId, id)
     const values = await principalValues(tx, ctx.actor.workspaceId, input, id)
     const after = (await principalScope.update(tx, ctx.actor.workspaceId, id, { ...values, updated_at: ctx.deps.clock.now().toISOString() }))!
-    const diff = changedFields(presentPrincipal(before), presentPrincipal(after))
-    await audit({ entityType: 'principal', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    await audit({ entityType: 'principal', entityId: id, entityName: after.name, action: 'updated', before: presentPrincipal(before), after: presentPrincipal(after) })
     return presentPrincipal(after)
   })
 }
@@ -217,8 +215,7 @@ export function updateProduct(ctx: AuthedContext, id: number, input: Partial<Pro
     const values = await productValues(tx, ctx.actor.workspaceId, input, id)
     await productScope.update(tx, ctx.actor.workspaceId, id, { ...values, updated_at: ctx.deps.clock.now().toISOString() })
     const after = await findProduct(tx, ctx.actor.workspaceId, id)
-    const diff = changedFields(before, after)
-    await audit({ entityType: 'product', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    await audit({ entityType: 'product', entityId: id, entityName: after.name, action: 'updated', before, after })
     return after
   })
 }

@@ -6,7 +6,6 @@
 import { and, count, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { forms, projectForms, projects, type FormField } from '../../db/schema'
-import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Page } from '../../platform/pagination'
@@ -101,8 +100,7 @@ export function updateForm(ctx: AuthedContext, id: number, input: Partial<FormIn
     if (input.description !== undefined) changes.description = input.description
     if (fields) changes.fields = fields
     const after = (await formScope.update(tx, ctx.actor.workspaceId, id, { ...changes, updated_at: ctx.deps.clock.now().toISOString() }))!
-    const diff = changedFields(present(before), present(after))
-    await audit({ entityType: 'form', entityId: id, entityName: after.title, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    await audit({ entityType: 'form', entityId: id, entityName: after.title, action: 'updated', before: present(before), after: present(after) })
     return present(after)
   })
 }

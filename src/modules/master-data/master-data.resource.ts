@@ -20,7 +20,6 @@ import { Elysia, t } from 'elysia'
 import type { Db } from '../../db/client'
 import { prepared, preparedVariants } from '../../db/prepared'
 import type { AuditEntityType } from '../../platform/audit'
-import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import type { PlatformPlugin } from '../../platform/http'
@@ -244,15 +243,7 @@ export function masterDataService(def: MasterDataDefinition) {
           await def.scope.update(tx, workspaceId, id, { ...changes, updated_at: ctx.deps.clock.now().toISOString() })
         }
         const after = await findPresented(tx, workspaceId, id)
-        const diff = changedFields(before, after)
-        await audit({
-          entityType: def.auditType,
-          entityId: id,
-          entityName: after.name,
-          action: 'updated',
-          oldValues: diff.oldValues,
-          newValues: diff.newValues,
-        })
+        await audit({ entityType: def.auditType, entityId: id, entityName: after.name, action: 'updated', before, after })
         return after
       })
     },

@@ -6,7 +6,6 @@
 import { and, isNull, count, eq, getTableColumns, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { accounts, outlets, subAreas, visits } from '../../db/schema'
-import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Page } from '../../platform/pagination'
@@ -191,8 +190,7 @@ export function updateOutlet(ctx: AuthedContext, id: number, input: Partial<Outl
     const values = await resolveInput(tx, ctx, input, id, before)
     await outletScope.update(tx, workspaceId, id, { ...values, updated_at: ctx.deps.clock.now().toISOString() })
     const after = await findOutlet(tx, workspaceId, id)
-    const diff = changedFields(before, after)
-    await audit({ entityType: 'outlet', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    await audit({ entityType: 'outlet', entityId: id, entityName: after.name, action: 'updated', before, after })
     return after
   })
 }

@@ -5,7 +5,6 @@
  */
 import { and, eq, isNull, ne } from 'drizzle-orm'
 import { refreshTokens, users } from '../../db/schema'
-import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { ValidationFailed } from '../../platform/errors'
 import { withTransaction } from '../../platform/transaction'
@@ -22,8 +21,7 @@ export function updateProfile(ctx: AuthedContext, input: { name?: string; phone?
       .set({ ...input, updated_at: ctx.deps.clock.now().toISOString() })
       .where(eq(users.id, ctx.actor.userId))
       .returning({ name: users.name, phone: users.phone })
-    const diff = changedFields(before, after)
-    await audit({ entityType: 'user', entityId: ctx.actor.userId, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    await audit({ entityType: 'user', entityId: ctx.actor.userId, entityName: after.name, action: 'updated', before, after })
     return userById(tx, ctx.actor.workspaceId, ctx.actor.userId)
   })
 }
@@ -51,8 +49,10 @@ export async function changePassword(ctx: AuthedContext, input: { current_passwo
       entityId: ctx.actor.userId,
       entityName: ctx.actor.name,
       action: 'updated',
-      oldValues: null,
-      newValues: { credentials: 'changed by the user; other sessions signed out' },
+      // Only the password hash changed, and an entry never holds one: no values, the change is noted in metadata.
+      before: {},
+      after: {},
+      metadata: { credentials: 'changed by the user; other sessions signed out' },
     })
   })
 }

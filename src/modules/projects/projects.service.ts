@@ -7,7 +7,6 @@
 import { and, isNull, asc, count, eq, inArray, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { forms, principals, projectForms, projects, visits, type ProjectStatus } from '../../db/schema'
-import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Page } from '../../platform/pagination'
@@ -164,8 +163,7 @@ export function updateProject(ctx: AuthedContext, id: number, input: Partial<Pro
     if (input.forms) await setForms(tx, id, input.forms)
     const updated = (await projectScope.update(tx, workspaceId, id, { ...values, updated_at: ctx.deps.clock.now().toISOString() }))!
     const [after] = await present(tx, [updated])
-    const diff = changedFields(before, after)
-    await audit({ entityType: 'project', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    await audit({ entityType: 'project', entityId: id, entityName: after.name, action: 'updated', before, after })
     return after
   })
 }

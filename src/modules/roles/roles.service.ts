@@ -5,7 +5,6 @@
 import { and, asc, count, desc, eq, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, roles } from '../../db/schema'
-import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, Forbidden, NotFound, ValidationFailed } from '../../platform/errors'
 import { foldText, pageMeta, paging, type ListLimits, type Page } from '../../platform/pagination'
@@ -122,8 +121,7 @@ export function updateRole(ctx: AuthedContext, id: number, input: { name?: strin
       Object.keys(changes).length > 0
         ? (await roleScope.update(tx, ctx.actor.workspaceId, id, { ...changes, updated_at: ctx.deps.clock.now().toISOString() }))!
         : before
-    const diff = changedFields(presentRole(before), presentRole(after))
-    await audit({ entityType: 'role', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    await audit({ entityType: 'role', entityId: id, entityName: after.name, action: 'updated', before: presentRole(before), after: presentRole(after) })
     return presentRole(after)
   })
 }

@@ -6,7 +6,6 @@
 import { and, asc, count, desc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, teamMembers, teams, users } from '../../db/schema'
-import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, NotFound, ValidationFailed } from '../../platform/errors'
 import { DEFAULT_LIST, foldText, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
@@ -173,8 +172,7 @@ export function updateTeam(ctx: AuthedContext, id: number, input: Partial<TeamIn
     const touched = Object.keys(changes).length > 0 || input.user_ids !== undefined
     const afterRow = touched ? (await teamScope.update(tx, workspaceId, id, { ...changes, updated_at: now }))! : beforeRow
     const [after] = await present(tx, [afterRow])
-    const diff = changedFields(before, after)
-    await audit({ entityType: 'team', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    await audit({ entityType: 'team', entityId: id, entityName: after.name, action: 'updated', before, after })
     return after
   })
 }

@@ -9,7 +9,6 @@
 import { and, asc, count, desc, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, refreshTokens, roles, teamMembers, teams, users } from '../../db/schema'
-import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, Forbidden, NotFound, ValidationFailed } from '../../platform/errors'
 import { DEFAULT_LIST, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
@@ -210,9 +209,16 @@ export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUs
     if (passwordHash || input.is_active === false) await revokeSessions(tx, id, now, passwordHash ? undefined : ctx.actor.workspaceId)
 
     const after = await findUser(tx, ctx.actor.workspaceId, id)
-    const diff = changedFields(present(before), present(after))
-    if (passwordHash) diff.newValues.credentials = 'changed by an administrator'
-    await audit({ entityType: 'user', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    await audit({
+      entityType: 'user',
+      entityId: id,
+      entityName: after.name,
+      action: 'updated',
+      before: present(before),
+      after: present(after),
+      // The password is no field of the entity (and never recorded): its change is noted beside the values.
+      metadata: passwordHash ? { credentials: 'changed by an administrator' } : undefined,
+    })
     return present(after)
   })
 }

@@ -177,15 +177,15 @@ export async function submitForms(
           await audit({ entityType: 'submission', entityId: row.id, entityName: form.title, action: 'created', newValues: { visit_id: visitId, form_id: form.id, status, answers } })
         } else {
           const current = byId.get(item.submission_id)!
-          await tx.update(submissions).set({ status, answers, updated_at: now, ...completion }).where(eq(submissions.id, current.id))
+          const [after] = await tx.update(submissions).set({ status, answers, updated_at: now, ...completion }).where(eq(submissions.id, current.id)).returning()
           savedIds.push(current.id)
           await audit({
             entityType: 'submission',
             entityId: current.id,
             entityName: current.title,
             action: 'updated',
-            oldValues: { status: current.status, approval_status: current.approval_status, answers: current.answers },
-            newValues: { status, approval_status: status === 'completed' ? 'pending' : current.approval_status, answers },
+            before: current,
+            after,
           })
         }
       }

@@ -9,7 +9,11 @@
  * one bad row imports nothing.
  *
  * Export: the office list's filters, streamed in pages of 500 rows so a large export never sits in
- * memory. Cells that a spreadsheet would run as a formula are prefixed with `'`.
+ * memory. Cells that a spreadsheet would run as a formula are prefixed with `'` (`guardCell`).
+ *
+ * An export imports again as is: the import takes off exactly that guard (`unguardCell`) before it
+ * matches names, codes and emails, so "@Tim Timur", exported as "'@Tim Timur", finds its team.
+ * The format is documented in docs/API.md ("Visit CSV import and export").
  */
 import { parse } from 'csv-parse/sync'
 import { stringify } from 'csv-stringify/sync'
@@ -28,9 +32,28 @@ const EXPORT_PAGE = 500
 
 type Row = Record<string, string>
 
+/**
+ * The formula guard, a pair that undo each other for every text. A cell starting with a character
+ * a spreadsheet reads as a formula (`=`, `+`, `-`, `@`, tab, CR) gets one `'` in front; so does a
+ * cell that starts with `'`s before such a character ("'=x" → "''=x"), so that the import, which
+ * takes off one `'` only where `'`s are followed by such a character, gives every text back as it
+ * was. A text that merely starts with `'` ("'quoted") is neither guarded nor changed.
+ */
+const GUARDED = /^'*[=+\-@\t\r]/
+const GUARD_ON_IMPORT = /^'+[=+\-@\t\r]/
+
+export function guardCell(text: string): string {
+  return GUARDED.test(text) ? `'${text}` : text
+}
+
+export function unguardCell(text: string): string {
+  return GUARD_ON_IMPORT.test(text) ? text.slice(1) : text
+}
+
 function readCsv(text: string): Row[] {
+  let rows: Row[]
   try {
-    return parse(text, {
+    rows = parse(text, {
       columns: (header: string[]) => header.map((name) => name.trim().toLowerCase()),
       skip_empty_lines: true,
       trim: true,
@@ -39,6 +62,8 @@ function readCsv(text: string): Row[] {
   } catch (error) {
     throw ValidationFailed.field('csv', `is not valid CSV: ${(error as Error).message}`)
   }
+  for (const row of rows) for (const column of Object.keys(row)) row[column] = unguardCell(row[column])
+  return rows
 }
 
 const list = (value: string | undefined) =>
@@ -142,11 +167,7 @@ const EXPORT_COLUMNS = [
 ]
 
 /** Keeps spreadsheets from running cell text as a formula (CSV injection). */
-const safeCell = (value: unknown) => {
-  if (value === null || value === undefined) return ''
-  const text = String(value)
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
-}
+const safeCell = (value: unknown) => (value === null || value === undefined ? '' : guardCell(String(value)))
 
 export function exportVisits(ctx: AuthedContext, query: VisitListQuery) {
   const db = ctx.deps.db.read

@@ -287,7 +287,7 @@ export function assignVisit(ctx: AuthedContext, visitId: number, userIds: number
       await appendLog(scope.tx, ctx, visitId, 'assigned')
     } else {
       // Nothing changed: still one audit entry for the request (SPEC audit rule 1).
-      await scope.audit({ entityType: 'visit', entityId: visitId, entityName, action: 'updated', oldValues: {}, newValues: {} })
+      await scope.audit({ entityType: 'visit', entityId: visitId, entityName, action: 'updated', before: visit, after: visit })
     }
     return visitDetail(scope.tx, ctx, visitId, { mine: false })
   })
@@ -312,7 +312,7 @@ async function applyTransition(
   const result = transition(visit.status, action)
   if (!result.ok) throw new VisitStateConflict(result.error, visit.status)
   const values = { ...changes, status: result.to, updated_at: ctx.deps.clock.now().toISOString() }
-  await scope.tx.update(visits).set(values).where(eq(visits.id, visit.id))
+  const [after] = await scope.tx.update(visits).set(values).where(eq(visits.id, visit.id)).returning()
   await appendLog(scope.tx, ctx, visit.id, action, notes)
   const assignees = await assigneeIds(scope.tx, visit.id)
   scope.afterCommit(() => {
@@ -320,9 +320,7 @@ async function applyTransition(
     ctx.deps.hub.publish(topics.visits(ctx.actor.workspaceId), event)
     for (const userId of assignees) ctx.deps.hub.publish(topics.userVisits(ctx.actor.workspaceId, userId), event)
   })
-  const { updated_at: _u, ...newValues } = values
-  const oldValues = Object.fromEntries(Object.keys(newValues).map((key) => [key, visit[key as keyof typeof visit]]))
-  await scope.audit({ entityType: 'visit', entityId: visit.id, entityName: await visitName(scope.tx, visit), action: 'updated', oldValues, newValues })
+  await scope.audit({ entityType: 'visit', entityId: visit.id, entityName: await visitName(scope.tx, visit), action: 'updated', before: visit, after })
 }
 
 export async function checkIn(ctx: AuthedContext, visitId: number, input: LocationInput) {
@@ -404,7 +402,7 @@ export function sendToField(ctx: AuthedContext, visitIds: number[]) {
   const ids = [...new Set(visitIds)]
   return withTransaction(ctx, async (scope) => {
     const rows = await scope.tx
-      .select({ id: visits.id, status: visits.status, outlet_id: visits.outlet_id, visit_date: visits.visit_date, sent_to_field_at: visits.sent_to_field_at })
+      .select()
       .from(visits)
       .where(visitScope.where(ctx.actor.workspaceId, inArray(visits.id, ids)))
     const found = new Map(rows.map((row) => [row.id, row.status]))
@@ -423,7 +421,7 @@ export function sendToField(ctx: AuthedContext, visitIds: number[]) {
     const result: { id: number; notified_user_ids: number[] }[] = []
     for (const id of ids) {
       const userIds = assignees.filter((a) => a.visit_id === id).map((a) => a.user_id)
-      await scope.tx.update(visits).set({ sent_to_field_at: now, updated_at: now }).where(eq(visits.id, id))
+      const [after] = await scope.tx.update(visits).set({ sent_to_field_at: now, updated_at: now }).where(eq(visits.id, id)).returning()
       if (userIds.length) {
         await scope.tx.insert(visitDispatches).values(userIds.map((user_id) => ({ workspace_id: ctx.actor.workspaceId, visit_id: id, user_id, sent_by: ctx.actor.userId, created_at: now })))
       }
@@ -441,8 +439,9 @@ export function sendToField(ctx: AuthedContext, visitIds: number[]) {
         entityId: id,
         entityName: await visitName(scope.tx, byId.get(id)!),
         action: 'updated',
-        oldValues: { sent_to_field_at: byId.get(id)!.sent_to_field_at },
-        newValues: { sent_to_field_at: now, notified_user_ids: userIds },
+        before: byId.get(id)!,
+        after,
+        metadata: { notified_user_ids: userIds },
       })
       result.push({ id, notified_user_ids: userIds })
     }

@@ -5,7 +5,6 @@
 import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, roles, workspaces } from '../../db/schema'
-import { changedFields } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { DEFAULT_LIST, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLE_SLUGS, type BuiltinRoleSlug } from '../../platform/permissions'
@@ -147,8 +146,7 @@ export function updateWorkspaceSettings(ctx: AuthedContext, id: number, input: W
       })
       .where(eq(workspaces.id, id))
       .returning()
-    const diff = changedFields(before, after)
-    await audit({ entityType: 'workspace', entityId: id, entityName: after.name, action: 'updated', oldValues: diff.oldValues, newValues: diff.newValues })
+    await audit({ entityType: 'workspace', entityId: id, entityName: after.name, action: 'updated', before, after })
     return presentWorkspace(after, ctx.actor.role)
   })
 }
