@@ -32,6 +32,8 @@ export interface Upload {
 /** Photos of one request: accepted before the transaction, recorded in it, discarded if it fails. */
 export class PhotoBatch {
   readonly uploads: Upload[] = []
+  /** The bytes of each accepted image by its field, for checks that read them (EXIF). */
+  readonly images = new Map<string, Uint8Array>()
 
   constructor(private readonly ctx: AuthedContext) {}
 
@@ -58,6 +60,7 @@ export class PhotoBatch {
     const absolutePath = resolve(deps.config.UPLOAD_DIR, path)
     await mkdir(dirname(absolutePath), { recursive: true })
     await Bun.write(absolutePath, bytes)
+    this.images.set(field, bytes)
     this.uploads.push({
       absolutePath,
       row: {

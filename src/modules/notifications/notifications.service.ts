@@ -28,7 +28,7 @@ export const storeOnlySender: PushSender = { send: async () => {} }
 export interface Notice {
   userIds: number[]
   workspaceId: number
-  type: 'visit.assigned' | 'visit.sent_to_field' | 'submission.approved' | 'submission.rejected'
+  type: 'visit.assigned' | 'visit.sent_to_field' | 'visit.flagged' | 'visit.missed' | 'submission.approved' | 'submission.rejected'
   title: string
   body: string
   data: Record<string, unknown>

@@ -21,6 +21,7 @@ import {
 import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
 import { locationOf } from '../../platform/geo'
+import { visitFlagNames } from './visits.integrity'
 import { DEFAULT_LIST, orderFor, pageMeta, paginate, paging, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { prepared, preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
@@ -67,6 +68,7 @@ const listColumns = {
   checked_in_at: visits.checked_in_at,
   checked_out_at: visits.checked_out_at,
   sent_to_field_at: visits.sent_to_field_at,
+  flags: visits.flags,
   created_at: visits.created_at,
   updated_at: visits.updated_at,
 }
@@ -80,9 +82,11 @@ const detailColumns = {
   check_in_latitude: visits.check_in_latitude,
   check_in_longitude: visits.check_in_longitude,
   check_in_photo_url: visits.check_in_photo_url,
+  check_in_distance_m: visits.check_in_distance_m,
   check_out_latitude: visits.check_out_latitude,
   check_out_longitude: visits.check_out_longitude,
   check_out_photo_url: visits.check_out_photo_url,
+  check_out_distance_m: visits.check_out_distance_m,
   close_reason: visits.close_reason,
   created_by: visits.created_by,
 }
@@ -151,6 +155,7 @@ function presentListItem(row: VisitRow, assignees: Awaited<ReturnType<typeof ass
     submissions_total: summary?.total ?? 0,
     submissions_completed: Number(summary?.completed ?? 0),
     sent_to_field_at: row.sent_to_field_at,
+    flags: visitFlagNames(row.flags),
     created_at: row.created_at,
     updated_at: row.updated_at,
   }
@@ -170,10 +175,16 @@ export interface VisitListQuery {
   user_id?: number
   date_from?: string
   date_to?: string
+  /** `true`: only visits with integrity flags; `false`: only clean ones. */
+  flagged?: boolean
 }
 
 /** A list query's filters as they reach SQL: absent ones left out, the keyword folded. */
-type FilterValues = Omit<VisitListQuery, 'page' | 'limit' | 'sort_by' | 'sort_order'>
+type FilterValues = Omit<VisitListQuery, 'page' | 'limit' | 'sort_by' | 'sort_order' | 'flagged'> & {
+  /** `flagged=true` / `flagged=false`: two filters without a bound value, so each is its own statement shape. */
+  flagged?: true
+  unflagged?: true
+}
 
 /** Built in a fixed order: its keys are part of a prepared statement's shape. */
 function filterValues(query: VisitListQuery): FilterValues {
@@ -185,6 +196,8 @@ function filterValues(query: VisitListQuery): FilterValues {
   if (query.user_id !== undefined) values.user_id = query.user_id
   if (query.date_from) values.date_from = query.date_from
   if (query.date_to) values.date_to = query.date_to
+  if (query.flagged === true) values.flagged = true
+  if (query.flagged === false) values.unflagged = true
   const keyword = query.keyword?.trim().toLowerCase()
   if (keyword) values.keyword = keyword
   return values
@@ -209,6 +222,9 @@ function filterConditions(present: FilterValues, workspace: unknown, caller: unk
     has('user_id') ? assignedWithin(workspace as never, value('user_id'), from, to) : undefined,
     from !== undefined ? gte(visits.visit_date, from) : undefined,
     to !== undefined ? lte(visits.visit_date, to) : undefined,
+    // `!= 0` as the partial index (workspace, visit_date) where flags != 0 spells it.
+    has('flagged') ? sql`${visits.flags} != 0` : undefined,
+    has('unflagged') ? sql`${visits.flags} = 0` : undefined,
     has('keyword')
       ? sql`(instr(${outlets.name_key}, ${value('keyword')}) > 0 or instr(coalesce(${outlets.code_key}, ''), ${value('keyword')}) > 0)`
       : undefined,
@@ -352,9 +368,12 @@ export async function visitDetail(db: Db, ctx: AuthedContext, id: number, access
     checked_in_at: row.checked_in_at,
     check_in_location: locationOf(row.check_in_latitude, row.check_in_longitude),
     check_in_photo_url: row.check_in_photo_url,
+    check_in_distance_m: row.check_in_distance_m,
     checked_out_at: row.checked_out_at,
     check_out_location: locationOf(row.check_out_latitude, row.check_out_longitude),
     check_out_photo_url: row.check_out_photo_url,
+    check_out_distance_m: row.check_out_distance_m,
+    flags: visitFlagNames(row.flags),
     close_reason: row.close_reason,
     sent_to_field_at: row.sent_to_field_at,
     assignees: assignees.map(({ user_id, name, email }) => ({ user_id, name, email })),

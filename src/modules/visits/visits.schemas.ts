@@ -7,6 +7,7 @@ import { APPROVAL_STATUSES, SUBMISSION_STATUSES, VISIT_STATUSES } from '../../db
 import { DateString } from '../../platform/dates'
 import { listQuery } from '../../platform/pagination'
 import { Id, MAX_ID, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+import { VISIT_FLAGS } from './visits.integrity'
 
 const Ref = Type.Object({ id: Type.Integer(), name: Type.String() })
 const Location = Nullable(Type.Object({ latitude: Type.Number(), longitude: Type.Number() }))
@@ -32,6 +33,10 @@ export const SubmissionSchema = Type.Object({
   updated_at: Timestamp(),
 })
 
+const VisitFlags = Type.Array(Type.String({ enum: VISIT_FLAGS }), {
+  description: 'Integrity flags computed by the server at check-in and check-out; empty when clean',
+})
+
 export const VisitListItemSchema = Type.Object({
   id: Type.Integer(),
   outlet: Ref,
@@ -45,6 +50,7 @@ export const VisitListItemSchema = Type.Object({
   submissions_total: Type.Integer(),
   submissions_completed: Type.Integer(),
   sent_to_field_at: NullableTimestamp(),
+  flags: VisitFlags,
   created_at: Timestamp(),
   updated_at: Timestamp(),
 })
@@ -60,9 +66,12 @@ export const VisitDetailSchema = Type.Object({
   checked_in_at: NullableTimestamp(),
   check_in_location: Location,
   check_in_photo_url: Nullable(Type.String()),
+  check_in_distance_m: Nullable(Type.Number({ description: 'Metres from the outlet at check-in (null: no check-in yet, or the outlet has no coordinates)' })),
   checked_out_at: NullableTimestamp(),
   check_out_location: Location,
   check_out_photo_url: Nullable(Type.String()),
+  check_out_distance_m: Nullable(Type.Number({ description: 'Metres from the outlet at check-out' })),
+  flags: VisitFlags,
   close_reason: Nullable(Type.String()),
   sent_to_field_at: NullableTimestamp(),
   assignees: Type.Array(Type.Object({ user_id: Type.Integer(), name: Type.String(), email: Type.String() })),
@@ -103,7 +112,7 @@ export const SelfVisitBody = Type.Object({
   outlet_id: Id(),
   project_id: Id(),
   notes: OptionalText(2000),
-  visit_date: Type.Optional(DateString({ description: 'Default: today (UTC)' })),
+  visit_date: Type.Optional(DateString({ description: 'Default: today in the workspace’s time zone' })),
 })
 
 export const AssignBody = Type.Object({ user_ids: Type.Array(Id(), { maxItems: 100, description: 'The new assignee list' }) })
@@ -112,15 +121,21 @@ export const SendToFieldBody = Type.Object({ visit_ids: Type.Array(Id(), { minIt
 
 const Coordinate = (min: number, max: number) => Type.Optional(Nullable(Type.Number({ minimum: min, maximum: max })))
 const Photo = Type.Optional(Nullable(Type.String({ maxLength: 7_100_000, description: 'Data URI or base64 JPEG/PNG/WebP (≤ 5 MiB), or an https:// URL' })))
+const Accuracy = Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100_000, description: 'The phone’s accuracy radius in metres: counted in its favour by the geofence' })))
+const IsMock = Type.Optional(Nullable(Type.Boolean({ description: 'The phone reported a mocked position: the visit is flagged mock_location' })))
 export const CheckInBody = Type.Object({
   latitude: Coordinate(-90, 90),
   longitude: Coordinate(-180, 180),
+  accuracy_m: Accuracy,
+  is_mock: IsMock,
   check_in_photo: Photo,
   notes: OptionalText(1000),
 })
 export const CheckOutBody = Type.Object({
   latitude: Coordinate(-90, 90),
   longitude: Coordinate(-180, 180),
+  accuracy_m: Accuracy,
+  is_mock: IsMock,
   check_out_photo: Photo,
   notes: OptionalText(1000),
 })
@@ -150,6 +165,7 @@ const visitFilters = {
   project_id: QueryId(),
   date_from: QueryDate('visit_date from (inclusive)'),
   date_to: QueryDate('visit_date to (inclusive)'),
+  flagged: t.Optional(t.Boolean({ description: 'true: only visits with integrity flags (geofence, mock location, travel, photo); false: only clean ones' })),
 }
 const VISIT_SORTABLE = ['visit_date', 'created_at', 'updated_at', 'id'] as const
 

@@ -16,11 +16,14 @@ import { requireLocation } from '../../platform/geo'
 import { AppError, Conflict, ValidationFailed } from '../../platform/errors'
 import { withTransaction, type TxScope } from '../../platform/transaction'
 import { PhotoBatch } from '../files/files.service'
+import { readPhotoExif } from '../files/photo-exif'
 import { notify } from '../notifications/notifications.service'
 import { topics } from '../../ws/hub'
 import { formsOfProjects } from '../projects/projects.service'
 import { canAssign, transition, type VisitAction } from './visits.machine'
 import { assignedTo, findVisit, visitDetail, visitScope, type VisitDetail } from './visits.queries'
+import { visitFlagMask } from './visits.integrity'
+import { assessSite, notifyFlaggedCheckIn, type SiteAssessment } from './visits.site'
 
 export interface VisitSubmissionInput {
   form_id: number
@@ -296,8 +299,16 @@ export function assignVisit(ctx: AuthedContext, visitId: number, userIds: number
 export interface LocationInput {
   latitude?: number | null
   longitude?: number | null
+  accuracy_m?: number | null
+  is_mock?: boolean | null
   photo?: string | null
   notes?: string | null
+}
+
+/** The EXIF of the image accepted for `field`, read before the write transaction (CPU work, no writer held). */
+const exifOf = (ctx: AuthedContext, photos: PhotoBatch, field: string) => {
+  const bytes = photos.images.get(field)
+  return bytes ? readPhotoExif(bytes, ctx.actor.timeZone) : null
 }
 
 /** Applies a machine transition to a visit row inside the transaction, with log and audit entry. */
@@ -327,6 +338,7 @@ export async function checkIn(ctx: AuthedContext, visitId: number, input: Locati
   const location = requireLocation(input)
   const photos = new PhotoBatch(ctx)
   const photoUrl = input.photo ? await photos.accept(input.photo, 'check_in_photo') : null
+  const photo = exifOf(ctx, photos, 'check_in_photo')
   return photos.guard(() =>
     withTransaction(ctx, async (scope) => {
       const visit = await findVisit(scope.tx, ctx, visitId, { mine: true })
@@ -334,6 +346,8 @@ export async function checkIn(ctx: AuthedContext, visitId: number, input: Locati
         const [other] = await otherVisitInProgress(scope.tx).all({ workspaceId: ctx.actor.workspaceId, visitId, userId: ctx.actor.userId })
         if (other) throw new Conflict('ACTIVE_VISIT_EXISTS', 'check out of your visit in progress first', { visit_id: other.id })
       }
+      // Only a check-in the state machine allows is judged (a repeat gets its 409, not a geofence 422).
+      const site = visit.status === 'scheduled' ? await assessSite(scope, ctx, visit, 'check_in', { ...input, ...location, photo }) : null
       await photos.record(scope.tx)
       await applyTransition(
         scope,
@@ -345,9 +359,12 @@ export async function checkIn(ctx: AuthedContext, visitId: number, input: Locati
           check_in_latitude: location.latitude,
           check_in_longitude: location.longitude,
           check_in_photo_url: photoUrl,
+          check_in_distance_m: site?.distanceM ?? null,
+          flags: visit.flags | visitFlagMask(site?.flags ?? []),
         },
         input.notes ?? null,
       )
+      await notifyFlaggedCheckIn(scope, ctx, visit, site?.flags ?? [])
       return visitDetail(scope.tx, ctx, visitId, { mine: true })
     }),
   )
@@ -357,14 +374,17 @@ export async function checkOut(ctx: AuthedContext, visitId: number, input: Locat
   const location = requireLocation(input)
   const photos = new PhotoBatch(ctx)
   const photoUrl = input.photo ? await photos.accept(input.photo, 'check_out_photo') : null
+  const photo = exifOf(ctx, photos, 'check_out_photo')
   return photos.guard(() =>
     withTransaction(ctx, async (scope) => {
       const visit = await findVisit(scope.tx, ctx, visitId, { mine: true })
+      let site: SiteAssessment | null = null
       if (visit.status === 'in_progress') {
         const missing = await missingRequiredForms(scope.tx).all({ visitId })
         if (missing.length) {
           throw new AppError(422, 'SUBMISSION_REQUIRED', 'required forms are not completed', { form_ids: missing.map((row) => row.form_id) })
         }
+        site = await assessSite(scope, ctx, visit, 'check_out', { ...input, ...location, photo })
       }
       await photos.record(scope.tx)
       await applyTransition(
@@ -377,6 +397,8 @@ export async function checkOut(ctx: AuthedContext, visitId: number, input: Locat
           check_out_latitude: location.latitude,
           check_out_longitude: location.longitude,
           check_out_photo_url: photoUrl,
+          check_out_distance_m: site?.distanceM ?? null,
+          flags: visit.flags | visitFlagMask(site?.flags ?? []),
         },
         input.notes ?? null,
       )

@@ -1,0 +1,136 @@
+/**
+ * Where a check-in or check-out happened, judged inside its write transaction (docs/API.md §Field
+ * integrity): the outlet's geofence, the phone's own mock flag, the user's last ping, the photo's
+ * EXIF. The rules are the pure functions of ./visits.integrity.ts; this file reads what they need.
+ */
+import { and, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm'
+import { prepared } from '../../db/prepared'
+import { locationPings, memberships, outlets, roles, teams, visits, workspaces } from '../../db/schema'
+import type { AuthedContext } from '../../platform/context'
+import { AppError } from '../../platform/errors'
+import type { TxScope } from '../../platform/transaction'
+import type { PhotoExif } from '../files/photo-exif'
+import { notify } from '../notifications/notifications.service'
+import { checkSite, photoFlags, travelFlags, type GeofenceMode, type VisitFlag } from './visits.integrity'
+
+const siteOfVisit = prepared((db) =>
+  db
+    .select({
+      latitude: outlets.latitude,
+      longitude: outlets.longitude,
+      outletRadius: outlets.geofence_radius_m,
+      mode: workspaces.geofence_mode,
+      workspaceRadius: workspaces.geofence_radius_m,
+    })
+    .from(outlets)
+    .innerJoin(workspaces, eq(workspaces.id, outlets.workspace_id))
+    .where(and(eq(outlets.id, sql.placeholder('outletId')), eq(outlets.workspace_id, sql.placeholder('workspaceId'))))
+    .prepare(),
+)
+
+/** The user's newest ping at or before `at` (device time where the phone sent one). */
+const lastPingBefore = prepared((db) =>
+  db
+    .select({ lat: locationPings.lat, lng: locationPings.lng, recorded_at: locationPings.recorded_at })
+    .from(locationPings)
+    .where(
+      and(
+        eq(locationPings.workspace_id, sql.placeholder('workspaceId')),
+        eq(locationPings.user_id, sql.placeholder('userId')),
+        lte(locationPings.recorded_at, sql.placeholder('at')),
+      ),
+    )
+    .orderBy(desc(locationPings.recorded_at), desc(locationPings.id))
+    .limit(1)
+    .prepare(),
+)
+
+export interface SiteInput {
+  latitude: number
+  longitude: number
+  accuracy_m?: number | null
+  is_mock?: boolean | null
+  /** The EXIF of the photo sent with the action, when it was an uploaded image. */
+  photo: PhotoExif | null
+}
+
+export interface SiteAssessment {
+  distanceM: number | null
+  flags: VisitFlag[]
+}
+
+/**
+ * The geofence verdict and integrity flags of a check-in or check-out at the server's `now`.
+ * In `block` mode outside the radius: 422 OUTSIDE_GEOFENCE (the caller's transaction rolls back).
+ */
+export async function assessSite(
+  scope: TxScope,
+  ctx: AuthedContext,
+  visit: typeof visits.$inferSelect,
+  action: 'check_in' | 'check_out',
+  input: SiteInput,
+): Promise<SiteAssessment> {
+  const now = ctx.deps.clock.now().getTime()
+  const at = { lat: input.latitude, lng: input.longitude }
+  const [site] = await siteOfVisit(scope.tx).all({ outletId: visit.outlet_id, workspaceId: ctx.actor.workspaceId })
+  const radiusM = site?.outletRadius ?? site?.workspaceRadius ?? 200
+  const verdict = checkSite({
+    at,
+    accuracyM: input.accuracy_m ?? null,
+    outlet: site && site.latitude !== null && site.longitude !== null ? { lat: site.latitude, lng: site.longitude } : null,
+    radiusM,
+    mode: (site?.mode ?? 'warn') as GeofenceMode,
+  })
+  if (verdict.refused) {
+    const distance = Math.round(verdict.distanceM! * 10) / 10
+    throw new AppError(422, 'OUTSIDE_GEOFENCE', `you are ${Math.round(distance)} m from the outlet; check-in and check-out must be within ${radiusM} m`, {
+      distance_m: [distance],
+      radius_m: [radiusM],
+    })
+  }
+  const flags = new Set<VisitFlag>(verdict.flags)
+  if (input.is_mock) flags.add('mock_location')
+  if (action === 'check_in') {
+    const [last] = await lastPingBefore(scope.tx).all({ workspaceId: ctx.actor.workspaceId, userId: ctx.actor.userId, at: new Date(now).toISOString() })
+    const previous = last ? { lat: last.lat, lng: last.lng, at: Date.parse(last.recorded_at) } : null
+    for (const flag of travelFlags(previous, { ...at, at: now })) flags.add(flag)
+  }
+  for (const flag of photoFlags(input.photo, at, now)) flags.add(flag)
+  return { distanceM: verdict.distanceM, flags: [...flags] }
+}
+
+/** Admins of the workspace (super_admin and admin), active members. */
+const adminsOf = prepared((db) =>
+  db
+    .select({ id: memberships.user_id })
+    .from(memberships)
+    .innerJoin(roles, eq(roles.id, memberships.role_id))
+    .where(
+      and(
+        eq(memberships.workspace_id, sql.placeholder('workspaceId')),
+        isNull(memberships.deleted_at),
+        eq(memberships.is_active, true),
+        inArray(roles.slug, ['super_admin', 'admin']),
+      ),
+    )
+    .prepare(),
+)
+
+/** A check-in that raised flags notifies the visit's team leader and the workspace's admins. */
+export async function notifyFlaggedCheckIn(scope: TxScope, ctx: AuthedContext, visit: typeof visits.$inferSelect, flags: VisitFlag[]) {
+  if (!flags.length) return
+  const recipients = new Set((await adminsOf(scope.tx).all({ workspaceId: ctx.actor.workspaceId })).map((row) => row.id))
+  if (visit.team_id !== null) {
+    const [team] = await scope.tx.select({ leader: teams.leader_id }).from(teams).where(and(eq(teams.id, visit.team_id), isNull(teams.deleted_at)))
+    if (team?.leader) recipients.add(team.leader)
+  }
+  recipients.delete(ctx.actor.userId)
+  await notify(scope, ctx, {
+    userIds: [...recipients],
+    workspaceId: ctx.actor.workspaceId,
+    type: 'visit.flagged',
+    title: 'Check-in flagged',
+    body: `${ctx.actor.name} checked in with: ${flags.join(', ').replaceAll('_', ' ')}`,
+    data: { visit_id: visit.id, user_id: ctx.actor.userId, flags },
+  })
+}
