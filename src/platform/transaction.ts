@@ -6,7 +6,10 @@
  *      mutation is one CONTRACT §6 leaves unaudited, e.g. location batches).
  * So the mutation, its audit entry and its idempotency record commit or roll back together.
  *
- * Keep slow non-database work (password hashing, HTTP calls) outside `fn`: writers are serialised.
+ * Keep slow non-database work (password hashing, HTTP calls) outside `fn`: writers are serialised, so
+ * every other workspace's write waits for it (hashing refuses to run inside; see auth/passwords.ts).
+ * A withTransaction called inside `fn` fails at once with NestedTransaction (../db/client.ts) instead
+ * of waiting for itself: pass `scope.tx` down to helpers.
  */
 import type { Db } from '../db/client'
 import { insertAudit, type AuditEntry } from './audit'
