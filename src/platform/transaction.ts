@@ -14,6 +14,7 @@
 import type { Db } from '../db/client'
 import { insertAudit, type AuditEntry } from './audit'
 import type { RequestContext } from './context'
+import type { IdempotencyClaim } from './idempotency'
 
 export interface TxScope {
   tx: Db
@@ -25,6 +26,11 @@ export interface TxScope {
 export interface TransactionOptions {
   /** `required` (default for requests) or `none` for mutations CONTRACT §6 leaves unaudited. */
   audit?: 'required' | 'none'
+  /**
+   * The idempotency record this transaction writes, instead of the request's own (`ctx.idempotency`):
+   * a request written in several transactions records one per part and its own key with the last.
+   */
+  idempotency?: IdempotencyClaim | null
 }
 
 export class MissingAuditEntry extends Error {
@@ -39,7 +45,7 @@ export async function withTransaction<T>(
   fn: (scope: TxScope) => Promise<T>,
   options: TransactionOptions = {},
 ): Promise<T> {
-  const claim = ctx.idempotency
+  const claim = options.idempotency !== undefined ? options.idempotency : ctx.idempotency
   const effects: (() => void)[] = []
   const result = await ctx.deps.db.transaction(async (tx) => {
     effects.length = 0
