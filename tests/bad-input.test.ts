@@ -1887,7 +1887,12 @@ async function submitSetup(rc: RouteCtx) {
     ],
   })
   rc.visit = visit.id
+  // Sent and rejected: it may be saved again, and id-less items (which fill a form's submission that
+  // is not yet completed) leave it alone, so it stays there for the items that name it.
   rc.draftable = visit.submissions[0].id
+  const sent = [{ submission_id: rc.draftable, status: 'completed', answers: GOOD_ANSWERS }]
+  okData(await t.app.post(`/app/v1/visits/${visit.id}/submit-form-v2`, { form_id: rc.form, items: sent }, { token: rc.field.token }), 'submit-form-v2')
+  okData(await t.app.post(`/office/v1/visits/${visit.id}/submissions/${rc.draftable}/reject`, { notes: 'again' }, { token: rc.token }), 'reject')
   rc.form2Submission = visit.submissions[1].id
   rc.elsewhere = (await planVisit(rc, { submissions: [{ form_id: rc.form, is_required: false }] })).submissions[0].id
 }

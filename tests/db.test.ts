@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { count, eq, inArray, sql } from 'drizzle-orm'
 import { loadConfig } from '../src/config/env'
-import { openDatabase, type Database } from '../src/db/client'
+import { NestedTransaction, openDatabase, type Database } from '../src/db/client'
+import { HashInsideTransaction, hashPassword, verifyPassword } from '../src/modules/auth/passwords'
 import { removeInBatches } from '../src/db/batches'
 import { preparedShapes, preparedVariants } from '../src/db/prepared'
 import { auditLogs, workspaces } from '../src/db/schema'
@@ -133,6 +134,46 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
         await expect(db.pragma('DELETE FROM audit_logs')).rejects.toThrow(/append-only/)
         const [row] = await db.read.select().from(auditLogs)
         expect(row.actor_name).toBe('x')
+      })
+    })
+
+    test('a transaction started inside another fails at once (it would wait for itself); the outer one goes on', async () => {
+      await withDatabase(driver, async (db) => {
+        let nested: unknown = null
+        await db.transaction(async (tx) => {
+          await tx.insert(workspaces).values({ name: 'outer', created_at: now(), updated_at: now() })
+          nested = await db
+            .transaction(async (inner) => inner.insert(workspaces).values({ name: 'inner', created_at: now(), updated_at: now() }))
+            .then(() => 'committed', (error) => error)
+        })
+        expect(nested).toBeInstanceOf(NestedTransaction)
+        expect((await db.read.select({ name: workspaces.name }).from(workspaces)).map((row) => row.name)).toEqual(['outer'])
+      })
+    })
+
+    test('work that outlives its transaction (a timer set inside it) may open a transaction of its own later', async () => {
+      await withDatabase(driver, async (db) => {
+        let later!: Promise<void>
+        await db.transaction(async () => {
+          later = new Promise((resolve, reject) => {
+            setTimeout(() => db.transaction(async (tx) => void (await tx.insert(workspaces).values({ name: 'later', created_at: now(), updated_at: now() }))).then(resolve, reject), 1)
+          })
+        })
+        await later
+        expect(await workspaceCount(db)).toBe(1)
+      })
+    })
+
+    test('password hashing and verifying are refused inside a write transaction, allowed outside', async () => {
+      await withDatabase(driver, async (db) => {
+        const hash = await hashPassword('password123')
+        const inside = await db.transaction(async () => ({
+          hash: await hashPassword('password123').catch((error) => error),
+          verify: await verifyPassword('password123', hash).catch((error) => error),
+        }))
+        expect(inside.hash).toBeInstanceOf(HashInsideTransaction)
+        expect(inside.verify).toBeInstanceOf(HashInsideTransaction)
+        expect(await verifyPassword('password123', hash)).toBe(true)
       })
     })
 

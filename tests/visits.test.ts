@@ -812,18 +812,19 @@ describe('submissions: attach and remove (office)', () => {
 })
 
 describe('submit-form-v2', () => {
-  test('an item with submission_id null creates a submission; an id updates it', async () => {
+  test('an item with submission_id null creates a submission when the form has none open on the visit; an id updates it', async () => {
     const { visit, user } = await startedVisit()
+    const extraForm = await makeForm(NOTE_FIELDS)
     const before = await t.app.count('submissions', `visit_id = ${visit.id}`)
-    const created = await submitV2(visit.id, user, noteForm.id, [{ submission_id: null, status: 'draft', answers: { note: 'first' } }])
+    const created = await submitV2(visit.id, user, extraForm.id, [{ submission_id: null, status: 'draft', answers: { note: 'first' } }])
     expect(created.status).toBe(200)
     expect(created.body.code).toBe('FORM_SUBMITTED')
     expect(created.body.data.visit_id).toBe(visit.id)
     const made = created.body.data.submissions[0]
-    expect(made).toMatchObject({ form_id: noteForm.id, status: 'draft', approval_status: null, submitted_at: null, answers: { note: 'first' } })
+    expect(made).toMatchObject({ form_id: extraForm.id, status: 'draft', approval_status: null, submitted_at: null, answers: { note: 'first' } })
     expect(await t.app.count('submissions', `visit_id = ${visit.id}`)).toBe(before + 1)
 
-    const updated = await submitV2(visit.id, user, noteForm.id, [{ submission_id: made.id, status: 'draft', answers: { note: 'second' } }])
+    const updated = await submitV2(visit.id, user, extraForm.id, [{ submission_id: made.id, status: 'draft', answers: { note: 'second' } }])
     expect(updated.status).toBe(200)
     expect(updated.body.data.submissions[0]).toMatchObject({ id: made.id, answers: { note: 'second' } })
     expect(await t.app.count('submissions', `visit_id = ${visit.id}`)).toBe(before + 1)
@@ -921,6 +922,95 @@ describe('submit-form-v2', () => {
     for (const formId of [999_999, foreign.form.id]) {
       expect(expectError(await submitV2(visit.id, user, formId, [{ submission_id: null, status: 'draft', answers: {} }]), 400, 'VALIDATION_ERROR').form_id).toBeArray()
     }
+  })
+
+  describe('an item with submission_id null fills the form’s oldest submission that is not completed, instead of adding one', () => {
+    const count = (visitId: number) => t.app.count('submissions', `visit_id = ${visitId} AND deleted_at IS NULL`)
+
+    test('the pre-created pending required submission is completed by a null item; check-out succeeds; no submission added', async () => {
+      const { visit, user } = await startedVisit()
+      const before = await count(visit.id)
+      const reply = await submitV2(visit.id, user, shelfForm.id, [{ submission_id: null, status: 'completed', answers: GOOD }])
+      expect(reply.status).toBe(200)
+      expect(reply.body.data.submissions.map((s: Data) => s.id)).toEqual([shelfOf(visit).id])
+      expect(reply.body.data.submissions[0]).toMatchObject({ status: 'completed', approval_status: 'pending', is_required: true })
+      expect(await count(visit.id)).toBe(before)
+      expect((await auditOf(reply)).map((e) => [e.entity_id, e.action])).toEqual([[String(shelfOf(visit).id), 'updated']])
+      expect((await checkOut(visit.id, user)).status).toBe(200)
+    })
+
+    test('a null draft, then a null completed item, fill the same submission', async () => {
+      const { visit, user } = await startedVisit()
+      const before = await count(visit.id)
+      const draft = await submitV2(visit.id, user, shelfForm.id, [{ submission_id: null, status: 'draft', answers: { facings: 1 } }])
+      expect(draft.body.data.submissions.map((s: Data) => [s.id, s.status])).toEqual([[shelfOf(visit).id, 'draft']])
+      const done = await submitV2(visit.id, user, shelfForm.id, [{ submission_id: null, status: 'completed', answers: GOOD }])
+      expect(done.body.data.submissions.map((s: Data) => [s.id, s.status])).toEqual([[shelfOf(visit).id, 'completed']])
+      expect(await count(visit.id)).toBe(before)
+      expect((await checkOut(visit.id, user)).status).toBe(200)
+    })
+
+    test('two null items of one form in one request apply in order: a completed one takes the open submission, the next gets a new one; two drafts share one', async () => {
+      const { visit, user } = await startedVisit()
+      const before = await count(visit.id)
+      const drafts = await submitV2(visit.id, user, shelfForm.id, [
+        { submission_id: null, status: 'draft', answers: { facings: 1 } },
+        { submission_id: null, status: 'draft', answers: { facings: 2 } },
+      ])
+      expect(drafts.status).toBe(200)
+      expect(drafts.body.data.submissions.map((s: Data) => [s.id, s.answers])).toEqual([[shelfOf(visit).id, { facings: 2 }]])
+      expect(await count(visit.id)).toBe(before)
+      expect((await auditOf(drafts)).map((e) => [e.action, e.old_values.answers, e.new_values.answers])).toEqual([
+        ['updated', {}, { facings: 1 }],
+        ['updated', { facings: 1 }, { facings: 2 }],
+      ])
+
+      const two = await submitV2(visit.id, user, shelfForm.id, [
+        { submission_id: null, status: 'completed', answers: GOOD },
+        { submission_id: null, status: 'completed', answers: { facings: 9, brand: 'B' } },
+      ])
+      expect(two.status).toBe(200)
+      const [first, second] = two.body.data.submissions
+      expect(first).toMatchObject({ id: shelfOf(visit).id, status: 'completed', answers: GOOD })
+      expect(second).toMatchObject({ status: 'completed', answers: { facings: 9, brand: 'B' } })
+      expect(second.id).not.toBe(first.id)
+      expect(await count(visit.id)).toBe(before + 1)
+      expect((await checkOut(visit.id, user)).status).toBe(200)
+    })
+
+    test('with several open submissions of the form, the oldest is filled first', async () => {
+      const { visit, user } = await startedVisit()
+      const older = visit.submissions.find((s: Data) => s.form_id === noteForm.id)
+      const newer = await create(`/office/v1/visits/${visit.id}/submissions`, { form_id: noteForm.id, is_required: true })
+      const first = await submitV2(visit.id, user, noteForm.id, [{ submission_id: null, status: 'completed', answers: { note: 'a' } }])
+      const second = await submitV2(visit.id, user, noteForm.id, [{ submission_id: null, status: 'completed', answers: { note: 'b' } }])
+      expect([first.body.data.submissions[0].id, second.body.data.submissions[0].id]).toEqual([older.id, newer.id])
+    })
+
+    test('an id-less item leaves a submission named by another item of the request to that item', async () => {
+      const { visit, user } = await startedVisit()
+      const pending = shelfOf(visit).id
+      const reply = await submitV2(visit.id, user, shelfForm.id, [
+        { submission_id: null, status: 'completed', answers: { facings: 5, brand: 'B' } },
+        { submission_id: pending, status: 'completed', answers: GOOD },
+      ])
+      expect(reply.status).toBe(200)
+      expect(reply.body.data.submissions.find((s: Data) => s.id === pending)).toMatchObject({ answers: GOOD })
+      expect(reply.body.data.submissions).toHaveLength(2)
+    })
+
+    test('30 concurrent null submissions of the same form fill one submission', async () => {
+      const { visit, user } = await startedVisit()
+      const before = await count(visit.id)
+      const replies = await Promise.all(
+        Array.from({ length: 30 }, (_, n) => submitV2(visit.id, user, noteForm.id, [{ submission_id: null, status: 'draft', answers: { note: `n${n}` } }])),
+      )
+      expect(replies.map((r) => r.status)).toEqual(Array(30).fill(200))
+      const note = visit.submissions.find((s: Data) => s.form_id === noteForm.id)
+      expect(new Set(replies.map((r) => r.body.data.submissions[0].id))).toEqual(new Set([note.id]))
+      expect(await count(visit.id)).toBe(before)
+      expect(await t.app.count('submissions', `visit_id = ${visit.id} AND form_id = ${noteForm.id}`)).toBe(1)
+    })
   })
 
   test('each saved item writes one submission audit entry (created or updated)', async () => {
@@ -1023,10 +1113,10 @@ describe('approve and reject', () => {
   test('only a completed submission awaiting approval: pending, draft, approved or rejected ones give 409 INVALID_SUBMISSION_STATUS', async () => {
     const { visit, user } = await startedVisit()
     const pending = visit.submissions.find((s: Data) => s.form_id === noteForm.id)
-    const draft = (await submitV2(visit.id, user, noteForm.id, [{ submission_id: null, status: 'draft', answers: { note: 'wip' } }])).body.data.submissions[0]
+    const draft = (await submitV2(visit.id, user, (await makeForm(NOTE_FIELDS)).id, [{ submission_id: null, status: 'draft', answers: { note: 'wip' } }])).body.data.submissions[0]
     const approved = await completeShelf(visit, user)
     expect((await approve(visit.id, approved.id)).status).toBe(200)
-    const rejected = (await submitV2(visit.id, user, noteForm.id, [{ submission_id: null, status: 'completed', answers: { note: 'x' } }])).body.data.submissions[0]
+    const rejected = (await submitV2(visit.id, user, (await makeForm(NOTE_FIELDS)).id, [{ submission_id: null, status: 'completed', answers: { note: 'x' } }])).body.data.submissions[0]
     expect((await reject(visit.id, rejected.id)).status).toBe(200)
     for (const submission of [pending, draft, approved, rejected]) {
       const before = await snapshot()

@@ -14,6 +14,7 @@
  * Code above this file awaits every query and never cares which driver runs it.
  */
 import { Database as SqliteDatabase } from 'bun:sqlite'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { createClient, type Client } from '@libsql/client'
@@ -63,6 +64,35 @@ const CONNECTION_PRAGMAS = [
   // walk stay in memory on a database of hundreds of MB. Pages are only held once they are read.
   'PRAGMA cache_size = -65536',
 ]
+
+/**
+ * Which code runs inside a write transaction. Writes are serialised, so a transaction started from
+ * inside another one would queue behind the one waiting for it and never start: it is refused at
+ * once instead (NestedTransaction). The flag goes down when the transaction settles, so a callback
+ * that outlives it (a timer, a detached promise) is not mistaken for nested later.
+ */
+const writeScope = new AsyncLocalStorage<{ open: boolean }>()
+
+export class NestedTransaction extends Error {
+  constructor() {
+    super('a write transaction was started inside another one (it would wait for itself): pass the outer transaction down instead')
+    this.name = 'NestedTransaction'
+  }
+}
+
+/** True while the calling code runs inside a write transaction (slow work must not: writers are serialised). */
+export const insideWriteTransaction = () => writeScope.getStore()?.open === true
+
+/** Runs `start` as a write transaction's body, refusing one started from inside another. */
+async function asWriteScope<T>(start: () => Promise<T>): Promise<T> {
+  if (insideWriteTransaction()) throw new NestedTransaction()
+  const scope = { open: true }
+  try {
+    return await writeScope.run(scope, start)
+  } finally {
+    scope.open = false
+  }
+}
 
 /** A FIFO of async critical sections: the next one starts when the previous one has settled. */
 export class SerialQueue {
@@ -123,7 +153,7 @@ function openBunSqlite(path: string): Database {
     driver: 'bun-sqlite',
     read: reader,
     checkpointer,
-    transaction: (fn) => groups.transaction(() => fn(writer)),
+    transaction: (fn) => asWriteScope(() => groups.transaction(() => fn(writer))),
     migrate: () => groups.outside(() => migrateBun(writer as never, { migrationsFolder: MIGRATIONS_FOLDER })),
     pragma: (statement) => groups.outside(() => all(writerConnection, statement)),
     pragmaEverywhere: async (statement) => [all(writerConnection, statement), all(readerConnection, statement)],
@@ -163,15 +193,17 @@ async function openLibsql(config: Config): Promise<Database> {
     read: db,
     checkpointer: null,
     transaction: (fn) =>
-      queue.run(async () => {
-        try {
-          // Drizzle's libsql transaction opens the client's "write" transaction (BEGIN IMMEDIATE).
-          return await db.transaction((tx) => fn(tx as unknown as Db))
-        } finally {
-          // The transaction took the client's connection; the next statement opens a fresh one.
-          await applyPragmas()
-        }
-      }),
+      asWriteScope(() =>
+        queue.run(async () => {
+          try {
+            // Drizzle's libsql transaction opens the client's "write" transaction (BEGIN IMMEDIATE).
+            return await db.transaction((tx) => fn(tx as unknown as Db))
+          } finally {
+            // The transaction took the client's connection; the next statement opens a fresh one.
+            await applyPragmas()
+          }
+        }),
+      ),
     migrate: () =>
       queue.run(async () => {
         await migrateLibsql(db as never, { migrationsFolder: MIGRATIONS_FOLDER })

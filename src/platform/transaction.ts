@@ -6,11 +6,15 @@
  *      mutation is one CONTRACT §6 leaves unaudited, e.g. location batches).
  * So the mutation, its audit entry and its idempotency record commit or roll back together.
  *
- * Keep slow non-database work (password hashing, HTTP calls) outside `fn`: writers are serialised.
+ * Keep slow non-database work (password hashing, HTTP calls) outside `fn`: writers are serialised, so
+ * every other workspace's write waits for it (hashing refuses to run inside; see auth/passwords.ts).
+ * A withTransaction called inside `fn` fails at once with NestedTransaction (../db/client.ts) instead
+ * of waiting for itself: pass `scope.tx` down to helpers.
  */
 import type { Db } from '../db/client'
 import { insertAudit, type AuditEntry } from './audit'
 import type { RequestContext } from './context'
+import type { IdempotencyClaim } from './idempotency'
 
 export interface TxScope {
   tx: Db
@@ -22,6 +26,11 @@ export interface TxScope {
 export interface TransactionOptions {
   /** `required` (default for requests) or `none` for mutations CONTRACT §6 leaves unaudited. */
   audit?: 'required' | 'none'
+  /**
+   * The idempotency record this transaction writes, instead of the request's own (`ctx.idempotency`):
+   * a request written in several transactions records one per part and its own key with the last.
+   */
+  idempotency?: IdempotencyClaim | null
 }
 
 export class MissingAuditEntry extends Error {
@@ -36,7 +45,7 @@ export async function withTransaction<T>(
   fn: (scope: TxScope) => Promise<T>,
   options: TransactionOptions = {},
 ): Promise<T> {
-  const claim = ctx.idempotency
+  const claim = options.idempotency !== undefined ? options.idempotency : ctx.idempotency
   const effects: (() => void)[] = []
   const result = await ctx.deps.db.transaction(async (tx) => {
     effects.length = 0

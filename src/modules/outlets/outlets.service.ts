@@ -113,15 +113,25 @@ const REGION_FIELDS = [
   ['village_id', 'village'],
 ] as const
 
+type RegionIds = Record<(typeof REGION_FIELDS)[number][0], number | null>
+
+/** The region chain a write would leave on the outlet, and what the regional source said about it. */
+interface RegionCheck {
+  ids: RegionIds
+  errors: Record<string, string[]>
+}
+
 /**
  * Province → city → district → village must be one chain (CONTRACT §9): each id given exists, and a
  * child's id starts with its parent's (1101012001 lies in 110101, in 1101, in 11).
+ * In upstream mode `regional.exists` is an HTTP call, so this runs before the write transaction,
+ * never inside it (every other workspace's write would wait for the upstream).
  */
-async function checkRegions(regional: RegionalSource, values: Partial<OutletInput>) {
+async function checkRegions(regional: RegionalSource, ids: RegionIds): Promise<RegionCheck> {
   const errors: Record<string, string[]> = {}
   let parent: { field: string; id: number } | null = null
   for (const [field, level] of REGION_FIELDS) {
-    const id = values[field]
+    const id = ids[field]
     if (id == null) continue
     if (String(id).length !== ID_DIGITS[level] || !(await regional.exists(level, id))) {
       errors[field] = [`${level} ${id} does not exist`]
@@ -132,14 +142,25 @@ async function checkRegions(regional: RegionalSource, values: Partial<OutletInpu
     if (parent && !String(id).startsWith(String(parent.id))) errors[field] = [`${level} ${id} is not in ${parent.field.replace('_id', '')} ${parent.id}`]
     parent = { field, id }
   }
-  if (Object.keys(errors).length) throw new ValidationFailed(errors)
+  return { ids, errors }
 }
+
+const touchesRegions = (input: Partial<OutletInput>) => REGION_FIELDS.some(([field]) => input[field] !== undefined)
+
+/** The chain after the write: the fields of `input`, the others as `current` has them. */
+const regionIdsAfter = (input: Partial<OutletInput>, current?: PresentedOutlet): RegionIds =>
+  Object.fromEntries(REGION_FIELDS.map(([field]) => [field, input[field] !== undefined ? input[field] : current?.[field] ?? null])) as RegionIds
+
+/** The outlet's regions changed between the check before the transaction and the transaction. */
+class RegionsChanged extends Error {}
+const REGION_CHECK_ATTEMPTS = 3
 
 /** Checks references and uniqueness of the fields present in `input`; returns the column values. */
 async function resolveInput(
   tx: Db,
   ctx: AuthedContext,
   input: Partial<OutletInput>,
+  regions: RegionCheck | null,
   exceptId?: number,
   current?: PresentedOutlet,
 ) {
@@ -159,9 +180,10 @@ async function resolveInput(
   if (input.sub_area_id != null && !(await subAreaScope.find(tx, workspaceId, input.sub_area_id))) {
     throw ValidationFailed.field('sub_area_id', `sub-area ${input.sub_area_id} does not exist`)
   }
-  if (REGION_FIELDS.some(([field]) => input[field] !== undefined)) {
-    const merged = Object.fromEntries(REGION_FIELDS.map(([field]) => [field, input[field] !== undefined ? input[field] : current?.[field] ?? null]))
-    await checkRegions(ctx.deps.regional, merged)
+  if (regions) {
+    const ids = regionIdsAfter(input, current)
+    if (REGION_FIELDS.some(([field]) => ids[field] !== regions.ids[field])) throw new RegionsChanged()
+    if (Object.keys(regions.errors).length) throw new ValidationFailed(regions.errors)
   }
   const latitude = input.latitude !== undefined ? input.latitude : current?.latitude ?? null
   const longitude = input.longitude !== undefined ? input.longitude : current?.longitude ?? null
@@ -171,10 +193,11 @@ async function resolveInput(
   return values
 }
 
-export function createOutlet(ctx: AuthedContext, input: OutletInput) {
+export async function createOutlet(ctx: AuthedContext, input: OutletInput) {
   const workspaceId = ctx.actor.workspaceId
+  const regions = touchesRegions(input) ? await checkRegions(ctx.deps.regional, regionIdsAfter(input)) : null
   return withTransaction(ctx, async ({ tx, audit }) => {
-    const values = await resolveInput(tx, ctx, input)
+    const values = await resolveInput(tx, ctx, input, regions)
     const now = ctx.deps.clock.now().toISOString()
     const row = await outletScope.insert(tx, workspaceId, { ...values, name: input.name, name_key: values.name_key!, created_at: now, updated_at: now })
     const result = await findOutlet(tx, workspaceId, row.id)
@@ -183,16 +206,26 @@ export function createOutlet(ctx: AuthedContext, input: OutletInput) {
   })
 }
 
-export function updateOutlet(ctx: AuthedContext, id: number, input: Partial<OutletInput>) {
+export async function updateOutlet(ctx: AuthedContext, id: number, input: Partial<OutletInput>) {
   const workspaceId = ctx.actor.workspaceId
-  return withTransaction(ctx, async ({ tx, audit }) => {
-    const before = await findOutlet(tx, workspaceId, id)
-    const values = await resolveInput(tx, ctx, input, id, before)
-    await outletScope.update(tx, workspaceId, id, { ...values, updated_at: ctx.deps.clock.now().toISOString() })
-    const after = await findOutlet(tx, workspaceId, id)
-    await audit({ entityType: 'outlet', entityId: id, entityName: after.name, action: 'updated', before, after })
-    return after
-  })
+  for (let attempt = 1; ; attempt++) {
+    // The regions are checked against the outlet as last committed; the transaction makes sure it
+    // still has those (else the check runs again: an update of its regions came in between).
+    const regions = touchesRegions(input) ? await checkRegions(ctx.deps.regional, regionIdsAfter(input, await findOutlet(ctx.deps.db.read, workspaceId, id))) : null
+    try {
+      return await withTransaction(ctx, async ({ tx, audit }) => {
+        const before = await findOutlet(tx, workspaceId, id)
+        const values = await resolveInput(tx, ctx, input, regions, id, before)
+        await outletScope.update(tx, workspaceId, id, { ...values, updated_at: ctx.deps.clock.now().toISOString() })
+        const after = await findOutlet(tx, workspaceId, id)
+        await audit({ entityType: 'outlet', entityId: id, entityName: after.name, action: 'updated', before, after })
+        return after
+      })
+    } catch (error) {
+      if (!(error instanceof RegionsChanged)) throw error
+      if (attempt === REGION_CHECK_ATTEMPTS) throw new Conflict('CONFLICT', 'the outlet’s region changed while this update was checked; try again')
+    }
+  }
 }
 
 export function deleteOutlet(ctx: AuthedContext, id: number) {

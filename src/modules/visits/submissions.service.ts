@@ -2,14 +2,16 @@
  * Submissions: the forms filled on a visit (CONTRACT §7).
  *
  * - The office attaches or removes them while the visit is open; a completed one cannot be removed.
- * - The field saves them with submit-form-v2 (items that create or update, as draft or completed) or
+ * - The field saves them with submit-form-v2 (items that update by id, or without an id fill the
+ *   form's oldest submission not yet completed, else create one; as draft or completed) or
  *   the legacy submit-form (one completed answer set). Completing checks the answers against the
  *   form's fields and puts the submission up for approval.
  * - The office approves or rejects a completed submission that awaits approval; a rejected one may be
  *   sent again while the visit is in progress or completed.
  */
-import { and, eq, inArray, isNull, max } from 'drizzle-orm'
+import { and, eq, inArray, isNull, max, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { prepared } from '../../db/prepared'
 import { submissions, type Answers, type SubmissionStatus } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { Conflict, NotFound, ValidationFailed } from '../../platform/errors'
@@ -23,6 +25,24 @@ import { findVisit, getSubmission, submissionsOfVisit } from './visits.queries'
 import { VisitStateConflict } from './visits.service'
 
 type SubmissionRow = typeof submissions.$inferSelect
+
+/** A form's submissions on a visit that are not yet completed, oldest first. */
+const openSubmissionsOfForm = prepared((db) =>
+  db
+    .select()
+    .from(submissions)
+    .where(
+      and(
+        eq(submissions.visit_id, sql.placeholder('visitId')),
+        eq(submissions.form_id, sql.placeholder('formId')),
+        eq(submissions.workspace_id, sql.placeholder('workspaceId')),
+        isNull(submissions.deleted_at),
+        ne(submissions.status, 'completed'),
+      ),
+    )
+    .orderBy(submissions.id)
+    .prepare(),
+)
 
 /** New submissions go after the visit's existing ones. */
 async function nextOrder(tx: Db, visitId: number) {
@@ -137,25 +157,52 @@ export async function submitForms(
             .where(and(inArray(submissions.id, existingIds), eq(submissions.visit_id, visitId), eq(submissions.workspace_id, ctx.actor.workspaceId), isNull(submissions.deleted_at)))
         : []
       const byId = new Map(existing.map((row) => [row.id, row]))
-      // First every decision, then the writes: a refused item leaves the others unwritten too.
-      for (const [index, { item }] of checked.entries()) {
-        const current = item.submission_id === null ? null : byId.get(item.submission_id)
-        if (item.submission_id !== null && !current) throw ValidationFailed.field(`${at(index)}submission_id`, `submission ${item.submission_id} is not on this visit`)
-        if (current && current.form_id !== form.id) throw ValidationFailed.field(`${at(index)}submission_id`, `submission ${item.submission_id} is for another form`)
-        const decision = canSubmit(visit.status, current ?? null, item.status === 'completed')
+      // An item without an id fills the form's oldest submission on the visit that is not yet
+      // completed (a phone that never learned the pre-created ids must not strand a required form),
+      // and creates one only when there is none. Read under the write lock, so concurrent requests
+      // fill the same submission instead of each adding one. Ids named by other items stay theirs.
+      const open = checked.some(({ item }) => item.submission_id === null)
+        ? (await openSubmissionsOfForm(tx).all({ visitId, formId: form.id, workspaceId: ctx.actor.workspaceId })).filter((row) => !byId.has(row.id))
+        : []
+      // First every decision, in item order (each item sees what the ones before it did), then the
+      // writes: a refused item leaves the others unwritten too. A target is an existing row or the
+      // n-th submission this request creates.
+      type Target = { row: SubmissionRow } | { created: number }
+      const openTargets: Target[] = open.map((row) => ({ row }))
+      let creating = 0
+      const steps: { item: SubmitItem; answers: Answers; target: Target }[] = []
+      for (const [index, { item, answers }] of checked.entries()) {
+        let target: Target
+        if (item.submission_id === null) {
+          target = openTargets[0] ?? { created: creating++ }
+          // Completed, it is no longer open; a draft stays the one the next id-less item fills.
+          if (item.status === 'completed') openTargets.shift()
+          else if (openTargets.length === 0) openTargets.push(target)
+        } else {
+          const row = byId.get(item.submission_id)
+          if (!row) throw ValidationFailed.field(`${at(index)}submission_id`, `submission ${item.submission_id} is not on this visit`)
+          if (row.form_id !== form.id) throw ValidationFailed.field(`${at(index)}submission_id`, `submission ${item.submission_id} is for another form`)
+          target = { row }
+        }
+        const decision = canSubmit(visit.status, 'row' in target ? target.row : null, item.status === 'completed')
         if (decision === 'SUBMISSION_ALREADY_SUBMITTED') throw new Conflict(decision, `submission ${item.submission_id} was already submitted`)
         if (decision !== 'allowed') throw new VisitStateConflict(decision, visit.status)
+        steps.push({ item, answers, target })
       }
       await photos.record(tx)
       const now = ctx.deps.clock.now().toISOString()
       const savedIds: number[] = []
-      for (const { item, answers } of checked) {
+      /** Rows as the earlier items of this request left them (for the audit's old values). */
+      const latest = new Map<number, SubmissionRow>()
+      const createdIds: number[] = []
+      for (const { item, answers, target } of steps) {
         const status: SubmissionStatus = item.status
         const completion =
           status === 'completed'
             ? { submitted_at: now, submitted_by: ctx.actor.userId, approval_status: 'pending' as const, reviewed_at: null, reviewed_by: null, approval_notes: null }
             : {}
-        if (item.submission_id === null) {
+        const id = 'row' in target ? target.row.id : createdIds[target.created]
+        if (id === undefined) {
           const order = await nextOrder(tx, visitId)
           const [row] = await tx
             .insert(submissions)
@@ -172,19 +219,22 @@ export async function submitForms(
               updated_at: now,
               ...completion,
             })
-            .returning({ id: submissions.id })
+            .returning()
+          createdIds.push(row.id)
+          latest.set(row.id, row)
           savedIds.push(row.id)
           await audit({ entityType: 'submission', entityId: row.id, entityName: form.title, action: 'created', newValues: { visit_id: visitId, form_id: form.id, status, answers } })
         } else {
-          const current = byId.get(item.submission_id)!
-          const [after] = await tx.update(submissions).set({ status, answers, updated_at: now, ...completion }).where(eq(submissions.id, current.id)).returning()
-          savedIds.push(current.id)
+          const before = latest.get(id) ?? ('row' in target ? target.row : null)!
+          const [after] = await tx.update(submissions).set({ status, answers, updated_at: now, ...completion }).where(eq(submissions.id, id)).returning()
+          latest.set(id, after)
+          if (!savedIds.includes(id)) savedIds.push(id)
           await audit({
             entityType: 'submission',
-            entityId: current.id,
-            entityName: current.title,
+            entityId: id,
+            entityName: before.title,
             action: 'updated',
-            before: current,
+            before,
             after,
           })
         }

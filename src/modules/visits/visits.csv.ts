@@ -6,7 +6,7 @@
  *   team_name | team_id (optional), assignee_emails | user_ids (optional, separated by `;`), notes.
  * Codes, names and emails are resolved in the caller's workspace. Every row is checked before
  * anything is written and errors name the CSV line (`rows.<line>.<column>`, the header is line 1);
- * one bad row imports nothing.
+ * one bad row imports nothing. Then the visits are written in parts (createVisits).
  *
  * Export: the office list's filters, streamed in pages of 500 rows so a large export never sits in
  * memory. Cells that a spreadsheet would run as a formula are prefixed with `'` (`guardCell`).

@@ -7,13 +7,13 @@
  */
 import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { prepared } from '../../db/prepared'
+import { prepared, runPositional } from '../../db/prepared'
 import { forms, memberships, outlets, projects, submissions, teams, users, visitAssignees, visitDispatches, visitLogs, visits } from '../../db/schema'
 import type { AuditEntry } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { localDate } from '../../platform/time-zones'
 import { requireLocation } from '../../platform/geo'
-import { AppError, Conflict, ValidationFailed } from '../../platform/errors'
+import { AppError, Conflict, IdempotentReplay, ValidationFailed } from '../../platform/errors'
 import { withTransaction, type TxScope } from '../../platform/transaction'
 import { PhotoBatch } from '../files/files.service'
 import { readPhotoExif } from '../files/photo-exif'
@@ -205,61 +205,193 @@ async function setAssignees(scope: TxScope, ctx: AuthedContext, visitId: number,
   return { added, removed }
 }
 
-/** Inserts one visit with its submissions and assignees (references already checked). */
-async function insertVisit(scope: TxScope, ctx: AuthedContext, input: CreateVisitInput, formTitles: Map<number, string>) {
+/**
+ * Everything a batch of new visits writes that can be known before the write lock: the references
+ * checked, each visit's forms, and the names its audit entries carry. Read on `db`: the read
+ * connection for bulk writes (nothing of it holds the writer), the transaction for a single create.
+ */
+interface VisitPlan {
+  items: CreateVisitInput[]
+  forms: { form_id: number; is_required: boolean; order: number; title: string }[][]
+  outletNames: Map<number, string>
+  userNames: Map<number, string>
+}
+
+async function planVisits(db: Db, workspaceId: number, items: CreateVisitInput[], errorPrefix: (index: number) => string): Promise<VisitPlan> {
+  const { errors, formTitles } = await referenceErrors(db, workspaceId, items, errorPrefix)
+  if (Object.keys(errors).length) throw new ValidationFailed(errors)
+  const projectIds = [...new Set(items.filter((item) => !item.submissions).map((item) => item.project_id))]
+  const outletIds = [...new Set(items.map((item) => item.outlet_id))]
+  const [projectForms, outletRows, userNameMap] = await Promise.all([
+    formsOfProjects(db, projectIds),
+    db.select({ id: outlets.id, name: outlets.name }).from(outlets).where(inArray(outlets.id, outletIds)),
+    userNames(db, [...new Set(items.flatMap((item) => item.user_ids ?? []))]),
+  ])
+  // Without an explicit list a visit gets its project's forms (CONTRACT §7); one list per project, shared.
+  const formsOfProject = new Map<number, VisitPlan['forms'][number]>(projectIds.map((id) => [id, []]))
+  for (const { project_id, form_id, is_required, order, title } of projectForms) formsOfProject.get(project_id)!.push({ form_id, is_required, order, title })
+  const forms = items.map((item) =>
+    item.submissions
+      ? item.submissions.map((s, index) => ({ form_id: s.form_id, is_required: s.is_required, order: s.order ?? index, title: formTitles.get(s.form_id)! }))
+      : formsOfProject.get(item.project_id)!,
+  )
+  return { items, forms, outletNames: new Map(outletRows.map((row) => [row.id, row.name])), userNames: userNameMap }
+}
+
+/** A new visit (workspace from the caller's context, never from a body), prepared once per connection. */
+const insertVisitRow = prepared((db) =>
+  db
+    .insert(visits)
+    .values({
+      workspace_id: sql.placeholder('workspace_id'),
+      outlet_id: sql.placeholder('outlet_id'),
+      project_id: sql.placeholder('project_id'),
+      team_id: sql.placeholder('team_id'),
+      visit_date: sql.placeholder('visit_date'),
+      status: 'scheduled',
+      notes: sql.placeholder('notes'),
+      created_by: sql.placeholder('created_by'),
+      created_at: sql.placeholder('now'),
+      updated_at: sql.placeholder('now'),
+    } as never)
+    .returning()
+    .prepare(),
+)
+
+const SUBMISSION_COLUMNS = ['workspace_id', 'visit_id', 'form_id', 'title', 'is_required', '"order"', 'status', 'answers', 'created_at', 'updated_at'] as const
+/** Attached submissions are written this many rows per statement (one prepared text per row count). */
+const SUBMISSIONS_PER_STATEMENT = 100
+const submissionInsertTexts: string[] = []
+const submissionInsertText = (rows: number) =>
+  (submissionInsertTexts[rows] ??= `insert into submissions (${SUBMISSION_COLUMNS.join(', ')}) values ${Array(rows).fill(`(${SUBMISSION_COLUMNS.map(() => '?').join(', ')})`).join(', ')}`)
+
+/**
+ * Writes visits `from`..`to` of a plan with their submissions, logs and assignees, each with its audit
+ * entries (created, and assigned per user) and the assignees' notifications, in the caller's transaction.
+ */
+async function writeVisits(scope: TxScope, ctx: AuthedContext, plan: VisitPlan, from: number, to: number): Promise<number[]> {
   const { tx, audit } = scope
+  const workspaceId = ctx.actor.workspaceId
   const now = ctx.deps.clock.now().toISOString()
-  const visit = await visitScope.insert(tx, ctx.actor.workspaceId, {
-    outlet_id: input.outlet_id,
-    project_id: input.project_id,
-    team_id: input.team_id ?? null,
-    visit_date: input.visit_date,
-    status: 'scheduled',
-    notes: input.notes ?? null,
-    created_by: ctx.actor.userId,
-    created_at: now,
-    updated_at: now,
-  })
-  // Without an explicit list the visit gets its project's forms (CONTRACT §7).
-  const attached = input.submissions
-    ? input.submissions.map((s, index) => ({ form_id: s.form_id, is_required: s.is_required, order: s.order ?? index, title: formTitles.get(s.form_id)! }))
-    : (await formsOfProjects(tx, [input.project_id])).map((f) => ({ form_id: f.form_id, is_required: f.is_required, order: f.order, title: f.title }))
-  if (attached.length) {
-    await tx.insert(submissions).values(
-      attached.map((s) => ({ ...s, workspace_id: ctx.actor.workspaceId, visit_id: visit.id, status: 'pending' as const, answers: {}, created_at: now, updated_at: now })),
-    )
+  const ids: number[] = []
+  const params: (string | number | null)[] = []
+  let pending = 0
+  const flush = async () => {
+    if (pending) await runPositional(tx, submissionInsertText(pending), params)
+    params.length = 0
+    pending = 0
   }
-  await appendLog(tx, ctx, visit.id, 'created', input.notes ?? null)
-  const entityName = await visitName(tx, visit)
-  await audit({
-    entityType: 'visit',
-    entityId: visit.id,
-    entityName,
-    action: 'created',
-    newValues: { ...visit, form_ids: attached.map((s) => s.form_id), user_ids: input.user_ids ?? [] },
-  })
-  await setAssignees(scope, ctx, visit.id, entityName, input.user_ids ?? [], [])
-  return visit.id
+  const entries: AuditEntry[] = []
+  const assignees: (typeof visitAssignees.$inferInsert)[] = []
+  const logs: (typeof visitLogs.$inferInsert)[] = []
+  for (let index = from; index < to; index++) {
+    const input = plan.items[index]
+    const [visit] = await insertVisitRow(tx).all({
+      workspace_id: workspaceId,
+      outlet_id: input.outlet_id,
+      project_id: input.project_id,
+      team_id: input.team_id ?? null,
+      visit_date: input.visit_date,
+      notes: input.notes ?? null,
+      created_by: ctx.actor.userId,
+      now,
+    })
+    ids.push(visit.id)
+    const forms = plan.forms[index]
+    for (const form of forms) {
+      params.push(workspaceId, visit.id, form.form_id, form.title, form.is_required ? 1 : 0, form.order, 'pending', '{}', now, now)
+      if (++pending === SUBMISSIONS_PER_STATEMENT) await flush()
+    }
+    logs.push({ workspace_id: workspaceId, visit_id: visit.id, action: 'created', user_id: ctx.actor.userId, user_name: ctx.actor.name, notes: input.notes ?? null, created_at: now })
+    const entityName = `${plan.outletNames.get(visit.outlet_id) ?? 'Outlet'} · ${visit.visit_date} (#${visit.id})`
+    const userIds = [...new Set(input.user_ids ?? [])]
+    entries.push({ entityType: 'visit', entityId: visit.id, entityName, action: 'created', newValues: { ...visit, form_ids: forms.map((f) => f.form_id), user_ids: input.user_ids ?? [] } })
+    for (const userId of userIds) {
+      assignees.push({ visit_id: visit.id, user_id: userId, workspace_id: workspaceId, created_at: now })
+      entries.push({ entityType: 'visit', entityId: visit.id, entityName, action: 'assigned', newValues: { user_id: userId, user_name: plan.userNames.get(userId) ?? '' } })
+    }
+  }
+  await flush()
+  if (logs.length) await tx.insert(visitLogs).values(logs)
+  if (assignees.length) await tx.insert(visitAssignees).values(assignees)
+  for (const entry of entries) await audit(entry)
+  for (const [offset, id] of ids.entries()) {
+    await notify(scope, ctx, {
+      userIds: plan.items[from + offset].user_ids ?? [],
+      workspaceId,
+      type: 'visit.assigned',
+      title: 'New visit assigned',
+      body: `You have been assigned visit #${id}.`,
+      data: { visit_id: id },
+    })
+  }
+  return ids
 }
 
 export function createVisit(ctx: AuthedContext, input: CreateVisitInput): Promise<VisitDetail> {
   return withTransaction(ctx, async (scope) => {
-    const { errors, formTitles } = await referenceErrors(scope.tx, ctx.actor.workspaceId, [input], () => '')
-    if (Object.keys(errors).length) throw new ValidationFailed(errors)
-    const id = await insertVisit(scope, ctx, input, formTitles)
+    const plan = await planVisits(scope.tx, ctx.actor.workspaceId, [input], () => '')
+    const [id] = await writeVisits(scope, ctx, plan, 0, 1)
     return visitDetail(scope.tx, ctx, id, { mine: false })
   })
 }
 
-/** All or nothing: every item is checked first; any error refuses the whole batch with `visits.N.*` keys. */
-export function createVisits(ctx: AuthedContext, items: CreateVisitInput[], errorPrefix: (index: number) => string = (i) => `visits.${i}.`) {
-  return withTransaction(ctx, async (scope) => {
-    const { errors, formTitles } = await referenceErrors(scope.tx, ctx.actor.workspaceId, items, errorPrefix)
-    if (Object.keys(errors).length) throw new ValidationFailed(errors)
-    const ids: number[] = []
-    for (const item of items) ids.push(await insertVisit(scope, ctx, item, formTitles))
-    return ids
-  })
+/**
+ * A bulk create or import is written in parts of at most WRITE_PART_ROWS rows, each its own short
+ * transaction, so no other workspace's write waits behind all of it. A visit's rows are counted from
+ * the request alone (its forms as the most a project may have), so a repeat of the same request cuts
+ * the same parts.
+ */
+export const WRITE_PART_ROWS = 1_000
+/** projects.routes.ts caps a project's forms at 100. */
+const PROJECT_FORMS_MAX = 100
+/** The visit, its log and audit entry, its submissions, and per assignee a row, an audit entry and a notification. */
+const rowsOf = (item: CreateVisitInput) => 3 + (item.submissions?.length ?? PROJECT_FORMS_MAX) + 3 * (item.user_ids?.length ?? 0)
+
+/** The parts a bulk write is cut into: `[from, to)` ranges of item indexes. */
+export function writeParts(items: CreateVisitInput[]): [number, number][] {
+  const parts: [number, number][] = []
+  let from = 0
+  let rows = 0
+  for (const [index, item] of items.entries()) {
+    if (index > from && rows + rowsOf(item) > WRITE_PART_ROWS) {
+      parts.push([from, index])
+      from = index
+      rows = 0
+    }
+    rows += rowsOf(item)
+  }
+  if (items.length) parts.push([from, items.length])
+  return parts
+}
+
+/**
+ * Bulk create and CSV import (README.md, "Bulk create and CSV import"). Every item is checked before the
+ * first write, outside the write lock; any error refuses the whole batch with `visits.N.*` keys and
+ * nothing is written. Then the parts (writeParts) are written one transaction each, with their audit
+ * entries. A part can fail only for a reason outside the request (disk full, the process stopped):
+ * the parts before it stay. With `X-Idempotency-Key`, each part records its own key (the request's
+ * key and its part number, with a space no client key can hold) and the last part the request's
+ * key itself, so a retry of the same request skips the parts already written and writes the rest,
+ * and a retry after the last part answers 204 as usual.
+ */
+export async function createVisits(ctx: AuthedContext, items: CreateVisitInput[], errorPrefix: (index: number) => string = (i) => `visits.${i}.`) {
+  const plan = await planVisits(ctx.deps.db.read, ctx.actor.workspaceId, items, errorPrefix)
+  const parts = writeParts(items)
+  const claim = ctx.idempotency
+  const ids: number[] = []
+  for (const [part, [from, to]] of parts.entries()) {
+    const last = part === parts.length - 1
+    const idempotency = claim && !last ? { ...claim, key: `${claim.key} part ${part}`, recorded: false } : claim
+    try {
+      ids.push(...(await withTransaction(ctx, (scope) => writeVisits(scope, ctx, plan, from, to), { idempotency })))
+    } catch (error) {
+      // Written by an earlier run of this same request.
+      if (error instanceof IdempotentReplay && !last) continue
+      throw error
+    }
+  }
+  return ids
 }
 
 /** A field user plans a visit for themselves: assigned to the caller, forms from the project. */
