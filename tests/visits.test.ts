@@ -1791,8 +1791,8 @@ describe('`updated` audit entries hold exactly the fields that changed (old and 
     const visit = await planVisit({ user_ids: [user.user.id] })
     clock().advance(1000)
     const entry = await onlyEntry(await checkIn(visit.id, user))
-    expect(entry.old_values).toEqual({ status: 'scheduled', checked_in_at: null, check_in_latitude: null, check_in_longitude: null })
-    expect(entry.new_values).toEqual({ status: 'in_progress', checked_in_at: now(), check_in_latitude: HERE.latitude, check_in_longitude: HERE.longitude })
+    expect(entry.old_values).toEqual({ status: 'scheduled', checked_in_at: null, check_in_latitude: null, check_in_longitude: null, check_in_distance_m: null })
+    expect(entry.new_values).toEqual({ status: 'in_progress', checked_in_at: now(), check_in_latitude: HERE.latitude, check_in_longitude: HERE.longitude, check_in_distance_m: 0 })
   })
 
   test('check-out without a photo: status, time and place; no check_out_photo_url null → null', async () => {
@@ -1800,8 +1800,8 @@ describe('`updated` audit entries hold exactly the fields that changed (old and 
     await completeShelf(visit, user)
     clock().advance(1000)
     const entry = await onlyEntry(await checkOut(visit.id, user))
-    expect(entry.old_values).toEqual({ status: 'in_progress', checked_out_at: null, check_out_latitude: null, check_out_longitude: null })
-    expect(entry.new_values).toEqual({ status: 'completed', checked_out_at: now(), check_out_latitude: HERE.latitude, check_out_longitude: HERE.longitude })
+    expect(entry.old_values).toEqual({ status: 'in_progress', checked_out_at: null, check_out_latitude: null, check_out_longitude: null, check_out_distance_m: null })
+    expect(entry.new_values).toEqual({ status: 'completed', checked_out_at: now(), check_out_latitude: HERE.latitude, check_out_longitude: HERE.longitude, check_out_distance_m: 0 })
   })
 
   test('cancel records status and close_reason only', async () => {
