@@ -187,12 +187,19 @@ export async function createTestApp(options: HarnessOptions = {}): Promise<TestA
   return new TestApp(app, deps, dir, clock)
 }
 
+/**
+ * Hooks do not take bunfig's test timeout: they time out after Bun's default 5 s, and the first
+ * setup of a process builds the template database (migrations and 91k areas), which takes longer
+ * than that on a loaded machine.
+ */
+export const SETUP_TIMEOUT_MS = 60_000
+
 /** One app per test file: `const t = useTestApp()` then `t.app` inside tests. */
 export function useTestApp(options: HarnessOptions = {}) {
   const holder = {} as { app: TestApp }
   beforeAll(async () => {
     holder.app = await createTestApp(options)
-  })
+  }, SETUP_TIMEOUT_MS)
   afterAll(async () => {
     await holder.app?.close()
   })
