@@ -41,6 +41,8 @@ const EnvSchema = z.object({
   REFRESH_TOKEN_TTL: duration.default(parseDuration('30d')),
   REGISTRATION_ENABLED: flag.default(true),
   REGIONAL_SERVICE_URL: z.url().optional(),
+  /** How long one upstream regional request may take before the answer is 503 REGIONAL_SERVICE_ERROR. */
+  REGIONAL_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(3_000),
   UPLOAD_DIR: z.string().min(1).default('./data/uploads'),
   /** Where export files are written (removed after 7 days). */
   EXPORT_DIR: z.string().min(1).default('./data/exports'),
