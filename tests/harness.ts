@@ -188,9 +188,9 @@ export async function createTestApp(options: HarnessOptions = {}): Promise<TestA
 }
 
 /**
- * Hooks do not take bunfig's test timeout: they time out after Bun's default 5 s, and the first
- * setup of a process builds the template database (migrations and 91k areas), which takes longer
- * than that on a loaded machine.
+ * The setup hook's own timeout, so `bun test FILE` without `--timeout` (Bun's default is 5 s) does
+ * not fail while the first setup of a process builds the template database (migrations and 91k
+ * areas), which takes longer than that on a loaded machine.
  */
 export const SETUP_TIMEOUT_MS = 60_000
 
