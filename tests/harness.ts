@@ -187,12 +187,19 @@ export async function createTestApp(options: HarnessOptions = {}): Promise<TestA
   return new TestApp(app, deps, dir, clock)
 }
 
+/**
+ * The setup hook's own timeout, so `bun test FILE` without `--timeout` (Bun's default is 5 s) does
+ * not fail while the first setup of a process builds the template database (migrations and 91k
+ * areas), which takes longer than that on a loaded machine.
+ */
+export const SETUP_TIMEOUT_MS = 60_000
+
 /** One app per test file: `const t = useTestApp()` then `t.app` inside tests. */
 export function useTestApp(options: HarnessOptions = {}) {
   const holder = {} as { app: TestApp }
   beforeAll(async () => {
     holder.app = await createTestApp(options)
-  })
+  }, SETUP_TIMEOUT_MS)
   afterAll(async () => {
     await holder.app?.close()
   })

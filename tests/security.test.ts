@@ -500,3 +500,48 @@ describe("another workspace's ids → 404, nothing changed", () => {
     expect(errors.channel_group_id).toBeArray()
   })
 })
+
+describe('no privilege beyond your own → 403, nothing changed', () => {
+  /** Body field names of a route (its validation schema), to find every route that hands out a role or grants. */
+  const bodyFields = (method: string, path: string): string[] => {
+    const route = t.app.app.routes.find((r) => r.method === method && r.path === path)
+    const body = (route?.hooks as { body?: { properties?: Record<string, unknown> } } | undefined)?.body
+    return Object.keys(body?.properties ?? {})
+  }
+  const BEYOND = { key: 'audit_log.view', platform: 'web', access: 'view' } as const
+  const totalChanges = async () => Number((await t.app.db.pragma('SELECT total_changes() AS n'))[0].n)
+
+  test('every route whose body gives a role (role_id) or grants (permissions) refuses one the caller does not hold', async () => {
+    // The caller may manage users and roles, but holds nothing else (no audit_log.view, not admin).
+    const within = (await t.app.post('/office/v1/roles', { name: unique('Within'), permissions: [] }, { token: a.owner.token })).body.data.id as number
+    const caller = await t.app.memberWithGrants(a, [
+      { key: 'user.manage', platform: 'web', access: 'full' },
+      { key: 'role.manage', platform: 'web', access: 'full' },
+    ])
+    const managed = (
+      await t.app.post('/office/v1/users', { name: 'Managed', email: `${unique('managed')}@example.com`, password: 'password123', role_id: within }, { token: a.owner.token })
+    ).body.data.id as number
+    // One escalation per route; a new route that hands out roles or grants must get one here.
+    const attempts: Record<string, { path: string; body: Record<string, unknown> }> = {
+      'POST /api/office/v1/roles': { path: '/office/v1/roles', body: { name: unique('Wider'), permissions: [BEYOND] } },
+      'PUT /api/office/v1/roles/:id': { path: `/office/v1/roles/${within}`, body: { permissions: [BEYOND] } },
+      'POST /api/office/v1/users': {
+        path: '/office/v1/users',
+        body: { name: 'Escalated', email: `${unique('escalated')}@example.com`, password: 'password123', role_id: a.roles.admin },
+      },
+      'PUT /api/office/v1/users/:id': { path: `/office/v1/users/${managed}`, body: { role_id: a.roles.admin } },
+    }
+    const handingOut = routes().filter((route) => bodyFields(route.method, route.path).some((field) => field === 'role_id' || field === 'permissions'))
+    expect(handingOut.map((route) => `${route.method} ${route.path}`).sort()).toEqual(Object.keys(attempts).sort())
+
+    const failures: string[] = []
+    for (const route of handingOut) {
+      const { path, body } = attempts[`${route.method} ${route.path}`]
+      const changes = await totalChanges()
+      const reply = await t.app.request(route.method, path, { token: caller.token, body })
+      if (reply.status !== 403 || reply.body?.code !== 'FORBIDDEN') failures.push(`${route.method} ${route.path} → ${reply.status} ${reply.body?.code}`)
+      if ((await totalChanges()) !== changes) failures.push(`${route.method} ${route.path} wrote to the database`)
+    }
+    expect(failures).toEqual([])
+  })
+})

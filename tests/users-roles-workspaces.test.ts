@@ -3,7 +3,7 @@
  * self-lockout guards, built-in and custom roles, the permission check every route goes through,
  * and multi-workspace access. Tenancy: another workspace's id behaves as a missing one.
  */
-import { beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { ManualClock } from '../src/platform/clock'
 import { expectError, unique, useTestApp, type Reply, type Session, type Workspace } from './harness'
 
@@ -837,5 +837,281 @@ describe('workspaces', () => {
     expect(user.status).toBe(201)
     expect(await t.app.count('memberships', `user_id = ${user.body.data.id} AND workspace_id = ${mine.id}`)).toBe(1)
     expect(await t.app.count('memberships', `user_id = ${user.body.data.id} AND workspace_id = ${theirs.id}`)).toBe(0)
+  })
+})
+
+/** The grants of a custom role, as a `memberWithGrants` list. */
+const grant = (key: string, access: 'full' | 'view' = 'full', platform: 'web' | 'mobile' = 'web'): Grant => ({ key, platform, access })
+
+const passwordHashOf = async (userId: number) => (await t.app.db.pragma(`SELECT password_hash FROM users WHERE id = ${userId}`))[0].password_hash
+const liveRefreshTokens = (userId: number) => t.app.count('refresh_tokens', `user_id = ${userId} AND revoked_at IS NULL`)
+
+describe("credentials belong to the person: another user's password or email changes only where the caller manages them everywhere", () => {
+  let base: string
+  beforeAll(() => {
+    // The takeover is replayed over a real socket, as an attacker would.
+    t.app.app.listen({ port: 0, hostname: '127.0.0.1' })
+    base = `http://127.0.0.1:${t.app.app.server!.port}/api`
+  })
+  afterAll(async () => {
+    await t.app.app.stop(true)
+  })
+
+  async function call(method: string, path: string, body?: unknown, token?: string): Promise<Reply> {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    })
+    const text = await response.text()
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null, text }
+  }
+
+  /** The victim owns workspace A (shared with a co-super_admin) and workspace B (theirs alone). */
+  async function victimWithTwoWorkspaces() {
+    const shared = await t.app.workspace()
+    const own = await t.app.post('/office/v1/workspaces', { name: unique('Private') }, { token: shared.owner.token })
+    if (own.status !== 201) throw new Error(own.text)
+    const coAdmin = await t.app.member(shared, 'super_admin')
+    return { shared, privateId: own.body.data.id as number, victim: shared.owner, coAdmin }
+  }
+
+  test('the takeover is refused: a co-super_admin of one shared workspace cannot set the password of a super_admin who has another workspace (403 errors.password), cannot log in as them, cannot reach the other workspace', async () => {
+    const { privateId, victim, coAdmin } = await victimWithTwoWorkspaces()
+    const hash = await passwordHashOf(victim.user.id)
+    const sessions = await liveRefreshTokens(victim.user.id)
+    const audits = await t.app.count('audit_logs')
+
+    const errors = expectError(await call('PUT', `/office/v1/users/${victim.user.id}`, { password: 'attacker-chosen-1' }, coAdmin.token), 403, 'FORBIDDEN')
+    expect(errors.password).toBeArray()
+
+    // Nothing changed: the hash, the victim's sessions, the audit log.
+    expect(await passwordHashOf(victim.user.id)).toBe(hash)
+    expect(await liveRefreshTokens(victim.user.id)).toBe(sessions)
+    expect(await t.app.count('audit_logs')).toBe(audits)
+    // The attacker's password does not open the victim's account; the victim's own still does.
+    expectError(await call('POST', '/auth/login', { email: victim.user.email, password: 'attacker-chosen-1' }), 401, 'INVALID_CREDENTIALS')
+    expect((await call('POST', '/auth/login', { email: victim.user.email, password: PASSWORD })).status).toBe(200)
+    // And the attacker's own session cannot switch into the victim's other workspace.
+    expectError(await call('POST', '/auth/switch-workspace', { workspace_id: privateId }, coAdmin.token), 404, 'WORKSPACE_NOT_FOUND')
+  })
+
+  test("the same co-super_admin cannot change that person's email either (403 errors.email): a reset mail would go to the attacker", async () => {
+    const { victim, coAdmin } = await victimWithTwoWorkspaces()
+    const stolen = newEmail('attacker')
+    const errors = expectError(await call('PUT', `/office/v1/users/${victim.user.id}`, { email: stolen }, coAdmin.token), 403, 'FORBIDDEN')
+    expect(errors.email).toBeArray()
+    expect(await t.app.count('users', `id = ${victim.user.id} AND email = '${victim.user.email}'`)).toBe(1)
+    expect(await t.app.count('users', `email = '${stolen}'`)).toBe(0)
+    // Sending the unchanged email, or editing other fields, is no credential change.
+    const renamed = await call('PUT', `/office/v1/users/${victim.user.id}`, { email: victim.user.email, phone: '0815' }, coAdmin.token)
+    expect(renamed.status).toBe(200)
+  })
+
+  test('a password and email change are allowed when the caller manages the user in every workspace the user belongs to', async () => {
+    const { shared, privateId, victim, coAdmin } = await victimWithTwoWorkspaces()
+    // Made a super_admin of the victim's other workspace too (no route adds an existing person to a workspace).
+    await t.app.db.pragma(
+      `INSERT INTO memberships (workspace_id, user_id, role_id, is_active, created_at, updated_at)
+       SELECT ${privateId}, ${coAdmin.user.id}, id, 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM roles WHERE workspace_id = ${privateId} AND slug = 'super_admin'`,
+    )
+    const reply = await call('PUT', `/office/v1/users/${victim.user.id}`, { password: 'agreed-new-pass-1' }, coAdmin.token)
+    expect(reply.status).toBe(200)
+    expect((await t.app.login(victim.user.email, 'agreed-new-pass-1')).user.id).toBe(victim.user.id)
+    // An ordinary user of only the shared workspace: its admins may reset them (regression).
+    const admin = await t.app.member(shared, 'admin')
+    const { id, email } = await addUser(shared, 'user')
+    expect((await call('PUT', `/office/v1/users/${id}`, { password: 'reset-by-admin-1', email: `new-${email}` }, admin.token)).status).toBe(200)
+    expect((await t.app.login(`new-${email}`, 'reset-by-admin-1')).user.id).toBe(id)
+  })
+
+  test('a workspace where the caller is deactivated, or holds less than the user, does not count as managed', async () => {
+    const { shared, privateId, victim, coAdmin } = await victimWithTwoWorkspaces()
+    const insert = (slug: string, active: 0 | 1) =>
+      t.app.db.pragma(
+        `INSERT INTO memberships (workspace_id, user_id, role_id, is_active, created_at, updated_at)
+         SELECT ${privateId}, ${coAdmin.user.id}, id, ${active}, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM roles WHERE workspace_id = ${privateId} AND slug = '${slug}'`,
+      )
+    await insert('super_admin', 0)
+    expectError(await call('PUT', `/office/v1/users/${victim.user.id}`, { password: 'attacker-chosen-2' }, coAdmin.token), 403, 'FORBIDDEN')
+    await t.app.db.pragma(`DELETE FROM memberships WHERE workspace_id = ${privateId} AND user_id = ${coAdmin.user.id}`)
+    await insert('admin', 1) // an admin there cannot manage the super_admin victim
+    expectError(await call('PUT', `/office/v1/users/${victim.user.id}`, { password: 'attacker-chosen-2' }, coAdmin.token), 403, 'FORBIDDEN')
+    expectError(await t.app.post('/auth/login', { email: victim.user.email, password: 'attacker-chosen-2' }), 401, 'INVALID_CREDENTIALS')
+    // A deactivated membership of the victim still belongs to them.
+    const other = await t.app.workspace()
+    const target = await addUser(shared, 'user')
+    await t.app.db.pragma(
+      `INSERT INTO memberships (workspace_id, user_id, role_id, is_active, created_at, updated_at)
+       SELECT ${other.id}, ${target.id}, id, 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM roles WHERE workspace_id = ${other.id} AND slug = 'user'`,
+    )
+    expectError(await call('PUT', `/office/v1/users/${target.id}`, { password: 'attacker-chosen-3' }, shared.owner.token), 403, 'FORBIDDEN')
+  })
+
+  test('nobody changes their own password here without the current one: 403 errors.password, the password stays', async () => {
+    const ws = await t.app.workspace()
+    const admin = await t.app.member(ws, 'admin')
+    for (const session of [ws.owner, admin]) {
+      const hash = await passwordHashOf(session.user.id)
+      const errors = expectError(await call('PUT', `/office/v1/users/${session.user.id}`, { password: 'self-chosen-pass' }, session.token), 403, 'FORBIDDEN')
+      expect(errors.password).toBeArray()
+      expect(await passwordHashOf(session.user.id)).toBe(hash)
+      expectError(await t.app.post('/auth/login', { email: session.user.email, password: 'self-chosen-pass' }), 401, 'INVALID_CREDENTIALS')
+    }
+  })
+
+  test('30 simultaneous takeover attempts all answer 403 and change nothing', async () => {
+    const { victim, coAdmin } = await victimWithTwoWorkspaces()
+    const hash = await passwordHashOf(victim.user.id)
+    const audits = await t.app.count('audit_logs')
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        t.app.put(`/office/v1/users/${victim.user.id}`, i % 2 ? { password: `attacker-pass-${i}` } : { email: newEmail(`attacker${i}`) }, { token: coAdmin.token }),
+      ),
+    )
+    expect(replies.map((reply) => `${reply.status} ${reply.body.code}`)).toEqual(Array(30).fill('403 FORBIDDEN'))
+    expect(await passwordHashOf(victim.user.id)).toBe(hash)
+    expect(await t.app.count('users', `id = ${victim.user.id} AND email = '${victim.user.email}'`)).toBe(1)
+    expect(await t.app.count('audit_logs')).toBe(audits)
+  })
+})
+
+describe('no privilege beyond your own: roles', () => {
+  let ws: Workspace
+  beforeAll(async () => {
+    ws = await t.app.workspace()
+  })
+
+  const roleRow = async (id: number) => (await t.app.db.pragma(`SELECT * FROM roles WHERE id = ${id}`))[0]
+  const roleCount = () => t.app.count('roles', `workspace_id = ${ws.id} AND deleted_at IS NULL`)
+
+  /** A custom role with these grants, a holder of it (logged in), and the role's id. */
+  async function holderOf(grants: Grant[]) {
+    const role = await t.app.post('/office/v1/roles', { name: unique('Holder Role'), permissions: grants }, { token: ws.owner.token })
+    if (role.status !== 201) throw new Error(role.text)
+    return { roleId: role.body.data.id as number, session: await t.app.member(ws, role.body.data.id) }
+  }
+
+  test('a holder of only role.manage cannot widen their own role, nor change its permissions at all (403 errors.permissions)', async () => {
+    const { roleId, session } = await holderOf([grant('role.manage')])
+    const before = await roleRow(roleId)
+    for (const permissions of [[grant('role.manage'), grant('user.manage')], [grant('role.manage'), grant('channel.view', 'view')], []]) {
+      const errors = expectError(await t.app.put(`/office/v1/roles/${roleId}`, { permissions }, { token: session.token }), 403, 'FORBIDDEN')
+      expect(errors.permissions).toBeArray()
+    }
+    expect(await roleRow(roleId)).toEqual(before)
+    // Renaming it, or sending its permissions unchanged, is no change of privilege.
+    const renamed = await t.app.put(`/office/v1/roles/${roleId}`, { name: unique('Renamed Own'), permissions: [grant('role.manage')] }, { token: session.token })
+    expect(renamed.status).toBe(200)
+  })
+
+  test('a holder of only role.manage cannot create a role, or give one, keys they lack; with keys they hold they can', async () => {
+    const { session } = await holderOf([grant('role.manage'), grant('channel.view', 'view')])
+    const count = await roleCount()
+    for (const permissions of [[grant('user.manage')], [grant('channel.view', 'full')], [grant('channel.view', 'view', 'mobile')], [grant('role.manage'), grant('audit_log.view', 'view')]]) {
+      const errors = expectError(await t.app.post('/office/v1/roles', { name: unique('Wider'), permissions }, { token: session.token }), 403, 'FORBIDDEN')
+      expect(errors.permissions).toBeArray()
+    }
+    expect(await roleCount()).toBe(count)
+    // Allowed: a role within their own grants (role.manage covers role.view).
+    const narrow = await t.app.post('/office/v1/roles', { name: unique('Narrow'), permissions: [grant('role.view', 'view'), grant('channel.view', 'view')] }, { token: session.token })
+    expect(narrow.status).toBe(201)
+    const id = narrow.body.data.id
+    const widened = await t.app.put(`/office/v1/roles/${id}`, { permissions: [grant('user.manage')] }, { token: session.token })
+    expect(expectError(widened, 403, 'FORBIDDEN').permissions).toBeArray()
+    expect((await t.app.put(`/office/v1/roles/${id}`, { permissions: [grant('role.manage')] }, { token: session.token })).status).toBe(200)
+  })
+
+  test('a role holding keys the caller lacks cannot be changed or deleted by them (403), even by renaming', async () => {
+    const { session } = await holderOf([grant('role.manage')])
+    const above = await t.app.post('/office/v1/roles', { name: unique('Above'), permissions: [grant('user.manage')] }, { token: ws.owner.token })
+    const id = above.body.data.id
+    const before = await roleRow(id)
+    expectError(await t.app.put(`/office/v1/roles/${id}`, { name: unique('Taken') }, { token: session.token }), 403, 'FORBIDDEN')
+    expectError(await t.app.put(`/office/v1/roles/${id}`, { permissions: [] }, { token: session.token }), 403, 'FORBIDDEN')
+    expectError(await t.app.delete(`/office/v1/roles/${id}`, { token: session.token }), 403, 'FORBIDDEN')
+    expect(await roleRow(id)).toEqual(before)
+  })
+
+  test('an admin still creates and changes custom roles with any key but workspace.manage; a super_admin holds every permission', async () => {
+    const admin = await t.app.member(ws, 'admin')
+    const everyKey = (await t.app.get('/office/v1/permissions', { token: ws.owner.token })).body.data
+      .map((permission: { key: string }) => permission.key)
+      .filter((key: string) => key !== 'workspace.manage')
+    const all = everyKey.flatMap((key: string) => [grant(key), grant(key, 'full', 'mobile')])
+    const byAdmin = await t.app.post('/office/v1/roles', { name: unique('Everything'), permissions: all }, { token: admin.token })
+    expect(byAdmin.status).toBe(201)
+    expect((await t.app.put(`/office/v1/roles/${byAdmin.body.data.id}`, { permissions: [grant('user.manage')] }, { token: admin.token })).status).toBe(200)
+    const byOwner = await t.app.post('/office/v1/roles', { name: unique('Everything Owner'), permissions: all }, { token: ws.owner.token })
+    expect(byOwner.status).toBe(201)
+  })
+})
+
+describe('no privilege beyond your own: giving users roles', () => {
+  let ws: Workspace
+  let manager: Session
+  beforeAll(async () => {
+    ws = await t.app.workspace()
+    // Holds user.manage on web and nothing else.
+    manager = await t.app.memberWithGrants(ws, [grant('user.manage')])
+  })
+
+  test('a holder of only user.manage cannot create an admin or a super_admin (403 errors.role_id), nothing created', async () => {
+    const users = await t.app.count('users')
+    for (const slug of ['admin', 'super_admin', 'manager', 'user']) {
+      const errors = expectError(await createUser(ws, { role_id: ws.roles[slug] }, manager.token), 403, 'FORBIDDEN')
+      expect(errors.role_id).toBeArray()
+    }
+    expect(await t.app.count('users')).toBe(users)
+  })
+
+  test('a holder of only user.manage cannot promote someone to admin or super_admin, nor touch an admin', async () => {
+    const limited = await t.app.post('/office/v1/roles', { name: unique('Viewer'), permissions: [grant('user.view', 'view')] }, { token: ws.owner.token })
+    const { id } = await addUser(ws, limited.body.data.id)
+    for (const slug of ['admin', 'super_admin']) {
+      const errors = expectError(await t.app.put(`/office/v1/users/${id}`, { role_id: ws.roles[slug] }, { token: manager.token }), 403, 'FORBIDDEN')
+      expect(errors.role_id).toBeArray()
+    }
+    expect((await membership(ws.id, id)).role_id).toBe(limited.body.data.id)
+    const admin = await addUser(ws, 'admin')
+    expectError(await t.app.put(`/office/v1/users/${admin.id}`, { role_id: limited.body.data.id }, { token: manager.token }), 403, 'FORBIDDEN')
+    expectError(await t.app.put(`/office/v1/users/${admin.id}`, { is_active: false }, { token: manager.token }), 403, 'FORBIDDEN')
+    expectError(await t.app.delete(`/office/v1/users/${admin.id}`, { token: manager.token }), 403, 'FORBIDDEN')
+    expect(await membership(ws.id, admin.id)).toMatchObject({ role_id: ws.roles.admin, is_active: 1 })
+  })
+
+  test('allowed: the holder creates and updates users with a role within their own grants', async () => {
+    const limited = await t.app.post('/office/v1/roles', { name: unique('Within'), permissions: [grant('user.view', 'view')] }, { token: ws.owner.token })
+    const created = await createUser(ws, { role_id: limited.body.data.id }, manager.token)
+    expect(created.status).toBe(201)
+    expect((await t.app.put(`/office/v1/users/${created.body.data.id}`, { name: 'Within Renamed' }, { token: manager.token })).status).toBe(200)
+  })
+
+  test('an admin still creates admins and promotes users to admin or manager (regression)', async () => {
+    const admin = await t.app.member(ws, 'admin')
+    expect((await createUser(ws, { role_id: ws.roles.admin }, admin.token)).status).toBe(201)
+    const { id } = await addUser(ws, 'user')
+    expect((await t.app.put(`/office/v1/users/${id}`, { role_id: ws.roles.manager }, { token: admin.token })).status).toBe(200)
+    expect((await t.app.put(`/office/v1/users/${id}`, { role_id: ws.roles.admin }, { token: admin.token })).status).toBe(200)
+    expect((await membership(ws.id, id)).role_id).toBe(ws.roles.admin)
+  })
+
+  test('30 simultaneous escalations (own role widened, admin created, user promoted) all answer 403 and change nothing', async () => {
+    const own = await t.app.post('/office/v1/roles', { name: unique('Self Widener'), permissions: [grant('role.manage'), grant('user.manage')] }, { token: ws.owner.token })
+    const ownRoleId = own.body.data.id
+    const widener = await t.app.member(ws, ownRoleId)
+    const { id } = await addUser(ws, 'user')
+    const before = { roles: await t.app.rows('roles'), memberships: await t.app.count('memberships'), audits: await t.app.count('audit_logs') }
+    const attempts = Array.from({ length: 30 }, (_, i) => {
+      if (i % 3 === 0) return t.app.put(`/office/v1/roles/${ownRoleId}`, { permissions: [grant('role.manage'), grant('user.manage'), grant('audit_log.view', 'view')] }, { token: widener.token })
+      if (i % 3 === 1) return createUser(ws, { role_id: ws.roles.admin }, widener.token)
+      return t.app.put(`/office/v1/users/${id}`, { role_id: ws.roles.super_admin }, { token: widener.token })
+    })
+    const replies = await Promise.all(attempts)
+    expect(replies.map((reply) => `${reply.status} ${reply.body.code}`)).toEqual(Array(30).fill('403 FORBIDDEN'))
+    expect(await t.app.rows('roles')).toEqual(before.roles)
+    expect(await t.app.count('memberships')).toBe(before.memberships)
+    expect(await t.app.count('audit_logs')).toBe(before.audits)
+    expect((await membership(ws.id, id)).role_id).toBe(ws.roles.user)
   })
 })

@@ -44,6 +44,8 @@ const EnvSchema = z.object({
   /** The time zone of new workspaces (an IANA name): their "today" and calendar days. */
   DEFAULT_TIMEZONE: z.string().refine(isTimeZone, 'an IANA time zone name, e.g. Asia/Jakarta').default('UTC'),
   REGIONAL_SERVICE_URL: z.url().optional(),
+  /** How long one upstream regional request may take before the answer is 503 REGIONAL_SERVICE_ERROR. */
+  REGIONAL_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(3_000),
   UPLOAD_DIR: z.string().min(1).default('./data/uploads'),
   /** Where export files are written (removed after 7 days). */
   EXPORT_DIR: z.string().min(1).default('./data/exports'),

@@ -133,6 +133,22 @@ export function can(permissions: PermissionSet, key: string, platform: Platform,
   return permissions.has(entry(platform, key, access))
 }
 
+/** What a role grants: a built-in's grants come from code, a custom role's are stored on it. */
+export function grantsOfRole(role: { slug: string; is_builtin: boolean; permissions: Grant[] }): Grant[] {
+  return role.is_builtin && isBuiltinRoleSlug(role.slug) ? BUILTIN_GRANTS[role.slug] : role.permissions
+}
+
+/**
+ * No privilege beyond your own: the grants among `grants` that a holder of `held` does not hold
+ * (empty when they hold every one). `held` is compiled, so a held `full` covers `view` and a held
+ * `.manage` covers `.view`; super_admin's grants are every key on every platform, so it holds
+ * every permission. Every path that hands out permissions (creating or updating a role, giving a
+ * user a role) asks this one question, through `assertHoldsGrants` in the roles service.
+ */
+export function grantsBeyond(held: PermissionSet, grants: readonly Grant[]): Grant[] {
+  return grants.filter((grant) => !can(held, grant.key, grant.platform, grant.access))
+}
+
 /** A custom role's slug is its name in lower snake case. */
 export function slugify(name: string): string {
   return (

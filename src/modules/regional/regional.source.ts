@@ -3,7 +3,8 @@
  * service (REGIONAL_SERVICE_URL) with the static JSON layout
  *   /provinces.json, /regencies/{province_id}.json, /districts/{city_id}.json, /villages/{district_id}.json
  * that `bun run regional:export DIR` writes. Upstream answers are cached in memory for an hour; a
- * timeout (3 s) or an error is a 503 REGIONAL_SERVICE_ERROR, an unknown parent a 404.
+ * timeout (REGIONAL_TIMEOUT_MS, 3 s unless configured) or an error is a 503 REGIONAL_SERVICE_ERROR,
+ * an unknown parent a 404.
  * Both sources answer the same: ordered by code, `keyword` a case-insensitive partial match on name.
  */
 import { and, asc, count, eq, sql } from 'drizzle-orm'
@@ -66,6 +67,7 @@ export function embeddedSource(db: () => Db): RegionalSource {
   return source
 }
 
+/** How long an upstream request may take before the answer is a 503 (the REGIONAL_TIMEOUT_MS default). */
 export const UPSTREAM_TIMEOUT_MS = 3_000
 export const UPSTREAM_TTL_MS = 60 * 60 * 1000
 const CACHE_MAX = 2_000
@@ -77,8 +79,16 @@ const FILE: Record<Level, (parentId: number | null) => string> = {
   village: (parent) => `/villages/${parent}.json`,
 }
 
-/** The upstream regional service; `now` is injectable so tests can expire the cache. */
-export function upstreamSource(baseUrl: string, now: () => number = Date.now): RegionalSource {
+export interface UpstreamOptions {
+  /** Per request; UPSTREAM_TIMEOUT_MS unless given (tests give a short one instead of waiting 3 s). */
+  timeoutMs?: number
+  /** Injectable so tests can expire the cache. */
+  now?: () => number
+}
+
+/** The upstream regional service. */
+export function upstreamSource(baseUrl: string, options: UpstreamOptions = {}): RegionalSource {
+  const { timeoutMs = UPSTREAM_TIMEOUT_MS, now = Date.now } = options
   const base = baseUrl.replace(/\/+$/, '')
   const cache = new Map<string, { expires: number; records: AreaRecord[] | null }>()
 
@@ -88,7 +98,7 @@ export function upstreamSource(baseUrl: string, now: () => number = Date.now): R
     if (hit && hit.expires > now()) return hit.records
     let records: AreaRecord[] | null
     try {
-      const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) })
+      const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(timeoutMs) })
       if (response.status === 404) records = null
       else if (!response.ok) throw new Error(`upstream answered ${response.status}`)
       else {

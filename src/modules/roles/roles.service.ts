@@ -1,15 +1,22 @@
 /**
  * Roles: the four built-ins of every workspace (their grants live in code and cannot be changed)
  * and custom roles holding any catalogue key except the super-admin-only ones.
+ *
+ * No privilege beyond your own: a caller may create or update a role only with grants they hold
+ * themselves, may not touch a role holding grants they lack, and may not change the permissions of
+ * the role they hold. `assertHoldsGrants` is the one place that decides "the caller holds every
+ * permission of that role"; the users service asks it too before giving anyone a role.
  */
 import { and, asc, count, desc, eq, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, roles } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, Conflict, Forbidden, NotFound, ValidationFailed } from '../../platform/errors'
+import { AlreadyExists, AppError, Conflict, Forbidden, NotFound, ValidationFailed } from '../../platform/errors'
 import { foldText, pageMeta, paging, type ListLimits, type Page } from '../../platform/pagination'
 import {
-  BUILTIN_GRANTS,
+  compileGrants,
+  grantsBeyond,
+  grantsOfRole,
   isBuiltinRoleSlug,
   PERMISSION_KEYS,
   PERMISSIONS,
@@ -17,6 +24,7 @@ import {
   SUPER_ADMIN_ONLY_KEYS,
   type Grant,
   type PermissionInfo,
+  type PermissionSet,
 } from '../../platform/permissions'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
@@ -28,10 +36,7 @@ type RoleRow = typeof roles.$inferSelect
 
 export function presentRole(role: RoleRow) {
   const { deleted_at: _deleted, workspace_id: _workspace, ...rest } = role
-  return {
-    ...rest,
-    permissions: role.is_builtin && isBuiltinRoleSlug(role.slug) ? BUILTIN_GRANTS[role.slug] : role.permissions,
-  }
+  return { ...rest, permissions: grantsOfRole(role) }
 }
 export type PresentedRole = ReturnType<typeof presentRole>
 
@@ -78,17 +83,64 @@ async function assertSlugFree(db: Db, workspaceId: number, slug: string, exceptI
   if (taken > 0 || isBuiltinRoleSlug(slug)) throw new AlreadyExists('ROLE', 'name', 'a role with this name already exists')
 }
 
-async function findEditableRole(db: Db, workspaceId: number, id: number) {
-  const role = await roleScope.find(db, workspaceId, id)
+/** A user's live memberships, each with the grants of its role, as `db` sees them now. */
+export async function membershipRoles(db: Db, userId: number) {
+  const rows = await db
+    .select({ workspaceId: memberships.workspace_id, isActive: memberships.is_active, role: roles })
+    .from(memberships)
+    .innerJoin(roles, eq(roles.id, memberships.role_id))
+    .where(and(eq(memberships.user_id, userId), isNull(memberships.deleted_at)))
+  return rows.map(({ workspaceId, isActive, role }) => ({ workspaceId, isActive, roleId: role.id, slug: role.slug, grants: grantsOfRole(role) }))
+}
+
+export interface HeldPermissions {
+  roleId: number
+  permissions: PermissionSet
+}
+
+/**
+ * What the caller holds in the token's workspace, read through `db`. Inside a write transaction
+ * this is the role as of that transaction (writers are serialised), so a decision cannot rest on a
+ * role changed since the request authenticated.
+ */
+export async function callerPermissions(ctx: AuthedContext, db: Db): Promise<HeldPermissions> {
+  const own = (await membershipRoles(db, ctx.actor.userId)).find((held) => held.workspaceId === ctx.actor.workspaceId && held.isActive)
+  if (!own) throw new Forbidden()
+  return { roleId: own.roleId, permissions: compileGrants(own.grants) }
+}
+
+/**
+ * The privilege rule, in one place: 403 FORBIDDEN naming `field` unless `held` includes every one
+ * of `grants` (super_admin holds every permission). Used for the grants of a new or updated role,
+ * the role being edited, and any role given to a user.
+ */
+export function assertHoldsGrants(held: PermissionSet, grants: readonly Grant[], field: string, message: string) {
+  const missing = grantsBeyond(held, grants)
+  if (missing.length === 0) return
+  const listed = missing.map((grant) => `${grant.key} (${grant.platform}, ${grant.access})`).join(', ')
+  throw new AppError(403, 'FORBIDDEN', message, { [field]: [`you do not hold: ${listed}`] })
+}
+
+const grantKey = (grant: Grant) => `${grant.platform}|${grant.key}|${grant.access}`
+const sameGrants = (a: readonly Grant[], b: readonly Grant[]) =>
+  a.length === b.length && a.map(grantKey).sort().join() === b.map(grantKey).sort().join()
+
+/** A custom role of the workspace that the caller may change: not built-in, and not above the caller. */
+async function findEditableRole(ctx: AuthedContext, db: Db, id: number) {
+  const role = await roleScope.find(db, ctx.actor.workspaceId, id)
   if (!role) throw new NotFound('ROLE')
   if (role.is_builtin) throw new Forbidden('ROLE_LOCKED', 'built-in roles cannot be changed or deleted')
-  return role
+  const held = await callerPermissions(ctx, db)
+  assertHoldsGrants(held.permissions, role.permissions, 'permissions', 'this role holds permissions you do not hold')
+  return { role, held }
 }
 
 export function createRole(ctx: AuthedContext, input: { name: string; permissions: Grant[] }) {
   const permissions = normalizeGrants(input.permissions)
   const slug = slugify(input.name)
   return withTransaction(ctx, async ({ tx, audit }) => {
+    const held = await callerPermissions(ctx, tx)
+    assertHoldsGrants(held.permissions, permissions, 'permissions', 'a role cannot hold permissions you do not hold')
     await assertSlugFree(tx, ctx.actor.workspaceId, slug)
     const now = ctx.deps.clock.now().toISOString()
     const role = await roleScope.insert(tx, ctx.actor.workspaceId, {
@@ -109,7 +161,15 @@ export function updateRole(ctx: AuthedContext, id: number, input: { name?: strin
   const permissions = input.permissions && normalizeGrants(input.permissions)
   return withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
     afterCommit(() => ctx.deps.hub.revalidateRole(id))
-    const before = await findEditableRole(tx, ctx.actor.workspaceId, id)
+    const { role: before, held } = await findEditableRole(ctx, tx, id)
+    if (permissions && !sameGrants(permissions, before.permissions)) {
+      if (held.roleId === id) {
+        throw new AppError(403, 'FORBIDDEN', 'you cannot change the permissions of your own role', {
+          permissions: ['is the role you hold; another holder of role.manage must change it'],
+        })
+      }
+      assertHoldsGrants(held.permissions, permissions, 'permissions', 'a role cannot hold permissions you do not hold')
+    }
     const changes: Partial<RoleRow> = {}
     if (input.name !== undefined && input.name !== before.name) {
       const slug = slugify(input.name)
@@ -128,7 +188,7 @@ export function updateRole(ctx: AuthedContext, id: number, input: { name?: strin
 
 export function deleteRole(ctx: AuthedContext, id: number) {
   return withTransaction(ctx, async ({ tx, audit }) => {
-    const before = await findEditableRole(tx, ctx.actor.workspaceId, id)
+    const { role: before } = await findEditableRole(ctx, tx, id)
     const [{ users }] = await tx
       .select({ users: count() })
       .from(memberships)

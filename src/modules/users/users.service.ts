@@ -3,19 +3,29 @@
  * workspace holding the role and the active flag; the users of a workspace are its live memberships.
  * Deactivating or deleting a user ends their access at once: every request reloads the membership.
  *
- * Escalation guards: only a super_admin may grant the super_admin role or change a super_admin, and
- * nobody can lock themselves out (deactivate, delete or change the role of their own account).
+ * Escalation guards:
+ * - No privilege beyond your own: a caller may give a user (create or update) only a role whose every
+ *   permission the caller holds, and may change or delete only users whose role they hold every
+ *   permission of (so only a super_admin manages a super_admin). The check is the roles service's
+ *   `assertHoldsGrants`.
+ * - A person's credentials belong to the person, not to one workspace: another user's password or
+ *   email changes only when the caller may manage that user in every workspace the user belongs to.
+ *   Nobody changes their own password here (it needs the current one: PUT /app/v1/profile/password).
+ * - Nobody can lock themselves out (deactivate, delete or change the role of their own account).
+ * Each guard is decided inside the write transaction, on what it reads; updates and creates also
+ * ask once before hashing a password, so a refused request costs no hash.
  */
 import { and, asc, count, desc, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, refreshTokens, roles, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, Conflict, Forbidden, NotFound, ValidationFailed } from '../../platform/errors'
+import { AlreadyExists, AppError, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { DEFAULT_LIST, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import { hashPassword } from '../auth/passwords'
-import { roleScope } from '../roles/roles.service'
+import { can, compileGrants, grantsBeyond, grantsOfRole, type PermissionSet } from '../../platform/permissions'
+import { assertHoldsGrants, callerPermissions, membershipRoles, roleScope } from '../roles/roles.service'
 import { assertWorkspaceTeams, setUserTeams } from '../teams/teams.service'
 
 export const membershipScope = workspaceScoped(memberships)
@@ -109,10 +119,11 @@ export const userById = async (db: Db, workspaceId: number, id: number) => prese
 
 export const getUser = (ctx: AuthedContext, id: number) => userById(ctx.deps.db.read, ctx.actor.workspaceId, id)
 
-async function roleFor(ctx: AuthedContext, db: Db, roleId: number) {
+/** A role of the workspace that the caller may give: they hold every permission it holds. */
+async function assignableRole(ctx: AuthedContext, db: Db, held: PermissionSet, roleId: number) {
   const role = await roleScope.find(db, ctx.actor.workspaceId, roleId)
   if (!role) throw ValidationFailed.field('role_id', `role ${roleId} does not exist`)
-  if (role.slug === 'super_admin' && ctx.actor.role !== 'super_admin') throw new Forbidden('FORBIDDEN', 'only a super_admin can grant the super_admin role')
+  assertHoldsGrants(held, grantsOfRole(role), 'role_id', 'you cannot give a role holding permissions you do not hold')
   return role
 }
 
@@ -135,9 +146,11 @@ export interface CreateUserInput {
 }
 
 export async function createUser(ctx: AuthedContext, input: CreateUserInput) {
+  const read = ctx.deps.db.read
+  await assignableRole(ctx, read, (await callerPermissions(ctx, read)).permissions, input.role_id)
   const passwordHash = await hashPassword(input.password)
   return withTransaction(ctx, async ({ tx, audit }) => {
-    await roleFor(ctx, tx, input.role_id)
+    await assignableRole(ctx, tx, (await callerPermissions(ctx, tx)).permissions, input.role_id)
     await assertEmailFree(tx, input.email)
     const now = ctx.deps.clock.now().toISOString()
     const [user] = await tx
@@ -173,19 +186,38 @@ export interface UpdateUserInput {
   team_ids?: number[]
 }
 
+/**
+ * Every guard of an update, decided on what `db` reads; returns the user as they are. Run once on
+ * the read connection before hashing, and again inside the transaction, where it decides.
+ */
+async function authorizeUpdate(ctx: AuthedContext, db: Db, id: number, input: UpdateUserInput) {
+  const before = await findUser(db, ctx.actor.workspaceId, id)
+  const held = (await callerPermissions(ctx, db)).permissions
+  await assertMayManage(ctx, db, held, before)
+  const isSelf = id === ctx.actor.userId
+  if (input.password !== undefined && isSelf) {
+    throw forbiddenField('password', 'change your own password with PUT /app/v1/profile/password', 'needs your current password')
+  }
+  if (input.role_id !== undefined && input.role_id !== before.role_id) {
+    if (isSelf) throw selfLockout()
+    await assignableRole(ctx, db, held, input.role_id)
+  }
+  if (input.is_active === false && isSelf) throw selfLockout()
+  if (!isSelf) {
+    if (input.password !== undefined) await assertManagesEverywhere(ctx, db, id, 'password')
+    if (input.email !== undefined && input.email !== before.email) await assertManagesEverywhere(ctx, db, id, 'email')
+  }
+  return before
+}
+
 export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUserInput) {
+  // Refused before the hash (tens of milliseconds of CPU); the transaction decides again.
+  await authorizeUpdate(ctx, ctx.deps.db.read, id, input)
   const passwordHash = input.password ? await hashPassword(input.password) : null
   return withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
     afterCommit(() => ctx.deps.hub.revalidateUser(id))
-    const before = await findUser(tx, ctx.actor.workspaceId, id)
-    await assertMayManage(ctx, before)
-    const isSelf = id === ctx.actor.userId
+    const before = await authorizeUpdate(ctx, tx, id, input)
     const now = ctx.deps.clock.now().toISOString()
-    if (input.role_id !== undefined && input.role_id !== before.role_id) {
-      if (isSelf) throw selfLockout()
-      await roleFor(ctx, tx, input.role_id)
-    }
-    if (input.is_active === false && isSelf) throw selfLockout()
     if (input.email !== undefined && input.email !== before.email) await assertEmailFree(tx, input.email, id)
     if (input.team_ids) {
       await assertWorkspaceTeams(tx, ctx.actor.workspaceId, input.team_ids, 'team_ids')
@@ -227,7 +259,7 @@ export function deleteUser(ctx: AuthedContext, id: number) {
   return withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
     afterCommit(() => ctx.deps.hub.revalidateUser(id))
     const before = await findUser(tx, ctx.actor.workspaceId, id)
-    await assertMayManage(ctx, before)
+    await assertMayManage(ctx, tx, (await callerPermissions(ctx, tx)).permissions, before)
     if (id === ctx.actor.userId) throw selfLockout()
     const now = ctx.deps.clock.now().toISOString()
     await membershipScope.update(tx, ctx.actor.workspaceId, (await membershipOf(tx, ctx.actor.workspaceId, id)).id, { deleted_at: now, updated_at: now })
@@ -253,9 +285,33 @@ async function membershipOf(db: Db, workspaceId: number, userId: number) {
   return membership
 }
 
-async function assertMayManage(ctx: AuthedContext, target: UserRow) {
-  if (target.role_slug === 'super_admin' && ctx.actor.role !== 'super_admin') {
-    throw new Forbidden('FORBIDDEN', 'only a super_admin can change a super_admin')
+const forbiddenField = (field: string, message: string, detail: string) => new AppError(403, 'FORBIDDEN', message, { [field]: [detail] })
+
+/** The caller may change or delete `target` only when they hold every permission of the target's role here. */
+async function assertMayManage(ctx: AuthedContext, db: Db, held: PermissionSet, target: UserRow) {
+  const role = await roleScope.find(db, ctx.actor.workspaceId, target.role_id)
+  if (!role) throw new NotFound('USER')
+  assertHoldsGrants(held, grantsOfRole(role), 'role_id', 'you cannot manage a user whose role holds permissions you do not hold')
+}
+
+/**
+ * A password or email is the person's in every workspace, so the caller may change another user's
+ * only when, in every workspace the user belongs to (active or not), the caller is an active member
+ * holding user.manage and every permission of the user's role there. Otherwise a co-admin of one
+ * shared workspace could take over the person's other workspaces by logging in as them.
+ */
+async function assertManagesEverywhere(ctx: AuthedContext, db: Db, userId: number, field: 'password' | 'email') {
+  const [targetRoles, callerRoles] = await Promise.all([membershipRoles(db, userId), membershipRoles(db, ctx.actor.userId)])
+  for (const target of targetRoles) {
+    const caller = callerRoles.find((membership) => membership.workspaceId === target.workspaceId && membership.isActive)
+    const held = caller && compileGrants(caller.grants)
+    if (!held || !can(held, 'user.manage', 'web', 'full') || grantsBeyond(held, target.grants).length > 0) {
+      throw forbiddenField(
+        field,
+        `you cannot change this user's ${field}: they belong to a workspace where you cannot manage them`,
+        'belongs to the person in every workspace they are a member of',
+      )
+    }
   }
 }
 
