@@ -51,6 +51,20 @@ const EnvSchema = z.object({
   /** Take the client IP from Fly-Client-IP / X-Forwarded-For (only behind a proxy you control). */
   TRUST_PROXY: flag.default(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** Page cache of each of the two SQLite connections, in MiB; README.md says what fits a 256 MB machine. */
+  SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(64),
+  /** IANA time zone; validated here, used by features that need a local day. */
+  DEFAULT_TIMEZONE: z
+    .string()
+    .refine((zone) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: zone })
+        return true
+      } catch {
+        return false
+      }
+    }, 'an IANA time zone such as Asia/Jakarta')
+    .default('UTC'),
   /** When set, GET /api/metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open. */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
 })

@@ -25,12 +25,11 @@ import { version as scalarVersion } from '../../node_modules/@scalar/api-referen
 import { embeddedAsset, IS_COMPILED } from './executable'
 import { ErrorEnvelope } from './schema'
 
-/** The Scalar bundle: embedded by `npm run build` under this path (relative to the repository). */
-export const SCALAR_ASSET = 'node_modules/@scalar/api-reference/dist/browser/standalone.js'
 export { scalarVersion }
 
+/** The Scalar bundle; `npm run build` embeds it with `--asset`, which keeps a file's name, not its folders. */
 const scalarBundlePath = () =>
-  IS_COMPILED ? embeddedAsset(SCALAR_ASSET) : join(dirname(Bun.resolveSync('@scalar/api-reference', import.meta.dir)), 'browser/standalone.js')
+  IS_COMPILED ? embeddedAsset('standalone.js') : join(dirname(Bun.resolveSync('@scalar/api-reference', import.meta.dir)), 'browser/standalone.js')
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 const MUTATIONS = new Set(['post', 'put', 'patch', 'delete'])
