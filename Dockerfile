@@ -1,23 +1,35 @@
-# Small image on the official Bun base; the database and uploads live in the /app/data volume.
-FROM oven/bun:1.4-slim AS deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-# Production dependencies only; the bun npm package is not needed inside the Bun image.
-RUN bun install --production --ignore-scripts --frozen-lockfile 2>/dev/null || bun install --production --ignore-scripts
+# Two stages: build the one executable (npm run build → dist/ffos), then run it alone on a small glibc
+# base. README.md ("Running in production") says how each line was checked.
 
-FROM oven/bun:1.4-slim
+# --- build: node + npm ci installs exactly package-lock.json, Bun included (the `bun` npm package) ---
+FROM node:22-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+# No fallback: a lockfile that does not match package.json fails the build here.
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY drizzle ./drizzle
+COPY scripts/build.ts ./scripts/build.ts
+COPY src ./src
+RUN npm run build && ./dist/ffos help
+
+# --- run: the executable, setpriv (util-linux, already in the base) and nothing else ---
+FROM debian:bookworm-slim
+RUN groupadd --system --gid 10001 ffos \
+ && useradd --system --uid 10001 --gid ffos --home-dir /app --no-create-home --shell /usr/sbin/nologin ffos \
+ && mkdir -p /app/data \
+ && chown ffos:ffos /app/data
+COPY --from=build /src/dist/ffos /usr/local/bin/ffos
+COPY deploy/entrypoint.sh /usr/local/bin/entrypoint.sh
 WORKDIR /app
 ENV NODE_ENV=production \
     PORT=3000 \
     DATABASE_URL=file:/app/data/app.db \
-    UPLOAD_DIR=/app/data/uploads
-COPY --from=deps /app/node_modules ./node_modules
-COPY package.json ./
-COPY src ./src
-COPY drizzle ./drizzle
-RUN mkdir -p /app/data && chown -R bun:bun /app/data
-USER bun
+    UPLOAD_DIR=/app/data/uploads \
+    EXPORT_DIR=/app/data/exports
 VOLUME ["/app/data"]
 EXPOSE 3000
-HEALTHCHECK --interval=30s --timeout=3s --start-period=10s CMD bun -e "fetch('http://127.0.0.1:3000/api/health').then(r => process.exit(r.ok ? 0 : 1)).catch(() => process.exit(1))"
-CMD ["bun", "src/server.ts"]
+# The entrypoint starts as root only to hand a root-owned mounted volume to the ffos user, then runs
+# the command as ffos (deploy/entrypoint.sh).
+ENTRYPOINT ["/usr/local/bin/entrypoint.sh"]
+CMD ["ffos"]

@@ -1,44 +1,9 @@
 /**
- * `bun run regional:export DIR` — writes the embedded regional data as the static JSON layout the
- * upstream mode reads (CONTRACT §9), so any static file server can act as the regional service:
- *   DIR/provinces.json, DIR/regencies/{province_id}.json, DIR/districts/{city_id}.json,
- *   DIR/villages/{district_id}.json   — each a JSON array of {id, code, name[, type]}.
+ * `bun run regional:export DIR` — the same command as `ffos regional-export DIR` (src/cli.ts): writes
+ * the embedded regional data as the static JSON layout the upstream mode reads.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { readRegionalData, type Area } from '../src/modules/regional/regional.data'
+import { runCli } from '../src/cli'
 
-export function exportRegionalTree(dir: string) {
-  const data = readRegionalData()
-  const write = (path: string, records: Area[]) => {
-    mkdirSync(join(dir, path, '..'), { recursive: true })
-    writeFileSync(join(dir, path), JSON.stringify(records))
-  }
-  const groups = <T extends Area>(rows: T[], parentOf: (row: T) => number) => {
-    const byParent = new Map<number, Area[]>()
-    for (const row of rows) {
-      const { id, code, name } = row
-      const record: Area & { type?: string } = { id, code, name }
-      if ('type' in row) record.type = (row as { type: string }).type
-      const list = byParent.get(parentOf(row)) ?? []
-      list.push(record)
-      byParent.set(parentOf(row), list)
-    }
-    return byParent
-  }
-  write('provinces.json', data.provinces.map(({ id, code, name }) => ({ id, code, name })))
-  for (const [parent, records] of groups(data.cities, (c) => c.province_id)) write(`regencies/${parent}.json`, records)
-  for (const [parent, records] of groups(data.districts, (d) => d.city_id)) write(`districts/${parent}.json`, records)
-  for (const [parent, records] of groups(data.villages, (v) => v.district_id)) write(`villages/${parent}.json`, records)
-  return { version: data.version, provinces: data.provinces.length, cities: data.cities.length, districts: data.districts.length, villages: data.villages.length }
-}
+export { exportRegionalTree } from '../src/modules/regional/regional.export'
 
-if (import.meta.main) {
-  const target = process.argv[2]
-  if (!target) {
-    console.error('usage: bun run regional:export DIR')
-    process.exit(1)
-  }
-  const dir = resolve(target)
-  console.log(JSON.stringify({ dir, ...exportRegionalTree(dir) }))
-}
+if (import.meta.main) process.exitCode = await runCli(['regional-export', ...process.argv.slice(2)])

@@ -2,12 +2,12 @@
  * createApp: dependencies → the platform kernel → the API docs → each module's routes.
  * Adding a resource means adding one module folder and one `.use(...)` line here.
  */
-import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import type { Config } from './config/env'
 import type { Database } from './db/client'
 import { systemClock, type Clock } from './platform/clock'
 import type { Deps } from './platform/context'
+import { apiDocs } from './platform/api-docs'
 import { createPlatform, RouteTable } from './platform/http'
 import { IdempotencyStore } from './platform/idempotency'
 import { createTokenService, resolveJwtSecret } from './platform/jwt'
@@ -78,8 +78,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
   const api = new Elysia({ prefix: '/api', normalize: 'typebox' })
     .use(platform)
     .use(
-      openapi({
-        path: '/docs',
+      apiDocs({
         documentation: {
           info: {
             title: 'Field Force Operations Service',

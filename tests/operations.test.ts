@@ -182,6 +182,44 @@ describe('request logs and metrics', () => {
     expect(await gauge()).toBe(idle)
   })
 
+  test('process figures beside the request metrics: CPU counters that grow with work, heap, event-loop lag that sees a blocked loop, garbage collections', async () => {
+    const before = samples((await metrics()).text)
+    // 150 ms of CPU work that blocks the event loop: CPU time grows and the lag monitor sees it.
+    const until = performance.now() + 150
+    let spin = 0
+    while (performance.now() < until) spin++
+    expect(spin).toBeGreaterThan(0)
+    for (let i = 0; i < 3; i++) {
+      Bun.gc(true)
+      await Bun.sleep(1)
+    }
+    const page = await metrics()
+    const after = samples(page.text)
+    for (const name of ['process_cpu_user_seconds_total', 'process_cpu_system_seconds_total', 'process_cpu_seconds_total', 'ffos_gc_collections_total']) {
+      expect(page.text).toContain(`# TYPE ${name} counter`)
+      expect(after.get(name)!).toBeGreaterThanOrEqual(before.get(name)!)
+    }
+    expect(after.get('process_cpu_seconds_total')! - before.get('process_cpu_seconds_total')!).toBeGreaterThanOrEqual(0.1)
+    expect(after.get('process_cpu_seconds_total')!).toBeCloseTo(after.get('process_cpu_user_seconds_total')! + after.get('process_cpu_system_seconds_total')!, 5)
+    expect(after.get('ffos_gc_collections_total')!).toBeGreaterThan(before.get('ffos_gc_collections_total')!)
+
+    const used = after.get('nodejs_heap_size_used_bytes')!
+    expect(used).toBeGreaterThan(0)
+    // (JavaScriptCore's heapUsed may exceed its heapTotal, unlike V8's: both only within the process.)
+    expect(after.get('nodejs_heap_size_total_bytes')!).toBeGreaterThan(0)
+    expect(used).toBeLessThan(after.get('process_resident_memory_bytes')!)
+    expect(after.get('nodejs_external_memory_bytes')!).toBeGreaterThanOrEqual(0)
+
+    // The loop was blocked for 150 ms since the previous scrape: the longest delay shows it.
+    expect(after.get('nodejs_eventloop_lag_max_seconds')!).toBeGreaterThanOrEqual(0.1)
+    expect(after.get('nodejs_eventloop_lag_max_seconds')!).toBeLessThan(60)
+    const p50 = after.get('nodejs_eventloop_lag_p50_seconds')!
+    expect(p50).toBeGreaterThanOrEqual(0)
+    expect(p50).toBeLessThanOrEqual(after.get('nodejs_eventloop_lag_p99_seconds')!)
+    // (Percentiles come from a bucketed histogram and can round a hair above the exact max.)
+    expect(after.get('nodejs_eventloop_lag_p99_seconds')!).toBeLessThanOrEqual(after.get('nodejs_eventloop_lag_max_seconds')! * 1.01)
+  })
+
   test('the metrics page carries no workspace, user or token', async () => {
     const { text } = await metrics()
     expect(text).not.toContain('workspace')
@@ -341,5 +379,66 @@ describe('backup and restore', () => {
       await server.stop()
     }
     expect(run([]).exitCode).toBe(1)
+  })
+})
+
+describe('ffos create-workspace (the first workspace when registration is off)', () => {
+  test('creates the workspace, its super_admin and their audit entries from flags plus a password on stdin; refuses a password flag, a weak password and a taken email', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ffos-create-'))
+    const path = join(dir, 'app.db')
+    const env = { ...process.env, DATABASE_URL: `file:${path}`, REGISTRATION_ENABLED: 'false', LOG_LEVEL: 'warn' }
+    const run = (args: string[], stdin: string) => {
+      const result = Bun.spawnSync([process.execPath, join(ROOT, 'src/cli.ts'), 'create-workspace', ...args], { env, cwd: ROOT, stdin: new TextEncoder().encode(stdin) })
+      return { code: result.exitCode, out: result.stdout.toString(), err: result.stderr.toString() }
+    }
+    const flags = ['--workspace', 'Acme Field', '--name', 'Ana Owner', '--email', 'Ana@Example.com']
+    try {
+      expect(run([...flags, '--password', 'password123'], '').err).toContain('unknown option --password')
+      expect(run(flags, 'short\n')).toMatchObject({ code: 1 })
+      const created = run(flags, 'password123\n')
+      expect(created.err).toBe('')
+      expect(created.code).toBe(0)
+      expect(created.out).toContain('ana@example.com')
+      const taken = run(flags, 'password123\n')
+      expect(taken.code).toBe(1)
+      expect(taken.err).toContain('USER_ALREADY_EXISTS')
+
+      const db = new Sqlite(path, { readonly: true })
+      try {
+        const owner = db
+          .query<{ email: string; role: string; workspace: string }, []>(
+            'select u.email, r.slug as role, w.name as workspace from users u join memberships m on m.user_id = u.id join roles r on r.id = m.role_id join workspaces w on w.id = m.workspace_id',
+          )
+          .all()
+        expect(owner).toEqual([{ email: 'ana@example.com', role: 'super_admin', workspace: 'Acme Field' }])
+        const audits = db.query<{ entity_type: string }, []>("select entity_type from audit_logs where action = 'created' order by id").all()
+        expect(audits.map((row) => row.entity_type)).toEqual(['workspace', 'user'])
+      } finally {
+        db.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
+
+describe('settings for small machines and time zones', () => {
+  test('SQLITE_CACHE_MB sets the page cache of every connection (default 64 MiB); out of range is a configuration error', async () => {
+    const small = await createTestApp({ env: { SQLITE_CACHE_MB: '8' } })
+    try {
+      const sizes = (await small.db.pragmaEverywhere('PRAGMA cache_size')).map((rows) => rows[0]!.cache_size)
+      expect(sizes).toEqual([-8 * 1024, -8 * 1024])
+    } finally {
+      await small.close()
+    }
+    expect(loadConfig({}).SQLITE_CACHE_MB).toBe(64)
+    expect(() => loadConfig({ SQLITE_CACHE_MB: '0' })).toThrow(/SQLITE_CACHE_MB/)
+    expect(() => loadConfig({ SQLITE_CACHE_MB: 'lots' })).toThrow(/SQLITE_CACHE_MB/)
+  })
+
+  test('DEFAULT_TIMEZONE is an IANA zone (default UTC); anything else is a configuration error', () => {
+    expect(loadConfig({}).DEFAULT_TIMEZONE).toBe('UTC')
+    expect(loadConfig({ DEFAULT_TIMEZONE: 'Asia/Jakarta' }).DEFAULT_TIMEZONE).toBe('Asia/Jakarta')
+    expect(() => loadConfig({ DEFAULT_TIMEZONE: 'Mars/Olympus_Mons' })).toThrow(/DEFAULT_TIMEZONE/)
   })
 })

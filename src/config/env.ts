@@ -56,6 +56,8 @@ const EnvSchema = z.object({
   /** Take the client IP from Fly-Client-IP / X-Forwarded-For (only behind a proxy you control). */
   TRUST_PROXY: flag.default(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** Page cache of each of the two SQLite connections, in MiB; README.md says what fits a 256 MB machine. */
+  SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(64),
   /** When set, GET /api/metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open. */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
 })

@@ -23,6 +23,8 @@
  * transaction starts the WAL over. If the worker is copying at that instant, the catch-up is
  * skipped until its next report.
  */
+import { embeddedAsset, IS_COMPILED } from '../platform/executable'
+
 export interface CheckpointResult {
   /** Frames in the WAL when the checkpoint ran. */
   log: number
@@ -51,7 +53,11 @@ export interface CheckpointerOptions {
 
 export function startCheckpointer(path: string, options: CheckpointerOptions = {}): Checkpointer {
   const { intervalMs = CHECKPOINT_INTERVAL_MS, catchUpAtFrames = CATCH_UP_AT_FRAMES, onBehind } = options
-  const worker = new Worker(new URL('./checkpoint.worker.ts', import.meta.url))
+  // In the compiled executable the worker is an entry point of its own (`npm run build` lists it),
+  // found by its path under src/, not beside the bundled code that starts it.
+  const worker = new Worker(IS_COMPILED ? embeddedAsset('db/checkpoint.worker.ts') : new URL('./checkpoint.worker.ts', import.meta.url))
+  // A worker that cannot load would leave the WAL growing without a word: say so.
+  worker.addEventListener('error', (event) => console.error(JSON.stringify({ level: 'error', message: 'checkpoint worker failed', error: event.message })))
   worker.unref()
   let last: CheckpointResult | null = null
   const waiting = new Map<number, (result: CheckpointResult | null) => void>()

@@ -7,7 +7,9 @@
  *   would commit at the first `await` (drizzle-orm issues 2275, 1472), so it is never used. Reads
  *   outside transactions run on a separate read-only connection; WAL gives it the last committed
  *   snapshot, never another request's uncommitted rows.
- * - `libsql://` / `http(s)://` URLs, or DATABASE_DRIVER=libsql, use @libsql/client. Its write
+ * - `libsql://` / `http(s)://` URLs, or DATABASE_DRIVER=libsql, use @libsql/client, imported only then
+ *   (its native addon for local files is not inside the compiled executable; remote URLs use its
+ *   pure-JavaScript web client). Its write
  *   transactions are serialised by the same queue, and because the client opens a new connection after
  *   every transaction (libsql-client-ts issue 288), the per-connection PRAGMAs are applied again.
  *
@@ -17,13 +19,13 @@ import { Database as SqliteDatabase } from 'bun:sqlite'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { createClient, type Client } from '@libsql/client'
+import { fileURLToPath } from 'node:url'
+import type { Client } from '@libsql/client'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import { drizzle as drizzleBun } from 'drizzle-orm/bun-sqlite'
 import { migrate as migrateBun } from 'drizzle-orm/bun-sqlite/migrator'
-import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql'
-import { migrate as migrateLibsql } from 'drizzle-orm/libsql/migrator'
 import type { Config } from '../config/env'
+import { embeddedAsset, IS_COMPILED } from '../platform/executable'
 import { startCheckpointer, type Checkpointer } from './checkpoint'
 import { GroupCommit } from './group-commit'
 import * as schema from './schema'
@@ -52,17 +54,19 @@ export interface Database {
 }
 
 const BUSY_TIMEOUT_MS = 5_000
-export const MIGRATIONS_FOLDER = new URL('../../drizzle', import.meta.url).pathname
+/** drizzle/ of the repository; the compiled executable carries it as an embedded asset. */
+export const MIGRATIONS_FOLDER = IS_COMPILED ? embeddedAsset('drizzle') : fileURLToPath(new URL('../../drizzle', import.meta.url))
 
 /** Applied to every connection. journal_mode is persistent in the file; the others are per connection. */
-const CONNECTION_PRAGMAS = [
+const connectionPragmas = (cacheMb: number) => [
   'PRAGMA journal_mode = WAL',
   'PRAGMA synchronous = NORMAL',
   'PRAGMA foreign_keys = ON',
   `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
-  // 64 MiB of page cache per connection (SQLite's default is 2 MiB): the indexes lists and counts
-  // walk stay in memory on a database of hundreds of MB. Pages are only held once they are read.
-  'PRAGMA cache_size = -65536',
+  // SQLITE_CACHE_MB of page cache per connection (default 64; SQLite's own default is 2 MiB): the
+  // indexes lists and counts walk stay in memory on a database of hundreds of MB. Pages are only
+  // held once they are read; a small setting keeps a 256 MB machine's memory in bounds (README.md).
+  `PRAGMA cache_size = -${cacheMb * 1024}`,
 ]
 
 /**
@@ -108,12 +112,12 @@ export class SerialQueue {
 export async function openDatabase(config: Config): Promise<Database> {
   const { driver, path } = config.database
   if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  return driver === 'bun-sqlite' ? openBunSqlite(path!) : openLibsql(config)
+  return driver === 'bun-sqlite' ? openBunSqlite(path!, connectionPragmas(config.SQLITE_CACHE_MB)) : openLibsql(config)
 }
 
-function openBunSqlite(path: string): Database {
+function openBunSqlite(path: string, pragmas: string[]): Database {
   const writerConnection = new SqliteDatabase(path, { create: true, readwrite: true, strict: true })
-  for (const statement of CONNECTION_PRAGMAS) writerConnection.run(statement)
+  for (const statement of pragmas) writerConnection.run(statement)
   // Checkpoints run on a timer in a worker (./checkpoint.ts), never inside a request's COMMIT.
   writerConnection.run('PRAGMA wal_autocheckpoint = 0')
   // Group commit makes every transaction a SAVEPOINT, whose statement journal SQLite spills past
@@ -123,7 +127,7 @@ function openBunSqlite(path: string): Database {
   writerConnection.run(`PRAGMA journal_size_limit = ${64 * 1024 * 1024}`)
 
   const readerConnection = new SqliteDatabase(path, { readonly: true, strict: true })
-  for (const statement of CONNECTION_PRAGMAS.slice(1)) readerConnection.run(statement)
+  for (const statement of pragmas.slice(1)) readerConnection.run(statement)
 
   const writer = drizzleBun({ client: writerConnection, schema }) as unknown as Db
   const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
@@ -176,13 +180,19 @@ function openBunSqlite(path: string): Database {
 async function openLibsql(config: Config): Promise<Database> {
   const { url, authToken, path } = config.database
   const isLocal = path !== null
+  const pragmas = connectionPragmas(config.SQLITE_CACHE_MB)
+  // Imported here, not at the top: a local file needs the client's native addon, which the compiled
+  // executable does not carry; a remote server is reached by the web client, plain JavaScript.
+  const { createClient } = isLocal ? await import('@libsql/client') : await import('@libsql/client/web')
+  const { drizzle: drizzleLibsql } = isLocal ? await import('drizzle-orm/libsql') : await import('drizzle-orm/libsql/web')
+  const { migrate: migrateLibsql } = await import('drizzle-orm/libsql/migrator')
   const client: Client = createClient({ url, authToken })
   const db = drizzleLibsql({ client, schema }) as unknown as Db & {
     transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>
   }
   // A remote server (sqld, Turso) owns its journal and connection settings; a local file is ours.
   const applyPragmas = async () => {
-    if (isLocal) for (const statement of CONNECTION_PRAGMAS) await client.execute(statement)
+    if (isLocal) for (const statement of pragmas) await client.execute(statement)
   }
   await applyPragmas()
   const queue = new SerialQueue()

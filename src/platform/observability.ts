@@ -1,12 +1,14 @@
 /**
  * What operators see of a running service: one structured log line per request and Prometheus
- * metrics (request counts and latency histograms per route, pings ingested, database size).
+ * metrics (request counts and latency histograms per route, pings ingested, database size, and the
+ * process: CPU, memory, heap, event-loop lag, garbage collections).
  *
  * Routes are labelled by their template (`/api/office/v1/visits/:id`), never by the concrete path,
  * so the number of series stays bounded whatever clients send; unmatched paths share one label.
  * Nothing here carries a workspace label: the metrics page is operator-level, not tenant data.
  */
 import { statSync } from 'node:fs'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 
 /** Request latency buckets in seconds (Prometheus' conventional HTTP spread, finer at the low end). */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const
@@ -33,10 +35,81 @@ export interface Gauges {
   wal(): { frames: number; uncopied: number } | null
 }
 
+/**
+ * The process figures, written by hand rather than with prom-client: the route series above are
+ * hand-rendered already, and prom-client's GC histogram stays empty under Bun, which emits no `gc`
+ * performance entries. The names are prom-client's default ones where the meaning is the same, so
+ * dashboards made for Node services read them.
+ *
+ * - CPU: `process.cpuUsage()`; heap: `process.memoryUsage()` (JavaScriptCore's heap under Bun).
+ * - Event-loop lag: `perf_hooks.monitorEventLoopDelay` (Bun implements it), one per process, read and
+ *   reset at each scrape: the figures are of the interval since the previous scrape.
+ * - Garbage collections: counted by a sentinel object whose finalizer replaces it, so each collection
+ *   that reaches it counts once; a lower bound (a collection that leaves the sentinel alone, or
+ *   finalizers run together, count once or not at all).
+ */
+class ProcessCollector {
+  private static instance: ProcessCollector | null = null
+  static get(): ProcessCollector {
+    return (ProcessCollector.instance ??= new ProcessCollector())
+  }
+
+  private readonly lag: ReturnType<typeof monitorEventLoopDelay>
+  collections = 0
+  private readonly registry = new FinalizationRegistry<void>(() => {
+    this.collections++
+    this.plant()
+  })
+
+  private constructor() {
+    this.lag = monitorEventLoopDelay({ resolution: 10 })
+    this.lag.enable()
+    this.plant()
+  }
+
+  private plant() {
+    this.registry.register({}, undefined)
+  }
+
+  render(help: (name: string, type: string, text: string) => void, lines: string[]) {
+    const cpu = process.cpuUsage()
+    const memory = process.memoryUsage()
+    help('process_cpu_user_seconds_total', 'counter', 'User CPU time spent by the process in seconds.')
+    lines.push(`process_cpu_user_seconds_total ${cpu.user / 1e6}`)
+    help('process_cpu_system_seconds_total', 'counter', 'System CPU time spent by the process in seconds.')
+    lines.push(`process_cpu_system_seconds_total ${cpu.system / 1e6}`)
+    help('process_cpu_seconds_total', 'counter', 'User and system CPU time spent by the process in seconds.')
+    lines.push(`process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`)
+    help('nodejs_heap_size_total_bytes', 'gauge', 'Size of the JavaScript heap.')
+    lines.push(`nodejs_heap_size_total_bytes ${memory.heapTotal}`)
+    help('nodejs_heap_size_used_bytes', 'gauge', 'Bytes of the JavaScript heap in use.')
+    lines.push(`nodejs_heap_size_used_bytes ${memory.heapUsed}`)
+    help('nodejs_external_memory_bytes', 'gauge', 'Memory held outside the JavaScript heap by objects it owns (buffers).')
+    lines.push(`nodejs_external_memory_bytes ${memory.external}`)
+
+    // Nanoseconds → seconds. With no sample yet (just started) every figure is 0.
+    const seconds = (nanoseconds: number) => (this.lag.count > 0 && Number.isFinite(nanoseconds) ? nanoseconds / 1e9 : 0)
+    const lag: [string, string, number][] = [
+      ['nodejs_eventloop_lag_mean_seconds', 'The mean of the event-loop delays since the previous scrape.', this.lag.mean],
+      ['nodejs_eventloop_lag_p50_seconds', 'The median event-loop delay since the previous scrape.', this.lag.percentile(50)],
+      ['nodejs_eventloop_lag_p99_seconds', 'The 99th percentile of the event-loop delays since the previous scrape.', this.lag.percentile(99)],
+      ['nodejs_eventloop_lag_max_seconds', 'The longest event-loop delay since the previous scrape.', this.lag.max],
+    ]
+    for (const [name, text, value] of lag) {
+      help(name, 'gauge', text)
+      lines.push(`${name} ${seconds(value)}`)
+    }
+    this.lag.reset()
+    help('ffos_gc_collections_total', 'counter', 'Garbage collections observed (a lower bound: counted by a finalizer, Bun reports no GC events).')
+    lines.push(`ffos_gc_collections_total ${this.collections}`)
+  }
+}
+
 export class Metrics {
   private readonly series = new Map<string, RouteSeries>()
   private pings = 0
   private readonly started = Date.now()
+  private readonly process = ProcessCollector.get()
 
   /** Records one finished request. `seconds` is from arrival to the response being handed over. */
   observe(method: string, route: string | undefined, status: number, seconds: number) {
@@ -103,6 +176,7 @@ export class Metrics {
     lines.push(`process_resident_memory_bytes ${process.memoryUsage.rss()}`)
     help('process_start_time_seconds', 'gauge', 'Start time of the server process since the Unix epoch.')
     lines.push(`process_start_time_seconds ${Math.floor(this.started / 1000)}`)
+    this.process.render(help, lines)
     return `${lines.join('\n')}\n`
   }
 }

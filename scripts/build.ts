@@ -1,0 +1,58 @@
+/**
+ * `npm run build` → dist/ffos: one executable (`bun build --compile`) that needs no node_modules and
+ * no source tree beside it (README.md, "Production"). What goes inside, and how it is found there:
+ *
+ * - the code: src/cli.ts (serve, backup, restore, regional-export, create-workspace);
+ * - the checkpoint worker: an entry point of its own, src/db/checkpoint.worker.ts (a worker in an
+ *   executable must be one); src/db/checkpoint.ts starts it by that path;
+ * - drizzle/ (the migrations) and the Scalar bundle of the docs page: `assets`, read at run time
+ *   beside the entry point (src/platform/executable.ts);
+ * - the regional CSV files: imported `with { type: 'file' }` by src/modules/regional/regional.data.ts;
+ * - pdfkit's standard fonts (Helvetica): pdfkit loads them with a `require` of its package's own
+ *   `#standard-fonts/…` import map, built at run time, which the bundler cannot follow and an
+ *   executable without node_modules cannot answer. The plugin below turns those calls into plain
+ *   requires of pdfkit's exported `pdfkit/standard-fonts/…` modules, which the bundler embeds.
+ *   tests/binary.test.ts fails if a pdfkit update changes that call.
+ *
+ * The native libSQL addon is not inside: @libsql/client is imported only for a libSQL URL
+ * (src/db/client.ts), and a remote server is reached by its pure-JavaScript web client.
+ */
+import { rmSync } from 'node:fs'
+import type { BunPlugin } from 'bun'
+
+export const OUTFILE = 'dist/ffos'
+
+const STANDARD_FONT_REQUIRE = /require\$1\('#standard-fonts\/([A-Za-z]+)'\)/g
+
+const pdfkitStandardFonts: BunPlugin = {
+  name: 'pdfkit-standard-fonts',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]pdfkit[\\/]js[\\/]pdfkit\.node\.mjs$/ }, async ({ path }) => {
+      const source = await Bun.file(path).text()
+      const replaced = source.replace(STANDARD_FONT_REQUIRE, (_, name: string) => `require('pdfkit/standard-fonts/${name}')`)
+      if (replaced === source) throw new Error(`${path}: no #standard-fonts require found; pdfkit changed how it loads its fonts`)
+      return { contents: replaced, loader: 'js' }
+    })
+  },
+}
+
+if (import.meta.main) {
+  rmSync(OUTFILE, { force: true })
+  const result = await Bun.build({
+    entrypoints: ['src/cli.ts', 'src/db/checkpoint.worker.ts'],
+    compile: {
+      outfile: OUTFILE,
+      assets: ['drizzle', 'node_modules/@scalar/api-reference/dist/browser/standalone.js'],
+      // The executable reads its settings from the environment (and .env, as `npm start`), never
+      // from a bunfig.toml that happens to lie in the directory it is started from.
+      autoloadBunfig: false,
+    },
+    minify: true,
+    plugins: [pdfkitStandardFonts],
+  })
+  if (!result.success) {
+    for (const message of result.logs) console.error(message)
+    process.exit(1)
+  }
+  console.log(`built ${OUTFILE}: ${(Bun.file(OUTFILE).size / 1024 / 1024).toFixed(1)} MiB`)
+}

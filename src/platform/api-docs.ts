@@ -1,0 +1,182 @@
+/**
+ * GET /api/docs (the Scalar UI), /api/docs/scalar.js and /api/docs/json (OpenAPI 3.1).
+ *
+ * Works with no internet: the page loads the Scalar bundle from this service (the exact version
+ * package.json pins, from node_modules or, in the compiled executable, embedded), never from a CDN,
+ * and asks for no web fonts.
+ *
+ * The document is generated from the routes' own schemas (@elysiajs/openapi's generator), then
+ * finished here, in one place, by rules that hold for every route because the platform kernel
+ * (./http.ts) answers them, not the route:
+ *  - every authenticated POST/PUT/PATCH/DELETE can answer 204 (X-Idempotency-Key replay), 409 (that key
+ *    still running) and 422 (that key reused with another request);
+ *  - every route that takes a body can answer 413 (over 10 MiB);
+ *  - the rate-limited routes answer 429;
+ *  - timestamps (`*_at`) are `format: date-time`, calendar days (`*_date`, `date`) `format: date`, ids
+ *    `integer`, and a string whose description lists its values ("pending, draft or completed") an `enum`;
+ *  - the WebSocket is described in `info.description` (OpenAPI has no WebSocket operation).
+ * It is serialised once, so every fetch gets the same bytes.
+ */
+import { dirname, join } from 'node:path'
+import { toOpenAPISchema } from '@elysiajs/openapi'
+import { Elysia } from 'elysia'
+// Not in the package's exports map, so by path (npm installs it at the top of node_modules).
+import { version as scalarVersion } from '../../node_modules/@scalar/api-reference/package.json'
+import { embeddedAsset, IS_COMPILED } from './executable'
+import { ErrorEnvelope } from './schema'
+
+export { scalarVersion }
+
+/** The Scalar bundle; `npm run build` embeds it with `--asset`, which keeps a file's name, not its folders. */
+const scalarBundlePath = () =>
+  IS_COMPILED ? embeddedAsset('standalone.js') : join(dirname(Bun.resolveSync('@scalar/api-reference', import.meta.dir)), 'browser/standalone.js')
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
+const MUTATIONS = new Set(['post', 'put', 'patch', 'delete'])
+/** Routes with a per-IP or per-account limit answering 429 RATE_LIMITED (CONTRACT §4, §17 in README.md). */
+const RATE_LIMITED = new Set(['post /api/auth/login', 'post /api/auth/register'])
+
+const WEBSOCKET_DESCRIPTION = `
+
+## WebSocket: GET /ws?token=ACCESS_TOKEN
+
+Live events over one socket (not listed under the paths below: OpenAPI has no WebSocket operation).
+Connect to \`/ws\` (not under \`/api\`) with the access token as the \`token\` query parameter; a missing or
+bad token is refused with 401 before the upgrade. Messages are JSON \`{"type", "data"}\`:
+\`location.created\` (live map, for users with livemap:view), \`visit.updated\` (visits you may see) and
+\`notification.created\` (your own). Send \`{"type":"ping"}\` and the server answers \`{"type":"pong"}\`.`
+
+type Json = Record<string, any>
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+})
+
+/** `pending, draft or completed` (optionally followed by `; …`) → the listed values; else null. */
+export function listedValues(description: unknown): string[] | null {
+  if (typeof description !== 'string') return null
+  const match = /^([a-z][a-z0-9_.]*(?:, [a-z][a-z0-9_.]*)*) or ([a-z][a-z0-9_.]*)(?:;.*)?$/.exec(description)
+  return match ? [...match[1]!.split(', '), match[2]!] : null
+}
+
+const typesOf = (schema: Json): string[] => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [])
+
+/** The property rules, applied to every schema of the document (recursively). */
+function refineProperty(name: string, schema: Json) {
+  if (typeof schema !== 'object' || schema === null) return
+  // A nullable property generated as anyOf [X, null]: the rules apply to X.
+  if (Array.isArray(schema.anyOf)) for (const option of schema.anyOf) if (typesOf(option)[0] !== 'null') refineProperty(name, option)
+  const types = typesOf(schema)
+  if (types.includes('string')) {
+    if (/_at$/.test(name) || schema.format === 'iso-date-time') schema.format = 'date-time'
+    else if (/(^|_)date$/.test(name) || schema.format === 'calendar-date') schema.format = 'date'
+    const values = schema.enum ? null : listedValues(schema.description)
+    if (values) schema.enum = types.includes('null') ? [...values, null] : values
+  }
+  if ((name === 'id' || name.endsWith('_id')) && types.includes('number')) schema.type = Array.isArray(schema.type) ? schema.type.map((t: string) => (t === 'number' ? 'integer' : t)) : 'integer'
+}
+
+function refineSchemas(node: unknown) {
+  if (Array.isArray(node)) return node.forEach(refineSchemas)
+  if (typeof node !== 'object' || node === null) return
+  const object = node as Json
+  // Unions of string literals (anyOf [{const: a}, {const: b}]) read better as one enum.
+  if (Array.isArray(object.anyOf) && object.anyOf.length > 0 && object.anyOf.every((option: Json) => typeof option?.const === 'string')) {
+    object.type = 'string'
+    object.enum = object.anyOf.map((option: Json) => option.const)
+    delete object.anyOf
+  }
+  if (object.properties && typeof object.properties === 'object') {
+    for (const [name, schema] of Object.entries(object.properties as Json)) refineProperty(name, schema)
+  }
+  for (const value of Object.values(object)) refineSchemas(value)
+}
+
+/** The generated document → the published one (see the rules at the top of this file). */
+export function finishDocument(document: Json): Json {
+  document.info.description = `${document.info.description ?? ''}${WEBSOCKET_DESCRIPTION}`
+  document.components ??= {}
+  document.components.schemas ??= {}
+  document.components.schemas.ErrorEnvelope = JSON.parse(JSON.stringify(ErrorEnvelope))
+
+  for (const [path, item] of Object.entries(document.paths as Json)) {
+    for (const method of Object.keys(item)) {
+      if (!HTTP_METHODS.includes(method)) delete item[method]
+    }
+    if (Object.keys(item).length === 0) {
+      delete document.paths[path]
+      continue
+    }
+    for (const [method, operation] of Object.entries(item as Json)) {
+      const responses = (operation.responses ??= {})
+      const add = (status: number, response: Json) => void (responses[status] ??= response)
+      const authenticated = operation['x-permission'] !== 'public'
+      if (authenticated && MUTATIONS.has(method)) {
+        add(204, {
+          description: 'IDEMPOTENT_DUPLICATE: this X-Idempotency-Key already succeeded within 24 h; nothing ran again (no body, header x-idempotency-code)',
+        })
+        add(409, errorResponse('IDEMPOTENCY_KEY_IN_PROGRESS (the same key is still running) or a conflict of the request'))
+        add(422, errorResponse('IDEMPOTENCY_KEY_REUSED (the key was used for another request) or a business rule'))
+      }
+      if (operation.requestBody) add(413, errorResponse('PAYLOAD_TOO_LARGE: the body is larger than 10 MiB'))
+      if (RATE_LIMITED.has(`${method} ${path}`)) add(429, errorResponse('RATE_LIMITED: too many attempts; see the Retry-After header'))
+      operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
+    }
+  }
+  refineSchemas(document.paths)
+  refineSchemas(document.components.schemas)
+  return document
+}
+
+const page = (title: string) => `<!doctype html>
+<html>
+  <head>
+    <title>${title}</title>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+  </head>
+  <body>
+    <script id="api-reference" data-configuration='${JSON.stringify({ url: '/api/docs/json', withDefaultFonts: false, hideClientButton: true })}'></script>
+    <script src="/api/docs/scalar.js?v=${scalarVersion}"></script>
+  </body>
+</html>`
+
+export interface ApiDocsOptions {
+  documentation: Json & { info: { title: string; version: string; description?: string } }
+}
+
+/** Mount under the `/api` prefix, after the platform plugin (the routes are public and hidden). */
+export function apiDocs({ documentation }: ApiDocsOptions) {
+  const plugin = new Elysia({ name: 'api-docs' })
+  let cached: { routes: number; body: string } | null = null
+  const document = () => {
+    // Generated on the first fetch, once every route is registered; again only if routes were added.
+    const routes = (plugin as unknown as { getGlobalRoutes(): unknown[] }).getGlobalRoutes().length
+    if (cached?.routes !== routes) {
+      const generated = toOpenAPISchema(plugin) as Json
+      const full = {
+        openapi: '3.1.0',
+        info: { ...documentation.info },
+        ...(({ info, ...rest }) => rest)(documentation),
+        paths: generated.paths,
+        components: { ...documentation.components, schemas: { ...generated.components?.schemas, ...documentation.components?.schemas } },
+      }
+      cached = { routes, body: JSON.stringify(finishDocument(JSON.parse(JSON.stringify(full)))) }
+    }
+    return cached.body
+  }
+  const hidden = { detail: { hide: true } }
+
+  return plugin
+    .get('/docs', () => new Response(page(documentation.info.title), { headers: { 'content-type': 'text/html; charset=utf-8' } }), hidden)
+    .get(
+      '/docs/scalar.js',
+      () =>
+        new Response(Bun.file(scalarBundlePath()), {
+          headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' },
+        }),
+      hidden,
+    )
+    .get('/docs/json', () => new Response(document(), { headers: { 'content-type': 'application/json; charset=utf-8' } }), hidden)
+}
