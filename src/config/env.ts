@@ -40,6 +40,8 @@ const EnvSchema = z.object({
   ACCESS_TOKEN_TTL: duration.default(parseDuration('15m')),
   REFRESH_TOKEN_TTL: duration.default(parseDuration('30d')),
   REGISTRATION_ENABLED: flag.default(true),
+  /** Registrations per client IP per hour; `0` turns the limit off (test harnesses). */
+  REGISTER_LIMIT_PER_HOUR: z.coerce.number().int().min(0).max(1_000_000).default(10),
   REGIONAL_SERVICE_URL: z.url().optional(),
   UPLOAD_DIR: z.string().min(1).default('./data/uploads'),
   /** Where export files are written (removed after 7 days). */
