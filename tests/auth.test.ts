@@ -729,6 +729,44 @@ describe('forgot-password and reset-password', () => {
     expect(await t.app.count('refresh_tokens', `user_id = ${session.user.id} AND revoked_at IS NULL`)).toBe(0)
   })
 
+  describe('a new password voids every other outstanding reset token of the user, and all refresh tokens', () => {
+    test('two reset tokens requested; using one refuses the other (400 errors.token)', async () => {
+      const { email, session } = await registerOwner()
+      const first = await requestReset(email)
+      const second = await requestReset(email)
+      expect(second).not.toBe(first)
+      expect((await t.app.post('/auth/reset-password', { token: second, password: 'brand-new-password' })).status).toBe(200)
+      const errors = expectError(await t.app.post('/auth/reset-password', { token: first, password: 'attacker-password' }), 400, 'VALIDATION_ERROR')
+      expect(errors.token).toBeArray()
+      expect((await login(email, 'brand-new-password')).status).toBe(200)
+      expectError(await t.app.post('/auth/refresh', { refresh_token: session.refresh_token }), 401, 'UNAUTHORIZED')
+      expect(await t.app.count('password_resets', `user_id = ${session.user.id} AND used_at IS NULL`)).toBe(0)
+    })
+
+    test('a password change on the profile refuses a reset token requested before it', async () => {
+      const { email, userId } = await workspaceWithMember('user')
+      const member = (await login(email)).body.data
+      const other = (await login(email)).body.data
+      const token = await requestReset(email)
+      const changed = await t.app.put('/app/v1/profile/password', { current_password: PASSWORD, new_password: 'changed-password-1' }, { token: member.token })
+      expect(changed.status).toBe(200)
+      expectError(await t.app.post('/auth/reset-password', { token, password: 'attacker-password' }), 400, 'VALIDATION_ERROR')
+      expect((await login(email, 'changed-password-1')).status).toBe(200)
+      expectError(await t.app.post('/auth/refresh', { refresh_token: other.refresh_token }), 401, 'UNAUTHORIZED')
+      expect(await t.app.count('password_resets', `user_id = ${userId} AND used_at IS NULL`)).toBe(0)
+    })
+
+    test('an administrator setting the password refuses a reset token requested before it', async () => {
+      const { ws, email, userId } = await workspaceWithMember('user')
+      const member = (await login(email)).body.data
+      const token = await requestReset(email)
+      expect((await t.app.put(`/office/v1/users/${userId}`, { password: 'set-by-admin-1' }, { token: ws.owner.token })).status).toBe(200)
+      expectError(await t.app.post('/auth/reset-password', { token, password: 'attacker-password' }), 400, 'VALIDATION_ERROR')
+      expect((await login(email, 'set-by-admin-1')).status).toBe(200)
+      expectError(await t.app.post('/auth/refresh', { refresh_token: member.refresh_token }), 401, 'UNAUTHORIZED')
+    })
+  })
+
   test('a reset token expires after one hour: 400 VALIDATION_ERROR with errors.token, the old password still works', async () => {
     const { email } = await registerOwner()
     const token = await requestReset(email)

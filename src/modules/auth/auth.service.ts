@@ -261,6 +261,15 @@ export async function forgotPassword(ctx: RequestContext, input: { email: string
   await ctx.deps.mailer.flush()
 }
 
+/**
+ * A new password (by reset, by the user, or set by an administrator) voids every outstanding reset
+ * token of the user, the one just used included; callers also revoke the user's refresh tokens.
+ * Runs in the caller's transaction.
+ */
+export async function voidPasswordResets(tx: Db, userId: number, now: string) {
+  await tx.update(passwordResets).set({ used_at: now }).where(and(eq(passwordResets.user_id, userId), isNull(passwordResets.used_at)))
+}
+
 export async function resetPassword(ctx: RequestContext, input: { token: string; password: string }) {
   const passwordHash = await hashPassword(input.password)
   await withTransaction(ctx, async ({ tx, audit }) => {
@@ -275,7 +284,7 @@ export async function resetPassword(ctx: RequestContext, input: { token: string;
       : []
     if (!reset || !user) throw ValidationFailed.field('token', 'is invalid or expired')
     await tx.update(users).set({ password_hash: passwordHash, updated_at: now }).where(eq(users.id, user.id))
-    await tx.update(passwordResets).set({ used_at: now }).where(eq(passwordResets.id, reset.id))
+    await voidPasswordResets(tx, user.id, now)
     await tx.update(refreshTokens).set({ revoked_at: now }).where(and(eq(refreshTokens.user_id, user.id), isNull(refreshTokens.revoked_at)))
     const landing = await landingMembership(tx, user.id, user.last_workspace_id)
     const membership = landing.membership

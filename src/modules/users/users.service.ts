@@ -15,6 +15,7 @@ import { AlreadyExists, Conflict, Forbidden, NotFound, ValidationFailed } from '
 import { DEFAULT_LIST, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
+import { voidPasswordResets } from '../auth/auth.service'
 import { hashPassword } from '../auth/passwords'
 import { roleScope } from '../roles/roles.service'
 import { assertWorkspaceTeams, setUserTeams } from '../teams/teams.service'
@@ -207,6 +208,7 @@ export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUs
     }
     // A new password or a deactivation ends the user's sessions.
     if (passwordHash || input.is_active === false) await revokeSessions(tx, id, now, passwordHash ? undefined : ctx.actor.workspaceId)
+    if (passwordHash) await voidPasswordResets(tx, id, now)
 
     const after = await findUser(tx, ctx.actor.workspaceId, id)
     const diff = changedFields(present(before), present(after))
