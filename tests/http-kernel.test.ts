@@ -2,10 +2,10 @@
  * The HTTP kernel every route goes through (src/platform/http.ts): request ids, body parsing, the
  * order of checks, and the one error mapper (CONTRACT §2, §3).
  */
-import { beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
-import { createPlatform, MAX_BODY_BYTES, RouteTable, toAppError } from '../src/platform/http'
+import { createPlatform, MAX_BODY_BYTES, RouteTable, SERVER_MAX_REQUEST_BODY_SIZE, toAppError } from '../src/platform/http'
 import { JsonTooDeep, jsonDepth, MAX_JSON_DEPTH, parseRequestJson, SCAN_FIRST_ABOVE_CHARS } from '../src/platform/json'
 import { fieldErrors, toFieldPath } from '../src/platform/validation'
 import { expectError, useTestApp, type Workspace } from './harness'
@@ -84,6 +84,107 @@ describe('bodies', () => {
     expect((await post(deep)).status).toBe(400)
     expect((await post(JSON.stringify({ name: 'x'.repeat(1_000_000) }))).status).toBe(400)
     expect((await post(JSON.stringify({ name: { $gt: '' } }))).status).toBe(400)
+  })
+})
+
+describe('a body over 10 MiB over a real socket: the JSON 413 envelope with X-Request-Id, also where Bun would refuse it itself', () => {
+  let base: string
+  const MiB = 1024 * 1024
+
+  beforeAll(() => {
+    // The listen options of src/server.ts.
+    t.app.app.listen({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE })
+    base = `http://127.0.0.1:${t.app.app.server!.port}/api`
+  })
+  afterAll(async () => {
+    await t.app.app.stop(true)
+  })
+
+  async function send(path: string, body: BodyInit, token?: string) {
+    const response = await fetch(`${base}${path}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    })
+    const text = await response.text()
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null, text }
+  }
+
+  /** A JSON body of about `bytes` bytes, sent in 1 MiB chunks without a Content-Length (chunked). */
+  function chunked(bytes: number) {
+    const chunk = new TextEncoder().encode('x'.repeat(MiB))
+    let sent = 0
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"email":"'))
+        if (sent >= bytes) {
+          controller.enqueue(new TextEncoder().encode('"}'))
+          controller.close()
+          return
+        }
+        controller.enqueue(chunk)
+        sent += chunk.byteLength
+      },
+    })
+  }
+
+  function expectTooLarge(reply: { status: number; headers: Headers; body: any; text: string }) {
+    expectError(reply as never, 413, 'PAYLOAD_TOO_LARGE')
+    expect(reply.headers.get('x-request-id')).toMatch(UUID)
+    expect(reply.headers.get('content-type')).toContain('application/json')
+  }
+
+  test('12 MiB and 10.5 MiB with a Content-Length: 413 PAYLOAD_TOO_LARGE envelope, and nothing is written', async () => {
+    const before = await t.app.count('sub_areas')
+    for (const size of [12 * MiB, 10.5 * MiB]) {
+      const raw = JSON.stringify({ name: 'x'.repeat(size) })
+      expectTooLarge(await send('/office/v1/outlets/sub-areas', raw, ws.owner.token))
+      expectTooLarge(await send('/auth/login', raw))
+    }
+    expect(await t.app.count('sub_areas')).toBe(before)
+  })
+
+  test('a chunked body without a Content-Length is read only up to the limit: 12 MiB → 413 envelope; 1 MiB reaches the route', async () => {
+    expectTooLarge(await send('/auth/login', chunked(12 * MiB)))
+    expectTooLarge(await send('/office/v1/outlets/sub-areas', chunked(12 * MiB), ws.owner.token))
+    const small = await send('/auth/login', chunked(MiB))
+    expectError(small as never, 400, 'VALIDATION_ERROR')
+    expect(Object.keys(small.body.errors)).toContain('password')
+  })
+
+  test('a declared 1 GiB body is refused before it is read, and the server closes the connection instead of draining it', async () => {
+    const url = new URL(base)
+    const { answer, closedByServer } = await new Promise<{ answer: string; closedByServer: boolean }>((resolve, reject) => {
+      let answer = ''
+      Bun.connect({
+        hostname: url.hostname,
+        port: Number(url.port),
+        socket: {
+          open(socket) {
+            socket.write(`POST /api/auth/login HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${1024 * MiB}\r\n\r\n`)
+            socket.write(new Uint8Array(MiB))
+          },
+          data(_socket, data) {
+            answer += new TextDecoder().decode(data)
+          },
+          close() {
+            resolve({ answer, closedByServer: true })
+          },
+          error(_socket, error) {
+            reject(error)
+          },
+        },
+      }).catch(reject)
+    })
+    expect(closedByServer).toBe(true)
+    expect(answer).toStartWith('HTTP/1.1 413')
+    expect(answer.toLowerCase()).toContain('x-request-id:')
+    expect(answer).toContain('"code":"PAYLOAD_TOO_LARGE"')
+  })
+
+  test('the server stays usable after refusing oversize bodies', async () => {
+    const reply = await fetch(`${base}/health`)
+    expect(reply.status).toBe(200)
   })
 })
 

@@ -26,6 +26,14 @@ import { can, type Access, type Platform } from './permissions'
 import { fieldErrors, type ValueIssue } from './validation'
 
 export const MAX_BODY_BYTES = 10 * 1024 * 1024
+/**
+ * What Bun.serve is told (`maxRequestBodySize`): no limit of its own. Bun refuses an oversize body
+ * with a bare 413 before the app sees it (no envelope, no X-Request-Id), so the app enforces
+ * MAX_BODY_BYTES itself: a declared Content-Length over it is refused before a byte is read, and a
+ * body without one (chunked) is read only up to the limit. The 413 closes the connection, so the
+ * rest of an oversize body is never drained.
+ */
+export const SERVER_MAX_REQUEST_BODY_SIZE = Number.MAX_SAFE_INTEGER
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 const CSV_TYPE = /^text\/csv\s*(?:;|$)/i
@@ -149,18 +157,18 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
       s.claim = null
       c.set.headers['x-request-id'] = requestId
       const length = Number(c.request.headers.get('content-length') ?? 0)
-      if (length > MAX_BODY_BYTES) throw new AppError(413, 'PAYLOAD_TOO_LARGE', 'request body is larger than 10 MiB')
+      if (length > MAX_BODY_BYTES) throw payloadTooLarge()
     })
     .onParse({ as: 'global' }, async (c) => {
       const s = state(c)
       // Problems are noted, not thrown: Elysia would turn a throw here into a generic parse error.
-      const bytes = await c.request.arrayBuffer()
-      s.rawBody = bytes
-      if (bytes.byteLength === 0) return null
-      if (bytes.byteLength > MAX_BODY_BYTES) {
-        s.bodyProblem = new AppError(413, 'PAYLOAD_TOO_LARGE', 'request body is larger than 10 MiB')
+      const bytes = await readBody(c.request)
+      if (bytes === null) {
+        s.bodyProblem = payloadTooLarge()
         return null
       }
+      s.rawBody = bytes
+      if (bytes.byteLength === 0) return null
       const contentType = c.request.headers.get('content-type') ?? ''
       // CSV uploads (visit import) arrive as text; a JSON route then refuses a string body.
       if (CSV_TYPE.test(contentType)) return new TextDecoder().decode(bytes)
@@ -262,6 +270,39 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         resolve: (c) => ({ ctx: state(c).ctx }),
       }),
     })
+}
+
+const payloadTooLarge = () =>
+  new AppError(413, 'PAYLOAD_TOO_LARGE', 'request body is larger than 10 MiB', {}, { connection: 'close' })
+
+/**
+ * The body's bytes, or null when it is larger than MAX_BODY_BYTES. With a Content-Length (already
+ * checked against the limit on arrival) Bun delivers at most that many bytes; without one, the
+ * stream is read only until it passes the limit, so memory stays bounded whatever the client sends.
+ */
+async function readBody(request: Request): Promise<ArrayBuffer | null> {
+  if (request.headers.has('content-length') || !request.body) return request.arrayBuffer()
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {})
+      return null
+    }
+    chunks.push(value)
+  }
+  if (chunks.length === 1) return chunks[0].buffer.slice(chunks[0].byteOffset, chunks[0].byteOffset + chunks[0].byteLength) as ArrayBuffer
+  const joined = new Uint8Array(total)
+  let offset = 0
+  for (const chunk of chunks) {
+    joined.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return joined.buffer
 }
 
 /** Query parameters are single-valued: `?page=1&page=2` is ambiguous and refused. */
