@@ -37,6 +37,59 @@ describe('X-Request-Id', () => {
   })
 })
 
+describe('security headers: every answer carries X-Content-Type-Options: nosniff; answers carrying tokens carry Cache-Control: no-store', () => {
+  const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+
+  test('JSON, lists, errors (400, 401, 403, 404, 429), the idempotent-replay 204, photos, CSV, the docs page and document, health and metrics', async () => {
+    const field = await t.app.member(ws, 'user')
+    const photo = await t.app.post('/app/v1/attendances/clock-in', { latitude: -6.2, longitude: 106.8, photo: PNG }, { token: field.token })
+    expect(photo.status).toBe(201)
+    const created = { name: `Headers ${Date.now()}` }
+    const key = `headers-${Date.now()}`
+    expect((await t.app.post('/office/v1/outlets/sub-areas', created, { token: ws.owner.token, idempotencyKey: key })).status).toBe(201)
+    const limitedEmail = `limited-${Date.now()}@example.com`
+    for (let i = 0; i < 10; i++) await t.app.post('/auth/login', { email: limitedEmail, password: 'wrong-password' })
+    const answers: [string, Awaited<ReturnType<typeof t.app.get>>, number][] = [
+      ['JSON detail', await t.app.get('/office/v1/roles', { token: ws.owner.token }), 200],
+      ['list', await t.app.get('/office/v1/outlets/sub-areas', { token: ws.owner.token }), 200],
+      ['create', await t.app.post('/office/v1/outlets/sub-areas', { name: `Headers 2 ${Date.now()}` }, { token: ws.owner.token }), 201],
+      ['400', await t.app.post('/office/v1/outlets/sub-areas', { name: '' }, { token: ws.owner.token }), 400],
+      ['401', await t.app.get('/office/v1/outlets/sub-areas'), 401],
+      ['403', await t.app.get('/office/v1/roles', { token: field.token }), 403],
+      ['404', await t.app.get('/nowhere'), 404],
+      ['429', await t.app.post('/auth/login', { email: limitedEmail, password: 'wrong-password' }), 429],
+      ['replay 204', await t.app.post('/office/v1/outlets/sub-areas', created, { token: ws.owner.token, idempotencyKey: key }), 204],
+      ['photo', await t.app.get(String(photo.body.data.check_in_photo_url).replace(/^\/api/, ''), { token: ws.owner.token }), 200],
+      ['CSV', await t.app.get('/office/v1/visits/export', { token: ws.owner.token }), 200],
+      ['docs page', await t.app.get('/docs'), 200],
+      ['docs document', await t.app.get('/docs/json'), 200],
+      ['health', await t.app.get('/health'), 200],
+      ['metrics', await t.app.get('/metrics'), 200],
+    ]
+    for (const [what, reply, status] of answers) {
+      expect(`${what}: ${reply.status}`).toBe(`${what}: ${status}`)
+      expect(`${what}: ${reply.headers.get('x-content-type-options')}`).toBe(`${what}: nosniff`)
+    }
+  })
+
+  test('register, login, refresh and switch-workspace answers carry Cache-Control: no-store; other answers do not', async () => {
+    const email = `no-store-${Date.now()}@example.com`
+    const register = await t.app.post('/auth/register', { name: 'No Store', email, password: 'password123', workspace_name: 'No Store' })
+    expect(register.status).toBe(201)
+    const login = await t.app.post('/auth/login', { email, password: 'password123' })
+    expect(login.status).toBe(200)
+    const refresh = await t.app.post('/auth/refresh', { refresh_token: login.body.data.refresh_token })
+    expect(refresh.status).toBe(200)
+    const switched = await t.app.post('/auth/switch-workspace', { workspace_id: login.body.data.user.workspace_id }, { token: login.body.data.token })
+    expect(switched.status).toBe(200)
+    for (const reply of [register, login, refresh, switched]) {
+      expect(reply.headers.get('cache-control')).toBe('no-store')
+      expect(reply.headers.get('x-content-type-options')).toBe('nosniff')
+    }
+    expect((await t.app.get('/office/v1/roles', { token: login.body.data.token })).headers.get('cache-control')).not.toBe('no-store')
+  })
+})
+
 describe('bodies', () => {
   const post = (raw: string, headers: Record<string, string> = { 'content-type': 'application/json' }, token = ws.owner.token) =>
     t.app.request('POST', '/office/v1/outlets/sub-areas', { raw, headers, token })
@@ -132,6 +185,7 @@ describe('a body over 10 MiB over a real socket: the JSON 413 envelope with X-Re
     expectError(reply as never, 413, 'PAYLOAD_TOO_LARGE')
     expect(reply.headers.get('x-request-id')).toMatch(UUID)
     expect(reply.headers.get('content-type')).toContain('application/json')
+    expect(reply.headers.get('x-content-type-options')).toBe('nosniff')
   }
 
   test('12 MiB and 10.5 MiB with a Content-Length: 413 PAYLOAD_TOO_LARGE envelope, and nothing is written', async () => {

@@ -2,12 +2,14 @@
  * The HTTP kernel: one named Elysia plugin every module uses. It holds no business rules, only what
  * every request goes through, in this order:
  *
- *   onRequest   request id, client IP, user agent, arrival time; 413 for a declared oversize body
+ *   onRequest   request id, client IP, user agent, arrival time; 413 for a declared oversize body;
+ *               X-Content-Type-Options: nosniff on every answer (the error answers below too)
  *   onParse     the body as raw bytes (kept for the idempotency fingerprint), then JSON; a malformed
  *               or non-JSON body is noted, not thrown, so authentication can answer first
  *   transform   macro `auth` / `public`: token → actor → permission → body problems → idempotency
  *   validation  Elysia/TypeBox; failures become 400 VALIDATION_ERROR with per-field errors
  *   handler     calls a service with `ctx`
+ *   afterHandle Cache-Control: no-store on an answer carrying tokens
  *   onError     the only place errors become responses (./errors.ts)
  *
  * Routes declare `auth: 'channel_group.manage'` (key; access is `view` for *view keys, else `full`;
@@ -15,7 +17,7 @@
  * `public: true`.
  */
 import { randomUUID } from 'node:crypto'
-import { Elysia } from 'elysia'
+import { Elysia, ElysiaCustomStatusResponse } from 'elysia'
 import { authenticate } from './actor'
 import type { AuthedContext, Deps, RequestContext, RequestMeta } from './context'
 import { AppError, Forbidden, IdempotentReplay, ValidationFailed } from './errors'
@@ -156,6 +158,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
       s.bodyProblem = null
       s.claim = null
       c.set.headers['x-request-id'] = requestId
+      c.set.headers['x-content-type-options'] = 'nosniff'
       const length = Number(c.request.headers.get('content-length') ?? 0)
       if (length > MAX_BODY_BYTES) throw payloadTooLarge()
     })
@@ -196,6 +199,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
             'x-request-id': state(c).meta?.requestId ?? '',
             'x-idempotency-code': 'IDEMPOTENT_DUPLICATE',
             'cache-control': 'no-store',
+            'x-content-type-options': 'nosniff',
           },
         })
       }
@@ -223,10 +227,15 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
           headers: {
             'content-type': 'application/json; charset=utf-8',
             'x-request-id': state(c).meta?.requestId ?? '',
+            'x-content-type-options': 'nosniff',
             ...failure.headers,
           },
         },
       )
+    })
+    .onAfterHandle({ as: 'global' }, (c) => {
+      // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
+      if (carriesTokens(c.responseValue)) c.set.headers['cache-control'] = 'no-store'
     })
     .onAfterResponse({ as: 'global' }, (c) => {
       // After the answer is handed to the socket: one log line and one observation per request.
@@ -270,6 +279,13 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         resolve: (c) => ({ ctx: state(c).ctx }),
       }),
     })
+}
+
+/** A session envelope: its `data` holds a refresh token (a 201 arrives wrapped by `status()`). */
+function carriesTokens(value: unknown): boolean {
+  const envelope = value instanceof ElysiaCustomStatusResponse ? value.response : value
+  const data = (envelope as { data?: { refresh_token?: unknown } } | null)?.data
+  return typeof data?.refresh_token === 'string'
 }
 
 const payloadTooLarge = () =>
