@@ -14,7 +14,7 @@ import { createTokenService, resolveJwtSecret } from './platform/jwt'
 import { createLogger, type Logger } from './platform/logger'
 import { createMailer } from './platform/mail'
 import { Metrics } from './platform/observability'
-import { FailureLimiter } from './platform/rate-limit'
+import { createAuthLimits } from './platform/rate-limit'
 import { auditLogRoutes } from './modules/audit-logs/audit-logs.routes'
 import { authRoutes } from './modules/auth/auth.routes'
 import { fileRoutes } from './modules/files/files.routes'
@@ -62,7 +62,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     mailer: createMailer({ db, clock, logger, smtpUrl: config.SMTP_URL, from: config.MAIL_FROM }),
     tokens: await createTokenService(secret, config.ACCESS_TOKEN_TTL, clock),
     idempotency: new IdempotencyStore(() => db.read, clock),
-    loginLimiter: new FailureLimiter(clock),
+    limits: createAuthLimits(clock, config),
     hub: new Hub(),
     metrics: new Metrics(),
     push,

@@ -8,7 +8,7 @@ import { openDatabase } from './db/client'
 import { createApp } from './app'
 import { loadRegionalData } from './modules/regional/regional.data'
 import { startJobs } from './jobs'
-import { MAX_BODY_BYTES } from './platform/http'
+import { SERVER_MAX_REQUEST_BODY_SIZE } from './platform/http'
 import { exitOnSignals } from './shutdown'
 
 async function main() {
@@ -29,7 +29,7 @@ async function main() {
   if (!config.REGIONAL_SERVICE_URL) await loadRegionalData(db, deps.logger)
   // Exports a restart interrupted are picked up again.
   await deps.exports.resume()
-  app.listen({ port: config.PORT, hostname: config.HOST, maxRequestBodySize: MAX_BODY_BYTES + 1024 * 1024 })
+  app.listen({ port: config.PORT, hostname: config.HOST, maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE })
   const jobs = startJobs(deps)
   deps.logger.info('server started', {
     url: `http://${config.HOST}:${app.server?.port}/api`,

@@ -703,6 +703,77 @@ describe('who sees which entries', () => {
   })
 })
 
+describe("a super_admin's list covers only workspaces where they hold audit_log.view today", () => {
+  /** X: super_admin of A (registered) and of W2 (created by X); Y: a second super_admin of W2 who changes X's role there. */
+  let a: Workspace
+  let w2: number
+  let w2Roles: Record<string, number>
+  let y: Session
+  let w2Entry: Entry
+
+  beforeAll(async () => {
+    a = await t.app.workspace()
+    const created = await t.app.post('/office/v1/workspaces', { name: unique('W2') }, { token: a.owner.token })
+    if (created.status !== 201) throw new Error(`create workspace failed: ${created.status} ${created.text}`)
+    w2 = created.body.data.id
+    const inW2 = (await t.app.post('/auth/switch-workspace', { workspace_id: w2 }, { token: a.owner.token })).body.data.token
+    const roles = await t.app.get('/office/v1/roles', { token: inW2 })
+    w2Roles = Object.fromEntries(roles.body.data.map((role: { slug: string; id: number }) => [role.slug, role.id]))
+    await newGroup(inW2, unique('In W2'))
+    const email = `${unique('second-owner')}@example.com`
+    const made = await t.app.post('/office/v1/users', { name: 'Second Owner', email, password: 'password123', role_id: w2Roles.super_admin }, { token: inW2 })
+    if (made.status !== 201) throw new Error(`create user failed: ${made.status} ${made.text}`)
+    y = await t.app.login(email)
+    expect(y.user.workspace_id).toBe(w2)
+    ;[w2Entry] = (await list(a.owner.token, { workspace_id: w2, entity_type: 'channel_group' })).data
+    expect(w2Entry.workspace_id).toBe(w2)
+  })
+
+  /** Y sets X's membership in W2; X keeps using the token of A. */
+  async function setInW2(change: Record<string, unknown>) {
+    const reply = await t.app.put(`/office/v1/users/${a.owner.user.id}`, change, { token: y.token })
+    if (reply.status !== 200) throw new Error(`update failed: ${reply.status} ${reply.text}`)
+  }
+
+  async function expectW2Covered(covered: boolean) {
+    const all = await list(a.owner.token, { limit: 100 })
+    expect(all.data.some((entry) => entry.workspace_id === w2)).toBe(covered)
+    expect(all.data.every((entry) => entry.workspace_id === a.id || entry.workspace_id === w2)).toBe(true)
+    expect(all.meta.total).toBe(await t.app.count('audit_logs', covered ? `workspace_id IN (${a.id}, ${w2})` : `workspace_id = ${a.id}`))
+    const filtered = await list(a.owner.token, { workspace_id: w2 })
+    expect(filtered.meta.total > 0).toBe(covered)
+    const detail = await t.app.get(`${AUDIT}/${w2Entry.id}`, { token: a.owner.token })
+    if (covered) expect(detail.status).toBe(200)
+    else expectError(detail, 404, 'AUDIT_LOG_NOT_FOUND')
+  }
+
+  test('as super_admin of both, A covers W2: list, workspace_id filter and detail', async () => {
+    await expectW2Covered(true)
+  })
+
+  test('demoted to user in W2: W2 entries are invisible from A in the list, by workspace_id and in the detail', async () => {
+    await setInW2({ role_id: w2Roles.user })
+    await expectW2Covered(false)
+  })
+
+  test('made admin in W2 (which holds audit_log.view): W2 is covered again', async () => {
+    await setInW2({ role_id: w2Roles.admin })
+    await expectW2Covered(true)
+  })
+
+  test("made manager in W2 (audit_log.view limited to their teams there): W2 is not covered from A", async () => {
+    await setInW2({ role_id: w2Roles.manager })
+    await expectW2Covered(false)
+  })
+
+  test('deactivated in W2 as admin: W2 is not covered', async () => {
+    await setInW2({ role_id: w2Roles.admin })
+    await expectW2Covered(true)
+    await setInW2({ is_active: false })
+    await expectW2Covered(false)
+  })
+})
+
 describe('entries are immutable', () => {
   const WRITES: [string, string][] = [
     ['POST', AUDIT],

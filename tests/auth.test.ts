@@ -8,9 +8,10 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose'
+import { ConfigError, loadConfig } from '../src/config/env'
 import type { ManualClock } from '../src/platform/clock'
 import { sha256Hex } from '../src/platform/crypto'
-import { createTestApp, expectError, unique, useTestApp, type Reply, type Session } from './harness'
+import { createTestApp, expectError, unique, useTestApp, type Reply, type Session, type TestApp } from './harness'
 
 const t = useTestApp()
 
@@ -251,6 +252,134 @@ describe('failed-login rate limit', () => {
     const reply = await login(email)
     expect(reply.status).toBe(200)
     expect(reply.body.code).toBe('LOGIN_SUCCESS')
+  })
+})
+
+describe('limits hold under concurrency: each limiter decides and counts in one step', () => {
+  /** Fires `count` requests at once (Promise.all over app.handle) and tallies the answers by status. */
+  async function burst(app: TestApp, count: number, request: (i: number) => Promise<Reply>) {
+    const replies = await Promise.all(Array.from({ length: count }, (_, i) => request(i)))
+    const byStatus: Record<number, number> = {}
+    for (const reply of replies) byStatus[reply.status] = (byStatus[reply.status] ?? 0) + 1
+    return { replies, byStatus }
+  }
+
+  function expectRateLimited(reply: Reply) {
+    expectError(reply, 429, 'RATE_LIMITED')
+    const retryAfter = Number(reply.headers.get('retry-after'))
+    expect(Number.isInteger(retryAfter) && retryAfter > 0).toBe(true)
+  }
+
+  test('30 simultaneous wrong-password logins for one email+IP: at most 10 answer 401, the rest 429 with Retry-After; the right password afterwards is 429 too', async () => {
+    const { email, session } = await registerOwner()
+    const { replies, byStatus } = await burst(t.app, 30, (i) => login(email, `wrong-${i}`))
+    expect(byStatus[401] ?? 0).toBeLessThanOrEqual(10)
+    expect((byStatus[401] ?? 0) + (byStatus[429] ?? 0)).toBe(30)
+    for (const reply of replies) {
+      if (reply.status === 401) expectError(reply, 401, 'INVALID_CREDENTIALS')
+      else expectRateLimited(reply)
+    }
+    expectRateLimited(await login(email))
+    expect(await auditCount(`action = 'login' AND entity_id = '${session.user.id}'`)).toBe(0)
+  })
+
+  test('30 simultaneous logins after 9 failures: exactly one more can fail; then even the right password is 429', async () => {
+    const { email } = await registerOwner()
+    for (let i = 0; i < 9; i++) expectError(await login(email, 'wrong-password'), 401, 'INVALID_CREDENTIALS')
+    const { byStatus } = await burst(t.app, 30, () => login(email, 'wrong-password'))
+    expect(byStatus).toEqual({ 401: 1, 429: 29 })
+    expectRateLimited(await login(email))
+  })
+
+  test('attempts in progress hold the free slots and the next ones wait for them: after 9 failures, 30 simultaneous right-password logins all succeed', async () => {
+    const { email } = await registerOwner()
+    for (let i = 0; i < 9; i++) expectError(await login(email, 'wrong-password'), 401, 'INVALID_CREDENTIALS')
+    const { byStatus } = await burst(t.app, 30, () => login(email))
+    expect(byStatus).toEqual({ 200: 30 })
+    // The successes cleared the count: 10 failures again before the limit.
+    for (let i = 0; i < 10; i++) expectError(await login(email, 'wrong-password'), 401, 'INVALID_CREDENTIALS')
+    expectRateLimited(await login(email))
+  })
+
+  test('an ACCOUNT_DISABLED answer gives its slot back: 30 at once for a deactivated user are all 403, and 10 failures still answer 401 afterwards', async () => {
+    const { ws, email, userId } = await workspaceWithMember('user')
+    expect((await t.app.put(`/office/v1/users/${userId}`, { is_active: false }, { token: ws.owner.token })).status).toBe(200)
+    const { byStatus } = await burst(t.app, 30, () => login(email))
+    expect(byStatus).toEqual({ 403: 30 })
+    for (let i = 0; i < 10; i++) expectError(await login(email, 'wrong-password'), 401, 'INVALID_CREDENTIALS')
+    expectRateLimited(await login(email))
+  })
+
+  describe('register: REGISTER_LIMIT_PER_HOUR per IP per hour', () => {
+    test('with the limit at 10, 30 simultaneous registrations from one IP create 10 workspaces; the other 20 answer 429 with Retry-After; an hour later registering works again', async () => {
+      const limited = await createTestApp({ env: { REGISTER_LIMIT_PER_HOUR: '10' } })
+      try {
+        const workspaces = await limited.count('workspaces')
+        const { replies, byStatus } = await burst(limited, 30, () => limited.post('/auth/register', registerBody()))
+        expect(byStatus).toEqual({ 201: 10, 429: 20 })
+        for (const reply of replies) if (reply.status === 429) expectRateLimited(reply)
+        expect(await limited.count('workspaces')).toBe(workspaces + 10)
+        expectRateLimited(await limited.post('/auth/register', registerBody()))
+        ;(limited.clock as ManualClock).advance(60 * MINUTE)
+        expect((await limited.post('/auth/register', registerBody())).status).toBe(201)
+      } finally {
+        await limited.close()
+      }
+    })
+
+    test('REGISTER_LIMIT_PER_HOUR defaults to 10; 0 turns the limit off (the harness default), so 12 registrations from one IP all succeed', async () => {
+      expect(loadConfig({}).REGISTER_LIMIT_PER_HOUR).toBe(10)
+      expect(loadConfig({ REGISTER_LIMIT_PER_HOUR: '0' }).REGISTER_LIMIT_PER_HOUR).toBe(0)
+      expect(() => loadConfig({ REGISTER_LIMIT_PER_HOUR: '-1' })).toThrow(ConfigError)
+      expect(() => loadConfig({ REGISTER_LIMIT_PER_HOUR: 'many' })).toThrow(ConfigError)
+      expect(t.app.deps.config.REGISTER_LIMIT_PER_HOUR).toBe(0)
+      for (let i = 0; i < 12; i++) expect((await t.app.post('/auth/register', registerBody())).status).toBe(201)
+    })
+  })
+
+  describe('forgot-password: 3 per email and 20 per IP per hour; over the limit still 200 RESET_REQUESTED, but no mail', () => {
+    // TRUST_PROXY lets the test speak from several client addresses through X-Forwarded-For.
+    const limits = { forgotPasswordLimits: true, env: { TRUST_PROXY: 'true' } }
+    const mails = (app: TestApp, email: string) => app.count('outbox', `to_address = '${email}'`)
+    const forgot = (app: TestApp, email: string, ip = '203.0.113.1') =>
+      app.post('/auth/forgot-password', { email }, { headers: { 'x-forwarded-for': ip } })
+
+    test('30 simultaneous requests for one email all answer the same 200, and exactly 3 mails go out', async () => {
+      const limited = await createTestApp(limits)
+      try {
+        const ws = await limited.workspace()
+        const email = ws.owner.user.email
+        const { replies, byStatus } = await burst(limited, 30, (i) => forgot(limited, email, `198.51.100.${i + 1}`))
+        expect(byStatus).toEqual({ 200: 30 })
+        expect(new Set(replies.map((reply) => reply.text)).size).toBe(1)
+        expect(replies[0].body.code).toBe('RESET_REQUESTED')
+        expect(await mails(limited, email)).toBe(3)
+        expect(await limited.count('password_resets', `user_id = ${ws.owner.user.id}`)).toBe(3)
+        ;(limited.clock as ManualClock).advance(60 * MINUTE)
+        expect((await forgot(limited, email)).status).toBe(200)
+        expect(await mails(limited, email)).toBe(4)
+      } finally {
+        await limited.close()
+      }
+    })
+
+    test('30 simultaneous requests from one IP: 20 count; after them that IP gets no mail even for a fresh email, another IP does', async () => {
+      const limited = await createTestApp(limits)
+      try {
+        const ws = await limited.workspace()
+        const email = ws.owner.user.email
+        const { byStatus } = await burst(limited, 30, (i) => forgot(limited, `nobody-${i}@example.com`, '203.0.113.7'))
+        expect(byStatus).toEqual({ 200: 30 })
+        const blocked = await forgot(limited, email, '203.0.113.7')
+        expect(blocked.status).toBe(200)
+        expect(blocked.body.code).toBe('RESET_REQUESTED')
+        expect(await mails(limited, email)).toBe(0)
+        expect((await forgot(limited, email, '203.0.113.8')).status).toBe(200)
+        expect(await mails(limited, email)).toBe(1)
+      } finally {
+        await limited.close()
+      }
+    })
   })
 })
 
@@ -601,6 +730,44 @@ describe('forgot-password and reset-password', () => {
     expectError(await t.app.post('/auth/refresh', { refresh_token: session.refresh_token }), 401, 'UNAUTHORIZED')
     expectError(await t.app.post('/auth/refresh', { refresh_token: other }), 401, 'UNAUTHORIZED')
     expect(await t.app.count('refresh_tokens', `user_id = ${session.user.id} AND revoked_at IS NULL`)).toBe(0)
+  })
+
+  describe('a new password voids every other outstanding reset token of the user, and all refresh tokens', () => {
+    test('two reset tokens requested; using one refuses the other (400 errors.token)', async () => {
+      const { email, session } = await registerOwner()
+      const first = await requestReset(email)
+      const second = await requestReset(email)
+      expect(second).not.toBe(first)
+      expect((await t.app.post('/auth/reset-password', { token: second, password: 'brand-new-password' })).status).toBe(200)
+      const errors = expectError(await t.app.post('/auth/reset-password', { token: first, password: 'attacker-password' }), 400, 'VALIDATION_ERROR')
+      expect(errors.token).toBeArray()
+      expect((await login(email, 'brand-new-password')).status).toBe(200)
+      expectError(await t.app.post('/auth/refresh', { refresh_token: session.refresh_token }), 401, 'UNAUTHORIZED')
+      expect(await t.app.count('password_resets', `user_id = ${session.user.id} AND used_at IS NULL`)).toBe(0)
+    })
+
+    test('a password change on the profile refuses a reset token requested before it', async () => {
+      const { email, userId } = await workspaceWithMember('user')
+      const member = (await login(email)).body.data
+      const other = (await login(email)).body.data
+      const token = await requestReset(email)
+      const changed = await t.app.put('/app/v1/profile/password', { current_password: PASSWORD, new_password: 'changed-password-1' }, { token: member.token })
+      expect(changed.status).toBe(200)
+      expectError(await t.app.post('/auth/reset-password', { token, password: 'attacker-password' }), 400, 'VALIDATION_ERROR')
+      expect((await login(email, 'changed-password-1')).status).toBe(200)
+      expectError(await t.app.post('/auth/refresh', { refresh_token: other.refresh_token }), 401, 'UNAUTHORIZED')
+      expect(await t.app.count('password_resets', `user_id = ${userId} AND used_at IS NULL`)).toBe(0)
+    })
+
+    test('an administrator setting the password refuses a reset token requested before it', async () => {
+      const { ws, email, userId } = await workspaceWithMember('user')
+      const member = (await login(email)).body.data
+      const token = await requestReset(email)
+      expect((await t.app.put(`/office/v1/users/${userId}`, { password: 'set-by-admin-1' }, { token: ws.owner.token })).status).toBe(200)
+      expectError(await t.app.post('/auth/reset-password', { token, password: 'attacker-password' }), 400, 'VALIDATION_ERROR')
+      expect((await login(email, 'set-by-admin-1')).status).toBe(200)
+      expectError(await t.app.post('/auth/refresh', { refresh_token: member.refresh_token }), 401, 'UNAUTHORIZED')
+    })
   })
 
   test('a reset token expires after one hour: 400 VALIDATION_ERROR with errors.token, the old password still works', async () => {

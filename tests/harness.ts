@@ -14,6 +14,7 @@ import { loadRegionalData } from '../src/modules/regional/regional.data'
 import { ManualClock, type Clock } from '../src/platform/clock'
 import type { Deps } from '../src/platform/context'
 import type { Logger } from '../src/platform/logger'
+import { HOUR_MS, RequestLimiter } from '../src/platform/rate-limit'
 
 export interface HarnessOptions {
   driver?: 'bun-sqlite' | 'libsql'
@@ -22,6 +23,12 @@ export interface HarnessOptions {
   clock?: Clock
   /** Where the app logs (silent by default). */
   logger?: Logger
+  /**
+   * Keep the forgot-password limits (3 per email, 20 per IP per hour). Off by default: in-process
+   * requests all come from one unknown IP, and suites mint many reset tokens for one owner. (The
+   * register limit is off by default through REGISTER_LIMIT_PER_HOUR=0 in `env`.)
+   */
+  forgotPasswordLimits?: boolean
 }
 
 export interface Reply<T = any> {
@@ -178,12 +185,17 @@ export async function createTestApp(options: HarnessOptions = {}): Promise<TestA
     LOG_LEVEL: 'silent',
     UPLOAD_DIR: join(dir, 'uploads'),
     EXPORT_DIR: join(dir, 'exports'),
+    REGISTER_LIMIT_PER_HOUR: '0',
     ...options.env,
   })
   const db = await openDatabase(config)
   await db.migrate()
   const clock = options.clock ?? new ManualClock(new Date())
   const { app, deps } = await createApp({ db, config, clock, logger: options.logger })
+  if (!options.forgotPasswordLimits) {
+    deps.limits.forgotPasswordByEmail = new RequestLimiter(clock, 0, HOUR_MS)
+    deps.limits.forgotPasswordByIp = new RequestLimiter(clock, 0, HOUR_MS)
+  }
   return new TestApp(app, deps, dir, clock)
 }
 

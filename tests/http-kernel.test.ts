@@ -2,10 +2,10 @@
  * The HTTP kernel every route goes through (src/platform/http.ts): request ids, body parsing, the
  * order of checks, and the one error mapper (CONTRACT §2, §3).
  */
-import { beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
-import { createPlatform, MAX_BODY_BYTES, RouteTable, toAppError } from '../src/platform/http'
+import { createPlatform, MAX_BODY_BYTES, RouteTable, SERVER_MAX_REQUEST_BODY_SIZE, toAppError } from '../src/platform/http'
 import { JsonTooDeep, jsonDepth, MAX_JSON_DEPTH, parseRequestJson, SCAN_FIRST_ABOVE_CHARS } from '../src/platform/json'
 import { fieldErrors, toFieldPath } from '../src/platform/validation'
 import { expectError, useTestApp, type Workspace } from './harness'
@@ -34,6 +34,59 @@ describe('X-Request-Id', () => {
     for (const bad of ['x'.repeat(129), 'has space', 'semi;colon', '']) {
       expect((await t.app.get('/health', { headers: { 'x-request-id': bad } })).headers.get('x-request-id')).toMatch(UUID)
     }
+  })
+})
+
+describe('security headers: every answer carries X-Content-Type-Options: nosniff; answers carrying tokens carry Cache-Control: no-store', () => {
+  const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+
+  test('JSON, lists, errors (400, 401, 403, 404, 429), the idempotent-replay 204, photos, CSV, the docs page and document, health and metrics', async () => {
+    const field = await t.app.member(ws, 'user')
+    const photo = await t.app.post('/app/v1/attendances/clock-in', { latitude: -6.2, longitude: 106.8, photo: PNG }, { token: field.token })
+    expect(photo.status).toBe(201)
+    const created = { name: `Headers ${Date.now()}` }
+    const key = `headers-${Date.now()}`
+    expect((await t.app.post('/office/v1/outlets/sub-areas', created, { token: ws.owner.token, idempotencyKey: key })).status).toBe(201)
+    const limitedEmail = `limited-${Date.now()}@example.com`
+    for (let i = 0; i < 10; i++) await t.app.post('/auth/login', { email: limitedEmail, password: 'wrong-password' })
+    const answers: [string, Awaited<ReturnType<typeof t.app.get>>, number][] = [
+      ['JSON detail', await t.app.get('/office/v1/roles', { token: ws.owner.token }), 200],
+      ['list', await t.app.get('/office/v1/outlets/sub-areas', { token: ws.owner.token }), 200],
+      ['create', await t.app.post('/office/v1/outlets/sub-areas', { name: `Headers 2 ${Date.now()}` }, { token: ws.owner.token }), 201],
+      ['400', await t.app.post('/office/v1/outlets/sub-areas', { name: '' }, { token: ws.owner.token }), 400],
+      ['401', await t.app.get('/office/v1/outlets/sub-areas'), 401],
+      ['403', await t.app.get('/office/v1/roles', { token: field.token }), 403],
+      ['404', await t.app.get('/nowhere'), 404],
+      ['429', await t.app.post('/auth/login', { email: limitedEmail, password: 'wrong-password' }), 429],
+      ['replay 204', await t.app.post('/office/v1/outlets/sub-areas', created, { token: ws.owner.token, idempotencyKey: key }), 204],
+      ['photo', await t.app.get(String(photo.body.data.check_in_photo_url).replace(/^\/api/, ''), { token: ws.owner.token }), 200],
+      ['CSV', await t.app.get('/office/v1/visits/export', { token: ws.owner.token }), 200],
+      ['docs page', await t.app.get('/docs'), 200],
+      ['docs document', await t.app.get('/docs/json'), 200],
+      ['health', await t.app.get('/health'), 200],
+      ['metrics', await t.app.get('/metrics'), 200],
+    ]
+    for (const [what, reply, status] of answers) {
+      expect(`${what}: ${reply.status}`).toBe(`${what}: ${status}`)
+      expect(`${what}: ${reply.headers.get('x-content-type-options')}`).toBe(`${what}: nosniff`)
+    }
+  })
+
+  test('register, login, refresh and switch-workspace answers carry Cache-Control: no-store; other answers do not', async () => {
+    const email = `no-store-${Date.now()}@example.com`
+    const register = await t.app.post('/auth/register', { name: 'No Store', email, password: 'password123', workspace_name: 'No Store' })
+    expect(register.status).toBe(201)
+    const login = await t.app.post('/auth/login', { email, password: 'password123' })
+    expect(login.status).toBe(200)
+    const refresh = await t.app.post('/auth/refresh', { refresh_token: login.body.data.refresh_token })
+    expect(refresh.status).toBe(200)
+    const switched = await t.app.post('/auth/switch-workspace', { workspace_id: login.body.data.user.workspace_id }, { token: login.body.data.token })
+    expect(switched.status).toBe(200)
+    for (const reply of [register, login, refresh, switched]) {
+      expect(reply.headers.get('cache-control')).toBe('no-store')
+      expect(reply.headers.get('x-content-type-options')).toBe('nosniff')
+    }
+    expect((await t.app.get('/office/v1/roles', { token: login.body.data.token })).headers.get('cache-control')).not.toBe('no-store')
   })
 })
 
@@ -84,6 +137,108 @@ describe('bodies', () => {
     expect((await post(deep)).status).toBe(400)
     expect((await post(JSON.stringify({ name: 'x'.repeat(1_000_000) }))).status).toBe(400)
     expect((await post(JSON.stringify({ name: { $gt: '' } }))).status).toBe(400)
+  })
+})
+
+describe('a body over 10 MiB over a real socket: the JSON 413 envelope with X-Request-Id, also where Bun would refuse it itself', () => {
+  let base: string
+  const MiB = 1024 * 1024
+
+  beforeAll(() => {
+    // The listen options of src/server.ts.
+    t.app.app.listen({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE })
+    base = `http://127.0.0.1:${t.app.app.server!.port}/api`
+  })
+  afterAll(async () => {
+    await t.app.app.stop(true)
+  })
+
+  async function send(path: string, body: BodyInit, token?: string) {
+    const response = await fetch(`${base}${path}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    })
+    const text = await response.text()
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null, text }
+  }
+
+  /** A JSON body of about `bytes` bytes, sent in 1 MiB chunks without a Content-Length (chunked). */
+  function chunked(bytes: number) {
+    const chunk = new TextEncoder().encode('x'.repeat(MiB))
+    let sent = 0
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"email":"'))
+        if (sent >= bytes) {
+          controller.enqueue(new TextEncoder().encode('"}'))
+          controller.close()
+          return
+        }
+        controller.enqueue(chunk)
+        sent += chunk.byteLength
+      },
+    })
+  }
+
+  function expectTooLarge(reply: { status: number; headers: Headers; body: any; text: string }) {
+    expectError(reply as never, 413, 'PAYLOAD_TOO_LARGE')
+    expect(reply.headers.get('x-request-id')).toMatch(UUID)
+    expect(reply.headers.get('content-type')).toContain('application/json')
+    expect(reply.headers.get('x-content-type-options')).toBe('nosniff')
+  }
+
+  test('12 MiB and 10.5 MiB with a Content-Length: 413 PAYLOAD_TOO_LARGE envelope, and nothing is written', async () => {
+    const before = await t.app.count('sub_areas')
+    for (const size of [12 * MiB, 10.5 * MiB]) {
+      const raw = JSON.stringify({ name: 'x'.repeat(size) })
+      expectTooLarge(await send('/office/v1/outlets/sub-areas', raw, ws.owner.token))
+      expectTooLarge(await send('/auth/login', raw))
+    }
+    expect(await t.app.count('sub_areas')).toBe(before)
+  })
+
+  test('a chunked body without a Content-Length is read only up to the limit: 12 MiB → 413 envelope; 1 MiB reaches the route', async () => {
+    expectTooLarge(await send('/auth/login', chunked(12 * MiB)))
+    expectTooLarge(await send('/office/v1/outlets/sub-areas', chunked(12 * MiB), ws.owner.token))
+    const small = await send('/auth/login', chunked(MiB))
+    expectError(small as never, 400, 'VALIDATION_ERROR')
+    expect(Object.keys(small.body.errors)).toContain('password')
+  })
+
+  test('a declared 1 GiB body is refused before it is read, and the server closes the connection instead of draining it', async () => {
+    const url = new URL(base)
+    const { answer, closedByServer } = await new Promise<{ answer: string; closedByServer: boolean }>((resolve, reject) => {
+      let answer = ''
+      Bun.connect({
+        hostname: url.hostname,
+        port: Number(url.port),
+        socket: {
+          open(socket) {
+            socket.write(`POST /api/auth/login HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${1024 * MiB}\r\n\r\n`)
+            socket.write(new Uint8Array(MiB))
+          },
+          data(_socket, data) {
+            answer += new TextDecoder().decode(data)
+          },
+          close() {
+            resolve({ answer, closedByServer: true })
+          },
+          error(_socket, error) {
+            reject(error)
+          },
+        },
+      }).catch(reject)
+    })
+    expect(closedByServer).toBe(true)
+    expect(answer).toStartWith('HTTP/1.1 413')
+    expect(answer.toLowerCase()).toContain('x-request-id:')
+    expect(answer).toContain('"code":"PAYLOAD_TOO_LARGE"')
+  })
+
+  test('the server stays usable after refusing oversize bodies', async () => {
+    const reply = await fetch(`${base}/health`)
+    expect(reply.status).toBe(200)
   })
 })
 

@@ -43,6 +43,8 @@ const EnvSchema = z.object({
   REGISTRATION_ENABLED: flag.default(true),
   /** The time zone of new workspaces (an IANA name): their "today" and calendar days. */
   DEFAULT_TIMEZONE: z.string().refine(isTimeZone, 'an IANA time zone name, e.g. Asia/Jakarta').default('UTC'),
+  /** Registrations per client IP per hour; `0` turns the limit off (test harnesses). */
+  REGISTER_LIMIT_PER_HOUR: z.coerce.number().int().min(0).max(1_000_000).default(10),
   REGIONAL_SERVICE_URL: z.url().optional(),
   /** How long one upstream regional request may take before the answer is 503 REGIONAL_SERVICE_ERROR. */
   REGIONAL_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(3_000),

@@ -9,7 +9,7 @@ import type { IdempotencyClaim, IdempotencyStore } from './idempotency'
 import type { Logger } from './logger'
 import type { Mailer } from './mail'
 import type { PermissionSet } from './permissions'
-import type { FailureLimiter } from './rate-limit'
+import type { AuthLimits } from './rate-limit'
 import type { Hub } from '../ws/hub'
 import type { RegionalSource } from '../modules/regional/regional.source'
 import type { PushSender } from '../modules/notifications/notifications.service'
@@ -25,7 +25,8 @@ export interface Deps {
   mailer: Mailer
   tokens: TokenService
   idempotency: IdempotencyStore
-  loginLimiter: FailureLimiter
+  /** Rate limits of login, register and forgot-password (in memory, per process). */
+  limits: AuthLimits
   /** Pushes events to connected WebSocket clients (after commit). */
   hub: Hub
   /** Provinces → villages: embedded tables or the upstream regional service. */

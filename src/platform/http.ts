@@ -2,12 +2,14 @@
  * The HTTP kernel: one named Elysia plugin every module uses. It holds no business rules, only what
  * every request goes through, in this order:
  *
- *   onRequest   request id, client IP, user agent, arrival time; 413 for a declared oversize body
+ *   onRequest   request id, client IP, user agent, arrival time; 413 for a declared oversize body;
+ *               X-Content-Type-Options: nosniff on every answer (the error answers below too)
  *   onParse     the body as raw bytes (kept for the idempotency fingerprint), then JSON; a malformed
  *               or non-JSON body is noted, not thrown, so authentication can answer first
  *   transform   macro `auth` / `public`: token → actor → permission → body problems → idempotency
  *   validation  Elysia/TypeBox; failures become 400 VALIDATION_ERROR with per-field errors
  *   handler     calls a service with `ctx`
+ *   afterHandle Cache-Control: no-store on an answer carrying tokens
  *   onError     the only place errors become responses (./errors.ts)
  *
  * Routes declare `auth: 'channel_group.manage'` (key; access is `view` for *view keys, else `full`;
@@ -15,7 +17,7 @@
  * `public: true`.
  */
 import { randomUUID } from 'node:crypto'
-import { Elysia } from 'elysia'
+import { Elysia, ElysiaCustomStatusResponse } from 'elysia'
 import { authenticate } from './actor'
 import type { AuthedContext, Deps, RequestContext, RequestMeta } from './context'
 import { AppError, Forbidden, IdempotentReplay, ValidationFailed } from './errors'
@@ -26,6 +28,14 @@ import { can, type Access, type Platform } from './permissions'
 import { fieldErrors, type ValueIssue } from './validation'
 
 export const MAX_BODY_BYTES = 10 * 1024 * 1024
+/**
+ * What Bun.serve is told (`maxRequestBodySize`): no limit of its own. Bun refuses an oversize body
+ * with a bare 413 before the app sees it (no envelope, no X-Request-Id), so the app enforces
+ * MAX_BODY_BYTES itself: a declared Content-Length over it is refused before a byte is read, and a
+ * body without one (chunked) is read only up to the limit. The 413 closes the connection, so the
+ * rest of an oversize body is never drained.
+ */
+export const SERVER_MAX_REQUEST_BODY_SIZE = Number.MAX_SAFE_INTEGER
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 const CSV_TYPE = /^text\/csv\s*(?:;|$)/i
@@ -148,19 +158,20 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
       s.bodyProblem = null
       s.claim = null
       c.set.headers['x-request-id'] = requestId
+      c.set.headers['x-content-type-options'] = 'nosniff'
       const length = Number(c.request.headers.get('content-length') ?? 0)
-      if (length > MAX_BODY_BYTES) throw new AppError(413, 'PAYLOAD_TOO_LARGE', 'request body is larger than 10 MiB')
+      if (length > MAX_BODY_BYTES) throw payloadTooLarge()
     })
     .onParse({ as: 'global' }, async (c) => {
       const s = state(c)
       // Problems are noted, not thrown: Elysia would turn a throw here into a generic parse error.
-      const bytes = await c.request.arrayBuffer()
-      s.rawBody = bytes
-      if (bytes.byteLength === 0) return null
-      if (bytes.byteLength > MAX_BODY_BYTES) {
-        s.bodyProblem = new AppError(413, 'PAYLOAD_TOO_LARGE', 'request body is larger than 10 MiB')
+      const bytes = await readBody(c.request)
+      if (bytes === null) {
+        s.bodyProblem = payloadTooLarge()
         return null
       }
+      s.rawBody = bytes
+      if (bytes.byteLength === 0) return null
       const contentType = c.request.headers.get('content-type') ?? ''
       // CSV uploads (visit import) arrive as text; a JSON route then refuses a string body.
       if (CSV_TYPE.test(contentType)) return new TextDecoder().decode(bytes)
@@ -188,6 +199,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
             'x-request-id': state(c).meta?.requestId ?? '',
             'x-idempotency-code': 'IDEMPOTENT_DUPLICATE',
             'cache-control': 'no-store',
+            'x-content-type-options': 'nosniff',
           },
         })
       }
@@ -215,10 +227,15 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
           headers: {
             'content-type': 'application/json; charset=utf-8',
             'x-request-id': state(c).meta?.requestId ?? '',
+            'x-content-type-options': 'nosniff',
             ...failure.headers,
           },
         },
       )
+    })
+    .onAfterHandle({ as: 'global' }, (c) => {
+      // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
+      if (carriesTokens(c.responseValue)) c.set.headers['cache-control'] = 'no-store'
     })
     .onAfterResponse({ as: 'global' }, (c) => {
       // After the answer is handed to the socket: one log line and one observation per request.
@@ -262,6 +279,46 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         resolve: (c) => ({ ctx: state(c).ctx }),
       }),
     })
+}
+
+/** A session envelope: its `data` holds a refresh token (a 201 arrives wrapped by `status()`). */
+function carriesTokens(value: unknown): boolean {
+  const envelope = value instanceof ElysiaCustomStatusResponse ? value.response : value
+  const data = (envelope as { data?: { refresh_token?: unknown } } | null)?.data
+  return typeof data?.refresh_token === 'string'
+}
+
+const payloadTooLarge = () =>
+  new AppError(413, 'PAYLOAD_TOO_LARGE', 'request body is larger than 10 MiB', {}, { connection: 'close' })
+
+/**
+ * The body's bytes, or null when it is larger than MAX_BODY_BYTES. With a Content-Length (already
+ * checked against the limit on arrival) Bun delivers at most that many bytes; without one, the
+ * stream is read only until it passes the limit, so memory stays bounded whatever the client sends.
+ */
+async function readBody(request: Request): Promise<ArrayBuffer | null> {
+  if (request.headers.has('content-length') || !request.body) return request.arrayBuffer()
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {})
+      return null
+    }
+    chunks.push(value)
+  }
+  if (chunks.length === 1) return chunks[0].buffer.slice(chunks[0].byteOffset, chunks[0].byteOffset + chunks[0].byteLength) as ArrayBuffer
+  const joined = new Uint8Array(total)
+  let offset = 0
+  for (const chunk of chunks) {
+    joined.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return joined.buffer
 }
 
 /** Query parameters are single-valued: `?page=1&page=2` is ambiguous and refused. */

@@ -1,61 +1,180 @@
 /**
- * Failed-login limiter (CONTRACT §4): the first 10 failures for one email+IP within 15 minutes
- * answer 401, the next ones 429 with Retry-After until the window passes; a success resets the count.
- * Kept in memory: the service runs as one process, and a restart forgiving counts is acceptable.
- * Expired windows are swept as new ones open, so the map cannot grow without bound.
+ * Rate limits of the public auth routes, counted in fixed windows in this process's memory: a
+ * restart forgives the counts, and a second instance would keep counts of its own.
+ *
+ * The invariant every limiter here keeps: it DECIDES AND COUNTS IN ONE SYNCHRONOUS STEP. A request
+ * is counted (or its slot reserved) in the same call that lets it through, before the caller awaits
+ * anything. A "check, await the password hash, then count" would let 30 requests arriving together
+ * all see "under the limit" and all pass.
+ *
+ * - RequestLimiter: every request counts (`tryConsume`). Register per IP, forgot-password per
+ *   email and per IP.
+ * - FailureLimiter: only failures count (`reserve` → settle the attempt once the outcome is
+ *   known). A reservation holds a slot while the password is checked, so at most `limit` attempts
+ *   can ever turn into failures within a window; a success clears the failures.
+ *
+ * Expired windows are swept as new ones open, so the maps cannot grow without bound.
  */
+import type { Config } from '../config/env'
 import type { Clock } from './clock'
 
 export const LOGIN_FAILURE_LIMIT = 10
 export const LOGIN_WINDOW_MS = 15 * 60 * 1000
+export const HOUR_MS = 60 * 60 * 1000
+export const FORGOT_PASSWORD_PER_EMAIL_PER_HOUR = 3
+export const FORGOT_PASSWORD_PER_IP_PER_HOUR = 20
 
 interface Window {
-  failures: number
+  /** Requests counted (RequestLimiter) or failures recorded (FailureLimiter). */
+  count: number
+  /** FailureLimiter only: attempts let through whose outcome is not known yet. */
+  pending: number
   startedAt: number
 }
 
-export class FailureLimiter {
+/** Fixed windows per key, with the expiry and sweeping both limiters share. */
+abstract class Windows {
   private readonly windows = new Map<string, Window>()
   private lastSweep = 0
 
   constructor(
-    private readonly clock: Clock,
-    private readonly limit = LOGIN_FAILURE_LIMIT,
-    private readonly windowMs = LOGIN_WINDOW_MS,
+    protected readonly clock: Clock,
+    readonly limit: number,
+    readonly windowMs: number,
   ) {}
 
-  /** Seconds until the caller may try again, or 0 when not blocked. */
-  retryAfterSeconds(key: string): number {
-    const window = this.current(key)
-    if (!window || window.failures < this.limit) return 0
-    return Math.max(1, Math.ceil((window.startedAt + this.windowMs - this.clock.now().getTime()) / 1000))
-  }
-
-  recordFailure(key: string): void {
-    const now = this.clock.now().getTime()
-    this.sweep(now)
-    const window = this.current(key)
-    if (window) window.failures += 1
-    else this.windows.set(key, { failures: 1, startedAt: now })
-  }
-
-  reset(key: string): void {
-    this.windows.delete(key)
-  }
-
-  private current(key: string): Window | null {
+  protected current(key: string, now: number): Window | null {
     const window = this.windows.get(key)
     if (!window) return null
-    if (window.startedAt + this.windowMs <= this.clock.now().getTime()) {
+    if (window.startedAt + this.windowMs <= now) {
       this.windows.delete(key)
       return null
     }
     return window
   }
 
+  protected open(key: string, now: number): Window {
+    this.sweep(now)
+    const window = { count: 0, pending: 0, startedAt: now }
+    this.windows.set(key, window)
+    return window
+  }
+
+  protected drop(key: string, window: Window) {
+    if (this.windows.get(key) === window) this.windows.delete(key)
+  }
+
+  protected retryAfterSeconds(window: Window, now: number): number {
+    return Math.max(1, Math.ceil((window.startedAt + this.windowMs - now) / 1000))
+  }
+
   private sweep(now: number) {
     if (now - this.lastSweep < this.windowMs) return
     this.lastSweep = now
     for (const [key, window] of this.windows) if (window.startedAt + this.windowMs <= now) this.windows.delete(key)
+  }
+}
+
+/** At most `limit` requests per key and window; a limit of 0 turns the limiter off. */
+export class RequestLimiter extends Windows {
+  /** Counts the request and returns 0, or returns the seconds until a request may pass (not counted). */
+  tryConsume(key: string): number {
+    if (this.limit <= 0) return 0
+    const now = this.clock.now().getTime()
+    const window = this.current(key, now) ?? this.open(key, now)
+    if (window.count >= this.limit) return this.retryAfterSeconds(window, now)
+    window.count += 1
+    return 0
+  }
+}
+
+/** The outcome of a login attempt let through by the FailureLimiter; settle it exactly once. */
+export interface Attempt {
+  /** Wrong credentials: the reserved slot becomes a failure. */
+  failed(): void
+  /** Right credentials: the window's failures are cleared. */
+  succeeded(): void
+  /** Neither (e.g. a disabled account, or an error): the slot is given back. */
+  released(): void
+}
+
+export type Reservation = { attempt: Attempt; retryAfterSeconds: 0 } | { attempt: null; retryAfterSeconds: number }
+
+/**
+ * At most `limit` failures per key and window; attempts beyond them are refused until it passes.
+ * An attempt holds a slot while its outcome is unknown, so failures can never exceed the limit. When
+ * every free slot is held, the next attempt waits for one to settle and then decides again (still in
+ * one synchronous step): concurrent attempts get the answers they would get one after another, so
+ * 30 right passwords at once all log in, and 30 wrong ones get 10 × 401 and 20 × 429.
+ */
+export class FailureLimiter extends Windows {
+  private readonly waiting = new Map<Window, (() => void)[]>()
+
+  constructor(clock: Clock, limit = LOGIN_FAILURE_LIMIT, windowMs = LOGIN_WINDOW_MS) {
+    super(clock, limit, windowMs)
+  }
+
+  async reserve(key: string): Promise<Reservation> {
+    for (;;) {
+      const now = this.clock.now().getTime()
+      const window = this.current(key, now) ?? this.open(key, now)
+      if (window.count >= this.limit) return { attempt: null, retryAfterSeconds: this.retryAfterSeconds(window, now) }
+      if (window.count + window.pending < this.limit) {
+        window.pending += 1
+        return { attempt: this.attemptIn(key, window), retryAfterSeconds: 0 }
+      }
+      // Every free slot is held by an attempt in progress (each settles once its password check ends).
+      await new Promise<void>((resolve) => {
+        const queue = this.waiting.get(window)
+        if (queue) queue.push(resolve)
+        else this.waiting.set(window, [resolve])
+      })
+    }
+  }
+
+  private attemptIn(key: string, window: Window): Attempt {
+    let settled = false
+    const settle = (outcome: () => void) => {
+      if (settled) return
+      settled = true
+      window.pending -= 1
+      outcome()
+      if (window.count === 0 && window.pending === 0) this.drop(key, window)
+      // Waiters decide again, in arrival order.
+      const queue = this.waiting.get(window)
+      this.waiting.delete(window)
+      for (const wake of queue ?? []) wake()
+    }
+    return {
+      failed: () =>
+        settle(() => {
+          const now = this.clock.now().getTime()
+          // The window the slot was reserved in, unless it expired meanwhile.
+          const target = this.current(key, now) === window ? window : (this.current(key, now) ?? this.open(key, now))
+          target.count += 1
+        }),
+      succeeded: () => settle(() => (window.count = 0)),
+      released: () => settle(() => {}),
+    }
+  }
+}
+
+/** The limiters of the auth routes, one set per app. */
+export interface AuthLimits {
+  /** Failed logins per email+IP: 10 per 15 minutes. */
+  login: FailureLimiter
+  /** Registrations per IP per hour: REGISTER_LIMIT_PER_HOUR (0 = off). */
+  register: RequestLimiter
+  /** Password-reset requests per email and per IP per hour; over either, no mail goes out. */
+  forgotPasswordByEmail: RequestLimiter
+  forgotPasswordByIp: RequestLimiter
+}
+
+export function createAuthLimits(clock: Clock, config: Pick<Config, 'REGISTER_LIMIT_PER_HOUR'>): AuthLimits {
+  return {
+    login: new FailureLimiter(clock),
+    register: new RequestLimiter(clock, config.REGISTER_LIMIT_PER_HOUR, HOUR_MS),
+    forgotPasswordByEmail: new RequestLimiter(clock, FORGOT_PASSWORD_PER_EMAIL_PER_HOUR, HOUR_MS),
+    forgotPasswordByIp: new RequestLimiter(clock, FORGOT_PASSWORD_PER_IP_PER_HOUR, HOUR_MS),
   }
 }

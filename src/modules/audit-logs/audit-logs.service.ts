@@ -3,21 +3,24 @@
  * written only by withTransaction, and the table refuses UPDATE and DELETE.
  *
  * Who sees what:
- * - super_admin: every workspace they can access (active membership), optionally one of them via
- *   `workspace_id`;
+ * - super_admin: every workspace in which they are, today, an active member whose role there holds
+ *   `audit_log.view` for the whole workspace (a workspace where they were demoted to `user` or
+ *   `manager`, or deactivated, is not covered), optionally one of them via `workspace_id`;
  * - manager: their own workspace, and only entries whose actor is the manager or a member (or the
  *   leader) of a team the manager leads or belongs to;
  * - anyone else holding audit_log.view: their own workspace; `workspace_id` is ignored.
  */
-import { and, asc, count, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm'
+import type { Db } from '../../db/client'
 import { preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
-import { auditLogs } from '../../db/schema'
+import { auditLogs, memberships, roles } from '../../db/schema'
+import { permissionsOf } from '../../platform/actor'
 import type { AuthedContext } from '../../platform/context'
 import { dateBound } from '../../platform/dates'
 import { NotFound } from '../../platform/errors'
 import { foldText, pageMeta, paging, type ListLimits } from '../../platform/pagination'
+import { can } from '../../platform/permissions'
 import { teamScopeOf } from '../teams/teams.service'
-import { accessibleWorkspaceIds } from '../workspaces/workspaces.service'
 
 export const AUDIT_LOG_LIST: ListLimits = { defaultLimit: 50, maxLimit: 100 }
 
@@ -48,10 +51,27 @@ type Visibility =
   | { kind: 'team'; workspaceId: number; actorIds: number[] }
   | { kind: 'workspaces'; workspaceIds: number[] }
 
+/**
+ * The workspaces whose whole audit log the user may read today: active memberships whose role holds
+ * `audit_log.view` on the web. A manager's view is limited to their teams in their own workspace, so
+ * a workspace where the user is a manager is not covered from another one. Read fresh on every call,
+ * so a demotion or deactivation takes effect on the next request.
+ */
+async function auditableWorkspaceIds(db: Db, userId: number): Promise<number[]> {
+  const rows = await db
+    .select({ workspaceId: memberships.workspace_id, role: roles.slug, isBuiltin: roles.is_builtin, grants: sql<string>`${roles.permissions}` })
+    .from(memberships)
+    .innerJoin(roles, eq(roles.id, memberships.role_id))
+    .where(and(eq(memberships.user_id, userId), isNull(memberships.deleted_at), eq(memberships.is_active, true)))
+  return rows
+    .filter((row) => row.role !== 'manager' && can(permissionsOf(row), 'audit_log.view', 'web', 'view'))
+    .map((row) => row.workspaceId)
+}
+
 async function visibilityOf(ctx: AuthedContext, requestedWorkspace?: number): Promise<Visibility> {
   const { actor } = ctx
   if (actor.role === 'super_admin') {
-    const accessible = await accessibleWorkspaceIds(ctx.deps.db.read, actor.userId)
+    const accessible = await auditableWorkspaceIds(ctx.deps.db.read, actor.userId)
     return { kind: 'workspaces', workspaceIds: requestedWorkspace === undefined ? accessible : accessible.filter((id) => id === requestedWorkspace) }
   }
   if (actor.role === 'manager') {

@@ -77,6 +77,9 @@ async function sessionFor(ctx: RequestContext, user: SessionUser, refresh: Refre
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
+const rateLimited = (message: string, retryAfterSeconds: number) =>
+  new AppError(429, 'RATE_LIMITED', message, {}, { 'retry-after': String(retryAfterSeconds) })
+
 async function findLiveUserByEmail(db: Db, email: string) {
   const [user] = await db.select().from(users).where(and(eq(users.email, email), isNull(users.deleted_at))).limit(1)
   return user
@@ -87,6 +90,9 @@ export async function register(
   input: { name: string; email: string; password: string; workspace_name: string; timezone?: string },
 ): Promise<Session> {
   if (!ctx.deps.config.REGISTRATION_ENABLED) throw new Forbidden('REGISTRATION_DISABLED', 'registration is disabled')
+  // Every attempt counts, decided before any await (see platform/rate-limit.ts).
+  const retryAfterSeconds = ctx.deps.limits.register.tryConsume(ctx.meta.ip ?? 'unknown')
+  if (retryAfterSeconds > 0) throw rateLimited('too many registrations from this address, try again later', retryAfterSeconds)
   const email = normalizeEmail(input.email)
   const passwordHash = await hashPassword(input.password)
   const { user, refreshToken } = await withTransaction(ctx, async ({ tx, audit }) => {
@@ -137,23 +143,32 @@ async function landingMembership(db: Db, userId: number, preferredWorkspaceId: n
 
 export async function login(ctx: RequestContext, input: { email: string; password: string }): Promise<Session> {
   const email = normalizeEmail(input.email)
-  const limiterKey = `${email}|${ctx.meta.ip ?? 'unknown'}`
-  const limiter = ctx.deps.loginLimiter
-  const retryAfter = limiter.retryAfterSeconds(limiterKey)
-  if (retryAfter > 0) {
-    throw new AppError(429, 'RATE_LIMITED', 'too many failed logins, try again later', {}, { 'retry-after': String(retryAfter) })
+  // A slot is reserved before the password is checked: the limiter decides and counts in one step
+  // (see platform/rate-limit.ts), and the attempt is settled exactly once below.
+  const { attempt, retryAfterSeconds } = await ctx.deps.limits.login.reserve(`${email}|${ctx.meta.ip ?? 'unknown'}`)
+  if (!attempt) throw rateLimited('too many failed logins, try again later', retryAfterSeconds)
+  let user: typeof users.$inferSelect | undefined
+  let landing: Awaited<ReturnType<typeof landingMembership>> | null
+  try {
+    user = await findLiveUserByEmail(ctx.deps.db.read, email)
+    // The hash is verified even for an unknown email, so timing does not reveal which emails exist.
+    const passwordOk = await verifyPassword(input.password, user?.password_hash ?? null)
+    landing = user && passwordOk ? await landingMembership(ctx.deps.db.read, user.id, user.last_workspace_id) : null
+  } catch (error) {
+    attempt.released()
+    throw error
   }
-  const user = await findLiveUserByEmail(ctx.deps.db.read, email)
-  // The hash is verified even for an unknown email, so timing does not reveal which emails exist.
-  const passwordOk = await verifyPassword(input.password, user?.password_hash ?? null)
-  const landing = user && passwordOk ? await landingMembership(ctx.deps.db.read, user.id, user.last_workspace_id) : null
-  if (!user || !passwordOk || (!landing?.membership && !landing?.onlyInactive)) {
-    limiter.recordFailure(limiterKey)
+  if (!user || !landing || (!landing.membership && !landing.onlyInactive)) {
+    attempt.failed()
     throw new Unauthorized('INVALID_CREDENTIALS', 'invalid email or password')
   }
-  if (!landing!.membership) throw new Forbidden('ACCOUNT_DISABLED', 'this account is disabled')
-  limiter.reset(limiterKey)
-  const { workspaceId, role } = landing!.membership
+  // The right password of a disabled account is not a failure, and not a success either.
+  if (!landing.membership) {
+    attempt.released()
+    throw new Forbidden('ACCOUNT_DISABLED', 'this account is disabled')
+  }
+  attempt.succeeded()
+  const { workspaceId, role } = landing.membership
   const refreshToken = await withTransaction(ctx, async ({ tx, audit }) => {
     const now = ctx.deps.clock.now().toISOString()
     await tx.update(users).set({ last_login_at: now, last_workspace_id: workspaceId }).where(eq(users.id, user.id))
@@ -252,9 +267,18 @@ export function logout(ctx: AuthedContext, input: { refresh_token: string }) {
   })
 }
 
-/** Always succeeds (no account enumeration); a live user gets a one-hour, single-use reset token. */
+/**
+ * Always succeeds (no account enumeration); a live user gets a one-hour, single-use reset token.
+ * At most 3 requests per email and 20 per IP per hour send mail; beyond them the answer is the same
+ * and nothing is sent. Both counts are taken before any await; an IP over its limit does not count
+ * against the email.
+ */
 export async function forgotPassword(ctx: RequestContext, input: { email: string }) {
-  const user = await findLiveUserByEmail(ctx.deps.db.read, normalizeEmail(input.email))
+  const email = normalizeEmail(input.email)
+  const { forgotPasswordByIp, forgotPasswordByEmail } = ctx.deps.limits
+  const allowed = forgotPasswordByIp.tryConsume(ctx.meta.ip ?? 'unknown') === 0 && forgotPasswordByEmail.tryConsume(email) === 0
+  if (!allowed) return
+  const user = await findLiveUserByEmail(ctx.deps.db.read, email)
   if (!user) return
   const token = randomToken(32)
   await withTransaction(
@@ -287,6 +311,15 @@ export async function forgotPassword(ctx: RequestContext, input: { email: string
   await ctx.deps.mailer.flush()
 }
 
+/**
+ * A new password (by reset, by the user, or set by an administrator) voids every outstanding reset
+ * token of the user, the one just used included; callers also revoke the user's refresh tokens.
+ * Runs in the caller's transaction.
+ */
+export async function voidPasswordResets(tx: Db, userId: number, now: string) {
+  await tx.update(passwordResets).set({ used_at: now }).where(and(eq(passwordResets.user_id, userId), isNull(passwordResets.used_at)))
+}
+
 export async function resetPassword(ctx: RequestContext, input: { token: string; password: string }) {
   const passwordHash = await hashPassword(input.password)
   await withTransaction(ctx, async ({ tx, audit }) => {
@@ -301,7 +334,7 @@ export async function resetPassword(ctx: RequestContext, input: { token: string;
       : []
     if (!reset || !user) throw ValidationFailed.field('token', 'is invalid or expired')
     await tx.update(users).set({ password_hash: passwordHash, updated_at: now }).where(eq(users.id, user.id))
-    await tx.update(passwordResets).set({ used_at: now }).where(eq(passwordResets.id, reset.id))
+    await voidPasswordResets(tx, user.id, now)
     await tx.update(refreshTokens).set({ revoked_at: now }).where(and(eq(refreshTokens.user_id, user.id), isNull(refreshTokens.revoked_at)))
     const landing = await landingMembership(tx, user.id, user.last_workspace_id)
     const membership = landing.membership

@@ -1,13 +1,15 @@
 /**
  * The caller's own profile (mobile): name and phone, and the password. Changing the password needs
- * the current one and signs out every other session (their refresh tokens are revoked; this
- * session's family, `sid` of the access token, stays).
+ * the current one, voids every outstanding reset token, and signs out every other session (their
+ * refresh tokens are revoked; this session's family, `sid` of the access token, stays: the caller
+ * has just proven the current password in it).
  */
 import { and, eq, isNull, ne } from 'drizzle-orm'
 import { refreshTokens, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { ValidationFailed } from '../../platform/errors'
 import { withTransaction } from '../../platform/transaction'
+import { voidPasswordResets } from '../auth/auth.service'
 import { hashPassword, verifyPassword } from '../auth/passwords'
 import { getUser, userById } from '../users/users.service'
 
@@ -34,6 +36,7 @@ export async function changePassword(ctx: AuthedContext, input: { current_passwo
   await withTransaction(ctx, async ({ tx, audit }) => {
     const now = ctx.deps.clock.now().toISOString()
     await tx.update(users).set({ password_hash: hash, updated_at: now }).where(eq(users.id, ctx.actor.userId))
+    await voidPasswordResets(tx, ctx.actor.userId, now)
     await tx
       .update(refreshTokens)
       .set({ revoked_at: now })

@@ -23,6 +23,7 @@ import { AlreadyExists, AppError, Conflict, NotFound, ValidationFailed } from '.
 import { DEFAULT_LIST, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
+import { voidPasswordResets } from '../auth/auth.service'
 import { hashPassword } from '../auth/passwords'
 import { can, compileGrants, grantsBeyond, grantsOfRole, type PermissionSet } from '../../platform/permissions'
 import { assertHoldsGrants, callerPermissions, membershipRoles, roleScope } from '../roles/roles.service'
@@ -239,6 +240,7 @@ export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUs
     }
     // A new password or a deactivation ends the user's sessions.
     if (passwordHash || input.is_active === false) await revokeSessions(tx, id, now, passwordHash ? undefined : ctx.actor.workspaceId)
+    if (passwordHash) await voidPasswordResets(tx, id, now)
 
     const after = await findUser(tx, ctx.actor.workspaceId, id)
     await audit({
