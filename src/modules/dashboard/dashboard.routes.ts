@@ -48,6 +48,7 @@ export const dashboardRoutes = (platform: PlatformPlugin) =>
         200: Envelope(
           Type.Object({
             range: Range,
+            flagged_visits_today: Type.Integer({ description: 'Visits of the workspace’s local today with integrity flags (of the team, when filtered)' }),
             teams: Type.Array(
               Type.Object({
                 team_id: Nullable(Type.Integer()),

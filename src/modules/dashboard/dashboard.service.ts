@@ -94,7 +94,8 @@ export async function dashboardSummary(ctx: AuthedContext, query: RangeQuery) {
   const db = ctx.deps.db.read
   const workspace = ctx.actor.workspaceId
   const team = query.team_id ?? null
-  const [teams, pendingByTeam, users] = await Promise.all([
+  const today = localDate(ctx.deps.clock.now(), ctx.actor.timeZone)
+  const [teams, pendingByTeam, users, flagged] = await Promise.all([
     db.all<{ team_id: number | null; team_name: string | null; total: number; completed: number; cancelled: number }>(sql`
       select v.team_id, t.name as team_name, count(*) as total,
         sum(v.status = 'completed') as completed, sum(v.status = 'cancelled') as cancelled
@@ -119,10 +120,16 @@ export async function dashboardSummary(ctx: AuthedContext, query: RangeQuery) {
         group by va.user_id
       ) x join users u on u.id = x.user_id
       order by u.name, x.user_id`),
+    // Visits of the local today with integrity flags (the partial index of flagged visits by date).
+    db.all<{ n: number }>(sql`
+      select count(*) as n from visits
+      where workspace_id = ${workspace} and visit_date = ${today} and flags != 0 and deleted_at is null
+        and (${team} is null or team_id = ${team})`),
   ])
   const pending = new Map(pendingByTeam.map((row) => [row.team_id, Number(row.pending)]))
   return {
     range: { date_from: range.date_from, date_to: range.date_to },
+    flagged_visits_today: Number(flagged[0]?.n ?? 0),
     teams: teams.map((row) => ({
       team_id: row.team_id,
       team_name: row.team_id === null ? null : row.team_name,

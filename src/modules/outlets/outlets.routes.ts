@@ -4,6 +4,7 @@ import type { PlatformPlugin } from '../../platform/http'
 import { listQuery } from '../../platform/pagination'
 import { created, listed, ok } from '../../platform/reply'
 import { Envelope, Id, IdParams, ListEnvelope, MAX_ID, Nullable, NullableTimestamp, OptionalText, RequiredText, responses, Timestamp } from '../../platform/schema'
+import { GEOFENCE_RADIUS_MAX, GEOFENCE_RADIUS_MIN } from '../workspaces/workspaces.service'
 import { createOutlet, deleteOutlet, getOutlet, listOutlets, updateOutlet } from './outlets.service'
 
 const NullableInt = Nullable(Type.Integer())
@@ -16,6 +17,7 @@ export const OutletSchema = Type.Object({
   address: Nullable(Type.String()),
   latitude: Nullable(Type.Number()),
   longitude: Nullable(Type.Number()),
+  geofence_radius_m: Nullable(Type.Integer({ description: 'This outlet’s geofence radius in metres; null: the workspace’s' })),
   account_id: NullableInt,
   account: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), channel_id: NullableInt })),
   sub_area_id: NullableInt,
@@ -39,6 +41,9 @@ const fields = {
   address: OptionalText(1000),
   latitude: Type.Optional(Type.Union([Type.Number({ minimum: -90, maximum: 90 }), Type.Null()])),
   longitude: Type.Optional(Type.Union([Type.Number({ minimum: -180, maximum: 180 }), Type.Null()])),
+  geofence_radius_m: Type.Optional(
+    Type.Union([Type.Integer({ minimum: GEOFENCE_RADIUS_MIN, maximum: GEOFENCE_RADIUS_MAX, description: 'Overrides the workspace’s geofence radius (metres)' }), Type.Null()]),
+  ),
   account_id: OptionalRef('A live account of your workspace'),
   sub_area_id: OptionalRef('A live sub-area of your workspace'),
   province_id: OptionalRef('Regional province id'),

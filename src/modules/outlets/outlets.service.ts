@@ -22,6 +22,7 @@ export interface OutletInput {
   address?: string | null
   latitude?: number | null
   longitude?: number | null
+  geofence_radius_m?: number | null
   account_id?: number | null
   sub_area_id?: number | null
   province_id?: number | null
