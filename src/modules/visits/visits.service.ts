@@ -342,7 +342,8 @@ export function createVisit(ctx: AuthedContext, input: CreateVisitInput): Promis
  * the request alone (its forms as the most a project may have), so a repeat of the same request cuts
  * the same parts.
  */
-export const WRITE_PART_ROWS = 1_000
+/** Small: each part is a turn of the writer; two visits of 100 forms keep a part's hold to a few ms. */
+export const WRITE_PART_ROWS = 250
 /** projects.routes.ts caps a project's forms at 100. */
 const PROJECT_FORMS_MAX = 100
 /** The visit, its log and audit entry, its submissions, and per assignee a row, an audit entry and a notification. */
