@@ -153,8 +153,8 @@ export function checkDatabase(scope: LedgerScope, ops: LedgerOp[]): CheckOutcome
           violations.push(`NOT ATOMIC: ${describeOp(op)}: idempotency record ${isCommitted ? 'present' : 'absent'} but ${found.count} pings`)
         }
         if (found.count && (found.users.size !== 1 || !found.users.has(op.userId))) violations.push(`${describeOp(op)}: pings stored for users ${[...found.users]}, sent by ${op.userId}`)
-        // CONTRACT §6: location batches are not audited (the pings are the record).
-        if (audits.length) violations.push(`${describeOp(op)}: ${audits.length} audit entries, CONTRACT §6 says none`)
+        // docs/API.md §Audit log: location batches are not audited (the pings are the record).
+        if (audits.length) violations.push(`${describeOp(op)}: ${audits.length} audit entries, docs/API.md §Audit log says none`)
         if (isCommitted) batchesCommitted += 1
       } else {
         const logCount = logs.get(`${op.visitId}:${op.kind}`) ?? 0
@@ -512,7 +512,7 @@ export function summarizeCrash(report: CrashReport): string {
     `  in flight at a kill: ${report.inFlightAtKill.committed + report.inFlightAtKill.notCommitted} (${report.inFlightAtKill.committed} had committed → 204 on retry, ${report.inFlightAtKill.notCommitted} had not → ran fresh)`,
     `  idempotent replays of acknowledged keys: ${report.replays}`,
     report.final
-      ? `  final file: ${report.final.batchesCommitted} batches / ${report.final.pings} pings, ${report.final.transitionsCommitted} transitions, ${report.final.auditEntries} audit entries (location batches: none, CONTRACT §6)`
+      ? `  final file: ${report.final.batchesCommitted} batches / ${report.final.pings} pings, ${report.final.transitionsCommitted} transitions, ${report.final.auditEntries} audit entries (location batches: none, docs/API.md §Audit log)`
       : '  final file: not checked (the run stopped early)',
     `  violations: ${report.violations.length}`,
   ]

@@ -117,7 +117,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
 
   const app = new Elysia({
     normalize: 'typebox',
-    // A slow or dead socket is closed by Bun, never waited for by a publisher (CONTRACT §10).
+    // A slow or dead socket is closed by Bun, never waited for by a publisher (docs/API.md §Real-time socket).
     websocket: { idleTimeout: 120, backpressureLimit: 1024 * 1024, closeOnBackpressureLimit: true, sendPings: true },
   })
     .use(platform)

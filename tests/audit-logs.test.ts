@@ -1,5 +1,5 @@
 /**
- * Audit logs (SPEC "AuditLog", "Audit logs (office)"; CONTRACT §2, §4, §6): one entry per successful
+ * Audit logs (docs/API.md §Audit log, §Envelopes, §Roles and permissions): one entry per successful
  * mutation, snapshots and metadata, the nested list envelope with its filters, who sees which
  * entries, and immutability.
  */

@@ -1,5 +1,5 @@
 /**
- * Authentication (CONTRACT §4, §3): registration, login and its failed-login limit, refresh-token
+ * Authentication (docs/API.md §Authentication, §Errors): registration, login and its failed-login limit, refresh-token
  * rotation with reuse detection, access-token verification, logout, password reset by mail and
  * switching workspace.
  *
@@ -571,7 +571,7 @@ describe('access tokens', () => {
   })
 })
 
-describe('who is calling is read fresh on every request (CONTRACT §4), whoever changed it', () => {
+describe('who is calling is read fresh on every request (docs/API.md §Roles and permissions), whoever changed it', () => {
   // The service keeps members between requests only while the database's auth epoch is unchanged;
   // these changes are made with plain SQL, as another process or an operator would, not the API.
   const sqlNow = () => new Date().toISOString()

@@ -1,5 +1,5 @@
 /**
- * Hostile input, table-driven (CONTRACT §2, §3; SPEC "Errors", "Limits").
+ * Hostile input, table-driven (docs/API.md §Envelopes, §Errors).
  *
  * - Bodies: every POST and PUT route the app serves has a valid baseline body in SPECS (a route
  *   without one fails). Each field of that body is mutated in turn: missing, wrong types, oversized,
@@ -335,7 +335,7 @@ const sqlAndUnicode = (sqlCategory: (s: string) => Category, unicodeCategory: Ca
 
 const trimmed = (sent: string) => sent.trim()
 
-/** A required, trimmed text (names): CONTRACT §3 "empty after trimming counts as missing". */
+/** A required, trimmed text (names): docs/API.md §Errors "empty after trimming counts as missing". */
 function requiredText(max: number): Mutation[] {
   return [
     missing,
@@ -1046,7 +1046,7 @@ function coordinate(limit: number, onNull: Expect): Mutation[] {
   ]
 }
 
-/** A regional area id (CONTRACT §9: the code as an integer). Whether an unknown area is refused is not fixed. */
+/** A regional area id (docs/API.md §Regional lookup: the code as an integer). Whether an unknown area is refused is not fixed. */
 function regionalId(): Mutation[] {
   return [
     missing,
@@ -1061,7 +1061,7 @@ function regionalId(): Mutation[] {
   ]
 }
 
-/** A `YYYY-MM-DD` calendar date (CONTRACT §11): impossible days are refused. */
+/** A `YYYY-MM-DD` calendar date (docs/API.md §Other areas): impossible days are refused. */
 function calendarDate(options: { nullable: boolean; valid: string[] }): Mutation[] {
   return [
     missing,
@@ -1179,7 +1179,7 @@ function formRefs(field: string, max: number): Mutation[] {
   ]
 }
 
-/** A photo: a JPEG/PNG/WebP data URI or base64 (≤ 5 MiB, the bytes decide), or an https URL (CONTRACT §7). */
+/** A photo: a JPEG/PNG/WebP data URI or base64 (≤ 5 MiB, the bytes decide), or an https URL (docs/API.md §Visits). */
 function photo(): Mutation[] {
   const file = () => 'file image/png'
   return [
@@ -1235,7 +1235,7 @@ const storedFields = (sent: Record<string, any>[]) =>
     ...(max !== undefined ? { max } : {}),
   }))
 
-/** `fields` of a form (CONTRACT §11); errors are keyed `fields.N.<property>`. */
+/** `fields` of a form (docs/API.md §Other areas); errors are keyed `fields.N.<property>`. */
 function formFields(): Mutation[] {
   const one = (extra: Record<string, unknown>) => [{ ...FIELD, ...extra }]
   const choice = (extra: Record<string, unknown>) => [{ ...SELECT_FIELD, ...extra }]
@@ -1279,7 +1279,7 @@ function formFields(): Mutation[] {
   ]
 }
 
-/** `items` of submit-form-v2 (CONTRACT §7); errors are keyed `items.N.<property>` and `items.N.answers.<key>`. */
+/** `items` of submit-form-v2 (docs/API.md §Visits); errors are keyed `items.N.<property>` and `items.N.answers.<key>`. */
 function submitItems(): Mutation[] {
   type Item = Record<string, unknown>
   const item = (extra: Item = {}): Item => ({ submission_id: null, status: 'completed', answers: GOOD_ANSWERS, ...extra })
@@ -1522,7 +1522,7 @@ const PROJECT_STATUSES = ['draft', 'active', 'completed', 'archived']
 const projectFields = (required: boolean): Record<string, FieldSpec> => ({
   name: { mutations: requiredText(255), required },
   code: { mutations: uniqueCode('PROJECT_ALREADY_EXISTS', (rc) => rc.takenCode, () => foreign.project_code), required: false },
-  // No principal exists in these workspaces, so any id is one that does not exist (CONTRACT §3: 400).
+  // No principal exists in these workspaces, so any id is one that does not exist (docs/API.md §Errors: 400).
   principal_id: {
     mutations: nullable(parentId({ foreign: () => 0 })).filter((m) => m.label !== 'an id of another workspace'),
     required: false,
@@ -1585,7 +1585,7 @@ SPECS['PUT /api/office/v1/projects/:id'] = {
   answered: (_rc, reply) => projectInBodyTerms(reply.body.data),
 }
 
-// Visits (both path listings, CONTRACT §7) --------------------------------------------------------
+// Visits (both path listings, docs/API.md §Visits) --------------------------------------------------------
 
 const VISIT_LISTINGS = ['visits', 'outlet-visits'] as const
 const BULK_MAX = 500
@@ -1857,7 +1857,7 @@ for (const path of ['/app/v1/visits/self', '/app/v1/outlet-visits']) {
 
 const locationRequired = (field: string) => failsWith([400], ['LOCATION_REQUIRED'], field)
 
-/** Check-in and check-out bodies: a missing or null coordinate is 400 LOCATION_REQUIRED (CONTRACT §3). */
+/** Check-in and check-out bodies: a missing or null coordinate is 400 LOCATION_REQUIRED (docs/API.md §Errors). */
 const siteFields = (photoField: string): Record<string, FieldSpec> => ({
   latitude: { mutations: coordinate(90, locationRequired('latitude')), required: true, onMissing: locationRequired('latitude') },
   longitude: { mutations: coordinate(180, locationRequired('longitude')), required: true, onMissing: locationRequired('longitude') },
@@ -1865,7 +1865,7 @@ const siteFields = (photoField: string): Record<string, FieldSpec> => ({
   notes: { mutations: optionalText(1000), required: false },
 })
 
-/** Where a check-in or check-out is kept: location and photo on the visit, notes in its log (CONTRACT §11). */
+/** Where a check-in or check-out is kept: location and photo on the visit, notes in its log (docs/API.md §Other areas). */
 async function siteBack(rc: RouteCtx, visitId: number, step: 'check_in' | 'check_out') {
   const visit = await visitDetail(rc, visitId)
   return { ...siteAnswered(visit, step), [`${step}_photo`]: await photoBack(rc, visit[`${step}_photo_url`]) }
@@ -1968,7 +1968,7 @@ for (const listing of VISIT_LISTINGS) {
 
 // Workspace settings ---------------------------------------------------------------------------
 
-/** `location_retention_days`: an integer number of days, 1 to 3650 (CONTRACT §8). */
+/** `location_retention_days`: an integer number of days, 1 to 3650 (docs/API.md §Location tracking). */
 function retentionDays(): Mutation[] {
   return [
     missing,
@@ -2003,7 +2003,7 @@ SPECS['PUT /api/office/v1/workspaces/:id/settings'] = {
   },
 }
 
-// Location batch (CONTRACT §8) ---------------------------------------------------------------------
+// Location batch (docs/API.md §Location tracking) ---------------------------------------------------------------------
 
 let deviceSeconds = 0
 /** A device time no other ping of the matrix has: a repeat would be skipped as a resent backlog. */
@@ -2131,7 +2131,7 @@ SPECS['POST /api/app/v1/locations/batch'] = {
   },
 }
 
-// Catalogue: principals and products (CONTRACT §11) ------------------------------------------------
+// Catalogue: principals and products (docs/API.md §Other areas) ------------------------------------------------
 
 /** An optional contact email: null clears it; only well-formed addresses of at most 254 characters. */
 function optionalEmail(): Mutation[] {
@@ -2266,7 +2266,7 @@ SPECS['PUT /api/office/v1/products/:id'] = {
   readBack: (rc) => productReadBack(rc, rc.target),
 }
 
-// Attendance (CONTRACT §11) ----------------------------------------------------------------------
+// Attendance (docs/API.md §Other areas) ----------------------------------------------------------------------
 
 const ATTENDANCE_DAY = '2026-11-20'
 const CLOCKED_IN = '2026-11-20T01:00:00.000Z'
@@ -2389,7 +2389,7 @@ SPECS['POST /api/app/v1/attendances/clock-out'] = {
   cleanup: usedUp,
 }
 
-// Notifications (CONTRACT §11) ---------------------------------------------------------------------
+// Notifications (docs/API.md §Other areas) ---------------------------------------------------------------------
 
 /** A push token: 8 to 4096 characters, not blank. */
 function pushToken(): Mutation[] {
@@ -2423,7 +2423,7 @@ SPECS['POST /api/app/v1/notifications/tokens'] = {
   },
 }
 
-/** A notification of `who`: a visit assigned to them (CONTRACT §11); its id, from their own list. */
+/** A notification of `who`: a visit assigned to them (docs/API.md §Other areas); its id, from their own list. */
 async function notificationFor(rc: RouteCtx, who: { token: string; user: { id: number } }, listing: string): Promise<number> {
   const form = await newForm(rc.token)
   const project = await newProject(rc.token, form)
@@ -3002,11 +3002,11 @@ const NOT_LISTS: Record<string, NotList> = {
   '/api/office/v1/outlet-visits/export': { kind: 'csv', reason: 'the office visit list as a CSV stream (listing A)' },
   '/api/app/v1/visits/active': { kind: 'no-query', reason: "the caller's visit in progress, or null" },
   '/api/app/v1/outlet-visits/active-visit': { kind: 'no-query', reason: "the caller's visit in progress, or null (listing A)" },
-  '/api/office/v1/locations/latest': { kind: 'no-query', reason: 'the newest ping of each user, a plain array without meta (CONTRACT §8)' },
+  '/api/office/v1/locations/latest': { kind: 'no-query', reason: 'the newest ping of each user, a plain array without meta (docs/API.md §Location tracking)' },
   '/api/app/v1/attendances/today': { kind: 'no-query', reason: "the caller's attendance of today (or the one still open), or null" },
   '/api/app/v1/profile': { kind: 'no-query', reason: "the caller's own profile" },
-  '/api/office/v1/notifications/unread-count': { kind: 'no-query', reason: "how many of the caller's notifications are unread, {count} (CONTRACT §11)" },
-  '/api/app/v1/notifications/unread-count': { kind: 'no-query', reason: "how many of the caller's notifications are unread, {count} (CONTRACT §11)" },
+  '/api/office/v1/notifications/unread-count': { kind: 'no-query', reason: "how many of the caller's notifications are unread, {count} (docs/API.md §Other areas)" },
+  '/api/app/v1/notifications/unread-count': { kind: 'no-query', reason: "how many of the caller's notifications are unread, {count} (docs/API.md §Other areas)" },
   '/api/office/v1/dashboard/metrics': { ...REPORT, reason: 'dashboard figures for date_from..date_to and a team_id, one object, not paginated' },
   '/api/office/v1/dashboard/summary': { ...REPORT, reason: 'dashboard figures per team and user for date_from..date_to and a team_id, one object, not paginated' },
 }
@@ -3020,78 +3020,78 @@ const LIST_RULES: Record<string, { defaultLimit: number; maxLimit: number; ignor
     defaultLimit: 10,
     maxLimit: 100,
     ignores: ['keyword', 'sort_by', 'sort_order'],
-    reason: "the caller's export jobs, newest first: page and limit only (CONTRACT §11)",
+    reason: "the caller's export jobs, newest first: page and limit only (docs/API.md §Other areas)",
   },
   '/api/office/v1/notifications': {
     defaultLimit: 10,
     maxLimit: 100,
     ignores: ['keyword', 'sort_by', 'sort_order'],
-    reason: "the caller's notifications, newest first: page, limit and the unread filter (CONTRACT §11)",
+    reason: "the caller's notifications, newest first: page, limit and the unread filter (docs/API.md §Other areas)",
   },
   '/api/app/v1/notifications': {
     defaultLimit: 10,
     maxLimit: 100,
     ignores: ['keyword', 'sort_by', 'sort_order'],
-    reason: "the caller's notifications, newest first: page, limit and the unread filter (CONTRACT §11)",
+    reason: "the caller's notifications, newest first: page, limit and the unread filter (docs/API.md §Other areas)",
   },
   '/api/office/v1/locations': {
     defaultLimit: 100,
     maxLimit: 1000,
     ignores: ['sort_by', 'keyword'],
-    reason: 'location history: limit default 100, max 1000; always ordered by recorded_at, no keyword (CONTRACT §8)',
+    reason: 'location history: limit default 100, max 1000; always ordered by recorded_at, no keyword (docs/API.md §Location tracking)',
   },
   '/api/office/v1/regional/provinces': {
     defaultLimit: 50,
     maxLimit: 1000,
     ignores: ['sort_by', 'sort_order'],
-    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9)',
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (docs/API.md §Regional lookup)',
   },
   '/api/office/v1/regional/cities': {
     defaultLimit: 50,
     maxLimit: 1000,
     ignores: ['sort_by', 'sort_order'],
-    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9); the parent id is required',
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (docs/API.md §Regional lookup); the parent id is required',
     base: 'province_id=11',
   },
   '/api/office/v1/regional/districts': {
     defaultLimit: 50,
     maxLimit: 1000,
     ignores: ['sort_by', 'sort_order'],
-    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9); the parent id is required',
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (docs/API.md §Regional lookup); the parent id is required',
     base: 'city_id=1101',
   },
   '/api/office/v1/regional/villages': {
     defaultLimit: 50,
     maxLimit: 1000,
     ignores: ['sort_by', 'sort_order'],
-    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9); the parent id is required',
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (docs/API.md §Regional lookup); the parent id is required',
     base: 'district_id=110101',
   },
   '/api/app/v1/regional/provinces': {
     defaultLimit: 50,
     maxLimit: 1000,
     ignores: ['sort_by', 'sort_order'],
-    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9)',
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (docs/API.md §Regional lookup)',
   },
   '/api/app/v1/regional/cities': {
     defaultLimit: 50,
     maxLimit: 1000,
     ignores: ['sort_by', 'sort_order'],
-    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9); the parent id is required',
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (docs/API.md §Regional lookup); the parent id is required',
     base: 'province_id=11',
   },
   '/api/app/v1/regional/districts': {
     defaultLimit: 50,
     maxLimit: 1000,
     ignores: ['sort_by', 'sort_order'],
-    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9); the parent id is required',
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (docs/API.md §Regional lookup); the parent id is required',
     base: 'city_id=1101',
   },
   '/api/app/v1/regional/villages': {
     defaultLimit: 50,
     maxLimit: 1000,
     ignores: ['sort_by', 'sort_order'],
-    reason: 'regional lookup: limit default 50, max 1000, ordered by code (CONTRACT §9); the parent id is required',
+    reason: 'regional lookup: limit default 50, max 1000, ordered by code (docs/API.md §Regional lookup); the parent id is required',
     base: 'district_id=110101',
   },
 }
@@ -3124,7 +3124,7 @@ const NEW_FILTERS = [
 ]
 
 /**
- * Lists whose sort columns are not the common ones (CONTRACT §6: created_at, updated_at, name, id):
+ * Lists whose sort columns are not the common ones (docs/API.md §Audit log: created_at, updated_at, name, id):
  * each of these is accepted, and a common column the list does not have is refused.
  */
 const SORT_COLUMNS: Record<string, string[]> = {
@@ -3209,7 +3209,7 @@ function filterCases(route: CatalogueRoute): QueryCase[] {
       add(['junk', "x' OR '1'='1", String(options[0].const).toUpperCase()], 'invalid')
       add(options.map((s) => String(s.const)), 'ok')
     } else if (param.startsWith('date_')) {
-      // Calendar-invalid days too (CONTRACT §11: dates are real days).
+      // Calendar-invalid days too (docs/API.md §Other areas: dates are real days).
       add(['junk', '2026-13-45', '2026-02-30', '2027-02-29', '2026-04-31', "2026-01-01' OR 1=1 --", '2026-01-01T99:99:99Z'], 'invalid')
       add(['2024-02-29'], 'ok')
     } else if (schema.type === 'string') {
@@ -3389,7 +3389,7 @@ const PATH_WORDS: Record<string, { param: string; values: string[]; code: string
     param: 'format',
     values: ['csv', 'pdf'],
     code: 'EXPORT_QUEUED',
-    reason: 'an export of the submission list as CSV or PDF, with the list filters (CONTRACT §11)',
+    reason: 'an export of the submission list as CSV or PDF, with the list filters (docs/API.md §Other areas)',
   },
 }
 const BAD_WORDS = ['CSV', 'Pdf', 'xlsx', 'csv.exe', 'csv%00', '..%2F..%2Fetc%2Fpasswd', 'csv%20', encodeURIComponent("csv' OR '1'='1")]

@@ -1,5 +1,5 @@
 /**
- * The compiled executable (CONTRACT §17 in README.md): `npm run build` writes dist/ffos, which is
+ * The compiled executable (README.md "Running in production" in README.md): `npm run build` writes dist/ffos, which is
  * copied ALONE into an empty directory (no node_modules, no source tree, no drizzle/) and run there
  * on a temporary data directory: it migrates, loads the embedded regional data, serves, keeps its WAL
  * bounded under ingest (the checkpoint worker runs inside it), writes a PDF export with its fonts,

@@ -1,7 +1,7 @@
 /**
- * The catalogue visits stand on: outlets, forms, projects and teams (SPEC "Other office endpoints",
- * CONTRACT §2, §3, §6, §11), team membership on users, the manager's team-scoped audit log
- * (CONTRACT §4) and the audit entries these resources write.
+ * The catalogue visits stand on: outlets, forms, projects and teams (docs/API.md §Other areas,
+ * docs/API.md §Envelopes, §Errors, §Audit log, §Other areas), team membership on users, the manager's team-scoped audit log
+ * (docs/API.md §Roles and permissions) and the audit entries these resources write.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { ManualClock } from '../src/platform/clock'
@@ -949,7 +949,7 @@ describe('users: team membership', () => {
 
 // ── Manager audit scope ─────────────────────────────────────────────────────────────────────────
 
-describe('manager audit scope (CONTRACT §4)', () => {
+describe('manager audit scope (docs/API.md §Roles and permissions)', () => {
   let mws: Workspace
   let manager: Session
   let ledMember: Session // member of a team the manager leads

@@ -1,5 +1,5 @@
 /**
- * Configuration (CONTRACT §1): defaults, validation that fails fast, and the JWT secret that is
+ * Configuration (README.md "Configuration"): defaults, validation that fails fast, and the JWT secret that is
  * generated once and kept in the database when JWT_SECRET is not set.
  */
 import { describe, expect, test } from 'bun:test'
@@ -12,7 +12,7 @@ import { ManualClock } from '../src/platform/clock'
 import { createTokenService, resolveJwtSecret } from '../src/platform/jwt'
 
 describe('environment', () => {
-  test('defaults match CONTRACT §1', () => {
+  test('defaults match README.md "Configuration"', () => {
     const config = loadConfig({})
     expect(config.PORT).toBe(3000)
     expect(config.DATABASE_URL).toBe('file:./data/app.db')

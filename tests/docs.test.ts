@@ -1,6 +1,6 @@
 /**
  * GET /api/docs (UI) and /api/docs/json (OpenAPI 3.1): every route is listed with its request and
- * response schemas and the permission it needs (CONTRACT §1), the page works with no internet, and
+ * response schemas and the permission it needs (README.md "Configuration"), the page works with no internet, and
  * the document validates, is the same on every fetch and carries the platform's own answers (§17).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -61,7 +61,7 @@ describe('API documentation', () => {
   })
 })
 
-describe('the docs page works with no internet (CONTRACT §17)', () => {
+describe('the docs page works with no internet (README.md "Running in production")', () => {
   test('the page loads its only script from this service, the Scalar bundle of the exact version package.json pins, and asks for no web fonts', async () => {
     const html = (await t.app.get('/docs')).text
     const sources = [...html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((match) => match[1])
@@ -81,7 +81,7 @@ describe('the docs page works with no internet (CONTRACT §17)', () => {
   })
 })
 
-describe('/api/docs/json (CONTRACT §17)', () => {
+describe('/api/docs/json (README.md "Running in production")', () => {
   let base: string
   beforeAll(() => {
     t.app.app.listen({ port: 0, hostname: '127.0.0.1' })

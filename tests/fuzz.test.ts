@@ -1,5 +1,5 @@
 /**
- * Hostile input, property-based (issue 7 item 5; CONTRACT §2-3). tests/bad-input.test.ts is the
+ * Hostile input, property-based (issue 7 item 5; docs/API.md §Envelopes, §Errors). tests/bad-input.test.ts is the
  * hand-written matrix; this file throws generated garbage at every route the app serves, read from
  * `app.routes` (a new route is fuzzed without anyone listing it here):
  *
@@ -818,7 +818,7 @@ describe('the fuzzer and its checker', () => {
     })
   }
 
-  test('an own prototype-named key next to valid fields is ignored like any unknown field (CONTRACT §3)', async () => {
+  test('an own prototype-named key next to valid fields is ignored like any unknown field (docs/API.md §Errors)', async () => {
     for (const key of ['constructor', 'toString', '__proto__', 'valueOf', 'hasOwnProperty']) {
       const name = `Proto ${key} ${Date.now()}`
       const reply = await t.request('POST', '/office/v1/outlets/sub-areas', {

@@ -1,6 +1,6 @@
 /**
  * The HTTP kernel every route goes through (src/platform/http.ts): request ids, body parsing, the
- * order of checks, and the one error mapper (CONTRACT §2, §3).
+ * order of checks, and the one error mapper (docs/API.md §Envelopes, §Errors).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Type } from '@sinclair/typebox'

@@ -1,5 +1,5 @@
 /**
- * Idempotent mutations (SPEC "Idempotency rules", CONTRACT §5): duplicates answer 204 without
+ * Idempotent mutations (docs/API.md §Idempotency): duplicates answer 204 without
  * running anything, keys are bound to one request fingerprint and one workspace, failures are not
  * remembered, records expire after 24 h, and the key, the mutation and its audit entry commit or roll
  * back together.

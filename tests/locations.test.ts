@@ -1,6 +1,6 @@
 /**
- * Location tracking (SPEC "LocationPing", "Location batch (mobile)", "Limits", "Idempotency rules";
- * CONTRACT §5, §6, §8): the batch upload from phones, its validation matrix, idempotency and backlog
+ * Location tracking (docs/API.md §Location tracking, "Location batch (mobile)", "Limits", "Idempotency rules";
+ * docs/API.md §Idempotency, §Audit log, §Location tracking): the batch upload from phones, its validation matrix, idempotency and backlog
  * de-duplication, the office history and live map, and the daily retention job with its per-workspace
  * setting.
  */
@@ -407,7 +407,7 @@ describe('POST /app/v1/locations/batch: the batch itself', () => {
     expect(await pingCount(`workspace_id = ${other.id}`)).toBe(0)
   })
 
-  test('a batch writes no audit entry (CONTRACT §6)', async () => {
+  test('a batch writes no audit entry (docs/API.md §Audit log)', async () => {
     const before = await t.app.count('audit_logs')
     expectSaved(await batch(field.token, [ping(), ping({ lat: 1 })]), 2)
     expect(await t.app.count('audit_logs')).toBe(before)
@@ -462,7 +462,7 @@ describe('POST /app/v1/locations/batch: who may upload', () => {
   })
 })
 
-describe('POST /app/v1/locations/batch: idempotency (CONTRACT §5)', () => {
+describe('POST /app/v1/locations/batch: idempotency (docs/API.md §Idempotency)', () => {
   let user: Session
   beforeAll(async () => {
     user = await t.app.member(ws, 'user')

@@ -1,5 +1,5 @@
 /**
- * Outgoing mail (CONTRACT §1): without SMTP_URL the outbox table is the mailbox; with it, queued
+ * Outgoing mail (README.md "Configuration"): without SMTP_URL the outbox table is the mailbox; with it, queued
  * messages are delivered over SMTP after commit — here to a minimal SMTP server on a free port.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'

@@ -1,5 +1,5 @@
 /**
- * SPEC "Master data" and CONTRACT §3, §6 for ChannelGroup, Channel, Account and SubArea.
+ * docs/API.md §Master data, §Errors, §Audit log for ChannelGroup, Channel, Account and SubArea.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { expectError, unique, useTestApp, type Workspace } from './harness'
@@ -22,7 +22,7 @@ beforeAll(async () => {
 })
 
 describe('create', () => {
-  test('creates each entity with 201, its SPEC code, a lower-case message and the entity fields', async () => {
+  test('creates each entity with 201, its documented code, a lower-case message and the entity fields', async () => {
     const group = await t.app.post(`${base}/channel-groups`, { name: 'Modern Trade' }, { token: token() })
     expect(group.status).toBe(201)
     expect(group.body).toMatchObject({ success: true, code: 'CHANNEL_GROUP_CREATED', message: 'channel group created' })

@@ -1,6 +1,6 @@
 /**
- * The rest of the platform (SPEC "Other office endpoints", "Mobile extras", AuditLog automatic
- * logging; CONTRACT §2, §3, §4, §6, §10, §11): principals and products, attendance, notifications
+ * The rest of the platform (docs/API.md §Other areas, "Mobile extras", AuditLog automatic
+ * logging, §Envelopes, §Errors, §Roles and permissions, §Audit log, §Real-time socket, §Other areas): principals and products, attendance, notifications
  * and push tokens, the dashboard, submission exports, the caller's profile, and the user list's
  * filters and last login. One app (and one clock) per area.
  */

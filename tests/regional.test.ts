@@ -1,5 +1,5 @@
 /**
- * SPEC "Regional records", "Regional lookup", "Errors", Authentication 6 and CONTRACT §9 (with §2, §3):
+ * docs/API.md §Regional lookup, §Errors, §Envelopes:
  * the idn-area-data 4.x areas in the database, the lookup on both platforms in embedded and upstream
  * mode, `bun run regional:export`, and the province → city → district → village chain of outlets.
  *
@@ -39,7 +39,7 @@ const COUNTS: Record<Level, number> = { province: 38, city: 514, district: 7_285
 const TABLE: Record<Level, string> = { province: 'regional_provinces', city: 'regional_cities', district: 'regional_districts', village: 'regional_villages' }
 const PARENT_COLUMN: Record<ChildLevel, string> = { city: 'province_id', district: 'city_id', village: 'district_id' }
 
-/** CONTRACT §9: the id is the code without dots as an integer. */
+/** docs/API.md §Regional lookup: the id is the code without dots as an integer. */
 const idOf = (code: string) => Number(code.replaceAll('.', ''))
 const byCode = (a: { code: string }, b: { code: string }) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0)
 
@@ -67,7 +67,7 @@ const childrenOf = Object.fromEntries(
 /** A record as the API shows it: {id, code, name}, plus type on cities only. */
 const shown = (level: Level, { id, code, name, type }: Area) => (level === 'city' ? { id, code, name, type } : { id, code, name })
 
-/** The list answer the rules of CONTRACT §9 give: ordered by code, keyword on name, limit 50 by default, clamped at 1000. */
+/** The list answer the rules of docs/API.md §Regional lookup give: ordered by code, keyword on name, limit 50 by default, clamped at 1000. */
 function expectedList(level: Level, parentId: number | null, options: { page?: number; limit?: number; keyword?: string } = {}) {
   const page = options.page ?? 1
   const limit = Math.min(options.limit ?? 50, 1000)
@@ -115,7 +115,7 @@ function url(prefix: string, route: Route, parentId: number | null, extra: Recor
   return `${prefix}/${route.path}${search ? `?${search}` : ''}`
 }
 
-/** The full success envelope of a list (CONTRACT §2): nothing more, nothing less. */
+/** The full success envelope of a list (docs/API.md §Envelopes): nothing more, nothing less. */
 const listBody = (route: Route, expected: ReturnType<typeof expectedList>) => ({ success: true, code: route.code, message: route.message, ...expected })
 
 const SERVICE_ERROR = { success: false, code: 'REGIONAL_SERVICE_ERROR', message: 'regional service unavailable', errors: {}, data: [] }
@@ -170,7 +170,7 @@ beforeAll(async () => {
 
 // =============================================================================================
 
-describe('regional data (CONTRACT §9: idn-area-data 4.x)', () => {
+describe('regional data (docs/API.md §Regional lookup: idn-area-data 4.x)', () => {
   test('each level holds exactly the package counts: 38 provinces, 514 cities, 7,285 districts, 83,762 villages', async () => {
     expect(PACKAGE_VERSION).toStartWith('4.')
     for (const level of Object.keys(COUNTS) as Level[]) {
@@ -281,7 +281,7 @@ describe('regional data (CONTRACT §9: idn-area-data 4.x)', () => {
 
 // =============================================================================================
 
-describe('regional lookup, embedded mode (SPEC Regional lookup, CONTRACT §9)', () => {
+describe('regional lookup, embedded mode (docs/API.md §Regional lookup)', () => {
   test('every level on both platforms answers 200, its LIST code, "<plural> retrieved" and {id, code, name} records ordered by code, 50 per page by default', async () => {
     for (const prefix of PREFIXES) {
       for (const route of ROUTES) {
@@ -423,7 +423,7 @@ describe('regional lookup, embedded mode (SPEC Regional lookup, CONTRACT §9)', 
   })
 })
 
-describe('regional lookup needs authentication only (SPEC Authentication 6, CONTRACT §4)', () => {
+describe('regional lookup needs authentication only (docs/API.md §Regional lookup)', () => {
   test('without a token, or with a bad one, every regional route is 401 UNAUTHORIZED', async () => {
     for (const prefix of PREFIXES) {
       for (const route of ROUTES) {
@@ -459,7 +459,7 @@ describe('regional lookup needs authentication only (SPEC Authentication 6, CONT
 
 // =============================================================================================
 
-describe('regional lookup, upstream mode (CONTRACT §9: REGIONAL_SERVICE_URL)', () => {
+describe('regional lookup, upstream mode (docs/API.md §Regional lookup: REGIONAL_SERVICE_URL)', () => {
   let treeDir: string
   let files: ReturnType<typeof serveDirectory>
   let upstream: TestApp
@@ -704,7 +704,7 @@ describe('regional service unavailable → 503 REGIONAL_SERVICE_ERROR, "regional
 
 // =============================================================================================
 
-describe('bun run regional:export DIR (CONTRACT §9)', () => {
+describe('bun run regional:export DIR (docs/API.md §Regional lookup)', () => {
   test('exportRegionalTree writes provinces.json plus one file per province, city and district holding exactly its children', () => {
     // In-process: the same function the command runs, without a second process loading the data.
     const { dir, summary } = exportedTree()

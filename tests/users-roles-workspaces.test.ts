@@ -1,5 +1,5 @@
 /**
- * Users, roles, permissions and workspaces (CONTRACT §4, §3, §6): user CRUD with its escalation and
+ * Users, roles, permissions and workspaces (docs/API.md §Roles and permissions, §Errors, §Audit log): user CRUD with its escalation and
  * self-lockout guards, built-in and custom roles, the permission check every route goes through,
  * and multi-workspace access. Tenancy: another workspace's id behaves as a missing one.
  */

@@ -1,5 +1,5 @@
 /**
- * The whole field day over a real HTTP socket (SPEC "Visits", CONTRACT §7, §11): the office plans a
+ * The whole field day over a real HTTP socket (docs/API.md §Visits, §Other areas): the office plans a
  * visit and sends it to the field, the field user checks in with a photo, fills the form and checks
  * out, the office approves, and the audit log and the notifications tell the story.
  */

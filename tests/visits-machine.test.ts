@@ -1,7 +1,7 @@
 /**
  * Pure rules of the visits feature, tested without a database: the visit state machine
- * (SPEC "States and transitions", CONTRACT §7) and answer validation against a form's fields
- * (CONTRACT §7 submit-form-v2, §11 form field types).
+ * (docs/API.md §Visits) and answer validation against a form's fields
+ * (docs/API.md §Visits submit-form-v2, §11 form field types).
  */
 import { describe, expect, test } from 'bun:test'
 import type { FormField, VisitStatus } from '../src/db/schema'
@@ -31,7 +31,7 @@ describe('visit transitions: every (status, action) pair', () => {
     }
   }
 
-  test('only the four SPEC transitions are allowed, nothing else', () => {
+  test('only the documented transitions are allowed, nothing else', () => {
     const allowed = STATUSES.flatMap((status) => ACTIONS.filter((action) => transition(status, action).ok).map((action) => `${status}:${action}`))
     expect(allowed.sort()).toEqual(['in_progress:cancel', 'in_progress:check_out', 'in_progress:force_close', 'scheduled:cancel', 'scheduled:check_in'])
   })

@@ -1,6 +1,6 @@
 /**
- * Visits and submissions through the API (SPEC "Visit", "Submission", "States and transitions",
- * "Visits (office)", "Errors"; CONTRACT §2, §3, §7, §11): planning, both path listings, the state
+ * Visits and submissions through the API (docs/API.md §Visits, "Submission", "States and transitions",
+ * "Visits (office)", "Errors"; docs/API.md §Envelopes, §Errors, §Visits, §Other areas): planning, both path listings, the state
  * machine, forms, approval, photos, lists, bulk and CSV, send-to-field, permissions and isolation.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'

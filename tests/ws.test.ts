@@ -1,5 +1,5 @@
 /**
- * The real-time socket at ws://HOST:PORT/ws?token=… (CONTRACT §8, §10), over a real server:
+ * The real-time socket at ws://HOST:PORT/ws?token=… (docs/API.md §Location tracking, §Real-time socket), over a real server:
  * authentication at the upgrade, ping/pong, and who gets which push — location.created to the
  * workspace's live-map viewers, visit.updated to the office and the visit's assignees, and
  * notification.created to its user — always after commit, exactly once, never across workspaces.
@@ -634,7 +634,7 @@ function closeOf(client: Client) {
   ])
 }
 
-describe('a socket lives no longer than its user’s access (CONTRACT §14)', () => {
+describe('a socket lives no longer than its user’s access (docs/API.md §Real-time socket)', () => {
   // An app of its own: these tests move its clock past token expiry.
   let life: TestApp
   let lifePort: number

@@ -1,6 +1,6 @@
 import type { Deps } from '../platform/context'
 
-/** Removes idempotency records past their 24 hours (SPEC idempotency rule 6). Hourly. */
+/** Removes idempotency records past their 24 hours (docs/API.md §Idempotency). Hourly. */
 export async function cleanupIdempotencyKeys(deps: Deps): Promise<number> {
   const removed = await deps.idempotency.removeExpired((fn) => deps.db.transaction(fn))
   deps.logger.info('idempotency cleanup', { removed })

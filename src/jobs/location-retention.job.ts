@@ -1,6 +1,6 @@
 /**
  * Daily: removes location pings older than each workspace's `location_retention_days` (default 90,
- * CONTRACT §8), in batches so the writer is never held for long, and drops a user from the live map
+ * docs/API.md §Location tracking), in batches so the writer is never held for long, and drops a user from the live map
  * once their newest ping is past retention too.
  */
 import { and, eq, inArray, lt } from 'drizzle-orm'

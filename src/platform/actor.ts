@@ -1,6 +1,6 @@
 /**
  * Who is calling: the access token's user in the token's workspace, loaded fresh on every request,
- * so a deactivated or deleted user, or a changed role, takes effect at once (CONTRACT §4).
+ * so a deactivated or deleted user, or a changed role, takes effect at once (docs/API.md §Roles and permissions).
  */
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'

@@ -33,7 +33,7 @@ const scalarBundlePath = () =>
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 const MUTATIONS = new Set(['post', 'put', 'patch', 'delete'])
-/** Routes with a per-IP or per-account limit answering 429 RATE_LIMITED (CONTRACT §4, §17 in README.md). */
+/** Routes with a per-IP or per-account limit answering 429 RATE_LIMITED (docs/API.md §Roles and permissions, README.md "Running in production" in README.md). */
 const RATE_LIMITED = new Set(['post /api/auth/login', 'post /api/auth/register'])
 
 const WEBSOCKET_DESCRIPTION = `

@@ -1,5 +1,5 @@
 /**
- * Audit entries (SPEC AuditLog, CONTRACT §6). They are written only through `TxScope.audit` inside
+ * Audit entries (docs/API.md §Audit log). They are written only through `TxScope.audit` inside
  * `withTransaction`, so an entry commits or rolls back together with its mutation, and the table's
  * triggers refuse any UPDATE or DELETE afterwards.
  *

@@ -1,5 +1,5 @@
 /**
- * Calendar dates (`YYYY-MM-DD`, CONTRACT §11) and clock times. Strict: `2021-02-30` is not a date.
+ * Calendar dates (`YYYY-MM-DD`, docs/API.md §Other areas) and clock times. Strict: `2021-02-30` is not a date.
  */
 import { FormatRegistry, Type } from '@sinclair/typebox'
 import { ValidationFailed } from './errors'

@@ -12,7 +12,7 @@ export class AppError extends Error {
     message: string,
     readonly errors: ErrorDetails = {},
     readonly headers: Record<string, string> = {},
-    /** Extra top-level members of the error envelope (SPEC's regional errors carry `data: []`). */
+    /** Extra top-level members of the error envelope (regional errors carry `data: []`, docs/API.md §Errors). */
     readonly extra: Record<string, unknown> = {},
   ) {
     super(message)
@@ -65,7 +65,7 @@ export class Forbidden extends AppError {
 
 /**
  * Not an error for the client: the request repeats an idempotency key whose first run succeeded.
- * The handler must not run again; the answer is 204 with X-Idempotency-Code (CONTRACT §5).
+ * The handler must not run again; the answer is 204 with X-Idempotency-Code (docs/API.md §Idempotency).
  */
 export class IdempotentReplay extends Error {
   constructor() {

@@ -6,7 +6,7 @@ export interface GeoInput {
   longitude?: number | null
 }
 
-/** Both coordinates, or 400 LOCATION_REQUIRED naming what is missing (CONTRACT §3). */
+/** Both coordinates, or 400 LOCATION_REQUIRED naming what is missing (docs/API.md §Errors). */
 export function requireLocation(input: GeoInput): { latitude: number; longitude: number } {
   const missing: Record<string, string[]> = {}
   if (input.latitude == null) missing.latitude = ['is required']

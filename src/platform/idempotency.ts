@@ -1,5 +1,5 @@
 /**
- * Idempotent mutations (SPEC §Idempotency rules, CONTRACT §5).
+ * Idempotent mutations (docs/API.md §Idempotency).
  *
  * 1. Before the handler (`claim`): the key is checked and reserved in this process. A request with a
  *    key that is still running answers 409 IDEMPOTENCY_KEY_IN_PROGRESS; a key whose stored first run

@@ -5,7 +5,7 @@
  *   eight levels, while a 10 kB body of brackets would otherwise cost the validator seconds or its
  *   stack (a denial of service, found by tests/fuzz.test.ts).
  * - Keys that name Object.prototype members (`__proto__`, `constructor`, `toString`, …) are dropped
- *   at any depth, as every unknown field is ignored (CONTRACT §3): they can neither pollute a
+ *   at any depth, as every unknown field is ignored (docs/API.md §Errors): they can neither pollute a
  *   prototype downstream nor break code that formats values (an own `toString` that is not a
  *   function made the framework's error messages throw). JSON.parse makes such a key an own data
  *   property (never the prototype), so dropping it after parsing is safe.

@@ -1,6 +1,6 @@
 /**
  * Lists: one query shape (page, limit, keyword, sort_by, sort_order) and one meta shape for every
- * paginated endpoint. `limit` above a list's maximum is clamped (CONTRACT §3); `page`/`limit` below 1
+ * paginated endpoint. `limit` above a list's maximum is clamped (docs/API.md §Errors); `page`/`limit` below 1
  * or non-numeric are 400; `sort_by` outside the list's columns is 400.
  */
 import type { TProperties } from '@sinclair/typebox'
@@ -31,7 +31,7 @@ export interface ListLimits {
   maxLimit: number
 }
 
-/** SPEC: 10 generally, 50 for master data and audit logs; max 100 unless stated. */
+/** docs/API.md §Lists: 10 generally, 50 for master data and audit logs; max 100 unless stated. */
 export const DEFAULT_LIST: ListLimits = { defaultLimit: 10, maxLimit: 100 }
 export const MASTER_DATA_LIST: ListLimits = { defaultLimit: 50, maxLimit: 100 }
 

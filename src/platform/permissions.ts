@@ -4,7 +4,7 @@
  *
  * A route needs `(key, platform, access)`. `/office/v1/*` routes need platform `web`, `/app/v1/*`
  * need `mobile`. A grant with access `full` includes `view`, and a `<entity>.manage` grant also
- * satisfies `<entity>.view` on the same platform (CONTRACT §4).
+ * satisfies `<entity>.view` on the same platform (docs/API.md §Roles and permissions).
  */
 export type Platform = 'web' | 'mobile'
 export type Access = 'full' | 'view'

@@ -1,5 +1,5 @@
 /**
- * Success envelopes (CONTRACT §2): `{success, message, code, data}` and, for lists, `meta`.
+ * Success envelopes (docs/API.md §Envelopes): `{success, message, code, data}` and, for lists, `meta`.
  * Create answers 201; everything else 200.
  */
 import { status } from 'elysia'

@@ -3,7 +3,7 @@
  *   1. records the request's idempotency key (if any), after checking it again under the write lock;
  *   2. runs `fn` with the transaction and an `audit` function bound to it;
  *   3. refuses to commit a request's mutation that wrote no audit entry (unless the caller says the
- *      mutation is one CONTRACT §6 leaves unaudited, e.g. location batches).
+ *      mutation is one docs/API.md §Audit log leaves unaudited, e.g. location batches).
  * So the mutation, its audit entry and its idempotency record commit or roll back together.
  *
  * Keep slow non-database work (password hashing, HTTP calls) outside `fn`: writers are serialised, so
@@ -24,7 +24,7 @@ export interface TxScope {
 }
 
 export interface TransactionOptions {
-  /** `required` (default for requests) or `none` for mutations CONTRACT §6 leaves unaudited. */
+  /** `required` (default for requests) or `none` for mutations docs/API.md §Audit log leaves unaudited. */
   audit?: 'required' | 'none'
   /**
    * The idempotency record this transaction writes, instead of the request's own (`ctx.idempotency`):

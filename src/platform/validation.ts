@@ -1,5 +1,5 @@
 /**
- * Turns Elysia/TypeBox validation failures into CONTRACT §2's per-field map: dot paths
+ * Turns Elysia/TypeBox validation failures into docs/API.md §Envelopes's per-field map: dot paths
  * (`pings.3.lat`, `name`) to arrays of short, human messages. One message per field: the first
  * problem found is the one worth fixing first.
  */
@@ -186,7 +186,7 @@ const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1
  * A body checker compiled once, for hot routes: the same TypeBox check and the same per-field errors
  * as Elysia's, without its normalisation pass (`Value.Clean` walks every value of every item, ~70 µs
  * on a 50-ping batch). Only for services that read declared fields one by one, so that an unknown
- * field is never copied anywhere: they ignore it, as CONTRACT §3 asks.
+ * field is never copied anywhere: they ignore it, as docs/API.md §Errors asks.
  */
 export function compiledBody<T extends TSchema>(schema: T): (value: unknown) => Static<T> {
   const compiled = TypeCompiler.Compile(schema)

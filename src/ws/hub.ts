@@ -1,5 +1,5 @@
 /**
- * The per-workspace hub: how the service pushes events to connected clients (CONTRACT §10) over
+ * The per-workspace hub: how the service pushes events to connected clients (docs/API.md §Real-time socket) over
  * Bun's native WebSocket pub/sub. Every topic carries the workspace id, so nothing crosses workspaces.
  *
  *   w:<wid>:livemap        location.created         sockets of livemap:view holders (web)

@@ -1,5 +1,5 @@
 /**
- * GET /ws?token=ACCESS_TOKEN (CONTRACT §10, §14): the token is checked at the upgrade (bad or missing →
+ * GET /ws?token=ACCESS_TOKEN (docs/API.md §Real-time socket): the token is checked at the upgrade (bad or missing →
  * 401, no socket), then the socket joins the topics its permissions allow and lives as long as that
  * access does (./hub.ts). Messages are JSON `{type, data}`:
  *   {type:"ping"}                → {type:"pong"}

@@ -1,5 +1,5 @@
 /**
- * Indonesian administrative areas (CONTRACT §9), loaded from the idn-area-data package. `id` is the
+ * Indonesian administrative areas (docs/API.md §Regional lookup), loaded from the idn-area-data package. `id` is the
  * code without dots as an integer (`11`, `1101`, `110101`, `1101012001`); `code` the dotted code;
  * `name_key` the folded name for keyword search. Not workspace data: the same for every tenant.
  */

@@ -134,7 +134,7 @@ export const submissions = sqliteTable(
   ],
 )
 
-/** Append-only history of a visit: `{action, timestamp, user}` in answers (SPEC Visit.logs). */
+/** Append-only history of a visit: `{action, timestamp, user}` in answers (docs/API.md §Visits). */
 export const visitLogs = sqliteTable(
   'visit_logs',
   {

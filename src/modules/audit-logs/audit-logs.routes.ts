@@ -56,7 +56,7 @@ export const auditLogRoutes = (platform: PlatformPlugin) =>
       auth: 'audit_log.view',
       query: AuditLogQuery,
       response: responses({ 200: Envelope(Type.Object({ data: Type.Array(AuditLogSchema), meta: PageMeta })) }),
-      detail: { summary: 'List audit log entries (nested envelope, SPEC)' },
+      detail: { summary: 'List audit log entries (nested envelope, see docs/API.md §Envelopes)' },
     })
     .get('/:id', async ({ ctx, params }) => ok(await getAuditLog(ctx, params.id), 'AUDIT_LOG_FOUND', 'Success'), {
       auth: 'audit_log.view',

@@ -1,5 +1,5 @@
 /**
- * Reading the audit log (SPEC "Audit logs", CONTRACT §4, §6). There are no write routes: entries are
+ * Reading the audit log (docs/API.md §Audit log, §Roles and permissions). There are no write routes: entries are
  * written only by withTransaction, and the table refuses UPDATE and DELETE.
  *
  * Who sees what:

@@ -1,5 +1,5 @@
 /**
- * Authentication (CONTRACT §4): registration, login with a failed-login limit, refresh-token rotation
+ * Authentication (docs/API.md §Authentication): registration, login with a failed-login limit, refresh-token rotation
  * with reuse detection, logout, password reset by mail, and switching workspace.
  *
  * Refresh tokens are opaque random strings stored as SHA-256 hashes. Each login starts a family;

@@ -1,5 +1,5 @@
 /**
- * Submission exports as background jobs (CONTRACT §11). A request records a `queued` job and answers
+ * Submission exports as background jobs (docs/API.md §Other areas). A request records a `queued` job and answers
  * 202 at once; the in-process runner takes jobs one at a time (`running` → `done` or `failed`) and
  * writes the file under EXPORT_DIR:
  *   - CSV: streamed in pages of 500 rows, so 100k rows never sit in memory;
@@ -247,7 +247,7 @@ export function requestExport(ctx: AuthedContext, format: 'csv' | 'pdf', filters
       afterCommit(() => ctx.deps.exports.enqueue(job.id))
       return { id: job.id, status: job.status }
     },
-    // Exports read data; they change nothing a business entity is made of (CONTRACT §6).
+    // Exports read data; they change nothing a business entity is made of (docs/API.md §Audit log).
     { audit: 'none' },
   )
 }

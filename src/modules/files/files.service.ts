@@ -1,5 +1,5 @@
 /**
- * Photos (CONTRACT §7): check-in/out photos and photo/signature answers arrive as a data URI or bare
+ * Photos (docs/API.md §Visits): check-in/out photos and photo/signature answers arrive as a data URI or bare
  * base64 of a JPEG, PNG or WebP image (≤ 5 MiB decoded, the type decided by its magic bytes, never
  * by what the client claims), or as an https:// URL that is kept as given. Accepted images are
  * written under UPLOAD_DIR and replaced by `/api/files/:id`, served only to the same workspace.

@@ -3,7 +3,7 @@
  * keys, types, options and bounds, drops keys the form does not have, and returns the cleaned answers
  * with per-field errors (`{ "price": ["must be at least 0"] }`).
  *
- * Answer shapes (SPEC: a string, an array of strings or a number per key):
+ * Answer shapes (docs/API.md §Forms and submissions: a string, an array of strings or a number per key):
  *   text, textarea, select, date (YYYY-MM-DD), time (HH:MM[:SS]) → string
  *   number, integer, rating → number
  *   multiselect → array of strings

@@ -1,5 +1,5 @@
 /**
- * Location pings (SPEC "Location batch", CONTRACT §8): the hot write path of the service.
+ * Location pings (docs/API.md §Location tracking): the hot write path of the service.
  *
  * A batch of 1–50 pings is all or nothing and is written as ONE multi-row prepared INSERT in one
  * transaction. Phones resend their backlog (at-least-once): a ping whose device time the user already
@@ -313,7 +313,7 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
       }
       return inserted
     },
-    // Pings are themselves an immutable record; CONTRACT §6 leaves batches unaudited.
+    // Pings are themselves an immutable record; docs/API.md §Audit log leaves batches unaudited.
     { audit: 'none' },
   )
 

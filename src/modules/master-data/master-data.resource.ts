@@ -1,5 +1,5 @@
 /**
- * The four master-data entities (ChannelGroup, Channel, Account, SubArea) share every rule of SPEC
+ * The four master-data entities (ChannelGroup, Channel, Account, SubArea) share every rule of docs/API.md §Master data
  * "Master data" and differ only in their parent, their children and whether names are unique. Each
  * is declared once in ./master-data.entities.ts; this file turns a declaration into its service
  * (rules) and its routes (office CRUD + mobile read-only).

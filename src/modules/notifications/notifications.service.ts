@@ -92,7 +92,7 @@ export async function unreadCount(ctx: AuthedContext) {
   return { count: total }
 }
 
-/** Read marks are not audited (CONTRACT §6). */
+/** Read marks are not audited (docs/API.md §Audit log). */
 export function markRead(ctx: AuthedContext, id: number) {
   return withTransaction(
     ctx,

@@ -123,7 +123,7 @@ interface RegionCheck {
 }
 
 /**
- * Province → city → district → village must be one chain (CONTRACT §9): each id given exists, and a
+ * Province → city → district → village must be one chain (docs/API.md §Regional lookup): each id given exists, and a
  * child's id starts with its parent's (1101012001 lies in 110101, in 1101, in 11).
  * In upstream mode `regional.exists` is an HTTP call, so this runs before the write transaction,
  * never inside it (every other workspace's write would wait for the upstream).

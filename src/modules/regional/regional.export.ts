@@ -1,5 +1,5 @@
 /**
- * The embedded regional data as the static JSON layout the upstream mode reads (CONTRACT §9 in
+ * The embedded regional data as the static JSON layout the upstream mode reads (docs/API.md §Regional lookup in
  * README.md), so any static file server can act as the regional service:
  *   DIR/provinces.json, DIR/regencies/{province_id}.json, DIR/districts/{city_id}.json,
  *   DIR/villages/{district_id}.json   — each a JSON array of {id, code, name[, type]}.

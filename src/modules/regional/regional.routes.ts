@@ -6,7 +6,7 @@ import { listed } from '../../platform/reply'
 import { ListEnvelope, MAX_ID, responses } from '../../platform/schema'
 import type { Level } from './regional.source'
 
-/** Lists: default limit 50, max 1000 (CONTRACT §9). */
+/** Lists: default limit 50, max 1000 (docs/API.md §Regional lookup). */
 export const REGIONAL_LIST: ListLimits = { defaultLimit: 50, maxLimit: 1000 }
 
 const AreaSchema = Type.Object({
@@ -29,7 +29,7 @@ const LEVELS: { level: Level; path: string; parent: string | null; code: string;
   { level: 'village', path: 'villages', parent: 'district_id', code: 'VILLAGE_LIST', plural: 'villages' },
 ]
 
-/** Regional lookup on both platforms; authentication only, no permission (SPEC Authentication 6). */
+/** Regional lookup on both platforms; authentication only, no permission (docs/API.md §Regional lookup). */
 export function regionalRoutes(platform: PlatformPlugin) {
   const routes = new Elysia({ tags: ['Regional'] }).use(platform)
   for (const prefix of ['/office/v1/regional', '/app/v1/regional']) {

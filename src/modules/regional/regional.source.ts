@@ -1,5 +1,5 @@
 /**
- * Where regional lists come from (CONTRACT §9): the embedded tables (default) or an upstream regional
+ * Where regional lists come from (docs/API.md §Regional lookup): the embedded tables (default) or an upstream regional
  * service (REGIONAL_SERVICE_URL) with the static JSON layout
  *   /provinces.json, /regencies/{province_id}.json, /districts/{city_id}.json, /villages/{district_id}.json
  * that `bun run regional:export DIR` writes. Upstream answers are cached in memory for an hour; a

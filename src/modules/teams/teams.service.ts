@@ -1,7 +1,7 @@
 /**
  * Teams: a named group of field users with an optional leader. Names are unique per workspace
  * (case-insensitive, live rows). Members and the leader must be users of the workspace. Teams also
- * decide what a manager sees of the audit log (CONTRACT §4): see `teamScopeOf`.
+ * decide what a manager sees of the audit log (docs/API.md §Roles and permissions): see `teamScopeOf`.
  */
 import { and, asc, count, desc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'

@@ -1,5 +1,5 @@
 /**
- * Submissions: the forms filled on a visit (CONTRACT §7).
+ * Submissions: the forms filled on a visit (docs/API.md §Visits).
  *
  * - The office attaches or removes them while the visit is open; a completed one cannot be removed.
  * - The field saves them with submit-form-v2 (items that update by id, or without an id fill the

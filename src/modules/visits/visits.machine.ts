@@ -1,5 +1,5 @@
 /**
- * The visit state machine (SPEC "States and transitions", CONTRACT §7) as one pure table:
+ * The visit state machine (docs/API.md §Visits) as one pure table:
  *
  *   scheduled ──check_in──▶ in_progress ──check_out──▶ completed
  *       │                      │  └──────force_close──▶ force_closed
@@ -42,7 +42,7 @@ export type SubmitDecision = 'allowed' | 'INVALID_VISIT_STATUS' | 'SUBMISSION_AL
 
 /**
  * May a form be saved on this visit? New or unsent submissions only while the visit is in progress;
- * a rejected submission may be sent again while the visit is in progress or completed (CONTRACT §7).
+ * a rejected submission may be sent again while the visit is in progress or completed (docs/API.md §Visits).
  */
 export function canSubmit(
   visit: VisitStatus,

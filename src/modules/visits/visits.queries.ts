@@ -1,5 +1,5 @@
 /**
- * Reading visits and submissions, and the shapes they are answered in (SPEC "Visit", "Submission").
+ * Reading visits and submissions, and the shapes they are answered in (docs/API.md §Visits).
  *
  * Who sees which visit: office readers (visit:view on web) see every visit of the workspace; on the
  * phone a user sees only the visits they are assigned to (`VisitAccess.mine`). Any other id is a

@@ -1,5 +1,5 @@
 /**
- * Visit routes. SPEC states two path listings; both are served by the same handlers (CONTRACT §7):
+ * Visit routes. Two path families (`visits` and the alias `outlet-visits`); both are served by the same handlers (docs/API.md §Visits):
  * listing B (`/office/v1/visits`, `/app/v1/visits`) is canonical, listing A (`…/outlet-visits`) its
  * alias. Each route below is declared once with every path it answers on.
  *

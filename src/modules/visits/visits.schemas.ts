@@ -1,5 +1,5 @@
 /**
- * Request and response shapes of the visit routes (SPEC "Visits", CONTRACT §7, §11).
+ * Request and response shapes of the visit routes (docs/API.md §Visits, §Other areas).
  */
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'

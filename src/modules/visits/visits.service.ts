@@ -227,7 +227,7 @@ async function planVisits(db: Db, workspaceId: number, items: CreateVisitInput[]
     db.select({ id: outlets.id, name: outlets.name }).from(outlets).where(inArray(outlets.id, outletIds)),
     userNames(db, [...new Set(items.flatMap((item) => item.user_ids ?? []))]),
   ])
-  // Without an explicit list a visit gets its project's forms (CONTRACT §7); one list per project, shared.
+  // Without an explicit list a visit gets its project's forms (docs/API.md §Visits); one list per project, shared.
   const formsOfProject = new Map<number, VisitPlan['forms'][number]>(projectIds.map((id) => [id, []]))
   for (const { project_id, form_id, is_required, order, title } of projectForms) formsOfProject.get(project_id)!.push({ form_id, is_required, order, title })
   const forms = items.map((item) =>
@@ -422,7 +422,7 @@ export function assignVisit(ctx: AuthedContext, visitId: number, userIds: number
       await scope.tx.update(visits).set({ updated_at: ctx.deps.clock.now().toISOString() }).where(eq(visits.id, visitId))
       await appendLog(scope.tx, ctx, visitId, 'assigned')
     } else {
-      // Nothing changed: still one audit entry for the request (SPEC audit rule 1).
+      // Nothing changed: still one audit entry for the request (docs/API.md §Audit log).
       await scope.audit({ entityType: 'visit', entityId: visitId, entityName, action: 'updated', before: visit, after: visit })
     }
     return visitDetail(scope.tx, ctx, visitId, { mine: false })

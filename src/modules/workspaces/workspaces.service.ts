@@ -1,6 +1,6 @@
 /**
  * Workspaces: the tenant boundary. A workspace is born with its four built-in roles; a super_admin
- * may create more workspaces and reach them with /auth/switch-workspace (CONTRACT §4).
+ * may create more workspaces and reach them with /auth/switch-workspace (docs/API.md §Roles and permissions).
  */
 import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
