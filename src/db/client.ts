@@ -53,10 +53,18 @@ export interface Database {
 const BUSY_TIMEOUT_MS = 5_000
 export const MIGRATIONS_FOLDER = new URL('../../drizzle', import.meta.url).pathname
 
+/**
+ * DURABILITY (README.md, Configuration) as SQLite's `synchronous`. In WAL mode FULL syncs the WAL at
+ * every COMMIT, before the commit becomes visible and before the writer returns; group commit makes
+ * that one sync per group, and nothing is answered before its group's COMMIT returned. NORMAL syncs
+ * only at checkpoints: a commit survives a crash of the process but not always one of the machine.
+ */
+const SYNCHRONOUS = { full: 'FULL', normal: 'NORMAL' } as const
+
 /** Applied to every connection. journal_mode is persistent in the file; the others are per connection. */
-const CONNECTION_PRAGMAS = [
+const connectionPragmas = (durability: Config['DURABILITY']) => [
   'PRAGMA journal_mode = WAL',
-  'PRAGMA synchronous = NORMAL',
+  `PRAGMA synchronous = ${SYNCHRONOUS[durability]}`,
   'PRAGMA foreign_keys = ON',
   `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
   // 64 MiB of page cache per connection (SQLite's default is 2 MiB): the indexes lists and counts
@@ -78,12 +86,12 @@ export class SerialQueue {
 export async function openDatabase(config: Config): Promise<Database> {
   const { driver, path } = config.database
   if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  return driver === 'bun-sqlite' ? openBunSqlite(path!) : openLibsql(config)
+  return driver === 'bun-sqlite' ? openBunSqlite(path!, connectionPragmas(config.DURABILITY)) : openLibsql(config)
 }
 
-function openBunSqlite(path: string): Database {
+function openBunSqlite(path: string, pragmas: string[]): Database {
   const writerConnection = new SqliteDatabase(path, { create: true, readwrite: true, strict: true })
-  for (const statement of CONNECTION_PRAGMAS) writerConnection.run(statement)
+  for (const statement of pragmas) writerConnection.run(statement)
   // Checkpoints run on a timer in a worker (./checkpoint.ts), never inside a request's COMMIT.
   writerConnection.run('PRAGMA wal_autocheckpoint = 0')
   // Group commit makes every transaction a SAVEPOINT, whose statement journal SQLite spills past
@@ -93,7 +101,7 @@ function openBunSqlite(path: string): Database {
   writerConnection.run(`PRAGMA journal_size_limit = ${64 * 1024 * 1024}`)
 
   const readerConnection = new SqliteDatabase(path, { readonly: true, strict: true })
-  for (const statement of CONNECTION_PRAGMAS.slice(1)) readerConnection.run(statement)
+  for (const statement of pragmas.slice(1)) readerConnection.run(statement)
 
   const writer = drizzleBun({ client: writerConnection, schema }) as unknown as Db
   const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
@@ -150,9 +158,11 @@ async function openLibsql(config: Config): Promise<Database> {
   const db = drizzleLibsql({ client, schema }) as unknown as Db & {
     transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>
   }
-  // A remote server (sqld, Turso) owns its journal and connection settings; a local file is ours.
+  // A remote server (sqld, Turso) owns its journal, connection settings and durability; a local file
+  // is ours, DURABILITY included.
+  const pragmas = isLocal ? connectionPragmas(config.DURABILITY) : []
   const applyPragmas = async () => {
-    if (isLocal) for (const statement of CONNECTION_PRAGMAS) await client.execute(statement)
+    for (const statement of pragmas) await client.execute(statement)
   }
   await applyPragmas()
   const queue = new SerialQueue()
