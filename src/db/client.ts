@@ -24,7 +24,7 @@ import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql'
 import { migrate as migrateLibsql } from 'drizzle-orm/libsql/migrator'
 import type { Config } from '../config/env'
 import { startCheckpointer, type Checkpointer } from './checkpoint'
-import { GroupCommit } from './group-commit'
+import { GroupCommit, WalSync } from './group-commit'
 import * as schema from './schema'
 
 export type Schema = typeof schema
@@ -41,6 +41,8 @@ export interface Database {
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>
   /** The WAL checkpoint worker of an embedded bun:sqlite database; null otherwise. */
   readonly checkpointer: Checkpointer | null
+  /** The per-group WAL sync of DURABILITY=full on bun:sqlite; null otherwise. */
+  readonly walSync: WalSync | null
   /** Applies the pending migrations of drizzle/ (idempotent). */
   migrate(): Promise<void>
   /** One statement, for PRAGMAs and maintenance; returns the rows. */
@@ -54,17 +56,20 @@ const BUSY_TIMEOUT_MS = 5_000
 export const MIGRATIONS_FOLDER = new URL('../../drizzle', import.meta.url).pathname
 
 /**
- * DURABILITY (README.md, Configuration) as SQLite's `synchronous`. In WAL mode FULL syncs the WAL at
- * every COMMIT, before the commit becomes visible and before the writer returns; group commit makes
- * that one sync per group, and nothing is answered before its group's COMMIT returned. NORMAL syncs
- * only at checkpoints: a commit survives a crash of the process but not always one of the machine.
+ * DURABILITY (README.md, Configuration). In WAL mode `synchronous = NORMAL` syncs only at checkpoints:
+ * a commit survives a crash of the process, not always one of the machine. DURABILITY=full adds a sync
+ * of the WAL between every COMMIT and its answer:
+ * - bun:sqlite: NORMAL plus one fdatasync of the WAL per commit group, off the event loop
+ *   (WalSync in ./group-commit.ts). Not `synchronous = FULL`: that syncs inside COMMIT, on the one
+ *   thread that serves every request, which then waits out each sync; measured in docs/PERFORMANCE.md.
+ * - libSQL on a file: `synchronous = FULL` (each transaction commits alone there).
  */
-const SYNCHRONOUS = { full: 'FULL', normal: 'NORMAL' } as const
+type Synchronous = 'FULL' | 'NORMAL'
 
 /** Applied to every connection. journal_mode is persistent in the file; the others are per connection. */
-const connectionPragmas = (durability: Config['DURABILITY']) => [
+const connectionPragmas = (synchronous: Synchronous) => [
   'PRAGMA journal_mode = WAL',
-  `PRAGMA synchronous = ${SYNCHRONOUS[durability]}`,
+  `PRAGMA synchronous = ${synchronous}`,
   'PRAGMA foreign_keys = ON',
   `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
   // 64 MiB of page cache per connection (SQLite's default is 2 MiB): the indexes lists and counts
@@ -86,10 +91,11 @@ export class SerialQueue {
 export async function openDatabase(config: Config): Promise<Database> {
   const { driver, path } = config.database
   if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  return driver === 'bun-sqlite' ? openBunSqlite(path!, connectionPragmas(config.DURABILITY)) : openLibsql(config)
+  return driver === 'bun-sqlite' ? openBunSqlite(path!, config.DURABILITY) : openLibsql(config)
 }
 
-function openBunSqlite(path: string, pragmas: string[]): Database {
+function openBunSqlite(path: string, durability: Config['DURABILITY']): Database {
+  const pragmas = connectionPragmas('NORMAL')
   const writerConnection = new SqliteDatabase(path, { create: true, readwrite: true, strict: true })
   for (const statement of pragmas) writerConnection.run(statement)
   // Checkpoints run on a timer in a worker (./checkpoint.ts), never inside a request's COMMIT.
@@ -105,7 +111,8 @@ function openBunSqlite(path: string, pragmas: string[]): Database {
 
   const writer = drizzleBun({ client: writerConnection, schema }) as unknown as Db
   const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
-  const groups = new GroupCommit(writerConnection, new SerialQueue())
+  const walSync = durability === 'full' && path !== ':memory:' ? new WalSync(path) : null
+  const groups = new GroupCommit(writerConnection, new SerialQueue(), walSync ? () => walSync.sync() : undefined)
   // See ./checkpoint.ts: under a steady writer the WAL never starts over by itself; once it holds
   // CATCH_UP_AT_FRAMES frames the writer connection copies what the worker has not yet, between two transactions.
   let catchingUp = false
@@ -131,6 +138,7 @@ function openBunSqlite(path: string, pragmas: string[]): Database {
     driver: 'bun-sqlite',
     read: reader,
     checkpointer,
+    walSync,
     transaction: (fn) => groups.transaction(() => fn(writer)),
     migrate: () => groups.outside(() => migrateBun(writer as never, { migrationsFolder: MIGRATIONS_FOLDER })),
     pragma: (statement) => groups.outside(() => all(writerConnection, statement)),
@@ -138,6 +146,7 @@ function openBunSqlite(path: string, pragmas: string[]): Database {
     close: async () => {
       await groups.outside(async () => {
         await checkpointer?.stop()
+        await walSync?.close()
         readerConnection.close()
         // A final TRUNCATE checkpoint leaves a clean single-file database behind.
         try {
@@ -160,7 +169,7 @@ async function openLibsql(config: Config): Promise<Database> {
   }
   // A remote server (sqld, Turso) owns its journal, connection settings and durability; a local file
   // is ours, DURABILITY included.
-  const pragmas = isLocal ? connectionPragmas(config.DURABILITY) : []
+  const pragmas = isLocal ? connectionPragmas(config.DURABILITY === 'full' ? 'FULL' : 'NORMAL') : []
   const applyPragmas = async () => {
     for (const statement of pragmas) await client.execute(statement)
   }
@@ -172,6 +181,7 @@ async function openLibsql(config: Config): Promise<Database> {
     driver: 'libsql',
     read: db,
     checkpointer: null,
+    walSync: null,
     transaction: (fn) =>
       queue.run(async () => {
         try {
