@@ -7,16 +7,18 @@ import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { count, eq, inArray, sql } from 'drizzle-orm'
-import { loadConfig } from '../src/config/env'
-import { NestedTransaction, openDatabase, type Database } from '../src/db/client'
+import { Database as SqliteDatabase } from 'bun:sqlite'
+import { ConfigError, loadConfig } from '../src/config/env'
+import { NestedTransaction, openDatabase, SerialQueue, type Database } from '../src/db/client'
+import { GroupCommit, WalSync } from '../src/db/group-commit'
 import { HashInsideTransaction, hashPassword, verifyPassword } from '../src/modules/auth/passwords'
 import { removeInBatches } from '../src/db/batches'
 import { preparedShapes, preparedVariants } from '../src/db/prepared'
 import { auditLogs, workspaces } from '../src/db/schema'
 
-async function withDatabase(driver: 'bun-sqlite' | 'libsql', fn: (db: Database, dir: string) => Promise<void>) {
+async function withDatabase(driver: 'bun-sqlite' | 'libsql', fn: (db: Database, dir: string) => Promise<void>, env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ffos-db-'))
-  const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${join(dir, 'app.db')}`, DATABASE_DRIVER: driver }))
+  const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${join(dir, 'app.db')}`, DATABASE_DRIVER: driver, ...env }))
   try {
     await db.migrate()
     await fn(db, dir)
@@ -81,7 +83,8 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
         const check = async () => {
           for (const rows of await db.pragmaEverywhere('PRAGMA journal_mode')) expect(rows[0].journal_mode).toBe('wal')
           for (const rows of await db.pragmaEverywhere('PRAGMA foreign_keys')) expect(rows[0].foreign_keys).toBe(1)
-          for (const rows of await db.pragmaEverywhere('PRAGMA synchronous')) expect(rows[0].synchronous).toBe(1) // NORMAL
+          // DURABILITY=full (the default): FULL on libSQL; NORMAL plus a WAL sync per group on bun:sqlite.
+          for (const rows of await db.pragmaEverywhere('PRAGMA synchronous')) expect(rows[0].synchronous).toBe(driver === 'libsql' ? 2 : 1)
           for (const rows of await db.pragmaEverywhere('PRAGMA busy_timeout')) expect(Number(rows[0].timeout)).toBeGreaterThan(0)
         }
         await check()
@@ -186,6 +189,112 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
     })
   })
 }
+
+describe('DURABILITY: an acknowledged write is on stable storage (README.md, Configuration)', () => {
+  test('full by default; full or normal, anything else stops the start', () => {
+    expect(loadConfig({}).DURABILITY).toBe('full')
+    expect(loadConfig({ DURABILITY: 'normal' }).DURABILITY).toBe('normal')
+    expect(() => loadConfig({ DURABILITY: 'off' })).toThrow(ConfigError)
+  })
+
+  for (const durability of ['full', 'normal'] as const) {
+    test(`libSQL on a file: DURABILITY=${durability} is synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}, also after a transaction`, async () => {
+      await withDatabase(
+        'libsql',
+        async (db) => {
+          await db.transaction(async (tx) => void (await tx.insert(workspaces).values({ name: 'a', created_at: now(), updated_at: now() })))
+          for (const rows of await db.pragmaEverywhere('PRAGMA synchronous')) expect(rows[0].synchronous).toBe(durability === 'full' ? 2 : 1)
+          expect(db.walSync).toBeNull()
+        },
+        { DURABILITY: durability },
+      )
+    })
+  }
+
+  test('bun:sqlite, DURABILITY=full: 30 writes at once are each answered after a WAL sync that ended after they began, fewer syncs than writes', async () => {
+    await withDatabase(
+      'bun-sqlite',
+      async (db) => {
+        expect((await db.pragma('PRAGMA synchronous'))[0].synchronous).toBe(1)
+        const walSync = db.walSync!
+        expect(walSync).toBeInstanceOf(WalSync)
+        const before = walSync.syncs
+        const syncsSeenAtAnswer = await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            db.transaction(async (tx) => void (await tx.insert(workspaces).values({ name: `w${i}`, created_at: now(), updated_at: now() }))).then(() => walSync.syncs),
+          ),
+        )
+        for (const seen of syncsSeenAtAnswer) expect(seen).toBeGreaterThan(before)
+        expect(walSync.syncs - before).toBeLessThan(30)
+      },
+      { DURABILITY: 'full' },
+    )
+  })
+
+  test('bun:sqlite, DURABILITY=normal: no sync of the WAL on commit', async () => {
+    await withDatabase(
+      'bun-sqlite',
+      async (db) => {
+        for (const rows of await db.pragmaEverywhere('PRAGMA synchronous')) expect(rows[0].synchronous).toBe(1)
+        expect(db.walSync).toBeNull()
+      },
+      { DURABILITY: 'normal' },
+    )
+  })
+
+  test('WalSync: syncs asked for while one runs share the next one', async () => {
+    await withDatabase(
+      'bun-sqlite',
+      async (db) => {
+        await db.transaction(async (tx) => void (await tx.insert(workspaces).values({ name: 'a', created_at: now(), updated_at: now() })))
+        const walSync = db.walSync!
+        const before = walSync.syncs
+        await Promise.all(Array.from({ length: 20 }, () => walSync.sync()))
+        expect(walSync.syncs - before).toBeLessThanOrEqual(2)
+        expect(walSync.syncs - before).toBeGreaterThanOrEqual(1)
+      },
+      { DURABILITY: 'full' },
+    )
+  })
+
+  describe('group commit with a sync (src/db/group-commit.ts)', () => {
+    const setUp = (sync: () => Promise<void>) => {
+      const connection = new SqliteDatabase(':memory:')
+      connection.run('create table t (name text)')
+      return { connection, groups: new GroupCommit(connection, new SerialQueue(), sync) }
+    }
+    const deferred = () => {
+      let resolve!: () => void
+      let reject!: (error: Error) => void
+      const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)))
+      return { promise, resolve, reject }
+    }
+
+    test('a group is answered only when its sync has finished, one sync for the whole group', async () => {
+      const pending = deferred()
+      let calls = 0
+      const { connection, groups } = setUp(() => (calls++, pending.promise))
+      const answered: number[] = []
+      const all = Promise.all(Array.from({ length: 30 }, (_, i) => groups.transaction(async () => void connection.run('insert into t values (?)', [`r${i}`])).then(() => answered.push(i))))
+      await Bun.sleep(5)
+      expect(calls).toBe(1)
+      expect(answered).toEqual([])
+      pending.resolve()
+      await all
+      expect(answered).toHaveLength(30)
+      connection.close()
+    })
+
+    test('a failed sync fails its group, and every later write fails before it runs', async () => {
+      const { connection, groups } = setUp(() => Promise.reject(new Error('EIO')))
+      await expect(groups.transaction(async () => void connection.run("insert into t values ('a')"))).rejects.toThrow(/sync .* failed/)
+      let ran = false
+      await expect(groups.transaction(async () => void (ran = true))).rejects.toThrow(/sync .* failed/)
+      expect(ran).toBe(false)
+      connection.close()
+    })
+  })
+})
 
 describe('group commit on bun:sqlite (src/db/group-commit.ts)', () => {
   const names = async (db: Database) => (await db.read.select({ name: workspaces.name }).from(workspaces)).map((row) => row.name).sort()

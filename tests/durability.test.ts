@@ -1,7 +1,8 @@
 /**
  * Durability in CI: short runs of `bun run test:crash` (kill -9 of the real server under write load,
- * restart, check the file) and `bun run test:concurrency` (16 writers at once), through the same
- * code the scripts run. The servers skip loading the embedded regional data (REGIONAL_SERVICE_URL
+ * restart, check the file), `bun run test:concurrency` (16 writers at once) and `bun run
+ * test:durability` (the server under strace: a WAL sync between every commit and its answer),
+ * through the same code the scripts run. The servers skip loading the embedded regional data (REGIONAL_SERVICE_URL
  * points nowhere): that first-start step takes seconds and touches none of the rules checked here.
  */
 import { Database } from 'bun:sqlite'
@@ -9,6 +10,7 @@ import { rmSync } from 'node:fs'
 import { describe, expect, test } from 'bun:test'
 import { checkDatabase, PINGS_PER_BATCH, runCrashTest, summarizeCrash } from '../scripts/crash'
 import { judgeAnswer, runConcurrencyTest, summarizeConcurrency } from '../scripts/concurrency'
+import { checkTrace, parseTrace, runDurabilityTrace, straceMissing, summarizeTrace } from '../scripts/durability-trace'
 
 const FAST_START = { REGIONAL_SERVICE_URL: 'http://127.0.0.1:9/' }
 const quiet = () => undefined
@@ -62,5 +64,62 @@ describe('concurrency: 16 writers at once', () => {
     expect(judgeAnswer('outlet_create', 503, '{"code":"SQLITE_BUSY"}').problems).toEqual(['5xx', 'LOCK ERROR in answer'])
     expect(judgeAnswer('check_in', 409, '{"message":"database is locked"}').problems).toEqual(['LOCK ERROR in answer', 'unexpected status'])
     expect(judgeAnswer('check_out', 409, '{"code":"VISIT_NOT_STARTED"}').problems).toEqual(['unexpected status'])
+  })
+})
+
+describe('acknowledged means durable: a WAL sync between every commit and its answer (scripts/durability-trace.ts)', () => {
+  const missing = straceMissing()
+  if (missing) console.log(`skipping the strace runs: ${missing}`)
+
+  test.skipIf(missing !== null)('DURABILITY=full: every acknowledged write was synced before its answer, one sync per group', async () => {
+    const run = await runDurabilityTrace({ durability: 'full', users: 8, waves: 2, env: FAST_START, log: quiet })
+    if (run.violations.length) console.log(summarizeTrace(run))
+    const acknowledged = run.requests.filter((r) => r.status !== null && r.status < 300)
+    expect(acknowledged.length).toBe(run.sent)
+    expect(run.violations).toEqual([])
+    // 16 requests fired at once share their syncs.
+    expect(run.servingSyncs.length).toBeLessThan(acknowledged.length / 2)
+  }, 60_000)
+
+  test.skipIf(missing !== null)('DURABILITY=normal: answers leave without that sync, and the check sees it', async () => {
+    const run = await runDurabilityTrace({ durability: 'normal', users: 8, waves: 2, env: FAST_START, log: quiet })
+    expect(run.requests.length).toBe(run.sent)
+    expect(run.violations.length).toBeGreaterThan(run.sent / 2)
+  }, 60_000)
+
+  // The checker on hand-made traces (no strace needed): the line order decides.
+  const key = /trace-\d+/
+  const commit = (frame: string) => [
+    `100 1.000100 pwrite64(7</d/app.db-wal>, "\\x0d\\x00row of ${frame}\\x00abc", 4096, 32) = 4096 <0.000010>`,
+    `100 1.000200 pwrite64(7</d/app.db-wal>, "\\x00\\x00\\x00\\x05\\x00\\x00\\x00\\x88\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\x09\\x0a\\x0b\\x0c\\x0d\\x0e\\x0f\\x10", 24, 4128) = 24 <0.000010>`,
+    `100 1.000300 pwrite64(7</d/app.db-wal>, "\\x0d\\x00\\x00", 4096, 4152) = 4096 <0.000010>`,
+  ]
+  const request = (socket: number, k: string) =>
+    `100 1.000000 recvfrom(${socket}<socket:[${socket}]>, "POST /api/app/v1/locations/batch HTTP/1.1\\r\\nx-idempotency-key: ${k}\\r\\n\\r\\n{", 524288, MSG_DONTWAIT, NULL, NULL) = 80 <0.000010>`
+  const answer = (socket: number) => `100 1.010000 sendto(${socket}<socket:[${socket}]>, "HTTP/1.1 201 Created\\r\\n", 100, MSG_NOSIGNAL, NULL, 0) = 100 <0.000010>`
+  const sync = (pid = 100) => `${pid} 1.000400 fsync(7</d/app.db-wal>) = 0 <0.005000>`
+  const check = (lines: string[]) => checkTrace(parseTrace(lines.join('\n')), key)
+
+  test('commit, WAL sync, answer: passes; one sync serving two requests counts once', () => {
+    // The key is followed by hex digits in the row, as a fingerprint follows it in the idempotency table.
+    const report = check([request(16, 'trace-1'), request(17, 'trace-2'), ...commit('trace-1 trace-20f3'), sync(), answer(16), answer(17)])
+    expect(report.violations).toEqual([])
+    expect(report.servingSyncs).toEqual([2])
+  })
+
+  test('an answer before the sync, or a sync only before the commit, is a violation', () => {
+    expect(check([request(16, 'trace-1'), ...commit('trace-1'), answer(16), sync()]).violations).toHaveLength(1)
+    expect(check([request(16, 'trace-1'), sync(), ...commit('trace-1'), answer(16)]).violations).toHaveLength(1)
+    expect(check([request(16, 'trace-1'), sync(), answer(16)]).violations[0]).toContain('no commit')
+  })
+
+  test('a sync on another thread counts from its entry to its return, also when interrupted', () => {
+    const entered = '200 1.000400 fdatasync(9</d/app.db-wal> <unfinished ...>'
+    const returned = '200 1.006000 <... fdatasync resumed>) = 0 <0.005600>'
+    expect(check([request(16, 'trace-1'), ...commit('trace-1'), entered, returned, answer(16)]).violations).toEqual([])
+    // Returned only after the answer was sent: not durable when answered.
+    expect(check([request(16, 'trace-1'), ...commit('trace-1'), entered, answer(16), returned]).violations).toHaveLength(1)
+    // Entered before the commit frame was written: it need not cover it.
+    expect(check([request(16, 'trace-1'), entered, ...commit('trace-1'), returned, answer(16)]).violations).toHaveLength(1)
   })
 })

@@ -37,10 +37,10 @@ export function startProcess(command: string[], env: Record<string, string>, cor
 
 /**
  * The real server (`src/server.ts` of `root`, this checkout by default) on core 0 with production
- * settings and quiet logs, on `dbPath` (uploads and exports next to it). Not yet ready: wait for
- * `/api/health`.
+ * settings and quiet logs, on `dbPath` (uploads and exports next to it), plus `env`. Not yet ready:
+ * wait for `/api/health`.
  */
-export function startService(dbPath: string, port: number, root = ROOT): Subprocess {
+export function startService(dbPath: string, port: number, root = ROOT, env: Record<string, string> = {}): Subprocess {
   return startProcess([process.execPath, join(root, 'src/server.ts')], {
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -50,12 +50,13 @@ export function startService(dbPath: string, port: number, root = ROOT): Subproc
     ACCESS_TOKEN_TTL: '2h',
     UPLOAD_DIR: join(dbPath, '..', 'uploads'),
     EXPORT_DIR: join(dbPath, '..', 'exports'),
+    ...env,
   })
 }
 
 /** `startService`, and answers once the server serves `/api/health`. */
-export async function startReadyService(dbPath: string, port: number, root = ROOT): Promise<Subprocess> {
-  const server = startService(dbPath, port, root)
+export async function startReadyService(dbPath: string, port: number, root = ROOT, env: Record<string, string> = {}): Promise<Subprocess> {
+  const server = startService(dbPath, port, root, env)
   try {
     await waitFor(`http://127.0.0.1:${port}/api/health`)
   } catch (error) {

@@ -1,18 +1,17 @@
 /**
  * The location-ingest scenario's parts, shared by `bench:locations` (service against its ceiling)
  * and `bench:compare` (one build of the service against another): the workspace it runs in, the
- * live-map listener, and the load of 50-ping batches with unique idempotency keys.
+ * live-map listener, and the load of 50-ping batches with unique idempotency keys and, like real
+ * phones send, device times (`recorded_at`) unique per user, so the index that de-duplicates them is
+ * on the measured path.
  */
 import { join } from 'node:path'
 import { load, pin, ROOT } from './common'
 import type { LoadResult } from './load'
-import { pingBodies } from '../lib/pings'
 
 export const PINGS = 50
 /** Each round starts a fresh process: its first requests run before the JIT has warmed up. */
 export const WARMUP_SECONDS = 2
-
-const bodies = pingBodies(500, PINGS)
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
@@ -61,13 +60,16 @@ export async function startListener(port: number, token: string) {
   }
 }
 
-/** `concurrency` clients posting 50-ping batches with a fresh idempotency key each to `url`. */
+/**
+ * `concurrency` clients posting 50-ping batches with a fresh idempotency key each to `url`. Device
+ * times start a day back (the service refuses them more than 5 minutes ahead) and advance 1 ms per ping.
+ */
 export function ingestLoad(url: string, token: string | null, concurrency: number, seconds: number): Promise<LoadResult> {
   return load({
     url,
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    bodies,
+    pingBatches: { count: PINGS, recordedFromMs: Date.now() - 86_400_000 },
     uniqueIdempotencyKey: token !== null,
     concurrency,
     seconds,

@@ -5,13 +5,21 @@
  *
  *   echo '{"url":"http://127.0.0.1:3000/api/health","concurrency":32,"seconds":10}' | bun scripts/bench/load.ts
  */
+import { pingBatch } from '../lib/pings'
+
 export interface LoadSpec {
   url: string
   method?: string
   headers?: Record<string, string>
-  /** A fixed body, or `bodies` to rotate through. */
+  /** A fixed body, or `bodies` to rotate through, or `pingBatches`. */
   body?: string
   bodies?: string[]
+  /**
+   * Each request a fresh batch of `count` pings with device times (`recorded_at`) no other request of
+   * the run repeats, starting at `recordedFromMs`: what phones send, so the service's de-duplicating
+   * index on device time is on the measured path and no ping is skipped as a duplicate.
+   */
+  pingBatches?: { count: number; recordedFromMs: number }
   /** Adds a fresh `x-idempotency-key` to every request. */
   uniqueIdempotencyKey?: boolean
   concurrency: number
@@ -42,7 +50,11 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
       const n = sequence++
       const headers: Record<string, string> = { ...spec.headers }
       if (spec.uniqueIdempotencyKey) headers['x-idempotency-key'] = `k-${process.pid}-${n}`
-      const body = spec.bodies ? spec.bodies[n % spec.bodies.length] : spec.body
+      const body = spec.pingBatches
+        ? JSON.stringify({ pings: pingBatch(n, { count: spec.pingBatches.count, recordedFromMs: spec.pingBatches.recordedFromMs + n * spec.pingBatches.count }) })
+        : spec.bodies
+          ? spec.bodies[n % spec.bodies.length]
+          : spec.body
       const started = performance.now()
       try {
         const response = await fetch(spec.url, { method: spec.method ?? 'GET', headers, body })

@@ -40,7 +40,7 @@ import { pingBodies, PINGS_PER_BATCH } from '../lib/pings'
 
 // ── The load generator (`--load`): run in its own process, pinned to core 1 ─────────────────────
 
-interface Step {
+export interface Step {
   method: 'GET' | 'POST'
   /** `{id}` is replaced by the client's current id. */
   path: string
@@ -49,7 +49,7 @@ interface Step {
   rotateBody?: boolean
 }
 
-interface ClientPlan {
+export interface ClientPlan {
   headers: Record<string, string>
   /** One cycle: these requests in order. */
   steps: Step[]
@@ -57,7 +57,7 @@ interface ClientPlan {
   ids?: number[]
 }
 
-interface LoadPlan {
+export interface LoadPlan {
   base: string
   concurrency: number
   seconds: number
@@ -70,7 +70,7 @@ interface LoadPlan {
   idempotencyKeys?: boolean
 }
 
-interface SuiteLoadResult extends LoadResult {
+export interface SuiteLoadResult extends LoadResult {
   /** Complete cycles (all steps) during the measured window. */
   cycles: number
   /** Clients that ran out of ids before the end (the cycle fixture was too small). */
@@ -487,7 +487,7 @@ function scenarios(fixture: Fixture, owner: Caller, field: Caller, bench: Caller
 
 // ── Running ─────────────────────────────────────────────────────────────────────────────────────
 
-async function runLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
+export async function runLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
   const child = Bun.spawn([...pinTo(1), process.execPath, join(ROOT, 'scripts/bench/suite.ts'), '--load'], {
     stdin: new Blob([JSON.stringify(plan)]),
     stdout: 'pipe',

@@ -66,6 +66,8 @@ export interface StartOptions {
   env?: Record<string, string>
   startTimeoutMs?: number
   log?: ServerLog
+  /** Runs the server under this command (e.g. `strace … --`). */
+  prefix?: string[]
 }
 
 async function drain(stream: ReadableStream<Uint8Array>, log: ServerLog) {
@@ -101,7 +103,7 @@ export async function startServer(options: StartOptions): Promise<ServerHandle> 
 async function startServerOnce(options: StartOptions): Promise<ServerHandle> {
   const port = await freePort()
   const log = options.log ?? new ServerLog()
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'src/server.ts')], {
+  const proc = Bun.spawn([...(options.prefix ?? []), process.execPath, join(ROOT, 'src/server.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,

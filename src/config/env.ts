@@ -37,6 +37,12 @@ const EnvSchema = z.object({
   DATABASE_AUTH_TOKEN: z.string().min(1).optional(),
   /** Forces the libSQL client on a `file:` URL (the test suite exercises that path with it). */
   DATABASE_DRIVER: z.enum(['bun-sqlite', 'libsql']).optional(),
+  /**
+   * Of a `file:` database (either driver). `full`: no write is answered before it is on stable
+   * storage (one WAL sync per commit group); `normal`: it survives a crash of the process, but the last
+   * transactions before a power loss or host crash may be lost. A remote libSQL server keeps its own.
+   */
+  DURABILITY: z.enum(['full', 'normal']).default('full'),
   JWT_SECRET: z.string().min(32, 'at least 32 characters').optional(),
   ACCESS_TOKEN_TTL: duration.default(parseDuration('15m')),
   REFRESH_TOKEN_TTL: duration.default(parseDuration('30d')),

@@ -34,6 +34,10 @@ self.onmessage = (event: MessageEvent) => {
   if (message.type === 'start') {
     connection = new Database(message.path, { readwrite: true, create: false })
     connection.run('PRAGMA busy_timeout = 5000')
+    // `synchronous` stays at SQLite's default, FULL, whatever DURABILITY says: a checkpoint syncs the
+    // WAL before copying it and the database file after, and the writer starts the WAL over only once
+    // a checkpoint has copied all of it. So no frame is overwritten before its pages are on disk in the
+    // database file. OFF would break that; NORMAL and FULL checkpoint alike.
     timer = setInterval(() => checkpoint(), message.intervalMs)
   } else if (message.type === 'run') {
     checkpoint(message.request)

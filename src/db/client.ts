@@ -27,7 +27,7 @@ import { migrate as migrateBun } from 'drizzle-orm/bun-sqlite/migrator'
 import type { Config } from '../config/env'
 import { embeddedAsset, IS_COMPILED } from '../platform/executable'
 import { startCheckpointer, type Checkpointer } from './checkpoint'
-import { GroupCommit } from './group-commit'
+import { GroupCommit, WalSync } from './group-commit'
 import * as schema from './schema'
 
 export type Schema = typeof schema
@@ -44,6 +44,8 @@ export interface Database {
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>
   /** The WAL checkpoint worker of an embedded bun:sqlite database; null otherwise. */
   readonly checkpointer: Checkpointer | null
+  /** The per-group WAL sync of DURABILITY=full on bun:sqlite; null otherwise. */
+  readonly walSync: WalSync | null
   /** Applies the pending migrations of drizzle/ (idempotent). */
   migrate(): Promise<void>
   /** One statement, for PRAGMAs and maintenance; returns the rows. */
@@ -57,10 +59,21 @@ const BUSY_TIMEOUT_MS = 5_000
 /** drizzle/ of the repository; the compiled executable carries it as an embedded asset. */
 export const MIGRATIONS_FOLDER = IS_COMPILED ? embeddedAsset('drizzle') : fileURLToPath(new URL('../../drizzle', import.meta.url))
 
+/**
+ * DURABILITY (README.md, Configuration). In WAL mode `synchronous = NORMAL` syncs only at checkpoints:
+ * a commit survives a crash of the process, not always one of the machine. DURABILITY=full adds a sync
+ * of the WAL between every COMMIT and its answer:
+ * - bun:sqlite: NORMAL plus one fdatasync of the WAL per commit group, off the event loop
+ *   (WalSync in ./group-commit.ts). Not `synchronous = FULL`: that syncs inside COMMIT, on the one
+ *   thread that serves every request, which then waits out each sync; measured in docs/PERFORMANCE.md.
+ * - libSQL on a file: `synchronous = FULL` (each transaction commits alone there).
+ */
+type Synchronous = 'FULL' | 'NORMAL'
+
 /** Applied to every connection. journal_mode is persistent in the file; the others are per connection. */
-const connectionPragmas = (cacheMb: number) => [
+const connectionPragmas = (synchronous: Synchronous, cacheMb: number) => [
   'PRAGMA journal_mode = WAL',
-  'PRAGMA synchronous = NORMAL',
+  `PRAGMA synchronous = ${synchronous}`,
   'PRAGMA foreign_keys = ON',
   `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
   // SQLITE_CACHE_MB of page cache per connection (default 64; SQLite's own default is 2 MiB): the
@@ -112,10 +125,12 @@ export class SerialQueue {
 export async function openDatabase(config: Config): Promise<Database> {
   const { driver, path } = config.database
   if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  return driver === 'bun-sqlite' ? openBunSqlite(path!, connectionPragmas(config.SQLITE_CACHE_MB)) : openLibsql(config)
+  return driver === 'bun-sqlite' ? openBunSqlite(path!, config) : openLibsql(config)
 }
 
-function openBunSqlite(path: string, pragmas: string[]): Database {
+function openBunSqlite(path: string, config: Config): Database {
+  const durability = config.DURABILITY
+  const pragmas = connectionPragmas('NORMAL', config.SQLITE_CACHE_MB)
   const writerConnection = new SqliteDatabase(path, { create: true, readwrite: true, strict: true })
   for (const statement of pragmas) writerConnection.run(statement)
   // Checkpoints run on a timer in a worker (./checkpoint.ts), never inside a request's COMMIT.
@@ -131,7 +146,8 @@ function openBunSqlite(path: string, pragmas: string[]): Database {
 
   const writer = drizzleBun({ client: writerConnection, schema }) as unknown as Db
   const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
-  const groups = new GroupCommit(writerConnection, new SerialQueue())
+  const walSync = durability === 'full' && path !== ':memory:' ? new WalSync(path) : null
+  const groups = new GroupCommit(writerConnection, new SerialQueue(), walSync ? () => walSync.sync() : undefined)
   // See ./checkpoint.ts: under a steady writer the WAL never starts over by itself; once it holds
   // CATCH_UP_AT_FRAMES frames the writer connection copies what the worker has not yet, between two transactions.
   let catchingUp = false
@@ -157,6 +173,7 @@ function openBunSqlite(path: string, pragmas: string[]): Database {
     driver: 'bun-sqlite',
     read: reader,
     checkpointer,
+    walSync,
     transaction: (fn) => asWriteScope(() => groups.transaction(() => fn(writer))),
     migrate: () => groups.outside(() => migrateBun(writer as never, { migrationsFolder: MIGRATIONS_FOLDER })),
     pragma: (statement) => groups.outside(() => all(writerConnection, statement)),
@@ -164,6 +181,7 @@ function openBunSqlite(path: string, pragmas: string[]): Database {
     close: async () => {
       await groups.outside(async () => {
         await checkpointer?.stop()
+        await walSync?.close()
         readerConnection.close()
         // A final TRUNCATE checkpoint leaves a clean single-file database behind.
         try {
@@ -180,7 +198,6 @@ function openBunSqlite(path: string, pragmas: string[]): Database {
 async function openLibsql(config: Config): Promise<Database> {
   const { url, authToken, path } = config.database
   const isLocal = path !== null
-  const pragmas = connectionPragmas(config.SQLITE_CACHE_MB)
   // Imported here, not at the top: a local file needs the client's native addon, which the compiled
   // executable does not carry; a remote server is reached by the web client, plain JavaScript.
   const { createClient } = isLocal ? await import('@libsql/client') : await import('@libsql/client/web')
@@ -190,9 +207,11 @@ async function openLibsql(config: Config): Promise<Database> {
   const db = drizzleLibsql({ client, schema }) as unknown as Db & {
     transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>
   }
-  // A remote server (sqld, Turso) owns its journal and connection settings; a local file is ours.
+  // A remote server (sqld, Turso) owns its journal, connection settings and durability; a local file
+  // is ours, DURABILITY included.
+  const pragmas = isLocal ? connectionPragmas(config.DURABILITY === 'full' ? 'FULL' : 'NORMAL', config.SQLITE_CACHE_MB) : []
   const applyPragmas = async () => {
-    if (isLocal) for (const statement of pragmas) await client.execute(statement)
+    for (const statement of pragmas) await client.execute(statement)
   }
   await applyPragmas()
   const queue = new SerialQueue()
@@ -202,6 +221,7 @@ async function openLibsql(config: Config): Promise<Database> {
     driver: 'libsql',
     read: db,
     checkpointer: null,
+    walSync: null,
     transaction: (fn) =>
       asWriteScope(() =>
         queue.run(async () => {
