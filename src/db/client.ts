@@ -100,12 +100,23 @@ export class NestedTransaction extends Error {
 /** True while the calling code runs inside a write transaction (slow work must not: writers are serialised). */
 export const insideWriteTransaction = () => writeScope.getStore()?.open === true
 
-/** Runs `start` as a write transaction's body, refusing one started from inside another. */
-async function asWriteScope<T>(start: () => Promise<T>): Promise<T> {
+/**
+ * Runs a write transaction, refusing one started from inside another. `run` wraps the transaction's
+ * body in `body`: the flag goes down when the body settles, not when the COMMIT (and its WAL sync)
+ * does, so a timer the body set may start its own transaction while the commit is still under way.
+ */
+async function asWriteScope<T>(run: (body: <R>(fn: () => Promise<R>) => Promise<R>) => Promise<T>): Promise<T> {
   if (insideWriteTransaction()) throw new NestedTransaction()
   const scope = { open: true }
+  const body = async <R>(fn: () => Promise<R>) => {
+    try {
+      return await fn()
+    } finally {
+      scope.open = false
+    }
+  }
   try {
-    return await writeScope.run(scope, start)
+    return await writeScope.run(scope, () => run(body))
   } finally {
     scope.open = false
   }
@@ -174,7 +185,7 @@ function openBunSqlite(path: string, config: Config): Database {
     read: reader,
     checkpointer,
     walSync,
-    transaction: (fn) => asWriteScope(() => groups.transaction(() => fn(writer))),
+    transaction: (fn) => asWriteScope((body) => groups.transaction(() => body(() => fn(writer)))),
     migrate: () => groups.outside(() => migrateBun(writer as never, { migrationsFolder: MIGRATIONS_FOLDER })),
     pragma: (statement) => groups.outside(() => all(writerConnection, statement)),
     pragmaEverywhere: async (statement) => [all(writerConnection, statement), all(readerConnection, statement)],
@@ -223,11 +234,11 @@ async function openLibsql(config: Config): Promise<Database> {
     checkpointer: null,
     walSync: null,
     transaction: (fn) =>
-      asWriteScope(() =>
+      asWriteScope((body) =>
         queue.run(async () => {
           try {
             // Drizzle's libsql transaction opens the client's "write" transaction (BEGIN IMMEDIATE).
-            return await db.transaction((tx) => fn(tx as unknown as Db))
+            return await db.transaction((tx) => body(() => fn(tx as unknown as Db)))
           } finally {
             // The transaction took the client's connection; the next statement opens a fresh one.
             await applyPragmas()
