@@ -58,7 +58,7 @@ async function anyMissed(db: Db, workspaceId: number, from: string, to: string):
   return row !== undefined
 }
 
-/** Claims up to MISSED_BATCH unreported scheduled visits of [from, to] (the partial index by workspace and date). */
+/** Claims up to MISSED_BATCH unreported scheduled visits of [from, to] (the (workspace, status, visit_date) index). */
 async function claimMissed(tx: Db, workspaceId: number, from: string, to: string, now: string): Promise<ClaimedVisit[]> {
   const due = tx
     .select({ id: visits.id })

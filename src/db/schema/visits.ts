@@ -55,8 +55,6 @@ export const visits = sqliteTable(
   (t) => [
     // Covering for the dashboard's per-status and per-team counts over a date range.
     index('visits_workspace_date_live').on(t.workspace_id, t.visit_date, t.status, t.team_id, t.deleted_at).where(sql`deleted_at is null`),
-    // The missed-visit job's search: scheduled visits not reported yet, by date.
-    index('visits_workspace_missed_pending').on(t.workspace_id, t.visit_date).where(sql`status = 'scheduled' and missed_notified_at is null and deleted_at is null`),
     index('visits_workspace_flagged_date').on(t.workspace_id, t.visit_date).where(sql`flags != 0 and deleted_at is null`),
     index('visits_workspace_status_date_live').on(t.workspace_id, t.status, t.visit_date).where(sql`deleted_at is null`),
     index('visits_workspace_outlet_live').on(t.workspace_id, t.outlet_id).where(sql`deleted_at is null`),
