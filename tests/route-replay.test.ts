@@ -385,3 +385,31 @@ describe('field-day report', () => {
     expect(expectError(await report('date=2026-13-01'), 400, 'VALIDATION_ERROR')).toHaveProperty('date')
   })
 })
+
+describe('on the libSQL driver', () => {
+  test('the route and the report read the same pings (value rows through the libSQL client)', async () => {
+    const { createTestApp } = await import('./harness')
+    const app = await createTestApp({ driver: 'libsql', clock: new (await import('../src/platform/clock')).ManualClock(at(4000)) })
+    try {
+      const reply = await app.post('/auth/register', { name: 'O', email: `${unique('o')}@example.com`, password: 'password123', workspace_name: unique('L'), timezone: ZONE })
+      const owner = reply.body.data
+      const roles = (await app.get('/office/v1/roles', { token: owner.token })).body.data
+      const email = `${unique('f')}@example.com`
+      const roleId = roles.find((role: { slug: string }) => role.slug === 'user').id
+      expect((await app.post('/office/v1/users', { name: 'Field', email, password: 'password123', role_id: roleId }, { token: owner.token })).status).toBe(201)
+      const fieldUser = await app.login(email)
+      const pings = moving.slice(0, 3)
+      const batch = await app.post('/app/v1/locations/batch', body(pings), { token: fieldUser.token, idempotencyKey: crypto.randomUUID() })
+      expect(batch.status).toBe(201)
+      const routed = await app.get(`/office/v1/locations/route?user_id=${fieldUser.user.id}&date=${DAY}`, { token: owner.token })
+      const doc = JSON.parse(routed.text)
+      expect(doc.features[0].geometry.coordinates).toEqual(pings.map((p) => [p.lng, p.lat]))
+      expect(Math.abs(doc.properties.distance_m - pathLength(pings))).toBeLessThan(0.1)
+      const report = await app.get(`/office/v1/reports/field-day?date=${DAY}`, { token: owner.token })
+      expect(report.body.data).toHaveLength(1)
+      expect(report.body.data[0]).toMatchObject({ user_id: fieldUser.user.id, distance_m: doc.properties.distance_m, first_activity_at: at(0), last_activity_at: at(120) })
+    } finally {
+      await app.close()
+    }
+  })
+})

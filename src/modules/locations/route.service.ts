@@ -7,10 +7,11 @@
  * the phone was not. The route itself (segments split at gaps, stops, distance, moving and stopped
  * time) is `summarizeTrack` of ./geometry.ts; this file reads and shapes.
  */
-import { and, eq, gte, isNull, lt, sql } from 'drizzle-orm'
+import { Database as SqliteDatabase } from 'bun:sqlite'
+import { and, eq, gte, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared } from '../../db/prepared'
-import { locationPings, memberships, outlets, users, visitAssignees, visits } from '../../db/schema'
+import { memberships, outlets, users, visitAssignees, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
 import { addDays, localDayRange } from '../../platform/time-zones'
@@ -38,22 +39,21 @@ const memberOf = prepared((db) =>
     .prepare(),
 )
 
+/**
+ * Rows of a read as arrays of column values, for the reads that return thousands of rows (a day of
+ * pings): Drizzle's per-row mapping into objects costs several times SQLite's own work there. On
+ * bun:sqlite the connection's statement cache keeps the text prepared; on libSQL it runs on the client.
+ */
+export async function selectValues(db: Db, text: string, params: (string | number | null)[]): Promise<unknown[][]> {
+  const client = (db as { $client?: unknown }).$client
+  if (client instanceof SqliteDatabase) return client.query(text).values(params as never) as unknown[][]
+  const session = (db as unknown as { session: { client: { execute(statement: { sql: string; args: never[] }): Promise<{ rows: unknown[] }> } } }).session
+  return (await session.client.execute({ sql: text, args: params as never[] })).rows as unknown[][]
+}
+
 /** The user's pings of [from, until) by device time: a range of the (workspace, user, recorded_at, id) index. */
-const pingsOfDay = prepared((db) =>
-  db
-    .select({ lat: locationPings.lat, lng: locationPings.lng, recorded_at: locationPings.recorded_at, flags: locationPings.flags })
-    .from(locationPings)
-    .where(
-      and(
-        eq(locationPings.workspace_id, sql.placeholder('workspaceId')),
-        eq(locationPings.user_id, sql.placeholder('userId')),
-        gte(locationPings.recorded_at, sql.placeholder('from')),
-        lt(locationPings.recorded_at, sql.placeholder('until')),
-      ),
-    )
-    .orderBy(locationPings.recorded_at, locationPings.id)
-    .prepare(),
-)
+export const PINGS_OF_DAY = `select lat, lng, recorded_at, flags from location_pings
+  where workspace_id = ? and user_id = ? and recorded_at >= ? and recorded_at < ? order by recorded_at, id`
 
 /**
  * The user's visits dated the day before, the day or the day after (a range of the assignees'
@@ -114,11 +114,15 @@ export interface RouteOfDay {
 
 /** The stored pings of a user's local day, oldest first (device time, then id). */
 export async function readPingsOfDay(db: Db, workspaceId: number, userId: number, range: { from: string; until: string }): Promise<RoutePing[]> {
-  const rows = await pingsOfDay(db).all({ workspaceId, userId, from: range.from, until: range.until })
+  return pingsFromValues(await selectValues(db, PINGS_OF_DAY, [workspaceId, userId, range.from, range.until]))
+}
+
+/** `[lat, lng, recorded_at, flags]` rows as track points. */
+export function pingsFromValues(rows: readonly unknown[][]): RoutePing[] {
   const points: RoutePing[] = new Array(rows.length)
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!
-    points[i] = { lat: row.lat, lng: row.lng, at: Date.parse(row.recorded_at), flags: row.flags }
+    points[i] = { lat: row[0] as number, lng: row[1] as number, at: Date.parse(row[2] as string), flags: Number(row[3]) }
   }
   return points
 }

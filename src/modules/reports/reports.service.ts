@@ -8,17 +8,17 @@
  *
  * Three reads per page, whatever its size: the page of users (and its count), the visits of the day
  * aggregated per assignee in ONE grouped query, and the page's users' pings of the day in ONE query
- * ordered by user and device time, summarised here with the route's own computation
+ * ordered by user and device time (read as value arrays: see `selectValues`), summarised here with the route's own computation
  * (`summarizeTrack` of the pings that are not jumps), so `distance_m` is the route replay's.
  */
 import { eq, sql } from 'drizzle-orm'
 import { prepared } from '../../db/prepared'
-import { locationPings, memberships, roles, users, visitAssignees, visits } from '../../db/schema'
+import { memberships, roles, users, visitAssignees, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { DEFAULT_LIST, pageMeta, paging, type Page } from '../../platform/pagination'
 import { localDayRange } from '../../platform/time-zones'
 import { summarizeTrack, type TrackPoint } from '../locations/geometry'
-import { JUMP_BITS } from '../locations/route.service'
+import { JUMP_BITS, selectValues } from '../locations/route.service'
 
 export interface FieldDayQuery {
   date: string
@@ -109,18 +109,9 @@ const visitsByAssignee = prepared((db) =>
 )
 
 /** The users' pings of [from, until), by user then device time: one range of the (workspace, user, recorded_at, id) index per user. */
-const pingsOfUsers = prepared((db) =>
-  db
-    .select({ user_id: locationPings.user_id, lat: locationPings.lat, lng: locationPings.lng, recorded_at: locationPings.recorded_at, flags: locationPings.flags })
-    .from(locationPings)
-    .where(
-      sql`${locationPings.workspace_id} = ${sql.placeholder('workspaceId')}
-        and ${locationPings.user_id} in (select value from json_each(${sql.placeholder('userIds')}))
-        and ${locationPings.recorded_at} >= ${sql.placeholder('from')} and ${locationPings.recorded_at} < ${sql.placeholder('until')}`,
-    )
-    .orderBy(locationPings.user_id, locationPings.recorded_at, locationPings.id)
-    .prepare(),
-)
+export const PINGS_OF_USERS = `select user_id, lat, lng, recorded_at, flags from location_pings
+  where workspace_id = ? and user_id in (select value from json_each(?)) and recorded_at >= ? and recorded_at < ?
+  order by user_id, recorded_at, id`
 
 interface UserPings {
   /** Every ping of the day, jumps included (they are activity too). */
@@ -130,19 +121,21 @@ interface UserPings {
   kept: TrackPoint[]
 }
 
-/** The pings of many users, in user then device-time order, grouped per user. */
-export function pingsPerUser(rows: readonly { user_id: number; lat: number; lng: number; recorded_at: string; flags: number }[]): Map<number, UserPings> {
+/** `[user_id, lat, lng, recorded_at, flags]` rows of many users, in user then device-time order, grouped per user. */
+export function pingsPerUser(rows: readonly unknown[][]): Map<number, UserPings> {
   const byUser = new Map<number, UserPings>()
   let current: UserPings | undefined
   let currentUser = -1
   for (const row of rows) {
-    if (row.user_id !== currentUser) {
-      currentUser = row.user_id
-      current = { first: row.recorded_at, last: row.recorded_at, kept: [] }
+    const userId = Number(row[0])
+    const recordedAt = row[3] as string
+    if (userId !== currentUser) {
+      currentUser = userId
+      current = { first: recordedAt, last: recordedAt, kept: [] }
       byUser.set(currentUser, current)
     }
-    current!.last = row.recorded_at
-    if ((row.flags & JUMP_BITS) === 0) current!.kept.push({ lat: row.lat, lng: row.lng, at: Date.parse(row.recorded_at) })
+    current!.last = recordedAt
+    if ((Number(row[4]) & JUMP_BITS) === 0) current!.kept.push({ lat: row[1] as number, lng: row[2] as number, at: Date.parse(recordedAt) })
   }
   return byUser
 }
@@ -165,7 +158,7 @@ export async function fieldDayReport(ctx: AuthedContext, query: FieldDayQuery): 
   const userIds = JSON.stringify(people.map((person) => person.user_id))
   const [visitRows, pingRows] = await Promise.all([
     visitsByAssignee(db).all({ workspaceId, date: query.date, userIds, from: range.from, until: range.until }),
-    pingsOfUsers(db).all({ workspaceId, userIds, from: range.from, until: range.until }),
+    selectValues(db, PINGS_OF_USERS, [workspaceId, userIds, range.from, range.until]),
   ])
   const visitsOf = new Map(visitRows.map((row) => [row.user_id, row]))
   const pingsOf = pingsPerUser(pingRows)
