@@ -1,7 +1,9 @@
 /**
  * `bun run seed:demo [FILE]` — fills a database with a realistic workspace: 50 field users in 5 teams
  * (plus an owner and 2 managers), master data, 10,000 outlets, 3 forms and projects, 100,000 visits
- * over 90 days with their submissions, assignees and logs, and 1,000,000 location pings.
+ * over 90 days with their submissions, assignees and logs, and 1,000,000 location pings (every 5 minutes
+ * per field user, except field user 1's previous local day: a dense track of 2,000 pings with drives,
+ * stops, a lunch gap and a few jumps flagged as the server would, for the route replay).
  *
  * The schema comes from the migrations and the workspace, roles and users from the service's own
  * functions; the bulk rows are written with prepared bun:sqlite statements in large transactions.
@@ -17,8 +19,43 @@ import { memberships, users } from '../src/db/schema'
 import { hashPassword } from '../src/modules/auth/passwords'
 import { insertWorkspace } from '../src/modules/workspaces/workspaces.service'
 import { foldText } from '../src/platform/pagination'
+import { addDays, localDate, localDayRange } from '../src/platform/time-zones'
+import { PING_FLAG_BITS } from '../src/modules/locations/geometry'
 
-export const DEMO = { fieldUsers: 50, teams: 5, outlets: 10_000, visits: 100_000, pings: 1_000_000, days: 90 }
+export const DEMO = { fieldUsers: 50, teams: 5, outlets: 10_000, visits: 100_000, pings: 1_000_000, days: 90, routePings: 2_000 }
+const DEMO_TIME_ZONE = 'Asia/Jakarta'
+
+/**
+ * A field day of `count` pings every 20 s from 06:00 local: 15-minute drives at about 8 m/s on a
+ * random heading, 12-minute stops jittering within 15 m, a 20-minute lunch without pings, and three
+ * pings 30 km off, flagged impossible_speed + teleport as the server flags them on upload.
+ */
+export function denseTrack(dayStart: number, count: number, rand: () => number) {
+  const rows: { lat: number; lng: number; at: number; flags: number }[] = []
+  let lat = -6.2
+  let lng = 106.8
+  let at = dayStart + 6 * 3_600_000
+  let heading = rand() * 2 * Math.PI
+  const jumpAt = new Set([Math.floor(count * 0.2), Math.floor(count * 0.55), Math.floor(count * 0.8)])
+  const metresPerDegree = 111_195
+  for (let i = 0; i < count; i++) {
+    const phase = i % 81 // 45 pings driving, then 36 stopped
+    if (i === Math.floor(count / 2)) at += 20 * 60_000 // lunch: a gap
+    if (phase < 45) {
+      if (phase === 0) heading = rand() * 2 * Math.PI
+      const step = 8 * 20 * (0.8 + rand() * 0.4)
+      lat += (Math.cos(heading) * step) / metresPerDegree
+      lng += (Math.sin(heading) * step) / metresPerDegree
+      rows.push({ lat, lng, at, flags: 0 })
+    } else if (jumpAt.has(i)) {
+      rows.push({ lat: lat + 0.27, lng, at, flags: PING_FLAG_BITS.impossible_speed | PING_FLAG_BITS.teleport })
+    } else {
+      rows.push({ lat: lat + ((rand() - 0.5) * 15) / metresPerDegree, lng: lng + ((rand() - 0.5) * 15) / metresPerDegree, at, flags: 0 })
+    }
+    at += 20_000
+  }
+  return rows
+}
 
 /** A small deterministic generator, so every seeded database is the same. */
 function random(seed: number) {
@@ -175,6 +212,10 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
   })()
   step(`${size.visits} visits with assignees, submissions and logs`)
 
+  // Field user 1's previous local day is the dense route-replay track instead of a ping every 5 minutes.
+  const routeDay = addDays(localDate(now, DEMO_TIME_ZONE), -1)
+  const routeRange = localDayRange(routeDay, DEMO_TIME_ZONE)
+  const routeTrack = denseTrack(Date.parse(routeRange.from), Math.round(DEMO.routePings * Math.min(1, scale * 10)), random(16))
   const perUser = Math.ceil(size.pings / userIds.length)
   const COLUMNS = 'workspace_id, user_id, lat, lng, accuracy_m, speed_mps, source, battery_level, is_mock, signal_quality, recorded_at, device_time, created_at, updated_at'
   const ROWS = 100
@@ -187,6 +228,7 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
       let batch: unknown[] = []
       for (let n = 0; n < perUser && written < size.pings; n++, written++) {
         const at = new Date(now.getTime() - n * 300_000).toISOString()
+        if (userId === userIds[0] && at >= routeRange.from && at < routeRange.until) continue
         const row = [workspaceId, userId, -6.2 + rand() / 10, 106.8 + rand() / 10, 5 + rand() * 20, rand() * 10, 'gps', 0.2 + rand() * 0.8, 0, 'good', at, 1, at, at]
         if (n === 0) latest[userId] = row
         batch.push(...row)
@@ -200,6 +242,11 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
         raw.query(`insert into location_pings (${COLUMNS}) values ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`).run(...(batch as never[]))
       }
     }
+    const dense = raw.query(`insert into location_pings (${COLUMNS}, flags) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    for (const point of routeTrack) {
+      const at = new Date(point.at).toISOString()
+      dense.run(workspaceId, userIds[0]!, point.lat, point.lng, 8, 0, 'gps', 0.7, 0, 'good', at, 1, at, at, point.flags)
+    }
     const upsert = raw.query(
       `insert into latest_locations (ping_id, workspace_id, user_id, lat, lng, accuracy_m, speed_mps, source, battery_level, is_mock, signal_quality, recorded_at, created_at, updated_at)
        select id, workspace_id, user_id, lat, lng, accuracy_m, speed_mps, source, battery_level, is_mock, signal_quality, recorded_at, created_at, updated_at
@@ -212,7 +259,14 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
   raw.run('ANALYZE')
   raw.close()
   step('done')
-  return { workspaceId, ownerEmail: 'owner@demo.example', password: 'password123', fieldUserEmails: userIds.map((_, i) => `field${i + 1}@demo.example`) }
+  return {
+    workspaceId,
+    ownerEmail: 'owner@demo.example',
+    password: 'password123',
+    fieldUserEmails: userIds.map((_, i) => `field${i + 1}@demo.example`),
+    /** field1's local day with the dense track (route replay). */
+    routeDay,
+  }
 }
 
 if (import.meta.main) {

@@ -40,6 +40,7 @@ import { ExportRunner } from './modules/exports/exports.service'
 import { exportRoutes } from './modules/exports/exports.routes'
 import { profileRoutes } from './modules/profile/profile.routes'
 import { regionalRoutes } from './modules/regional/regional.routes'
+import { reportRoutes } from './modules/reports/reports.routes'
 import { embeddedSource, upstreamSource } from './modules/regional/regional.source'
 import { wsRoutes } from './ws/ws.routes'
 
@@ -111,6 +112,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     .use(attendanceRoutes(platform))
     .use(notificationRoutes(platform))
     .use(dashboardRoutes(platform))
+    .use(reportRoutes(platform))
     .use(exportRoutes(platform))
     .use(profileRoutes(platform))
     .use(auditLogRoutes(platform))

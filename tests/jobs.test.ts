@@ -1,10 +1,12 @@
 /**
  * Scheduled jobs: started by the server on croner, stoppable, and each callable directly.
  */
-import { describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { JOBS, startJobs, type JobDefinition } from '../src/jobs'
+import { notifyMissedVisits } from '../src/jobs/missed-visits.job'
+import type { ManualClock } from '../src/platform/clock'
 import type { Logger } from '../src/platform/logger'
-import { useTestApp } from './harness'
+import { unique, useTestApp, type Workspace } from './harness'
 
 const t = useTestApp()
 
@@ -79,5 +81,115 @@ describe('job scheduling', () => {
       expect(cron.nextRun()).toBeNull()
       expect(cron.msToNext()).toBeNull()
     }
+  })
+})
+
+/**
+ * Missed visits (src/jobs/missed-visits.job.ts, docs/API.md §Missed visits): after a workspace's local
+ * midnight, each visit of the day just ended that is still scheduled is reported once to its team's
+ * leader, the leaders of its assignees' teams and the workspace's admins. Zones at both ends of the
+ * clock (UTC+14, UTC−11) under a controlled clock; the job is called directly, as its schedule would.
+ */
+describe('missed visits', () => {
+  const DAY = '2026-11-23'
+  const clock = () => t.app.clock as ManualClock
+
+  const ok = (reply: { status: number; text: string; body: any }, status = 200) => {
+    if (reply.status !== status) throw new Error(`expected ${status}, got ${reply.status} ${reply.text.slice(0, 300)}`)
+    return reply.body.data
+  }
+
+  /** A workspace in `timezone` with an admin, two team leaders, a field user and four visits of DAY. */
+  async function fieldWorkspace(timezone: string) {
+    const owner = ok(
+      await t.app.post('/auth/register', { name: 'Owner', email: `${unique('owner')}@example.com`, password: 'password123', workspace_name: unique('W'), timezone }),
+      201,
+    )
+    const roles = ok(await t.app.get('/office/v1/roles', { token: owner.token }))
+    const ws: Workspace = { id: owner.user.workspace_id, owner, roles: Object.fromEntries(roles.map((r: { slug: string; id: number }) => [r.slug, r.id])) }
+    const token = owner.token
+    const admin = await t.app.member(ws, 'admin')
+    const visitLeader = await t.app.member(ws, 'manager')
+    const userLeader = await t.app.member(ws, 'manager')
+    const bystander = await t.app.member(ws, 'manager')
+    const field = await t.app.member(ws, 'user')
+    const visitTeam = ok(await t.app.post('/office/v1/teams', { name: unique('Visit team'), leader_id: visitLeader.user.id }, { token }), 201)
+    ok(await t.app.post('/office/v1/teams', { name: unique('Field team'), leader_id: userLeader.user.id, user_ids: [field.user.id] }, { token }), 201)
+    const project = ok(await t.app.post('/office/v1/projects', { name: unique('P') }, { token }), 201)
+    const outlet = ok(await t.app.post('/office/v1/outlets', { name: unique('Toko'), latitude: -6.2, longitude: 106.8 }, { token }), 201)
+    const plan = async (date = DAY) =>
+      ok(await t.app.post('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, team_id: visitTeam.id, visit_date: date, user_ids: [field.user.id], submissions: [] }, { token }), 201)
+    const missed = await plan()
+    const started = await plan()
+    ok(await t.app.post(`/app/v1/visits/${started.id}/check-in`, { latitude: -6.2, longitude: 106.8 }, { token: field.token }))
+    const cancelled = await plan()
+    ok(await t.app.put(`/office/v1/visits/${cancelled.id}/cancel`, { reason: 'shop closed' }, { token }))
+    const tomorrow = await plan('2026-11-24')
+    return {
+      ws,
+      missed,
+      others: [started.id, cancelled.id, tomorrow.id],
+      recipients: [owner.user.id, admin.user.id, visitLeader.user.id, userLeader.user.id].sort((a, b) => a - b),
+      notRecipients: [bystander.user.id, field.user.id],
+    }
+  }
+
+  const reported = async (visitId: number) =>
+    (
+      await t.app.db.pragma(
+        `SELECT user_id, title, body FROM notifications WHERE type = 'visit.missed' AND json_extract(data, '$.visit_id') = ${visitId} ORDER BY user_id`,
+      )
+    ).map((row) => Number(row.user_id))
+
+  let east: Awaited<ReturnType<typeof fieldWorkspace>>
+  let west: Awaited<ReturnType<typeof fieldWorkspace>>
+
+  beforeAll(async () => {
+    clock().set('2026-11-23T00:00:00.000Z')
+    east = await fieldWorkspace('Pacific/Kiritimati') // UTC+14: DAY ends at 2026-11-23T10:00Z
+    west = await fieldWorkspace('Pacific/Pago_Pago') // UTC−11: DAY ends at 2026-11-24T11:00Z
+  })
+
+  test('before a workspace’s local midnight nothing is reported', async () => {
+    clock().set('2026-11-23T09:59:59.000Z')
+    await notifyMissedVisits(t.app.deps)
+    expect(await reported(east.missed.id)).toEqual([])
+    expect(await reported(west.missed.id)).toEqual([])
+  })
+
+  test('after it: exactly one visit.missed per recipient (visit team leader, assignee’s team leader, admins) for each still-scheduled visit; a rerun reports nothing', async () => {
+    clock().set('2026-11-23T10:01:00.000Z')
+    await notifyMissedVisits(t.app.deps)
+    expect(await reported(east.missed.id)).toEqual(east.recipients)
+    for (const id of east.others) expect(await reported(id)).toEqual([])
+    // The other end of the world is still in its day.
+    expect(await reported(west.missed.id)).toEqual([])
+    const [row] = await t.app.db.pragma(`SELECT missed_notified_at, status, updated_at FROM visits WHERE id = ${east.missed.id}`)
+    expect(row).toMatchObject({ missed_notified_at: '2026-11-23T10:01:00.000Z', status: 'scheduled' })
+
+    const again = await notifyMissedVisits(t.app.deps)
+    expect(again.visits).toBe(0)
+    expect(await reported(east.missed.id)).toEqual(east.recipients)
+  })
+
+  test('UTC−11: reported after its own midnight, once, with 30 runs at the same time', async () => {
+    clock().set('2026-11-24T10:59:00.000Z')
+    await notifyMissedVisits(t.app.deps)
+    expect(await reported(west.missed.id)).toEqual([])
+    clock().set('2026-11-24T11:00:30.000Z')
+    const runs = await Promise.all(Array.from({ length: 30 }, () => notifyMissedVisits(t.app.deps)))
+    expect(runs.reduce((sum, run) => sum + run.visits, 0)).toBe(1)
+    expect(await reported(west.missed.id)).toEqual(west.recipients)
+    for (const id of west.notRecipients) expect(await reported(west.missed.id)).not.toContain(id)
+    for (const id of west.others.slice(0, 2)) expect(await reported(id)).toEqual([])
+    // East's visit of the 24th is now past too (scheduled, never started): reported once as well.
+    expect(await reported(east.others[2]!)).toEqual(east.recipients)
+    expect(await reported(east.missed.id)).toEqual(east.recipients)
+  })
+
+  test('the job is scheduled every 15 minutes', () => {
+    const job = JOBS.find((candidate) => candidate.name === 'missed-visits')!
+    expect(job.schedule).toBe('*/15 * * * *')
+    expect(job.run).toBe(notifyMissedVisits)
   })
 })

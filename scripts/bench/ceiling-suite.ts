@@ -10,12 +10,20 @@
  * figures is the service's own work, not SQLite tuning.
  *
  * The SQL texts are copies of what the service runs (visits.queries.ts, visits.service.ts,
- * outlets.service.ts, audit-logs.service.ts, locations.service.ts, platform/idempotency.ts): when a
+ * outlets.service.ts, audit-logs.service.ts, locations.service.ts, route.service.ts, reports.service.ts,
+ * platform/idempotency.ts): when a
  * query changes there, change it here too, or the ratio compares two different queries.
  *
  * Env: PORT, DB_PATH, WORKSPACE_ID.
  */
 import { Database, type Statement } from 'bun:sqlite'
+// The route's and the report's JavaScript summaries are pure functions of the rows read: the ceiling
+// runs the very same ones, so the ratio measures everything around them.
+import { summarizeTrack } from '../../src/modules/locations/geometry'
+import { PINGS_OF_DAY, pingsFromValues, routeGeoJson, type RouteOfDay } from '../../src/modules/locations/route.service'
+import { PINGS_OF_USERS, pingsPerUser } from '../../src/modules/reports/reports.service'
+import { visitFlagNames } from '../../src/modules/visits/visits.integrity'
+import { addDays, localDayRange } from '../../src/platform/time-zones'
 
 const db = new Database(process.env.DB_PATH!, { strict: true })
 for (const pragma of ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA foreign_keys = ON', 'PRAGMA busy_timeout = 5000', 'PRAGMA cache_size = -65536'])
@@ -27,6 +35,8 @@ type Params = (string | number | null)[]
 /** Statements are prepared once per SQL text (bun:sqlite's `query` cache) and bound positionally (one array argument). */
 const all = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).all(params as never)
 const get = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).get(params as never)
+/** Rows as arrays of values (the service reads its large ping results this way too). */
+const values = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).values(params as never) as unknown[][]
 const run = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).run(params as never)
 const placeholders = (n: number) => Array(n).fill('?').join(', ')
 
@@ -303,6 +313,87 @@ const transition = db.transaction((userId: number, visitId: number, action: 'che
   return visitDetail(visitId, userId)
 })
 
+// ── Route replay and field day ──────────────────────────────────────────────────────────────────
+const timeZone = (get('select timezone from workspaces where id = ?', [workspaceId])?.timezone as string) ?? 'UTC'
+const MEMBER = `select u.id, u.name from memberships m join users u on u.id = m.user_id where m.workspace_id = ? and m.user_id = ? and m.deleted_at is null and u.deleted_at is null limit 1`
+const VISITS_AROUND = `select v.id, v.visit_date, v.status, v.flags, v.outlet_id, o.name as outlet_name, v.checked_in_at, v.checked_out_at, v.check_in_latitude, v.check_in_longitude
+  from visit_assignees va join visits v on v.id = va.visit_id join outlets o on o.id = v.outlet_id
+  where va.workspace_id = ? and va.user_id = ? and va.visit_date >= ? and va.visit_date <= ? and v.deleted_at is null order by v.checked_in_at, v.id`
+
+/** The service's `loadRouteOfDay` + `routeGeoJson`; null for a non-member. */
+function routeReplay(query: URLSearchParams) {
+  const userId = Number(query.get('user_id'))
+  const date = query.get('date')!
+  const user = get(MEMBER, [workspaceId, userId])
+  if (!user) return null
+  const range = localDayRange(date, timeZone)
+  const pings = pingsFromValues(values(PINGS_OF_DAY, [workspaceId, userId, range.from, range.until]))
+  const visits = all(VISITS_AROUND, [workspaceId, userId, addDays(date, -1), addDays(date, 1)])
+    .filter((v) => v.visit_date === date || (v.checked_in_at !== null && v.checked_in_at >= range.from && v.checked_in_at < range.until))
+    .map((v) => ({
+      id: v.id,
+      outlet_id: v.outlet_id,
+      outlet_name: v.outlet_name,
+      status: v.status,
+      flags: visitFlagNames(v.flags),
+      checked_in_at: v.checked_in_at,
+      checked_out_at: v.checked_out_at,
+      check_in: v.check_in_latitude !== null && v.check_in_longitude !== null ? { lat: v.check_in_latitude, lng: v.check_in_longitude } : null,
+    }))
+  const route: RouteOfDay = { user: { id: user.id, name: user.name }, date, timeZone, pings, visits }
+  return routeGeoJson(route)
+}
+
+const FIELD_USERS_WHERE = `m.workspace_id = ? and m.deleted_at is null and u.deleted_at is null
+  and ((r.slug = 'user' and m.is_active = 1)
+    or m.user_id in (select va.user_id from visit_assignees va join visits v on v.id = va.visit_id where va.workspace_id = ? and va.visit_date = ? and v.deleted_at is null))
+  and (? is null or m.user_id in (select tm.user_id from team_members tm where tm.workspace_id = ? and tm.team_id = ?))
+  and (? is null or m.user_id = ?)`
+const FIELD_USERS_FROM = 'from memberships m join users u on u.id = m.user_id join roles r on r.id = m.role_id'
+const VISITS_BY_ASSIGNEE = `select va.user_id, sum(v.status != 'cancelled') as planned, sum(v.status = 'completed') as completed, sum(v.status = 'scheduled') as scheduled,
+  sum(case when v.status = 'completed' and v.checked_in_at is not null and v.checked_out_at is not null then (julianday(v.checked_out_at) - julianday(v.checked_in_at)) * 86400.0 end) as on_site_s,
+  sum(v.flags != 0) as flagged,
+  min(case when v.checked_in_at >= ? and v.checked_in_at < ? then v.checked_in_at end) as first_in, max(case when v.checked_in_at >= ? and v.checked_in_at < ? then v.checked_in_at end) as last_in,
+  min(case when v.checked_out_at >= ? and v.checked_out_at < ? then v.checked_out_at end) as first_out, max(case when v.checked_out_at >= ? and v.checked_out_at < ? then v.checked_out_at end) as last_out
+  from visit_assignees va join visits v on v.id = va.visit_id
+  where va.workspace_id = ? and va.visit_date = ? and va.user_id in (select value from json_each(?)) and v.deleted_at is null group by va.user_id`
+const first = (...values: (string | null | undefined)[]) => values.reduce<string | null>((best, v) => (v && (best === null || v < best) ? v : best), null)
+const last = (...values: (string | null | undefined)[]) => values.reduce<string | null>((best, v) => (v && (best === null || v > best) ? v : best), null)
+
+/** The service's `fieldDayReport`. */
+function fieldDay(query: URLSearchParams) {
+  const { page, limit, offset } = paging(query, 10, 100)
+  const date = query.get('date')!
+  const team = query.get('team_id') ? Number(query.get('team_id')) : null
+  const only = query.get('user_id') ? Number(query.get('user_id')) : null
+  const filters: Params = [workspaceId, workspaceId, date, team, workspaceId, team, only, only]
+  const people = all(`select m.user_id, u.name ${FIELD_USERS_FROM} where ${FIELD_USERS_WHERE} order by u.name, m.user_id limit ? offset ?`, [...filters, limit, offset])
+  const total = get(`select count(*) as n ${FIELD_USERS_FROM} where ${FIELD_USERS_WHERE}`, filters)!.n as number
+  if (!people.length) return list([], page, limit, total)
+  const range = localDayRange(date, timeZone)
+  const ids = JSON.stringify(people.map((p) => p.user_id))
+  const bounds = [range.from, range.until]
+  const visitsOf = new Map(all(VISITS_BY_ASSIGNEE, [...bounds, ...bounds, ...bounds, ...bounds, workspaceId, date, ids]).map((row) => [row.user_id, row]))
+  const pingsOf = pingsPerUser(values(PINGS_OF_USERS, [workspaceId, ids, range.from, range.until]))
+  const dayOver = new Date().toISOString() >= range.until
+  const rows = people.map((person) => {
+    const v = visitsOf.get(person.user_id)
+    const p = pingsOf.get(person.user_id)
+    return {
+      user_id: person.user_id,
+      name: person.name,
+      distance_m: Math.round((p ? summarizeTrack(p.kept).distance_m : 0) * 10) / 10,
+      visits_planned: Number(v?.planned ?? 0),
+      visits_completed: Number(v?.completed ?? 0),
+      visits_missed: dayOver ? Number(v?.scheduled ?? 0) : 0,
+      time_on_site_s: Math.round(Number(v?.on_site_s ?? 0)),
+      first_activity_at: first(p?.first, v?.first_in, v?.first_out),
+      last_activity_at: last(p?.last, v?.last_in, v?.last_out),
+      flagged_visits: Number(v?.flagged ?? 0),
+    }
+  })
+  return list(rows, page, limit, total)
+}
 // ── HTTP ────────────────────────────────────────────────────────────────────────────────────────
 const VISIT_ID = /^\/api\/office\/v1\/visits\/(\d+)$/
 const TRANSITION = /^\/api\/app\/v1\/visits\/(\d+)\/check-(in|out)$/
@@ -322,6 +413,12 @@ const server = Bun.serve({
         if (path === '/api/office/v1/visits') return Response.json(listVisits(url.searchParams, null))
         if (path === '/api/app/v1/visits/me') return Response.json(listVisits(url.searchParams, userId))
         if (path === '/api/office/v1/audit-logs') return Response.json(listAuditLogs(url.searchParams))
+        if (path === '/api/office/v1/reports/field-day') return Response.json(fieldDay(url.searchParams))
+        if (path === '/api/office/v1/locations/route') {
+          const route = routeReplay(url.searchParams)
+          if (!route) return error(404, 'USER_NOT_FOUND')
+          return new Response(JSON.stringify(route), { headers: { 'content-type': 'application/geo+json; charset=utf-8' } })
+        }
         const detail = VISIT_ID.exec(path)
         if (detail) {
           const visit = visitDetail(Number(detail[1]), null)

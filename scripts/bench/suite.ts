@@ -18,7 +18,9 @@
  *    the answers compared (rows and totals), so the ceiling is known to do the same query.
  *
  * Scenarios: outlet list with keyword · office visit list (status, team, 30-day range) · visit
- * detail · my visits today (a field user) · audit-log list (entity, action, 7-day range) · location
+ * detail · my visits today (a field user) · audit-log list (entity, action, 7-day range) · route
+ * replay of field user 1's dense day (2,000 pings, GeoJSON) · field-day report of that day (every
+ * field user, limit 100; the ceiling runs the same JavaScript summary) · location
  * batch of 50 pings (unique X-Idempotency-Key) · check-in + check-out (each client its own user and
  * visits; req/s counts both requests, cycles/s is half of it).
  *
@@ -27,7 +29,7 @@
  *
  * Options (env): SCALE (demo size, default 1), SECONDS (default 8), WARMUP (default 1),
  * CONCURRENCY (default 32), ONLY (comma-separated scenario keys: outlets, visits, visit-detail,
- * my-visits, audit-logs, locations, check-in-out), BENCH_JSON (write results to a file),
+ * my-visits, audit-logs, route, field-day, locations, check-in-out), BENCH_JSON (write results to a file),
  * CYCLE_RATE_MAX (cycles/s the check-in fixture is sized for, default 4000).
  */
 import { Database } from 'bun:sqlite'
@@ -37,6 +39,7 @@ import type { Subprocess } from 'bun'
 import { freePort, peakRssMiB, ROOT, startProcess, startService, tempDir, waitFor } from './common'
 import { summarize, type LoadResult } from './load'
 import { pingBodies, PINGS_PER_BATCH } from '../lib/pings'
+import { localDate, localDayRange } from '../../src/platform/time-zones'
 
 // ── The load generator (`--load`): run in its own process, pinned to core 1 ─────────────────────
 
@@ -304,6 +307,8 @@ interface Fixture {
   cycleVisits: number[][]
   /** Live seeded visits for the detail scenario. */
   detailIds: number[]
+  /** Field user 1's dense day (scripts/seed-demo.ts), for the route replay and the field-day report. */
+  route: { userId: number; day: string; pings: number; fieldUsers: number }
   counts: { outlets: number; visits: number; pings: number; auditLogs: number }
 }
 
@@ -335,6 +340,12 @@ function addFixture(file: string, perUser: number): Fixture {
   const visitIds = many<{ id: number }>('select id from visits where workspace_id = ? and deleted_at is null order by id', workspaceId).map((row) => row.id)
   const detailIds = Array.from({ length: Math.min(1000, visitIds.length) }, (_, i) => visitIds[Math.floor((i * visitIds.length) / Math.min(1000, visitIds.length))])
   const roleId = one<{ id: number }>("select id from roles where workspace_id = ? and slug = 'user' and deleted_at is null", workspaceId).id
+  // The dense track is the only one with flagged pings: its local day is the route scenario's.
+  const routeUser = one<{ id: number }>("select id from users where email = 'field1@demo.example'").id
+  const timeZone = one<{ timezone: string }>('select timezone from workspaces where id = ?', workspaceId).timezone
+  const jump = one<{ recorded_at: string } | null>('select recorded_at from location_pings where workspace_id = ? and user_id = ? and flags != 0 order by recorded_at limit 1', workspaceId, routeUser)
+  if (!jump) throw new Error('the demo database has no dense route day (seeded before scripts/seed-demo.ts wrote one)')
+  const routeDay = localDate(Date.parse(jump.recorded_at), timeZone)
   const outlets = many<{ id: number }>('select id from outlets where workspace_id = ? and deleted_at is null order by id', workspaceId).map((row) => row.id)
   const projects = many<{ id: number }>("select id from projects where workspace_id = ? and deleted_at is null and status = 'active' order by id", workspaceId).map((row) => row.id)
   const formsOf = new Map(
@@ -396,9 +407,19 @@ function addFixture(file: string, perUser: number): Fixture {
       }
     }
   })()
+  const range = localDayRange(routeDay, timeZone)
+  const route = {
+    userId: routeUser,
+    day: routeDay,
+    pings: one<{ n: number }>('select count(*) as n from location_pings where workspace_id = ? and user_id = ? and recorded_at >= ? and recorded_at < ?', workspaceId, routeUser, range.from, range.until).n,
+    fieldUsers: one<{ n: number }>(
+      "select count(*) as n from memberships m join roles r on r.id = m.role_id where m.workspace_id = ? and m.deleted_at is null and m.is_active = 1 and r.slug = 'user'",
+      workspaceId,
+    ).n,
+  }
   raw.run('PRAGMA wal_checkpoint(TRUNCATE)')
   raw.close()
-  return { workspaceId, teamId: teams[1] ?? teams[0], fieldUser, benchUsers, cycleVisits, detailIds, counts }
+  return { workspaceId, teamId: teams[1] ?? teams[0], fieldUser, benchUsers, cycleVisits, detailIds, counts, route }
 }
 
 // ── Scenarios ───────────────────────────────────────────────────────────────────────────────────
@@ -455,6 +476,18 @@ function scenarios(fixture: Fixture, owner: Caller, field: Caller, bench: Caller
       name: 'audit logs: visit updates, 7 days, limit 50',
       read: true,
       plan: get(`/api/office/v1/audit-logs?entity_type=visit&action=updated&date_from=${dayFrom(today, -7)}&date_to=${today}&limit=50`, owner),
+    },
+    {
+      key: 'route',
+      name: `route replay: one user's day (${fixture.route.pings} pings), GeoJSON`,
+      read: true,
+      plan: get(`/api/office/v1/locations/route?user_id=${fixture.route.userId}&date=${fixture.route.day}`, owner),
+    },
+    {
+      key: 'field-day',
+      name: `field-day report: ${fixture.route.fieldUsers} field users (50 with a day of pings), limit 100`,
+      read: true,
+      plan: get(`/api/office/v1/reports/field-day?date=${fixture.route.day}&limit=100`, owner),
     },
     {
       key: 'locations',
@@ -516,8 +549,12 @@ async function login(base: string, email: string): Promise<Caller> {
 
 /** What a read answers, in short: rows on the page and the total, or the visit's id and status. */
 function summary(body: any): string {
+  if (body?.type === 'FeatureCollection') return `${body.features.length} features, ${body.properties.pings} pings, ${body.properties.distance_m} m`
   const data = body?.data?.data ?? body?.data
   const meta = body?.data?.meta ?? body?.meta
+  if (Array.isArray(data) && data.length && 'distance_m' in data[0]) {
+    return `${data.length} rows of ${meta?.total}, ${data.reduce((sum: number, row: any) => sum + row.distance_m, 0).toFixed(1)} m in all`
+  }
   if (Array.isArray(data)) return `${data.length} rows of ${meta?.total}`
   return data ? `visit ${data.id} (${data.status}, ${data.submissions?.length} submissions, ${data.logs?.length} logs)` : 'nothing'
 }
@@ -536,7 +573,7 @@ async function compareAnswers(list: Scenario[], bases: Record<Target, string>) {
     const [service, ceiling] = answers
     const same = service.status === ceiling.status && service.summary === ceiling.summary
     console.log(`${same ? 'same answer' : 'ANSWERS DIFFER'}: ${scenario.key}: service ${service.status} ${service.summary}${same ? '' : `; ceiling ${ceiling.status} ${ceiling.summary}`}`)
-    if (service.status !== 200 || /^0 rows|nothing/.test(service.summary)) throw new Error(`${scenario.key}: the service answered ${service.status} ${service.summary}; the scenario would measure nothing`)
+    if (service.status !== 200 || /^0 (rows|features)|nothing/.test(service.summary)) throw new Error(`${scenario.key}: the service answered ${service.status} ${service.summary}; the scenario would measure nothing`)
   }
 }
 

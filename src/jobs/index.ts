@@ -8,6 +8,7 @@ import type { Deps } from '../platform/context'
 import { errorFields } from '../platform/logger'
 import { cleanupIdempotencyKeys } from './idempotency-cleanup.job'
 import { purgeExpiredLocations } from './location-retention.job'
+import { notifyMissedVisits } from './missed-visits.job'
 import { purgeOldExports } from '../modules/exports/exports.service'
 
 export interface JobDefinition {
@@ -21,6 +22,7 @@ export const JOBS: JobDefinition[] = [
   { name: 'idempotency-cleanup', schedule: '7 * * * *', run: cleanupIdempotencyKeys },
   { name: 'location-retention', schedule: '17 3 * * *', run: purgeExpiredLocations },
   { name: 'export-cleanup', schedule: '37 3 * * *', run: purgeOldExports },
+  { name: 'missed-visits', schedule: '*/15 * * * *', run: notifyMissedVisits },
 ]
 
 export function startJobs(deps: Deps, jobs: JobDefinition[] = JOBS) {

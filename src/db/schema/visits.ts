@@ -45,6 +45,8 @@ export const visits = sqliteTable(
     /** Why it was cancelled or force-closed. */
     close_reason: text('close_reason'),
     sent_to_field_at: timestamp('sent_to_field_at'),
+    /** When the missed-visit job reported the visit still scheduled after its day (src/jobs/missed-visits.job.ts); null until then. */
+    missed_notified_at: timestamp('missed_notified_at'),
     created_at: createdAt(),
     updated_at: updatedAt(),
     deleted_at: deletedAt(),

@@ -9,6 +9,7 @@ import { created, listed, ok } from '../../platform/reply'
 import { Envelope, Id, ListEnvelope, MAX_ID, Nullable, OneOf, responses, Timestamp } from '../../platform/schema'
 import { PING_FLAG_BITS } from './geometry'
 import { ingestPings, latestPings, listPings, PINGS_PER_BATCH } from './locations.service'
+import { loadRouteOfDay, routeGeoJson, routeGpx } from './route.service'
 
 const Optional = <T extends import('@sinclair/typebox').TSchema>(schema: T) => Type.Optional(Nullable(schema))
 
@@ -51,6 +52,49 @@ const PingSchema = Type.Object({
   updated_at: Timestamp(),
 })
 
+const RouteQuery = t.Object({
+  user_id: t.Integer({ minimum: 1, maximum: MAX_ID, description: 'A member of your workspace' }),
+  date: t.String({ format: 'calendar-date', maxLength: 10, description: 'A local day of the workspace’s time zone (YYYY-MM-DD)' }),
+  format: t.Optional(OneOf(['geojson', 'gpx'], { description: 'geojson or gpx; default geojson' })),
+})
+
+const Instant = Type.String({ format: 'date-time' })
+const RouteFeature = Type.Object({
+  type: Type.Literal('Feature'),
+  geometry: Type.Object({
+    type: Type.String({ description: 'LineString or Point' }),
+    coordinates: Type.Array(Type.Any(), { description: '[lng, lat] (a LineString: a list of them)' }),
+  }),
+  properties: Type.Object(
+    { kind: Type.String({ description: 'segment, stop or visit' }) },
+    {
+      additionalProperties: true,
+      description:
+        'segment: started_at, ended_at, pings · stop: started_at, ended_at, duration_s, visit_id (the visit in progress, or null) · ' +
+        'visit: visit_id, outlet_id, outlet_name, status, flags, checked_in_at, checked_out_at',
+    },
+  ),
+})
+const RouteCollection = Type.Object({
+  type: Type.Literal('FeatureCollection'),
+  properties: Type.Object({
+    user_id: Type.Integer(),
+    user_name: Type.String(),
+    date: Type.String({ format: 'date' }),
+    time_zone: Type.String(),
+    distance_m: Type.Number({ description: 'Sum of the segments (jumps left out), metres' }),
+    moving_s: Type.Integer(),
+    stopped_s: Type.Integer(),
+    gaps: Type.Array(Type.Object({ from: Instant, to: Instant }), { description: 'Every interval over 15 minutes without a kept ping' }),
+    first_ping_at: Nullable(Instant),
+    last_ping_at: Nullable(Instant),
+    pings: Type.Integer({ description: 'Pings of the day' }),
+    excluded_pings: Type.Integer({ description: 'Of them, flagged impossible_speed or teleport: not on the line' }),
+  }),
+  features: Type.Array(RouteFeature),
+})
+const errorDoc = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } })
+
 const HistoryQuery = t.Object({
   page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE })),
   limit: t.Optional(t.Integer({ minimum: 1, description: 'Default 100, clamped at 1000' })),
@@ -90,3 +134,33 @@ export const locationRoutes = (platform: PlatformPlugin) =>
       response: responses({ 200: Envelope(Type.Array(Type.Object({ ...PingSchema.properties, user_name: Type.String() }))) }),
       detail: { summary: 'The newest ping of each user (a plain array, no meta)' },
     })
+    .get(
+      '/office/v1/locations/route',
+      async ({ ctx, query }) => {
+        const route = await loadRouteOfDay(ctx, query.user_id, query.date)
+        return query.format === 'gpx'
+          ? new Response(routeGpx(route), { headers: { 'content-type': 'application/gpx+xml; charset=utf-8' } })
+          : new Response(JSON.stringify(routeGeoJson(route)), { headers: { 'content-type': 'application/geo+json; charset=utf-8' } })
+      },
+      {
+        auth: 'livemap:view',
+        query: RouteQuery,
+        // GeoJSON or GPX, not the JSON envelope: documented here rather than validated as a response schema.
+        detail: {
+          summary: 'Route replay: a user’s local day as GeoJSON (segments, stops, visits) or GPX 1.1',
+          responses: {
+            200: {
+              description: 'application/geo+json: a FeatureCollection; with format=gpx, application/gpx+xml (GPX 1.1)',
+              content: {
+                'application/geo+json': { schema: RouteCollection as never },
+                'application/gpx+xml': { schema: { type: 'string' } },
+              },
+            },
+            400: errorDoc('VALIDATION_ERROR: user_id or date missing or malformed'),
+            401: errorDoc('UNAUTHORIZED or TOKEN_EXPIRED'),
+            403: errorDoc('FORBIDDEN: missing permission, platform or access level'),
+            404: errorDoc('USER_NOT_FOUND: not a member of your workspace'),
+          },
+        },
+      },
+    )

@@ -1,0 +1,16 @@
+import { Elysia } from 'elysia'
+import type { PlatformPlugin } from '../../platform/http'
+import { listed } from '../../platform/reply'
+import { ListEnvelope, responses } from '../../platform/schema'
+import { FieldDayQuery, FieldDayRow } from './reports.schemas'
+import { fieldDayReport } from './reports.service'
+
+export const reportRoutes = (platform: PlatformPlugin) =>
+  new Elysia({ prefix: '/office/v1/reports', tags: ['Reports'] })
+    .use(platform)
+    .get('/field-day', async ({ ctx, query }) => listed(await fieldDayReport(ctx, query)), {
+      auth: 'visit:view',
+      query: FieldDayQuery,
+      response: responses({ 200: ListEnvelope(FieldDayRow) }),
+      detail: { summary: 'Field day: distance, visits, time on site and activity of each field user for a local day' },
+    })

@@ -1,0 +1,186 @@
+/**
+ * The field-day report (docs/API.md §Field day report): one row per field user for a local day of the
+ * workspace's time zone.
+ *
+ * Who has a row: live members whose role is `user` (field staff) and are active, plus any member,
+ * whatever the role or active flag, assigned a visit dated that day (a manager who visits outlets
+ * himself shows up on the days he does). Ordered by name, then id; paginated like other lists.
+ *
+ * Three reads per page, whatever its size: the page of users (and its count), the visits of the day
+ * aggregated per assignee in ONE grouped query, and the page's users' pings of the day in ONE query
+ * ordered by user and device time (read as value arrays: see `selectValues`), summarised here with the route's own computation
+ * (`summarizeTrack` of the pings that are not jumps), so `distance_m` is the route replay's.
+ */
+import { eq, sql } from 'drizzle-orm'
+import { prepared } from '../../db/prepared'
+import { memberships, roles, users, visitAssignees, visits } from '../../db/schema'
+import type { AuthedContext } from '../../platform/context'
+import { DEFAULT_LIST, pageMeta, paging, type Page } from '../../platform/pagination'
+import { localDayRange } from '../../platform/time-zones'
+import { summarizeTrack, type TrackPoint } from '../locations/geometry'
+import { JUMP_BITS, selectValues } from '../locations/route.service'
+
+export interface FieldDayQuery {
+  date: string
+  team_id?: number
+  user_id?: number
+  page?: number
+  limit?: number
+}
+
+export interface FieldDayRow {
+  user_id: number
+  name: string
+  distance_m: number
+  visits_planned: number
+  visits_completed: number
+  visits_missed: number
+  time_on_site_s: number
+  first_activity_at: string | null
+  last_activity_at: string | null
+  flagged_visits: number
+}
+
+/**
+ * The field users of a day (see the top of the file). `team` and `user` are optional filters (null:
+ * any); a team or user of another workspace matches nobody, since every table is read by workspace.
+ */
+const FIELD_USERS_WHERE = sql`
+  ${memberships.workspace_id} = ${sql.placeholder('workspaceId')} and ${memberships.deleted_at} is null and ${users.deleted_at} is null
+  and ((${roles.slug} = 'user' and ${memberships.is_active} = 1)
+    or ${memberships.user_id} in (
+      select va.user_id from visit_assignees va join visits v on v.id = va.visit_id
+      where va.workspace_id = ${sql.placeholder('workspaceId')} and va.visit_date = ${sql.placeholder('date')} and v.deleted_at is null))
+  and (${sql.placeholder('teamId')} is null or ${memberships.user_id} in (
+    select tm.user_id from team_members tm where tm.workspace_id = ${sql.placeholder('workspaceId')} and tm.team_id = ${sql.placeholder('teamId')}))
+  and (${sql.placeholder('userId')} is null or ${memberships.user_id} = ${sql.placeholder('userId')})`
+
+const fieldUsersPage = prepared((db) =>
+  db
+    .select({ user_id: memberships.user_id, name: users.name })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.user_id))
+    .innerJoin(roles, eq(roles.id, memberships.role_id))
+    .where(FIELD_USERS_WHERE)
+    .orderBy(users.name, memberships.user_id)
+    .limit(sql.placeholder('limit'))
+    .offset(sql.placeholder('offset'))
+    .prepare(),
+)
+
+const fieldUsersCount = prepared((db) =>
+  db
+    .select({ total: sql<number>`count(*)` })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.user_id))
+    .innerJoin(roles, eq(roles.id, memberships.role_id))
+    .where(FIELD_USERS_WHERE)
+    .prepare(),
+)
+
+/**
+ * The day's visits of the given users, one grouped row per assignee: planned (not cancelled),
+ * completed, still scheduled, time on site of the completed ones (check-in → check-out, seconds),
+ * flagged, and the first and last check-in and check-out that fall within the local day.
+ */
+const visitsByAssignee = prepared((db) =>
+  db
+    .select({
+      user_id: visitAssignees.user_id,
+      planned: sql<number>`sum(${visits.status} != 'cancelled')`,
+      completed: sql<number>`sum(${visits.status} = 'completed')`,
+      scheduled: sql<number>`sum(${visits.status} = 'scheduled')`,
+      on_site_s: sql<number | null>`sum(case when ${visits.status} = 'completed' and ${visits.checked_in_at} is not null and ${visits.checked_out_at} is not null
+        then (julianday(${visits.checked_out_at}) - julianday(${visits.checked_in_at})) * 86400.0 end)`,
+      flagged: sql<number>`sum(${visits.flags} != 0)`,
+      first_in: sql<string | null>`min(case when ${visits.checked_in_at} >= ${sql.placeholder('from')} and ${visits.checked_in_at} < ${sql.placeholder('until')} then ${visits.checked_in_at} end)`,
+      last_in: sql<string | null>`max(case when ${visits.checked_in_at} >= ${sql.placeholder('from')} and ${visits.checked_in_at} < ${sql.placeholder('until')} then ${visits.checked_in_at} end)`,
+      first_out: sql<string | null>`min(case when ${visits.checked_out_at} >= ${sql.placeholder('from')} and ${visits.checked_out_at} < ${sql.placeholder('until')} then ${visits.checked_out_at} end)`,
+      last_out: sql<string | null>`max(case when ${visits.checked_out_at} >= ${sql.placeholder('from')} and ${visits.checked_out_at} < ${sql.placeholder('until')} then ${visits.checked_out_at} end)`,
+    })
+    .from(visitAssignees)
+    .innerJoin(visits, eq(visits.id, visitAssignees.visit_id))
+    .where(
+      sql`${visitAssignees.workspace_id} = ${sql.placeholder('workspaceId')} and ${visitAssignees.visit_date} = ${sql.placeholder('date')}
+        and ${visitAssignees.user_id} in (select value from json_each(${sql.placeholder('userIds')})) and ${visits.deleted_at} is null`,
+    )
+    .groupBy(visitAssignees.user_id)
+    .prepare(),
+)
+
+/** The users' pings of [from, until), by user then device time: one range of the (workspace, user, recorded_at, id) index per user. */
+export const PINGS_OF_USERS = `select user_id, lat, lng, recorded_at, flags from location_pings
+  where workspace_id = ? and user_id in (select value from json_each(?)) and recorded_at >= ? and recorded_at < ?
+  order by user_id, recorded_at, id`
+
+interface UserPings {
+  /** Every ping of the day, jumps included (they are activity too). */
+  first: string
+  last: string
+  /** The pings on the line: jumps left out. */
+  kept: TrackPoint[]
+}
+
+/** `[user_id, lat, lng, recorded_at, flags]` rows of many users, in user then device-time order, grouped per user. */
+export function pingsPerUser(rows: readonly unknown[][]): Map<number, UserPings> {
+  const byUser = new Map<number, UserPings>()
+  let current: UserPings | undefined
+  let currentUser = -1
+  for (const row of rows) {
+    const userId = Number(row[0])
+    const recordedAt = row[3] as string
+    if (userId !== currentUser) {
+      currentUser = userId
+      current = { first: recordedAt, last: recordedAt, kept: [] }
+      byUser.set(currentUser, current)
+    }
+    current!.last = recordedAt
+    if ((Number(row[4]) & JUMP_BITS) === 0) current!.kept.push({ lat: row[1] as number, lng: row[2] as number, at: Date.parse(recordedAt) })
+  }
+  return byUser
+}
+
+const earliest = (...values: (string | null | undefined)[]) => values.reduce<string | null>((best, v) => (v && (best === null || v < best) ? v : best), null)
+const latest = (...values: (string | null | undefined)[]) => values.reduce<string | null>((best, v) => (v && (best === null || v > best) ? v : best), null)
+
+export async function fieldDayReport(ctx: AuthedContext, query: FieldDayQuery): Promise<Page<FieldDayRow>> {
+  const page = paging(query, DEFAULT_LIST)
+  const db = ctx.deps.db.read
+  const workspaceId = ctx.actor.workspaceId
+  const range = localDayRange(query.date, ctx.actor.timeZone)
+  const filters = { workspaceId, date: query.date, teamId: query.team_id ?? null, userId: query.user_id ?? null }
+  const [people, [{ total }]] = await Promise.all([
+    fieldUsersPage(db).all({ ...filters, limit: page.limit, offset: page.offset }),
+    fieldUsersCount(db).all(filters),
+  ])
+  if (people.length === 0) return { rows: [], meta: pageMeta(page, Number(total)) }
+
+  const userIds = JSON.stringify(people.map((person) => person.user_id))
+  const [visitRows, pingRows] = await Promise.all([
+    visitsByAssignee(db).all({ workspaceId, date: query.date, userIds, from: range.from, until: range.until }),
+    selectValues(db, PINGS_OF_USERS, [workspaceId, userIds, range.from, range.until]),
+  ])
+  const visitsOf = new Map(visitRows.map((row) => [row.user_id, row]))
+  const pingsOf = pingsPerUser(pingRows)
+  // "Missed" is only known once the local day is over.
+  const dayOver = ctx.deps.clock.now().toISOString() >= range.until
+
+  const rows = people.map((person): FieldDayRow => {
+    const visits = visitsOf.get(person.user_id)
+    const pings = pingsOf.get(person.user_id)
+    const distance = pings ? summarizeTrack(pings.kept).distance_m : 0
+    return {
+      user_id: person.user_id,
+      name: person.name,
+      distance_m: Math.round(distance * 10) / 10,
+      visits_planned: Number(visits?.planned ?? 0),
+      visits_completed: Number(visits?.completed ?? 0),
+      visits_missed: dayOver ? Number(visits?.scheduled ?? 0) : 0,
+      time_on_site_s: Math.round(Number(visits?.on_site_s ?? 0)),
+      first_activity_at: earliest(pings?.first, visits?.first_in, visits?.first_out),
+      last_activity_at: latest(pings?.last, visits?.last_in, visits?.last_out),
+      flagged_visits: Number(visits?.flagged ?? 0),
+    }
+  })
+  return { rows, meta: pageMeta(page, Number(total)) }
+}
