@@ -7,8 +7,10 @@
  *   FTS5 table `<table>_search` (trigram tokenizer, drizzle/0012_keyword_search.sql) holding, under
  *   the row's id, exactly the folded text the scan compares, for live rows only; triggers keep it in
  *   step with every write. The keyword, quoted as one FTS5 string, is a phrase of its trigrams, which
- *   matches a column exactly when the column contains the keyword (the tokenizer does not fold case:
- *   the text is folded already, and folding again would find rows the scan does not).
+ *   matches a column when the column contains the keyword (the tokenizer does not fold case: the
+ *   text is folded already, and folding again would find rows the scan does not). The index only
+ *   narrows the candidates; the scan's own test still confirms each one, because the tokenizer skips
+ *   NUL characters, so a text holding one would otherwise match a keyword across it.
  * - By scan (`instr` over the folded columns), for shorter keywords, which a trigram index cannot
  *   answer, and for keywords with a NUL character, which FTS5 reads as the end of its query.
  *
@@ -22,7 +24,7 @@
  * so the page keeps the scan condition; the total still counts the index's rows, which is cheaper than
  * testing every row of the table.
  */
-import { sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
 
@@ -86,11 +88,11 @@ export async function planKeyword(db: Db, index: SearchIndex, keyword: string): 
 }
 
 /**
- * The keyword conditions of a list for its page and its total: `scan` (the same rows by `instr`) or
- * the index, as `planKeyword` chooses.
+ * The keyword conditions of a list for its page and its total: `scan` (the `instr` test) alone, or the
+ * index's candidates confirmed by `scan`, as `planKeyword` chooses.
  */
 export async function keywordFilters(db: Db, index: SearchIndex, keyword: string, scan: SQL): Promise<{ rows: SQL; total: SQL }> {
   const plan = await planKeyword(db, index, keyword)
-  const condition = (method: KeywordMethod) => (method === 'index' ? matchesIndex(index, ftsPhrase(keyword)) : scan)
+  const condition = (method: KeywordMethod) => (method === 'index' ? and(matchesIndex(index, ftsPhrase(keyword)), scan)! : scan)
   return { rows: condition(plan.rows), total: condition(plan.total) }
 }

@@ -174,12 +174,8 @@ export function masterDataService(def: MasterDataDefinition) {
    */
   const listStatements = preparedVariants((db: Db, shape: string) => {
     const [sortBy, order, rowsKeyword, totalKeyword, withParent] = shape.split(':')
-    const keyword = (method: string) =>
-      method === 'scan'
-        ? sql`instr(${table.name_key}, ${sql.placeholder('keyword')}) > 0`
-        : method === 'index'
-          ? matchesIndex(search, sql.placeholder('phrase'))
-          : undefined
+    const scan = sql`instr(${table.name_key}, ${sql.placeholder('keyword')}) > 0`
+    const keyword = (method: string) => (method === 'scan' ? scan : method === 'index' ? and(matchesIndex(search, sql.placeholder('phrase')), scan) : undefined)
     const where = (method: string) =>
       def.scope.where(sql.placeholder('workspaceId'), keyword(method), withParent === '1' ? eq(parentColumn!, sql.placeholder('parentId')) : undefined)
     const direction = order === 'asc' ? asc : desc
