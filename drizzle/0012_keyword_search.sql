@@ -1,7 +1,7 @@
 -- Keyword search by index (docs/PERFORMANCE.md, "Keyword search (FTS5 trigram)"). One contentless FTS5
 -- table per searchable list, keyed by the base table's rowid, holding exactly the folded text the
--- list's keyword scan compares (so a trigram phrase match and instr() find the same rows), for live
--- rows only. Triggers keep it in step with every insert, update, soft delete, restore and delete,
+-- list's keyword scan compares (a trigram phrase match finds the rows instr() finds; the lists still
+-- confirm each candidate with instr(), see src/platform/search.ts), for live rows only. Triggers keep it in step with every insert, update, soft delete, restore and delete,
 -- whoever writes: the service, a seed or direct SQL. The tokenizer is case-sensitive on purpose:
 -- the columns are already folded (NFKC + lower-case, or SQLite's lower() for user names), and
 -- folding again would match rows the scan does not.
