@@ -4,6 +4,8 @@
  * over 90 days with their submissions, assignees and logs, and 1,000,000 location pings (every 5 minutes
  * per field user, except field user 1's previous local day: a dense track of 2,000 pings with drives,
  * stops, a lunch gap and a few jumps flagged as the server would, for the route replay).
+ * `OUTLETS=200000 bun run seed:demo` sets the number of outlets alone (a distributor's outlet
+ * base); the rest keeps its size. One outlet in five has "Maju" in its name; codes are OUT-00001….
  *
  * The schema comes from the migrations and the workspace, roles and users from the service's own
  * functions; the bulk rows are written with prepared bun:sqlite statements in large transactions.
@@ -66,10 +68,18 @@ function random(seed: number) {
   }
 }
 
-export async function seedDemo(file: string, scale = 1, log: (line: string) => void = console.log) {
+/** `OUTLETS` of the environment, when given: a whole number of outlets, at least 1. */
+export function outletsFromEnv(value = process.env.OUTLETS): number | undefined {
+  if (value === undefined || value === '') return undefined
+  const outlets = Number(value)
+  if (!Number.isInteger(outlets) || outlets < 1) throw new Error(`OUTLETS must be a whole number of at least 1, not ${value}`)
+  return outlets
+}
+
+export async function seedDemo(file: string, scale = 1, log: (line: string) => void = console.log, outletCount?: number) {
   const started = performance.now()
   const step = (label: string) => log(`${label} (${((performance.now() - started) / 1000).toFixed(1)} s)`)
-  const size = { outlets: Math.round(DEMO.outlets * scale), visits: Math.round(DEMO.visits * scale), pings: Math.round(DEMO.pings * scale) }
+  const size = { outlets: outletCount ?? Math.round(DEMO.outlets * scale), visits: Math.round(DEMO.visits * scale), pings: Math.round(DEMO.pings * scale) }
   mkdirSync(dirname(file), { recursive: true })
 
   // 1. Schema, workspace, roles and people through the service's own code.
@@ -275,6 +285,6 @@ if (import.meta.main) {
     console.error(`${file} exists; choose another file or remove it first`)
     process.exit(1)
   }
-  await seedDemo(file)
+  await seedDemo(file, 1, console.log, outletsFromEnv())
   console.log(`seeded ${file}: log in as owner@demo.example / password123 (DATABASE_URL=file:${file} npm start)`)
 }

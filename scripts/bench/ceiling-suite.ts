@@ -10,9 +10,13 @@
  * figures is the service's own work, not SQLite tuning.
  *
  * The SQL texts are copies of what the service runs (visits.queries.ts, visits.service.ts,
- * outlets.service.ts, audit-logs.service.ts, locations.service.ts, route.service.ts, reports.service.ts,
- * platform/idempotency.ts): when a
- * query changes there, change it here too, or the ratio compares two different queries.
+ * outlets.service.ts, platform/search.ts, audit-logs.service.ts, locations.service.ts, route.service.ts,
+ * reports.service.ts, platform/idempotency.ts): when a query changes there, change it here too, or the
+ * ratio compares two different queries.
+ *
+ * The outlet keyword list has two ceilings: by default the service's keyword search by index (the
+ * FTS5 probe, then the page and the total by index or scan); with the header `x-search: scan`, the
+ * scan every keyword list ran before the index (`instr` over every row of the workspace).
  *
  * Env: PORT, DB_PATH, WORKSPACE_ID.
  */
@@ -58,16 +62,32 @@ const fold = (text: string) => text.trim().normalize('NFKC').toLowerCase()
 // ── Outlets: keyword list ───────────────────────────────────────────────────────────────────────
 const OUTLET_COLUMNS = `"outlets"."id", "outlets"."workspace_id", "outlets"."name", "outlets"."code", "outlets"."address", "outlets"."latitude", "outlets"."longitude", "outlets"."account_id", "outlets"."sub_area_id", "outlets"."province_id", "outlets"."city_id", "outlets"."district_id", "outlets"."village_id", "outlets"."contact_name", "outlets"."contact_phone", "outlets"."is_active", "outlets"."created_at", "outlets"."updated_at", "outlets"."deleted_at", "accounts"."name" as account_name, "accounts"."channel_id" as account_channel_id, "sub_areas"."name" as sub_area_name`
 
-function listOutlets(query: URLSearchParams) {
+/** platform/search.ts: keywords of 3+ characters without NUL use the index; above 1000 matches the page walks the list's order. */
+const INDEX_DRIVEN_PAGE_MAX = 1000
+const SCAN = `(instr("outlets"."name_key", ?) > 0 or instr(coalesce("outlets"."code_key", ''), ?) > 0)`
+const BY_INDEX = `("outlets"."id" in (select rowid from "outlets_search" where "outlets_search" match ?) and ${SCAN})`
+
+/** The keyword conditions (and their parameters) of the page and of the total. */
+function outletKeyword(keyword: string | null, naive: boolean): { rows: [string, Params]; total: [string, Params] } {
+  if (!keyword) return { rows: ['', []], total: ['', []] }
+  const scan: [string, Params] = [` and ${SCAN}`, [keyword, keyword]]
+  if (naive || [...keyword].length < 3 || keyword.includes('\u0000')) return { rows: scan, total: scan }
+  const phrase = `"${keyword.replaceAll('"', '""')}"`
+  const byIndex: [string, Params] = [` and ${BY_INDEX}`, [phrase, keyword, keyword]]
+  const found = get(`select count(*) as n from (select 1 from "outlets_search" where "outlets_search" match ? limit ${INDEX_DRIVEN_PAGE_MAX + 1})`, [phrase])!.n as number
+  return { rows: found > INDEX_DRIVEN_PAGE_MAX ? scan : byIndex, total: byIndex }
+}
+
+function listOutlets(query: URLSearchParams, naive: boolean) {
   const { page, limit, offset } = paging(query, 10, 100)
   const keyword = query.get('keyword') ? fold(query.get('keyword')!) : null
-  const where = `("outlets"."workspace_id" = ? and "outlets"."deleted_at" is null${keyword ? ` and (instr("outlets"."name_key", ?) > 0 or instr(coalesce("outlets"."code_key", ''), ?) > 0)` : ''})`
-  const params: Params = keyword ? [workspaceId, keyword, keyword] : [workspaceId]
+  const search = outletKeyword(keyword, naive)
+  const where = (of: 'rows' | 'total') => `("outlets"."workspace_id" = ? and "outlets"."deleted_at" is null${search[of][0]})`
   const rows = all(
-    `select ${OUTLET_COLUMNS} from "outlets" left join "accounts" on "accounts"."id" = "outlets"."account_id" left join "sub_areas" on "sub_areas"."id" = "outlets"."sub_area_id" where ${where} order by "outlets"."created_at" desc, "outlets"."id" desc limit ?${offset ? ' offset ?' : ''}`,
-    [...params, limit, ...(offset ? [offset] : [])],
+    `select ${OUTLET_COLUMNS} from "outlets" left join "accounts" on "accounts"."id" = "outlets"."account_id" left join "sub_areas" on "sub_areas"."id" = "outlets"."sub_area_id" where ${where('rows')} order by "outlets"."created_at" desc, "outlets"."id" desc limit ?${offset ? ' offset ?' : ''}`,
+    [workspaceId, ...search.rows[1], limit, ...(offset ? [offset] : [])],
   )
-  const total = get(`select count(*) as n from "outlets" where ${where}`, params)!.n as number
+  const total = get(`select count(*) as n from "outlets" where ${where('total')}`, [workspaceId, ...search.total[1]])!.n as number
   const data = rows.map(({ account_name, account_channel_id, sub_area_name, ...outlet }) => ({
     ...outlet,
     is_active: Boolean(outlet.is_active),
@@ -409,7 +429,7 @@ const server = Bun.serve({
     try {
       if (request.method === 'GET') {
         if (path === '/api/health') return Response.json({ ok: true })
-        if (path === '/api/office/v1/outlets') return Response.json(listOutlets(url.searchParams))
+        if (path === '/api/office/v1/outlets') return Response.json(listOutlets(url.searchParams, request.headers.get('x-search') === 'scan'))
         if (path === '/api/office/v1/visits') return Response.json(listVisits(url.searchParams, null))
         if (path === '/api/app/v1/visits/me') return Response.json(listVisits(url.searchParams, userId))
         if (path === '/api/office/v1/audit-logs') return Response.json(listAuditLogs(url.searchParams))

@@ -17,19 +17,28 @@
  *    clients; reads come before writes. Before that, each read is fetched once from both servers and
  *    the answers compared (rows and totals), so the ceiling is known to do the same query.
  *
- * Scenarios: outlet list with keyword · office visit list (status, team, 30-day range) · visit
- * detail · my visits today (a field user) · audit-log list (entity, action, 7-day range) · route
- * replay of field user 1's dense day (2,000 pings, GeoJSON) · field-day report of that day (every
- * field user, limit 100; the ceiling runs the same JavaScript summary) · location
- * batch of 50 pings (unique X-Idempotency-Key) · check-in + check-out (each client its own user and
- * visits; req/s counts both requests, cycles/s is half of it).
+ * Scenarios: outlet list with a broad keyword (one outlet in five) and with a selective one (an outlet
+ * code) · office visit list (status, team, 30-day range) · visit detail · my visits today (a field
+ * user) · audit-log list (entity, action, 7-day range) · route replay of field user 1's dense day
+ * (2,000 pings, GeoJSON) · field-day report of that day (every field user, limit 100; the ceiling runs
+ * the same JavaScript summary) · location batch of 50 pings (unique X-Idempotency-Key) · check-in +
+ * check-out (each client its own user and visits; req/s counts both requests, cycles/s is half of it).
+ *
+ * The outlet keyword scenarios have two ceilings: the bare server running the service's keyword
+ * search by index (FTS5, platform/search.ts), and the same server running the scan every keyword list
+ * ran before the index ("scan ceiling"). After the closed-loop rounds each of the three is measured
+ * again open-loop: requests sent at a fixed rate, half the req/s it reached closed-loop, each
+ * request's latency counted from the moment it was due (so a stall delays the requests behind it
+ * instead of hiding them).
  *
  * Aim (issue "Prove it"): reads p99 < 25 ms at 32 clients and at least 40% of the ceiling's req/s.
  * A MISS is reported, never an exit code.
  *
- * Options (env): SCALE (demo size, default 1), SECONDS (default 8), WARMUP (default 1),
- * CONCURRENCY (default 32), ONLY (comma-separated scenario keys: outlets, visits, visit-detail,
- * my-visits, audit-logs, route, field-day, locations, check-in-out), BENCH_JSON (write results to a file),
+ * Options (env): SCALE (demo size, default 1), OUTLETS (outlets in the demo workspace, default
+ * 10,000 × SCALE), SECONDS (default 8), WARMUP (default 1), ROUNDS (closed-loop rounds per scenario,
+ * service and ceilings in turn, default 1), CONCURRENCY (default 32), ONLY (comma-separated scenario
+ * keys: outlets, outlets-code, visits, visit-detail, my-visits, audit-logs, route, field-day, locations,
+ * check-in-out), BENCH_JSON (write results to a file),
  * CYCLE_RATE_MAX (cycles/s the check-in fixture is sized for, default 4000).
  */
 import { Database } from 'bun:sqlite'
@@ -71,6 +80,8 @@ export interface LoadPlan {
   once?: boolean
   /** A fresh `x-idempotency-key` on every request. */
   idempotencyKeys?: boolean
+  /** Open loop: send the first client's first step at this many requests per second (`concurrency` unused). */
+  rate?: number
 }
 
 export interface SuiteLoadResult extends LoadResult {
@@ -137,14 +148,58 @@ async function generateLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
   return { ...summarize(latencies, statuses, errors, elapsed), cycles: cycles / elapsed, exhausted }
 }
 
+/**
+ * Open-loop load: one request every 1/rate seconds whatever the server does, each timed from when it
+ * was due, not from when it could be sent (a closed loop waits for slow answers and so under-reports
+ * the latency a steady stream of users sees).
+ */
+async function generateOpenLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
+  const { headers, steps, ids } = plan.clients[0]
+  const step = steps[0]
+  const latencies: number[] = []
+  const statuses: Record<string, number> = {}
+  let errors = 0
+  const interval = 1000 / plan.rate!
+  const started = performance.now()
+  const measureFrom = started + plan.warmupSeconds * 1000
+  const end = measureFrom + plan.seconds * 1000
+  const inFlight = new Set<Promise<void>>()
+  for (let n = 0; ; n++) {
+    const due = started + n * interval
+    if (due >= end) break
+    const wait = due - performance.now()
+    if (wait >= 1) await Bun.sleep(wait)
+    const request = (async () => {
+      try {
+        const response = await fetch(plan.base + step.path.replace('{id}', ids ? String(ids[n % ids.length]) : ''), { method: step.method, headers, body: step.body })
+        await response.arrayBuffer()
+        if (due >= measureFrom) {
+          latencies.push(performance.now() - due)
+          statuses[response.status] = (statuses[response.status] ?? 0) + 1
+          if (response.status >= 400) errors++
+        }
+      } catch {
+        if (due >= measureFrom) errors++
+      }
+    })()
+    inFlight.add(request)
+    request.finally(() => inFlight.delete(request))
+  }
+  await Promise.all(inFlight)
+  return { ...summarize(latencies, statuses, errors, plan.seconds), cycles: 0, exhausted: 0 }
+}
+
 if (import.meta.main && process.argv[2] === '--load') {
-  console.log(JSON.stringify(await generateLoad(JSON.parse(await Bun.stdin.text()) as LoadPlan)))
+  const plan = JSON.parse(await Bun.stdin.text()) as LoadPlan
+  console.log(JSON.stringify(plan.rate ? await generateOpenLoad(plan) : await generateLoad(plan)))
   process.exit(0)
 }
 
 // ── Options ─────────────────────────────────────────────────────────────────────────────────────
 
 const SCALE = Number(process.env.SCALE ?? 1)
+const OUTLETS = process.env.OUTLETS ? Number(process.env.OUTLETS) : undefined
+const ROUNDS = Number(process.env.ROUNDS ?? 1)
 const SECONDS = Number(process.env.SECONDS ?? 8)
 const WARMUP = Number(process.env.WARMUP ?? 1)
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32)
@@ -152,6 +207,12 @@ const ONLY = process.env.ONLY?.split(',').map((key) => key.trim()).filter(Boolea
 const PASSWORD = 'password123'
 /** Aim for reads (issue "Prove it"), defined at 32 clients. */
 const AIM = { p99Ms: 25, ratio: 0.4, clients: 32 }
+/**
+ * Aim for keyword search by index (issue "Search at distributor scale"), selective keyword: against
+ * the scan ceiling ×2 at 10k outlets, ×10 at 200k; ≥ 75% of the FTS ceiling; open-loop p99 at half
+ * capacity under 25 ms.
+ */
+const SEARCH_AIM = { overScan: (outlets: number) => (outlets >= 200_000 ? 10 : 2), ofCeiling: 0.75, openP99Ms: 25 }
 /** Bump when the audit history below changes, so cached databases are rebuilt. */
 const FIXTURE_VERSION = 'audit-history-1'
 /** The check-in fixture is sized for up to this many cycles per second on either server. */
@@ -169,13 +230,13 @@ const CACHE_DIR = join(ROOT, 'data/bench')
 
 function cacheFile() {
   const hash = new Bun.CryptoHasher('sha256')
-  hash.update(`${FIXTURE_VERSION}|${SCALE}|${today}|`)
+  hash.update(`${FIXTURE_VERSION}|${SCALE}|${OUTLETS ?? ''}|${today}|`)
   hash.update(readFileSync(join(ROOT, 'scripts/seed-demo.ts')))
   for (const file of readdirSync(join(ROOT, 'drizzle')).filter((name) => name.endsWith('.sql')).sort()) {
     hash.update(file)
     hash.update(readFileSync(join(ROOT, 'drizzle', file)))
   }
-  return join(CACHE_DIR, `demo-scale${SCALE}-${today}-${hash.digest('hex').slice(0, 12)}.db`)
+  return join(CACHE_DIR, `demo-scale${SCALE}${OUTLETS ? `-outlets${OUTLETS}` : ''}-${today}-${hash.digest('hex').slice(0, 12)}.db`)
 }
 
 async function ensureDemoDatabase(): Promise<string> {
@@ -186,12 +247,13 @@ async function ensureDemoDatabase(): Promise<string> {
   }
   mkdirSync(CACHE_DIR, { recursive: true })
   // Only this suite's own cache files are removed: one database per size is enough.
-  for (const old of readdirSync(CACHE_DIR).filter((name) => name.startsWith(`demo-scale${SCALE}-`))) rmSync(join(CACHE_DIR, old), { force: true })
+  const prefix = `demo-scale${SCALE}${OUTLETS ? `-outlets${OUTLETS}` : ''}-`
+  for (const old of readdirSync(CACHE_DIR).filter((name) => name.startsWith(prefix) && (OUTLETS || !name.includes('-outlets')))) rmSync(join(CACHE_DIR, old), { force: true })
   const building = `${file}.building`
   for (const suffix of ['', '-wal', '-shm']) rmSync(building + suffix, { force: true })
   console.log(`demo database: seeding ${file} (scale ${SCALE})`)
   const { seedDemo } = await import('../seed-demo')
-  const seeded = await seedDemo(building, SCALE, (line) => console.log(`  ${line}`))
+  const seeded = await seedDemo(building, SCALE, (line) => console.log(`  ${line}`), OUTLETS)
   const started = performance.now()
   const entries = writeAuditHistory(building, seeded.workspaceId)
   console.log(`  ${entries} audit entries (${((performance.now() - started) / 1000).toFixed(1)} s)`)
@@ -424,7 +486,9 @@ function addFixture(file: string, perUser: number): Fixture {
 
 // ── Scenarios ───────────────────────────────────────────────────────────────────────────────────
 
-type Target = 'service' | 'ceiling'
+/** `scan`: the ceiling process answering with the keyword scan the lists ran before the index. */
+type Target = 'service' | 'ceiling' | 'scan'
+const TARGET_LABEL: Record<Target, string> = { service: 'service', ceiling: 'ceiling', scan: 'scan ceiling' }
 
 interface Caller {
   id: number
@@ -435,6 +499,8 @@ interface Scenario {
   key: string
   name: string
   read: boolean
+  /** Also measured against the scan ceiling, and open-loop at half capacity. */
+  search?: boolean
   plan(target: Target): Omit<LoadPlan, 'base' | 'concurrency' | 'seconds' | 'warmupSeconds'>
 }
 
@@ -442,16 +508,24 @@ function scenarios(fixture: Fixture, owner: Caller, field: Caller, bench: Caller
   const headersFor = (target: Target, caller: Caller): Record<string, string> =>
     target === 'service'
       ? { authorization: `Bearer ${caller.token}`, 'content-type': 'application/json' }
-      : { 'x-user-id': String(caller.id), 'content-type': 'application/json' }
+      : { 'x-user-id': String(caller.id), 'content-type': 'application/json', ...(target === 'scan' ? { 'x-search': 'scan' } : {}) }
   const get = (path: string, caller: Caller, ids?: number[]) => (target: Target): Omit<LoadPlan, 'base' | 'concurrency' | 'seconds' | 'warmupSeconds'> => ({ clients: [{ headers: headersFor(target, caller), steps: [{ method: 'GET' as const, path }], ids }] })
   const location = JSON.stringify({ latitude: -6.2001, longitude: 106.8002 })
   const batches = pingBodies(500)
   return [
     {
       key: 'outlets',
-      name: 'outlets, keyword "maju", limit 20',
+      name: `outlets, broad keyword "maju" (1 in 5 of ${fixture.counts.outlets}), limit 20`,
       read: true,
+      search: true,
       plan: get('/api/office/v1/outlets?keyword=maju&limit=20', owner),
+    },
+    {
+      key: 'outlets-code',
+      name: `outlets, selective keyword "OUT-01234" (an outlet code, of ${fixture.counts.outlets}), limit 20`,
+      read: true,
+      search: true,
+      plan: get('/api/office/v1/outlets?keyword=OUT-01234&limit=20', owner),
     },
     {
       key: 'visits',
@@ -555,24 +629,26 @@ function summary(body: any): string {
   if (Array.isArray(data) && data.length && 'distance_m' in data[0]) {
     return `${data.length} rows of ${meta?.total}, ${data.reduce((sum: number, row: any) => sum + row.distance_m, 0).toFixed(1)} m in all`
   }
-  if (Array.isArray(data)) return `${data.length} rows of ${meta?.total}`
+  if (Array.isArray(data)) return `${data.length} rows of ${meta?.total}${data.length ? ` (ids ${data[0].id}…${data[data.length - 1].id})` : ''}`
   return data ? `visit ${data.id} (${data.status}, ${data.submissions?.length} submissions, ${data.logs?.length} logs)` : 'nothing'
 }
 
-/** Each read once on both servers: the ceiling must answer what the service answers (and not nothing). */
+const targetsOf = (scenario: Scenario): Target[] => (scenario.search ? ['service', 'ceiling', 'scan'] : ['service', 'ceiling'])
+
+/** Each read once on every server: the ceilings must answer what the service answers (and not nothing). */
 async function compareAnswers(list: Scenario[], bases: Record<Target, string>) {
   for (const scenario of list.filter((s) => s.read)) {
     const answers = await Promise.all(
-      (['service', 'ceiling'] as const).map(async (target) => {
+      targetsOf(scenario).map(async (target) => {
         const plan = scenario.plan(target)
         const client = plan.clients[0]
         const response = await fetch(bases[target] + client.steps[0].path.replace('{id}', String(client.ids?.[0] ?? '')), { headers: client.headers })
         return { status: response.status, summary: summary(await response.json()) }
       }),
     )
-    const [service, ceiling] = answers
-    const same = service.status === ceiling.status && service.summary === ceiling.summary
-    console.log(`${same ? 'same answer' : 'ANSWERS DIFFER'}: ${scenario.key}: service ${service.status} ${service.summary}${same ? '' : `; ceiling ${ceiling.status} ${ceiling.summary}`}`)
+    const [service, ...ceilings] = answers
+    const same = ceilings.every((ceiling) => service.status === ceiling.status && service.summary === ceiling.summary)
+    console.log(`${same ? 'same answer' : 'ANSWERS DIFFER'}: ${scenario.key}: service ${service.status} ${service.summary}${same ? '' : ceilings.map((c) => `; ceiling ${c.status} ${c.summary}`).join('')}`)
     if (service.status !== 200 || /^0 (rows|features)|nothing/.test(service.summary)) throw new Error(`${scenario.key}: the service answered ${service.status} ${service.summary}; the scenario would measure nothing`)
   }
 }
@@ -580,6 +656,10 @@ async function compareAnswers(list: Scenario[], bases: Record<Target, string>) {
 interface Measured {
   scenario: Scenario
   target: Target
+  /** Closed-loop round (from 1), or 0 for the open-loop run at half capacity. */
+  round: number
+  /** Open loop: the offered rate in req/s. */
+  offered?: number
   result: SuiteLoadResult
   rssMiB: number
 }
@@ -588,9 +668,14 @@ const fixed = (value: number, digits = 2) => value.toFixed(digits)
 const percent = (ratio: number) => `${(ratio * 100).toFixed(0)}%`
 
 function report(measured: Measured[], fixture: Fixture, cache: string) {
+  // One entry per scenario and closed-loop round; open-loop runs (round 0) are reported on their own.
   const byScenario = new Map<string, Partial<Record<Target, Measured>>>()
-  for (const row of measured) byScenario.set(row.scenario.key, { ...byScenario.get(row.scenario.key), [row.target]: row })
-  const ratio = (pair: Partial<Record<Target, Measured>>) => (pair.service && pair.ceiling?.result.rps ? pair.service.result.rps / pair.ceiling.result.rps : NaN)
+  for (const row of measured.filter((m) => m.round > 0)) {
+    const key = `${row.scenario.key}#${row.round}`
+    byScenario.set(key, { ...byScenario.get(key), [row.target]: row })
+  }
+  const ratio = (pair: Partial<Record<Target, Measured>>, over: Target = 'ceiling') => (pair.service && pair[over]?.result.rps ? pair.service.result.rps / pair[over]!.result.rps : NaN)
+  const times = (value: number) => `${value.toFixed(1)}×`
 
   console.log(
     `\nbench suite: demo workspace at scale ${SCALE} (${fixture.counts.outlets} outlets, ${fixture.counts.visits} visits, ${fixture.counts.pings} pings, ${fixture.counts.auditLogs} audit entries), ` +
@@ -598,14 +683,41 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
       `database: ${cache}\n`,
   )
   const line = (cells: (string | number)[]) => console.log(`| ${cells.join(' | ')} |`)
-  line(['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'service / ceiling'])
-  line(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:'])
+  line(['scenario', 'round', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'service / ceiling'])
+  line(['---', '---:', '---', '---:', '---:', '---:', '---:', '---:', '---:'])
   for (const [, pair] of byScenario) {
-    for (const target of ['service', 'ceiling'] as const) {
+    for (const target of ['service', 'ceiling', 'scan'] as const) {
       const row = pair[target]
       if (!row) continue
       const { result } = row
-      line([row.scenario.name, target, fixed(result.rps, 0), fixed(result.p50), fixed(result.p99), result.errors, row.rssMiB, target === 'service' ? percent(ratio(pair)) : ''])
+      line([row.scenario.name, row.round, TARGET_LABEL[target], fixed(result.rps, 0), fixed(result.p50), fixed(result.p99), result.errors, row.rssMiB, target === 'service' ? percent(ratio(pair)) : ''])
+    }
+  }
+
+  const search = [...byScenario.values()].filter((pair) => pair.service?.scenario.search)
+  if (search.length) {
+    const outlets = fixture.counts.outlets
+    console.log(
+      `\nKeyword search by index (${outlets} outlets). Aim for the selective keyword: ≥ ${SEARCH_AIM.overScan(outlets)}× the scan ceiling, ` +
+        `≥ ${percent(SEARCH_AIM.ofCeiling)} of the FTS ceiling; open-loop p99 at half capacity < ${SEARCH_AIM.openP99Ms} ms.\n`,
+    )
+    line(['scenario', 'round', 'service req/s', 'FTS ceiling req/s', 'scan ceiling req/s', 'service / scan ceiling', 'service / FTS ceiling', 'aim'])
+    line(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---'])
+    for (const pair of search) {
+      const service = pair.service!
+      const selective = service.scenario.key === 'outlets-code'
+      const pass = ratio(pair, 'scan') >= SEARCH_AIM.overScan(outlets) && ratio(pair) >= SEARCH_AIM.ofCeiling
+      line([service.scenario.name, service.round, fixed(service.result.rps, 0), fixed(pair.ceiling?.result.rps ?? NaN, 0), fixed(pair.scan?.result.rps ?? NaN, 0), times(ratio(pair, 'scan')), percent(ratio(pair)), selective ? (pass ? 'PASS' : 'MISS') : '–'])
+    }
+  }
+  const open = measured.filter((m) => m.round === 0)
+  if (open.length) {
+    console.log('\nOpen loop at half capacity (offered = ½ of the median closed-loop req/s of that server; latency from when each request was due).\n')
+    line(['scenario', 'server', 'offered req/s', 'answered req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'aim'])
+    line(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---'])
+    for (const row of open) {
+      const aim = row.target === 'service' ? (row.result.p99 < SEARCH_AIM.openP99Ms && row.result.errors === 0 ? 'PASS' : 'MISS') : ''
+      line([row.scenario.name, TARGET_LABEL[row.target], fixed(row.offered ?? 0, 0), fixed(row.result.rps, 0), fixed(row.result.p50), fixed(row.result.p99), fixed(row.result.max), row.result.errors, aim])
     }
   }
 
@@ -662,7 +774,7 @@ async function main() {
       WORKSPACE_ID: String(fixture.workspaceId),
     })
     running.push(ceiling)
-    const bases: Record<Target, string> = { service: `http://127.0.0.1:${servicePort}`, ceiling: `http://127.0.0.1:${ceilingPort}` }
+    const bases: Record<Target, string> = { service: `http://127.0.0.1:${servicePort}`, ceiling: `http://127.0.0.1:${ceilingPort}`, scan: `http://127.0.0.1:${ceilingPort}` }
     await Promise.all([waitFor(`${bases.service}/api/health`, 60_000), waitFor(`${bases.ceiling}/api/health`)])
 
     // 3. Sessions: the owner, a field user with visits today, and one bench user per client.
@@ -671,19 +783,32 @@ async function main() {
     const bench: Caller[] = []
     for (let i = 0; i < fixture.benchUsers.length; i += 8) bench.push(...(await Promise.all(fixture.benchUsers.slice(i, i + 8).map((user) => login(bases.service, user.email)))))
 
-    // 4. Each scenario on the service, then on the ceiling.
+    // 4. Each scenario on the service, then on its ceilings, ROUNDS times in turn; search scenarios
+    //    then once more each open-loop at half the median closed-loop rate of that server.
     const measured: Measured[] = []
-    const pids: Record<Target, number> = { service: service.pid, ceiling: ceiling.pid }
+    const pids: Record<Target, number> = { service: service.pid, ceiling: ceiling.pid, scan: ceiling.pid }
     const list = scenarios(fixture, owner, field, bench)
     await compareAnswers(list, bases)
+    const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]
     for (const scenario of list) {
       if (ONLY && !ONLY.includes(scenario.key)) continue
-      for (const target of ['service', 'ceiling'] as const) {
+      for (let round = 1; round <= (scenario.read ? ROUNDS : 1); round++) {
+        for (const target of targetsOf(scenario)) {
+          resetPeakRss(pids[target])
+          const result = await runLoad({ base: bases[target], concurrency: CONCURRENCY, seconds: SECONDS, warmupSeconds: WARMUP, ...scenario.plan(target) })
+          measured.push({ scenario, target, round, result, rssMiB: peakRssMiB(pids[target]) })
+          console.log(`${scenario.key.padEnd(14)} ${TARGET_LABEL[target].padEnd(12)} ${fixed(result.rps, 0).padStart(6)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}`)
+          // Let the service's WAL checkpoint (every 250 ms) and any other settling happen between runs.
+          await Bun.sleep(1000)
+        }
+      }
+      if (!scenario.search) continue
+      for (const target of targetsOf(scenario)) {
+        const offered = median(measured.filter((m) => m.scenario === scenario && m.target === target && m.round > 0).map((m) => m.result.rps)) / 2
         resetPeakRss(pids[target])
-        const result = await runLoad({ base: bases[target], concurrency: CONCURRENCY, seconds: SECONDS, warmupSeconds: WARMUP, ...scenario.plan(target) })
-        measured.push({ scenario, target, result, rssMiB: peakRssMiB(pids[target]) })
-        console.log(`${scenario.key.padEnd(14)} ${target.padEnd(8)} ${fixed(result.rps, 0).padStart(6)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}`)
-        // Let the service's WAL checkpoint (every 250 ms) and any other settling happen between runs.
+        const result = await runLoad({ base: bases[target], concurrency: CONCURRENCY, seconds: SECONDS, warmupSeconds: WARMUP, rate: offered, ...scenario.plan(target) })
+        measured.push({ scenario, target, round: 0, offered, result, rssMiB: peakRssMiB(pids[target]) })
+        console.log(`${scenario.key.padEnd(14)} ${TARGET_LABEL[target].padEnd(12)} open loop at ${fixed(offered, 0)} req/s: p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}`)
         await Bun.sleep(1000)
       }
     }
@@ -691,7 +816,7 @@ async function main() {
     if (process.env.BENCH_JSON) {
       writeFileSync(
         process.env.BENCH_JSON,
-        JSON.stringify({ scale: SCALE, seconds: SECONDS, concurrency: CONCURRENCY, bun: Bun.version, at: new Date().toISOString(), rows: measured.map((m) => ({ scenario: m.scenario.key, target: m.target, rssMiB: m.rssMiB, ...m.result })) }, null, 2),
+        JSON.stringify({ scale: SCALE, seconds: SECONDS, concurrency: CONCURRENCY, bun: Bun.version, at: new Date().toISOString(), outlets: fixture.counts.outlets, rows: measured.map((m) => ({ scenario: m.scenario.key, target: m.target, round: m.round, offered: m.offered, rssMiB: m.rssMiB, ...m.result })) }, null, 2),
       )
     }
   } finally {

@@ -10,10 +10,13 @@ import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
+import { keywordFilters, searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
 import { principalScope } from '../projects/projects.service'
 
 export const productScope = workspaceScoped(products)
+const productSearch = searchIndex('products_search', products.id)
+const principalSearch = searchIndex('principals_search', principals.id)
 
 interface ListQuery {
   page?: number
@@ -45,16 +48,17 @@ async function findPrincipal(db: Db, workspaceId: number, id: number) {
 export async function listPrincipals(ctx: AuthedContext, query: ListQuery) {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
-  const where = principalScope.where(
-    ctx.actor.workspaceId,
-    keyword ? or(sql`instr(${principals.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${principals.code_key}, ''), ${keyword}) > 0`) : undefined,
-  )
+  const search = keyword
+    ? await keywordFilters(ctx.deps.db.read, principalSearch, keyword, or(sql`instr(${principals.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${principals.code_key}, ''), ${keyword}) > 0`)!)
+    : null
+  // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
+  const where = (of: 'rows' | 'total') => principalScope.where(ctx.actor.workspaceId, search?.[of])
   const db = ctx.deps.db.read
   const order = orderFor(query, { created_at: principals.created_at, updated_at: principals.updated_at, name: principals.name_key, id: principals.id }, principals.id)
   const result = await paginate(
     page,
-    db.select().from(principals).where(where).orderBy(...order).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(principals).where(where),
+    db.select().from(principals).where(where('rows')).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(principals).where(where('total')),
   )
   return { rows: result.rows.map(presentPrincipal), meta: result.meta }
 }
@@ -156,19 +160,21 @@ async function findProduct(db: Db, workspaceId: number, id: number) {
 export async function listProducts(ctx: AuthedContext, query: ListQuery & { principal_id?: number }) {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
-  const where = productScope.where(
+  const search = keyword
+    ? await keywordFilters(ctx.deps.db.read, productSearch, keyword, or(sql`instr(${products.name_key}, ${keyword}) > 0`, sql`instr(${products.sku_key}, ${keyword}) > 0`)!)
+    : null
+  // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
+  const where = (of: 'rows' | 'total') => productScope.where(
     ctx.actor.workspaceId,
-    keyword
-      ? or(sql`instr(${products.name_key}, ${keyword}) > 0`, sql`instr(${products.sku_key}, ${keyword}) > 0`, eq(products.barcode, query.keyword!.trim()))
-      : undefined,
+    search ? or(search[of], eq(products.barcode, query.keyword!.trim())) : undefined,
     query.principal_id !== undefined ? eq(products.principal_id, query.principal_id) : undefined,
   )
   const db = ctx.deps.db.read
   const order = orderFor(query, { created_at: products.created_at, updated_at: products.updated_at, name: products.name_key, id: products.id }, products.id)
   const result = await paginate(
     page,
-    selectProducts(db, where).orderBy(...order).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(products).where(where),
+    selectProducts(db, where('rows')).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(products).where(where('total')),
   )
   return { rows: result.rows.map(presentProduct), meta: result.meta }
 }

@@ -14,7 +14,7 @@
  * - every mutation audited in its transaction.
  */
 import { type TSchema, Type } from '@sinclair/typebox'
-import { and, asc, count, desc, eq, getTableColumns, ne, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, getTableColumns, getTableName, ne, sql, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import { Elysia, t } from 'elysia'
 import type { Db } from '../../db/client'
@@ -45,6 +45,7 @@ import {
   Timestamp,
 } from '../../platform/schema'
 import type { WorkspaceScoped } from '../../platform/scope'
+import { ftsPhrase, matchesIndex, planKeyword, searchIndex, type KeywordMethod } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
 
 type MasterTable = {
@@ -164,20 +165,21 @@ export function masterDataService(def: MasterDataDefinition) {
     if (taken > 0) throw new AlreadyExists(def.entity, 'name', `${def.label} with this name already exists`)
   }
 
+  const search = searchIndex(`${getTableName(table as never)}_search`, table.id)
   /**
-   * List and count as prepared statements, one per shape (sort, direction, keyword?, parent filter?):
-   * lists are the hottest reads of the office client.
+   * List and count as prepared statements, one per shape (sort, direction, how the page and the total
+   * find the keyword — none, scan or index, see platform/search.ts — parent filter?): lists are the
+   * hottest reads of the office client.
    */
   const listStatements = preparedVariants((db: Db, shape: string) => {
-    const [sortBy, order, withKeyword, withParent] = shape.split(':')
-    const where = def.scope.where(
-      sql.placeholder('workspaceId'),
-      withKeyword === '1' ? sql`instr(${table.name_key}, ${sql.placeholder('keyword')}) > 0` : undefined,
-      withParent === '1' ? eq(parentColumn!, sql.placeholder('parentId')) : undefined,
-    )
+    const [sortBy, order, rowsKeyword, totalKeyword, withParent] = shape.split(':')
+    const scan = sql`instr(${table.name_key}, ${sql.placeholder('keyword')}) > 0`
+    const keyword = (method: string) => (method === 'scan' ? scan : method === 'index' ? and(matchesIndex(search, sql.placeholder('phrase')), scan) : undefined)
+    const where = (method: string) =>
+      def.scope.where(sql.placeholder('workspaceId'), keyword(method), withParent === '1' ? eq(parentColumn!, sql.placeholder('parentId')) : undefined)
     const direction = order === 'asc' ? asc : desc
     return {
-      rows: selectPresented(db, where)
+      rows: selectPresented(db, where(rowsKeyword))
         .orderBy(direction(sortColumns[sortBy]), direction(table.id))
         .limit(sql.placeholder('limit'))
         .offset(sql.placeholder('offset'))
@@ -185,7 +187,7 @@ export function masterDataService(def: MasterDataDefinition) {
       total: db
         .select({ total: count() })
         .from(table as never)
-        .where(where)
+        .where(where(totalKeyword))
         .prepare(),
     }
   })
@@ -200,9 +202,11 @@ export function masterDataService(def: MasterDataDefinition) {
       const page = paging(query, MASTER_DATA_LIST)
       const keyword = keywordOf(query)
       const parentId = def.parent ? (query[def.parent.field] as number | undefined) : undefined
-      const shape = [query.sort_by ?? 'created_at', query.sort_order ?? 'desc', keyword ? 1 : 0, parentId !== undefined ? 1 : 0].join(':')
+      const plan: { rows: KeywordMethod | 'none'; total: KeywordMethod | 'none' } = keyword === null ? { rows: 'none', total: 'none' } : await planKeyword(ctx.deps.db.read, search, keyword)
+      const shape = [query.sort_by ?? 'created_at', query.sort_order ?? 'desc', plan.rows, plan.total, parentId !== undefined ? 1 : 0].join(':')
       const statements = listStatements(ctx.deps.db.read, shape)
-      const values = { workspaceId: ctx.actor.workspaceId, keyword, parentId, limit: page.limit, offset: page.offset }
+      const phrase = keyword === null ? null : ftsPhrase(keyword)
+      const values = { workspaceId: ctx.actor.workspaceId, keyword, phrase, parentId, limit: page.limit, offset: page.offset }
       const [rows, [{ total }]] = await Promise.all([statements.rows.all(values), statements.total.all(values)])
       return { rows: (rows as Record<string, unknown>[]).map(present), meta: pageMeta(page, total) }
     },

@@ -10,11 +10,13 @@ import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
+import { keywordFilters, searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
 import { accountScope, subAreaScope } from '../master-data/master-data.entities'
 import { ID_DIGITS, type RegionalSource } from '../regional/regional.source'
 
 export const outletScope = workspaceScoped(outlets)
+const outletSearch = searchIndex('outlets_search', outlets.id)
 
 export interface OutletInput {
   name: string
@@ -84,9 +86,13 @@ async function findOutlet(db: Db, workspaceId: number, id: number) {
 export async function listOutlets(ctx: AuthedContext, query: OutletListQuery): Promise<Page<PresentedOutlet>> {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
-  const where = outletScope.where(
+  const search = keyword
+    ? await keywordFilters(ctx.deps.db.read, outletSearch, keyword, or(sql`instr(${outlets.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${outlets.code_key}, ''), ${keyword}) > 0`)!)
+    : null
+  // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
+  const where = (of: 'rows' | 'total') => outletScope.where(
     ctx.actor.workspaceId,
-    keyword ? or(sql`instr(${outlets.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${outlets.code_key}, ''), ${keyword}) > 0`) : undefined,
+    search?.[of],
     query.account_id !== undefined ? eq(outlets.account_id, query.account_id) : undefined,
     query.channel_id !== undefined
       ? inArray(outlets.account_id, ctx.deps.db.read.select({ id: accounts.id }).from(accounts).where(eq(accounts.channel_id, query.channel_id)))
@@ -99,8 +105,8 @@ export async function listOutlets(ctx: AuthedContext, query: OutletListQuery): P
   const order = orderFor(query, { created_at: outlets.created_at, updated_at: outlets.updated_at, name: outlets.name_key, id: outlets.id, code: outlets.code_key }, outlets.id)
   const result = await paginate(
     page,
-    selectOutlets(db, where).orderBy(...order).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(outlets).where(where),
+    selectOutlets(db, where('rows')).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(outlets).where(where('total')),
   )
   return { rows: result.rows.map(present), meta: result.meta }
 }

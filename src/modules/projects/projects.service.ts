@@ -11,11 +11,13 @@ import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
+import { keywordFilters, searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
 import { formScope } from '../forms/forms.service'
 
 export const projectScope = workspaceScoped(projects)
 export const principalScope = workspaceScoped(principals)
+const projectSearch = searchIndex('projects_search', projects.id)
 
 export interface ProjectFormInput {
   form_id: number
@@ -75,9 +77,13 @@ export async function listProjects(
 ): Promise<Page<PresentedProject>> {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
-  const where = projectScope.where(
+  const search = keyword
+    ? await keywordFilters(ctx.deps.db.read, projectSearch, keyword, sql`(instr(${projects.name_key}, ${keyword}) > 0 or instr(coalesce(${projects.code_key}, ''), ${keyword}) > 0)`)
+    : null
+  // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
+  const where = (of: 'rows' | 'total') => projectScope.where(
     ctx.actor.workspaceId,
-    keyword ? sql`(instr(${projects.name_key}, ${keyword}) > 0 or instr(coalesce(${projects.code_key}, ''), ${keyword}) > 0)` : undefined,
+    search?.[of],
     query.status ? eq(projects.status, query.status) : undefined,
     query.principal_id !== undefined ? eq(projects.principal_id, query.principal_id) : undefined,
   )
@@ -89,8 +95,8 @@ export async function listProjects(
   )
   const result = await paginate(
     page,
-    db.select().from(projects).where(where).orderBy(...order).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(projects).where(where),
+    db.select().from(projects).where(where('rows')).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ total: count() }).from(projects).where(where('total')),
   )
   return { rows: await present(db, result.rows), meta: result.meta }
 }

@@ -22,6 +22,7 @@ import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, AppError, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { DEFAULT_LIST, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
+import { keywordFilters, searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
 import { voidPasswordResets } from '../auth/auth.service'
 import { hashPassword } from '../auth/passwords'
@@ -30,6 +31,7 @@ import { assertHoldsGrants, callerPermissions, membershipRoles, roleScope } from
 import { assertWorkspaceTeams, setUserTeams } from '../teams/teams.service'
 
 export const membershipScope = workspaceScoped(memberships)
+const userSearch = searchIndex('users_search', users.id)
 
 const columns = {
   id: users.id,
@@ -88,8 +90,11 @@ export interface UserListQuery {
 export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promise<Page<PresentedUser>> {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
+  const search = keyword
+    ? await keywordFilters(ctx.deps.db.read, userSearch, keyword, or(sql`instr(lower(${users.name}), ${keyword}) > 0`, sql`instr(${users.email}, ${keyword}) > 0`)!)
+    : null
+  // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
   const conditions = [
-    keyword ? or(sql`instr(lower(${users.name}), ${keyword}) > 0`, sql`instr(${users.email}, ${keyword}) > 0`) : undefined,
     query.role_id !== undefined ? eq(memberships.role_id, query.role_id) : undefined,
     query.is_active !== undefined ? eq(memberships.is_active, query.is_active) : undefined,
     query.team_id !== undefined
@@ -102,7 +107,7 @@ export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promi
   ]
   const db = ctx.deps.db.read
   const [rows, [{ total }]] = await Promise.all([
-    selectUsers(db, ctx.actor.workspaceId, ...conditions)
+    selectUsers(db, ctx.actor.workspaceId, search?.rows, ...conditions)
       .orderBy(direction(sortColumn), direction(users.id))
       .limit(page.limit)
       .offset(page.offset),
@@ -110,7 +115,7 @@ export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promi
       .select({ total: count() })
       .from(memberships)
       .innerJoin(users, eq(users.id, memberships.user_id))
-      .where(membershipScope.where(ctx.actor.workspaceId, isNull(users.deleted_at), ...conditions)),
+      .where(membershipScope.where(ctx.actor.workspaceId, isNull(users.deleted_at), search?.total, ...conditions)),
   ])
   return { rows: rows.map(present), meta: pageMeta(page, total) }
 }
