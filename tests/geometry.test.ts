@@ -4,16 +4,8 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { GAP_MIN_S, haversineMeters, jumpFlags, summarizeTrack, type TrackPoint } from '../src/modules/locations/geometry'
+import { distance, north, R } from './support/geo'
 
-// The test's own great-circle distance (spherical law of cosines, a different formula from the module's).
-const R = 6_371_008.8
-const rad = (d: number) => (d * Math.PI) / 180
-function distance(a: { lat: number; lng: number }, b: { lat: number; lng: number }) {
-  const c = Math.sin(rad(a.lat)) * Math.sin(rad(b.lat)) + Math.cos(rad(a.lat)) * Math.cos(rad(b.lat)) * Math.cos(rad(b.lng - a.lng))
-  return R * Math.acos(Math.min(1, Math.max(-1, c)))
-}
-/** The point `metres` north of `p` (one degree of latitude is R·π/180 metres everywhere). */
-const north = (p: { lat: number; lng: number }, metres: number) => ({ lat: p.lat + (metres / (R * Math.PI)) * 180, lng: p.lng })
 
 const T0 = Date.parse('2026-11-23T01:00:00.000Z')
 const JAKARTA = { lat: -6.2, lng: 106.816666 }

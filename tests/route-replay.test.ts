@@ -7,19 +7,12 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { ManualClock } from '../src/platform/clock'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
+import { distance, north, R } from './support/geo'
 
 const t = useTestApp()
 const clock = () => t.app.clock as ManualClock
 
 // ── The test's own geometry ────────────────────────────────────────────────────────────────────
-const R = 6_371_008.8
-const rad = (d: number) => (d * Math.PI) / 180
-function distance(a: { lat: number; lng: number }, b: { lat: number; lng: number }) {
-  const c = Math.sin(rad(a.lat)) * Math.sin(rad(b.lat)) + Math.cos(rad(a.lat)) * Math.cos(rad(b.lat)) * Math.cos(rad(b.lng - a.lng))
-  return R * Math.acos(Math.min(1, Math.max(-1, c)))
-}
-/** The point `metres` north of `p` (one degree of latitude is R·π/180 metres everywhere). */
-const north = (p: { lat: number; lng: number }, metres: number) => ({ lat: p.lat + (metres / (R * Math.PI)) * 180, lng: p.lng })
 const pathLength = (points: { lat: number; lng: number }[]) => points.slice(1).reduce((sum, p, i) => sum + distance(points[i]!, p), 0)
 
 // ── The day: 2026-11-23 in Pacific/Kiritimati (UTC+14) = [2026-11-22T10:00Z, 2026-11-23T10:00Z) ──

@@ -22,11 +22,11 @@
  */
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { memberships, outlets, roles, teamMembers, teams, users, visitAssignees, visits, workspaces } from '../db/schema'
+import { memberships, outlets, teamMembers, teams, users, visitAssignees, visits, workspaces } from '../db/schema'
 import { systemContext, type Deps } from '../platform/context'
 import { addDays, localDate } from '../platform/time-zones'
 import { withTransaction } from '../platform/transaction'
-import { notify } from '../modules/notifications/notifications.service'
+import { notify, workspaceAdminIds } from '../modules/notifications/notifications.service'
 
 /** Visits reported per write transaction, so one workspace's backlog never holds the writer for long. */
 export const MISSED_BATCH = 200
@@ -79,18 +79,6 @@ async function claimMissed(tx: Db, workspaceId: number, from: string, to: string
     .set({ missed_notified_at: now })
     .where(and(inArray(visits.id, due), isNull(visits.missed_notified_at), eq(visits.status, 'scheduled')))
     .returning({ id: visits.id, outlet_id: visits.outlet_id, team_id: visits.team_id, visit_date: visits.visit_date })
-}
-
-/** The workspace's active super_admins and admins. */
-async function activeAdmins(tx: Db, workspaceId: number): Promise<number[]> {
-  const rows = await tx
-    .select({ id: memberships.user_id })
-    .from(memberships)
-    .innerJoin(roles, eq(roles.id, memberships.role_id))
-    .where(
-      and(eq(memberships.workspace_id, workspaceId), isNull(memberships.deleted_at), eq(memberships.is_active, true), inArray(roles.slug, ['super_admin', 'admin'])),
-    )
-  return rows.map((row) => row.id)
 }
 
 async function activeMembers(tx: Db, workspaceId: number, ids: number[]): Promise<Set<number>> {
@@ -148,7 +136,7 @@ async function reportBatch(deps: Deps, workspaceId: number, from: string, to: st
       const outletNames = new Map(
         (await tx.select({ id: outlets.id, name: outlets.name }).from(outlets).where(inArray(outlets.id, outletIds))).map((row) => [row.id, row.name]),
       )
-      const admins = await activeAdmins(tx, workspaceId)
+      const admins = await workspaceAdminIds(tx, workspaceId)
       const leaderIds = [...memberTeams.map((row) => row.leader_id), ...visitTeams.map((row) => row.leader_id)].filter((id): id is number => id !== null)
       const activeLeaders = await activeMembers(tx, workspaceId, [...new Set(leaderIds)])
 

@@ -4,8 +4,10 @@
  * back action notifies nobody; after commit each is pushed to the user's sockets as
  * `notification.created`.
  */
-import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
-import { notifications, pushTokens } from '../../db/schema'
+import { and, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { prepared } from '../../db/prepared'
+import { memberships, notifications, pushTokens, roles } from '../../db/schema'
 import type { AuthedContext, RequestContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
 import { paginate, paging, type ListLimits } from '../../platform/pagination'
@@ -141,4 +143,25 @@ export function registerPushToken(ctx: AuthedContext, input: { token: string; pl
     },
     { audit: 'none' },
   )
+}
+
+/** Admins of a workspace who are told of what needs a person's eye (flagged check-ins, missed visits): its active super_admins and admins. */
+const activeAdmins = prepared((db) =>
+  db
+    .select({ id: memberships.user_id })
+    .from(memberships)
+    .innerJoin(roles, eq(roles.id, memberships.role_id))
+    .where(
+      and(
+        eq(memberships.workspace_id, sql.placeholder('workspaceId')),
+        isNull(memberships.deleted_at),
+        eq(memberships.is_active, true),
+        inArray(roles.slug, ['super_admin', 'admin']),
+      ),
+    )
+    .prepare(),
+)
+
+export async function workspaceAdminIds(db: Db, workspaceId: number): Promise<number[]> {
+  return (await activeAdmins(db).all({ workspaceId })).map((row) => row.id)
 }

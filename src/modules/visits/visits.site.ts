@@ -3,14 +3,14 @@
  * integrity): the outlet's geofence, the phone's own mock flag, the user's last ping, the photo's
  * EXIF. The rules are the pure functions of ./visits.integrity.ts; this file reads what they need.
  */
-import { and, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm'
+import { and, desc, eq, isNull, lte, sql } from 'drizzle-orm'
 import { prepared } from '../../db/prepared'
-import { locationPings, memberships, outlets, roles, teams, visits, workspaces } from '../../db/schema'
+import { locationPings, outlets, teams, visits, workspaces } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AppError } from '../../platform/errors'
 import type { TxScope } from '../../platform/transaction'
 import type { PhotoExif } from '../files/photo-exif'
-import { notify } from '../notifications/notifications.service'
+import { notify, workspaceAdminIds } from '../notifications/notifications.service'
 import { checkSite, photoFlags, travelFlags, type GeofenceMode, type VisitFlag } from './visits.integrity'
 
 const siteOfVisit = prepared((db) =>
@@ -99,27 +99,10 @@ export async function assessSite(
   return { distanceM: verdict.distanceM, flags: [...flags] }
 }
 
-/** Admins of the workspace (super_admin and admin), active members. */
-const adminsOf = prepared((db) =>
-  db
-    .select({ id: memberships.user_id })
-    .from(memberships)
-    .innerJoin(roles, eq(roles.id, memberships.role_id))
-    .where(
-      and(
-        eq(memberships.workspace_id, sql.placeholder('workspaceId')),
-        isNull(memberships.deleted_at),
-        eq(memberships.is_active, true),
-        inArray(roles.slug, ['super_admin', 'admin']),
-      ),
-    )
-    .prepare(),
-)
-
 /** A check-in that raised flags notifies the visit's team leader and the workspace's admins. */
 export async function notifyFlaggedCheckIn(scope: TxScope, ctx: AuthedContext, visit: typeof visits.$inferSelect, flags: VisitFlag[]) {
   if (!flags.length) return
-  const recipients = new Set((await adminsOf(scope.tx).all({ workspaceId: ctx.actor.workspaceId })).map((row) => row.id))
+  const recipients = new Set(await workspaceAdminIds(scope.tx, ctx.actor.workspaceId))
   if (visit.team_id !== null) {
     const [team] = await scope.tx.select({ leader: teams.leader_id }).from(teams).where(and(eq(teams.id, visit.team_id), isNull(teams.deleted_at)))
     if (team?.leader) recipients.add(team.leader)
