@@ -867,6 +867,10 @@ describe('the hub never sends to a socket whose access was lost before the publi
     close = (code: number, reason: string) => {
       this.closedWith = [code, reason]
     }
+    send = (payload: string) => {
+      this.received.push(JSON.parse(payload).data)
+      return payload.length
+    }
   }
   function fakeServer(sockets: FakeSocket[]) {
     return {
