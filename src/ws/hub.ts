@@ -157,6 +157,11 @@ export class Hub {
     return this.open.size
   }
 
+  /** Sockets still replaying what they missed. */
+  get replays(): number {
+    return this.replaying.size
+  }
+
   attach(server: Pick<Server<unknown>, 'publish' | 'subscriberCount'>) {
     this.server = server
     this.pruner ??= setInterval(() => this.prune(), PRUNE_INTERVAL_MS)

@@ -61,7 +61,7 @@ export const wsRoutes = (deps: Deps) => {
   })
 
   return new Elysia().ws('/ws', {
-    query: t.Object({ token: t.Optional(t.String({ maxLength: 4096 })), since: t.Optional(t.String({ maxLength: 64 })) }),
+    query: t.Object({ token: t.Optional(t.String({ maxLength: 4096 })), since: t.Optional(t.String()) }),
     async beforeHandle(c) {
       // The socket keeps the access and `since` of its upgrade; `open` reads them from the same context.
       const context = c as unknown as SocketContext
