@@ -57,7 +57,7 @@ export const REPLAY_BOUNDS: ReplayBounds = {
  * What an event costs beyond its message's characters: the entry object, its slot in the array and
  * the string's header (docs/PERFORMANCE.md §Replay log has the measurement).
  */
-export const ENTRY_OVERHEAD_BYTES = 96
+export const ENTRY_OVERHEAD_BYTES = 104
 
 /** Past the total, this much more is freed at once, so that the streams are not scanned per event. */
 const TOTAL_SLACK_BYTES = MiB
