@@ -1506,3 +1506,22 @@ describe('a replay waits for an access re-check like every publish', () => {
     hub.detach()
   })
 })
+
+describe('the replay log in a flood', () => {
+  test('a stream whose bound holds less than a minute keeps only the flood bound, and its full bound again once the rate falls', () => {
+    const t0 = Date.parse('2026-11-21T08:00:00Z')
+    const log = new ReplayLog({ ...REPLAY_BOUNDS, locations: { maxEvents: 100, maxBytes: 1024 * 1024 }, flood: { maxEvents: 10, maxBytes: 1024 * 1024, spanMs: 60_000 } })
+    const topic = ['w:1:livemap']
+    // 150 events within a second: the 100 kept would span less than a minute.
+    for (let n = 0; n < 150; n++) log.record(1, topic, 'location.created', { n }, t0 + Math.floor(n / 150 * 1000))
+    expect(log.events).toBe(10)
+    // The other stream is not flooded by it.
+    for (let n = 0; n < 50; n++) log.record(1, ['w:1:u:2'], 'notification.created', { n }, t0 + 1000)
+    expect(log.events).toBe(60)
+    // Then one event every 7 s: the full bound (10 times the flood's) would hold 70 s at that rate,
+    // so the first of them ends the flood, and every later one is kept beside the 10.
+    let now = t0 + 1000
+    for (let n = 0; n < 30; n++) log.record(1, topic, 'location.created', { n }, (now += 7000))
+    expect(log.events).toBe(50 + 10 + 29)
+  })
+})

@@ -21,6 +21,12 @@
  * oldest event of the process (a megabyte at a time). An event counts as its message's length plus
  * ENTRY_OVERHEAD_BYTES.
  *
+ * A flood. A stream whose bound holds less than `flood.spanMs` (a minute) of its events — a
+ * workspace sending over ~1,000 pings a second — is not worth keeping in full: every kept event
+ * would be copied into the old generation of the heap and die there, which costs the ingest path
+ * more than the serialising itself. Such a stream keeps only its newest `flood` events (enough for a
+ * quick reconnect) until, at the rate it then sees, its full bound would hold a minute again.
+ *
  * The floor. A stream's `floor` is the id of the newest event it no longer holds (at first, the id
  * its workspace started from). A client that saw `since` missed nothing of that stream if
  * `since >= floor`: every later event is still there. Below the floor it may have missed an evicted
@@ -39,6 +45,8 @@ export interface ReplayBounds {
   windowMs: number
   locations: StreamBounds
   other: StreamBounds
+  /** A stream whose own bound holds less than `spanMs` of its events keeps only this much. */
+  flood: StreamBounds & { spanMs: number }
   /** All streams of all workspaces together. */
   maxTotalBytes: number
 }
@@ -50,6 +58,7 @@ export const REPLAY_BOUNDS: ReplayBounds = {
   windowMs: 10 * 60_000,
   locations: { maxEvents: 100_000, maxBytes: 32 * MiB },
   other: { maxEvents: 20_000, maxBytes: 8 * MiB },
+  flood: { maxEvents: 2_500, maxBytes: 1 * MiB, spanMs: 60_000 },
   maxTotalBytes: 128 * MiB,
 }
 
@@ -82,6 +91,8 @@ class Stream {
   private entries: (LoggedEvent | undefined)[] = []
   private head = 0
   bytes = 0
+  /** Keeping only the flood bound (see the top of this file). */
+  flooded = false
 
   constructor(
     readonly bounds: () => StreamBounds,
@@ -259,13 +270,25 @@ export class ReplayLog {
     return log
   }
 
-  /** The stream's own bounds and the window. */
+  /** The stream's own bounds (or the flood bound) and the window. */
   private trim(stream: Stream, now: number) {
-    const { maxEvents, maxBytes } = stream.bounds()
+    const full = stream.bounds()
+    const flood = this.bounds.flood
     const expired = now - this.bounds.windowMs
     for (;;) {
       const oldest = stream.oldest
-      if (!oldest || (oldest.at > expired && stream.size <= maxEvents && stream.bytes <= maxBytes)) return
+      if (!oldest) return
+      const maxEvents = stream.flooded ? Math.min(flood.maxEvents, full.maxEvents) : full.maxEvents
+      const maxBytes = stream.flooded ? Math.min(flood.maxBytes, full.maxBytes) : full.maxBytes
+      const overBound = stream.size > maxEvents || stream.bytes > maxBytes
+      if (oldest.at > expired && !overBound) return
+      if (overBound) {
+        // How long the bound holds at the current rate: below the span, flood; the full bound (so
+        // many times larger in the measure that is over) back above it, not.
+        const span = now - oldest.at
+        const scale = stream.size > maxEvents ? full.maxEvents / maxEvents : full.maxBytes / maxBytes
+        stream.flooded = (stream.flooded ? span * scale : span) < flood.spanMs
+      }
       this.total -= stream.shift()
     }
   }
