@@ -15,6 +15,7 @@ import { locationPings, notifications } from '../src/db/schema'
 import { ManualClock as TestClock, type ManualClock } from '../src/platform/clock'
 import { compileGrants } from '../src/platform/permissions'
 import { Hub, topics, type SocketAccess } from '../src/ws/hub'
+import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../src/ws/replay-log'
 import { createTestApp, expectError, unique, type Reply, type Session, type TestApp, type Workspace } from './harness'
 
 let h: TestApp
@@ -867,6 +868,10 @@ describe('the hub never sends to a socket whose access was lost before the publi
     close = (code: number, reason: string) => {
       this.closedWith = [code, reason]
     }
+    send = (payload: string) => {
+      this.received.push(JSON.parse(payload).data)
+      return payload.length
+    }
   }
   function fakeServer(sockets: FakeSocket[]) {
     return {
@@ -943,5 +948,580 @@ describe('the hub never sends to a socket whose access was lost before the publi
     expect(expiring.received).toEqual(['after-deactivation'])
     expect(fresh.received).toEqual(['after-deactivation', 'after-exp'])
     hub.detach()
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Event ids and replay after `?since=` (docs/API.md §Real-time socket, docs/API.md §Real-time socket)
+
+interface Pushed {
+  type: string
+  id?: number
+  data?: any
+}
+
+/** A bare socket for the replay tests: records every message but pongs, from before the open on. */
+class Feed {
+  readonly messages: Pushed[] = []
+  private listeners = new Set<() => void>()
+  private pongs = 0
+  readonly closed: Promise<number>
+
+  private constructor(readonly socket: WebSocket) {
+    this.closed = new Promise((resolve) => socket.addEventListener('close', (event) => resolve(event.code)))
+    socket.onmessage = (event) => {
+      const message = JSON.parse(String(event.data)) as Pushed
+      if (message.type === 'pong') this.pongs += 1
+      else this.messages.push(message)
+      for (const listener of this.listeners) listener()
+    }
+  }
+
+  /** Starts the upgrade; `opened` resolves once the socket is open. */
+  static connect(token: string, atPort: number, since?: number | string): { feed: Feed; opened: Promise<Feed> } {
+    const query = `token=${encodeURIComponent(token)}${since === undefined ? '' : `&since=${since}`}`
+    const feed = new Feed(new WebSocket(`ws://127.0.0.1:${atPort}/ws?${query}`))
+    const opened = new Promise<Feed>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('socket did not open')), WAIT_MS)
+      feed.socket.onopen = () => {
+        clearTimeout(timer)
+        resolve(feed)
+      }
+      feed.socket.onerror = () => {
+        clearTimeout(timer)
+        reject(new Error('socket failed to open'))
+      }
+    })
+    return { feed, opened }
+  }
+
+  static open(token: string, atPort: number, since?: number | string): Promise<Feed> {
+    return Feed.connect(token, atPort, since).opened
+  }
+
+  /** Ids of the events received (in arrival order). */
+  get ids(): number[] {
+    return this.messages.filter((m) => m.id !== undefined).map((m) => m.id!)
+  }
+
+  get lastId(): number {
+    return this.ids.at(-1)!
+  }
+
+  until(done: () => boolean, what: string, waitMs = WAIT_MS): Promise<void> {
+    if (done()) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      const listener = () => {
+        if (!done()) return
+        clearTimeout(timer)
+        this.listeners.delete(listener)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        this.listeners.delete(listener)
+        reject(new Error(`timed out waiting for ${what}; got ${this.messages.length} messages, last ${JSON.stringify(this.messages.at(-1))?.slice(0, 200)}`))
+      }, waitMs)
+      this.listeners.add(listener)
+    })
+  }
+
+  /** Waits for the event with id `id` (or a later one). */
+  reach(id: number, waitMs = WAIT_MS): Promise<void> {
+    return this.until(() => this.ids.some((seen) => seen >= id), `event ${id}`, waitMs)
+  }
+
+  /** Everything already sent to this socket (its replay included) has arrived when this resolves. */
+  async barrier(): Promise<void> {
+    const wanted = this.pongs + 1
+    this.socket.send(JSON.stringify({ type: 'ping' }))
+    await this.until(() => this.pongs >= wanted, 'pong')
+  }
+
+  /** Closes and waits for the server to have seen it go. */
+  async leave(): Promise<void> {
+    this.socket.close()
+    await this.closed
+  }
+}
+
+/** The messages of `feed` with ids above `after`, as `{type, id, data}`. */
+const after = (feed: Feed, id: number) => feed.messages.filter((m) => m.id !== undefined && m.id > id)
+
+const strictlyIncreasing = (ids: number[]) => ids.every((id, index) => index === 0 || id > ids[index - 1])
+
+describe('event ids: every pushed event carries an id, increasing per workspace', () => {
+  test('location.created, visit.updated and notification.created carry integer ids, increasing in the order sent', async () => {
+    const feed = await Feed.open(a.owner.token, port)
+    // The owner plans a visit for A's field user and for themself (a notification to the owner),
+    // the field user checks in (visit.updated to the office), then sends two pings (the live map).
+    const visit = data(await planVisit([aField.user.id, a.owner.user.id]), 201, 'planning')
+    data(await h.post(`/app/v1/visits/${visit.id}/check-in`, SITE, { token: aField.token }), 200, 'check-in')
+    data(await batch(aField.token, [ping(), ping({ lat: -6.21 })]), 201, 'a batch')
+    await feed.barrier()
+    // (The check-in may also tell the owner it was flagged: a second notification.)
+    const types = feed.messages.map((m) => m.type)
+    expect(new Set(types)).toEqual(new Set(['notification.created', 'visit.updated', 'location.created']))
+    expect(types.slice(-2)).toEqual(['location.created', 'location.created'])
+    expect(feed.messages.every((m) => Number.isSafeInteger(m.id) && m.id! > 0)).toBe(true)
+    expect(strictlyIncreasing(feed.ids)).toBe(true)
+    // The event id sits beside the data; the data keeps its own `id` (the visit's, the ping's).
+    const updated = feed.messages.find((m) => m.type === 'visit.updated')!
+    expect(updated).toEqual({ type: 'visit.updated', id: updated.id, data: { id: visit.id, status: 'in_progress' } })
+    await feed.leave()
+  })
+
+  test('each workspace counts on its own: events of B take no id of A’s', async () => {
+    const [inA, inB] = await Promise.all([Feed.open(a.owner.token, port), Feed.open(b.owner.token, port)])
+    data(await batch(aField.token, [ping()]), 201, 'a batch in A')
+    await inA.barrier()
+    const lastOfA = inA.lastId
+    data(await batch(bField.token, [ping(), ping({ lat: -6.22 }), ping({ lat: -6.23 })]), 201, 'a batch in B')
+    await inB.barrier()
+    expect(inB.messages.map((m) => m.type)).toEqual(['location.created', 'location.created', 'location.created'])
+    expect(strictlyIncreasing(inB.ids)).toBe(true)
+    data(await batch(aField.token, [ping()]), 201, 'a batch in A')
+    await inA.barrier()
+    // The clock did not move: A's next id is the one after its last, whatever B published.
+    expect(inA.ids).toEqual([lastOfA, lastOfA + 1])
+    expect(inA.messages.every((m) => m.data.workspace_id === a.id)).toBe(true)
+    expect(inB.messages.every((m) => m.data.workspace_id === b.id)).toBe(true)
+    await Promise.all([inA.leave(), inB.leave()])
+  })
+})
+
+describe('?since=<id>: the events missed, then the live ones, nothing lost or twice', () => {
+  // An app of its own: these tests move its clock, shrink its replay bounds and flood its sockets.
+  let r: TestApp
+  let rPort: number
+  let w: Workspace
+  let admin: Session
+  let field: Session
+  let field2: Session
+  const clock = () => r.clock as ManualClock
+  const fresh = (session: Session) => r.login(session.user.email)
+  const rBatch = (session: Session, pings: unknown[]) => r.post('/app/v1/locations/batch', { pings }, { token: session.token, idempotencyKey: unique('batch') })
+
+  beforeAll(async () => {
+    r = await createTestApp()
+    r.app.listen({ port: 0, hostname: '127.0.0.1' })
+    rPort = r.app.server!.port!
+    w = await r.workspace()
+    admin = await r.member(w, 'admin')
+    field = await r.member(w, 'user')
+    field2 = await r.member(w, 'user')
+  })
+
+  afterAll(async () => {
+    await r?.app.stop(true)
+    await r?.close()
+  })
+
+  test('reconnecting with the last id seen gets exactly the events missed, in order, then live ones', async () => {
+    const observer = await Feed.open(admin.token, rPort)
+    const leaving = await Feed.open(admin.token, rPort)
+    data(await rBatch(field, [ping()]), 201, 'a batch')
+    await leaving.barrier()
+    const lastSeen = leaving.lastId
+    await leaving.leave()
+
+    // Missed: three pings and a cancelled visit (visit.updated to the office).
+    data(await rBatch(field, [ping({ lat: 1 }), ping({ lat: 2 }), ping({ lat: 3 })]), 201, 'a batch')
+    const outlet = data(await r.post('/office/v1/outlets', { name: unique('Outlet'), ...{ latitude: -6.2, longitude: 106.8 } }, { token: w.owner.token }), 201, 'an outlet')
+    const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: w.owner.token }), 201, 'a project')
+    const visit = data(
+      await r.post('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field.user.id], submissions: [] }, { token: admin.token }),
+      201,
+      'planning',
+    )
+    data(await r.put(`/office/v1/visits/${visit.id}/cancel`, { reason: 'Rain' }, { token: admin.token }), 200, 'cancel')
+    await observer.barrier()
+    const missed = after(observer, lastSeen)
+    expect(missed.map((m) => m.type)).toEqual(['location.created', 'location.created', 'location.created', 'visit.updated'])
+
+    const back = await Feed.open(admin.token, rPort, lastSeen)
+    await back.barrier()
+    expect(back.messages).toEqual(missed)
+    data(await rBatch(field, [ping({ lat: 4 })]), 201, 'a live batch')
+    await Promise.all([back.barrier(), observer.barrier()])
+    expect(back.messages).toEqual(after(observer, lastSeen))
+    expect(back.messages.at(-1)).toMatchObject({ type: 'location.created', data: { lat: 4 } })
+    // Reconnecting with the newest id replays nothing.
+    const current = await Feed.open(admin.token, rPort, back.lastId)
+    await current.barrier()
+    expect(current.messages).toEqual([])
+    await Promise.all([observer.leave(), back.leave(), current.leave()])
+  })
+
+  test('events published while a long replay is sent (it waits for the socket to drain) arrive once each, in order, after it', async () => {
+    const hub = r.deps.hub
+    const livemap = topics.livemap(w.id)
+    const observer = await Feed.open(admin.token, rPort)
+    const leaving = await Feed.open(admin.token, rPort)
+    data(await rBatch(field, [ping()]), 201, 'a batch')
+    await leaving.barrier()
+    const lastSeen = leaving.lastId
+    await leaving.leave()
+
+    // 8,000 events of ~2 KB while away: far more than one socket write takes, so the replay has to
+    // wait for drains. Published in slices the observer reads as they come (it is live, not replaying).
+    const blob = 'x'.repeat(2000)
+    for (let slice = 0; slice < 160; slice++) {
+      hub.publishEach(livemap, 'location.created', Array.from({ length: 50 }, (_, n) => ({ n: slice * 50 + n, blob })))
+      await observer.barrier()
+    }
+
+    const { feed: back, opened } = Feed.connect(admin.token, rPort, lastSeen)
+    // Meanwhile: events from the hub and real batches over HTTP, published on turns of the event loop.
+    let publishedDuringReplay = 0
+    const publishing = (async () => {
+      await opened
+      for (let turn = 0; turn < 60; turn++) {
+        if (hub.replays > 0) publishedDuringReplay += 1
+        if (turn % 10 === 0) data(await rBatch(field, [ping({ lat: turn })]), 201, 'a batch during the replay')
+        else hub.publishEach(livemap, 'location.created', [{ turn }])
+        await Bun.sleep(0)
+      }
+    })()
+    await publishing
+    await observer.barrier()
+    const expected = after(observer, lastSeen)
+    await back.reach(observer.lastId, 20_000)
+    await back.barrier()
+    expect(publishedDuringReplay).toBeGreaterThan(0)
+    expect(back.ids.length).toBe(expected.length)
+    expect(back.ids).toEqual(expected.map((m) => m.id!))
+    expect(strictlyIncreasing(back.ids)).toBe(true)
+    expect(back.messages.slice(-5)).toEqual(expected.slice(-5))
+    expect(hub.replays).toBe(0)
+    await Promise.all([observer.leave(), back.leave()])
+  })
+
+  test('a replay shows only what the socket may see: no location events without livemap:view, no one else’s notifications, no other workspace', async () => {
+    const other = await r.workspace()
+    const otherField = await r.member(other, 'user')
+    const officeOnly = await r.memberWithGrants(w, [{ key: 'visit:view', platform: 'web', access: 'view' }])
+    const observer = await Feed.open(w.owner.token, rPort)
+    data(await rBatch(field, [ping()]), 201, 'a batch')
+    await observer.barrier()
+    const lastSeen = observer.lastId
+
+    // While everyone else is away: pings in both workspaces, a visit for `field2` (a notification to
+    // them) that is then cancelled (visit.updated to the office and to field2).
+    data(await rBatch(field, [ping({ lat: 5 }), ping({ lat: 6 })]), 201, 'a batch')
+    data(await r.post('/app/v1/locations/batch', { pings: [ping()] }, { token: otherField.token, idempotencyKey: unique('batch') }), 201, 'a batch of B')
+    const outlet = data(await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: w.owner.token }), 201, 'an outlet')
+    const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: w.owner.token }), 201, 'a project')
+    const visit = data(
+      await r.post('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field2.user.id], submissions: [] }, { token: admin.token }),
+      201,
+      'planning',
+    )
+    data(await r.put(`/office/v1/visits/${visit.id}/cancel`, { reason: 'Rain' }, { token: admin.token }), 200, 'cancel')
+    await observer.barrier()
+    expect(after(observer, lastSeen).map((m) => m.type)).toEqual(['location.created', 'location.created', 'visit.updated'])
+
+    const replayed = async (session: Session, since = lastSeen) => {
+      const feed = await Feed.open(session.token, rPort, since)
+      await feed.barrier()
+      await feed.leave()
+      return feed.messages.map((m) => ({ type: m.type, user: m.data?.user_id, workspace: m.data?.workspace_id, status: m.data?.status }))
+    }
+    // The office-only member (visit:view, no livemap:view): the visit, not the pings.
+    expect(await replayed(officeOnly)).toEqual([{ type: 'visit.updated', user: undefined, workspace: undefined, status: 'cancelled' }])
+    // field2: their notification and their visit, nothing else.
+    expect(await replayed(field2)).toEqual([
+      { type: 'notification.created', user: field2.user.id, workspace: w.id, status: undefined },
+      { type: 'visit.updated', user: undefined, workspace: undefined, status: 'cancelled' },
+    ])
+    // field: none of it (not their notification, not their visit, no live map).
+    expect(await replayed(field)).toEqual([])
+    // Another workspace's socket with this workspace's id: a resync, or its own events; never ours.
+    const foreign = await replayed(otherField)
+    expect(foreign.every((m) => m.type === 'resync' || m.workspace === other.id)).toBe(true)
+    await observer.leave()
+  })
+
+  test('a since older than the kept window (10 minutes) → the first message is {"type":"resync"}, then live events', async () => {
+    admin = await fresh(admin)
+    field = await fresh(field)
+    const observer = await Feed.open(admin.token, rPort)
+    data(await rBatch(field, [ping()]), 201, 'a batch')
+    await observer.barrier()
+    const lastSeen = observer.lastId
+    data(await rBatch(field, [ping({ lat: 7 })]), 201, 'the batch to miss')
+    await observer.barrier()
+    await observer.leave()
+
+    // Just inside the window: replayed.
+    clock().advance(10 * 60_000 - 1)
+    const inside = await Feed.open(admin.token, rPort, lastSeen)
+    await inside.barrier()
+    expect(inside.messages.map((m) => [m.type, m.data?.lat])).toEqual([['location.created', 7]])
+    await inside.leave()
+
+    // Past it: resync first, then the live events.
+    clock().advance(2)
+    const late = await Feed.open(admin.token, rPort, lastSeen)
+    await late.barrier()
+    expect(late.messages).toEqual([{ type: 'resync' }])
+    data(await rBatch(field, [ping({ lat: 8 })]), 201, 'a live batch')
+    await late.barrier()
+    expect(late.messages.map((m) => [m.type, m.data?.lat])).toEqual([['resync', undefined], ['location.created', 8]])
+    await late.leave()
+  })
+
+  test('a since this process never issued (from before a restart, or ahead of the newest id) → resync', async () => {
+    admin = await fresh(admin)
+    const observer = await Feed.open(admin.token, rPort)
+    data(await rBatch(field = await fresh(field), [ping()]), 201, 'a batch')
+    await observer.barrier()
+    for (const since of [0, 1_000, observer.lastId + 1]) {
+      const feed = await Feed.open(admin.token, rPort, since)
+      await feed.barrier()
+      expect({ since, got: feed.messages }).toEqual({ since, got: [{ type: 'resync' }] })
+      await feed.leave()
+    }
+    await observer.leave()
+  })
+
+  test('past the per-workspace bound the oldest events are evicted: a since before them → resync, from the newest evicted one → the rest', async () => {
+    const hub = r.deps.hub
+    const bounds = hub.replay.bounds
+    hub.replay.bounds = { ...bounds, locations: { maxEvents: 20, maxBytes: bounds.locations.maxBytes } }
+    try {
+      admin = await fresh(admin)
+      field = await fresh(field)
+      field2 = await fresh(field2)
+      const observer = await Feed.open(admin.token, rPort)
+      const fieldFeed = await Feed.open(field2.token, rPort)
+      data(await rBatch(field, [ping()]), 201, 'a batch')
+      await observer.barrier()
+      const lastSeen = observer.lastId
+      // field2 sees a notification before the flood.
+      const outlet = data(await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: w.owner.token }), 201, 'an outlet')
+      const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: w.owner.token }), 201, 'a project')
+      await fieldFeed.barrier()
+      const fieldSince = lastSeen
+      await fieldFeed.leave()
+      data(
+        await r.post('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field2.user.id], submissions: [] }, { token: admin.token }),
+        201,
+        'planning',
+      )
+
+      // 30 location events: more than the 20 the bound keeps.
+      data(await rBatch(field, Array.from({ length: 30 }, (_, n) => ping({ lat: n / 10 }))), 201, 'a batch of 30')
+      await observer.barrier()
+      const flood = after(observer, lastSeen).filter((m) => m.type === 'location.created')
+      expect(flood).toHaveLength(30)
+
+      const tooOld = await Feed.open(admin.token, rPort, lastSeen)
+      await tooOld.barrier()
+      expect(tooOld.messages).toEqual([{ type: 'resync' }])
+      await tooOld.leave()
+      // From the newest evicted event (the 10th), the 20 kept ones and the visit plan's events.
+      const fromFloor = await Feed.open(admin.token, rPort, flood[9].id!)
+      await fromFloor.barrier()
+      expect(fromFloor.messages).toEqual(after(observer, flood[9].id!))
+      expect(fromFloor.messages.filter((m) => m.type === 'location.created')).toEqual(flood.slice(10))
+      await fromFloor.leave()
+      // The flood of location events evicts none of the other events: field2 still gets its notification.
+      const fieldBack = await Feed.open(field2.token, rPort, fieldSince)
+      await fieldBack.barrier()
+      expect(fieldBack.messages.map((m) => m.type)).toEqual(['notification.created'])
+      await Promise.all([fieldBack.leave(), observer.leave()])
+    } finally {
+      hub.replay.bounds = bounds
+    }
+  })
+
+  test('location events nobody listened for within the window are not kept: a live-map replay across them → resync; others replay', async () => {
+    const quiet = await r.workspace()
+    const quietAdmin = await r.member(quiet, 'admin')
+    const quietField = await r.member(quiet, 'user')
+    // The field user's socket sees an event (a notification), then leaves; no live-map socket is open.
+    const feed = await Feed.open(quietField.token, rPort)
+    const outlet = data(await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: quiet.owner.token }), 201, 'an outlet')
+    const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: quiet.owner.token }), 201, 'a project')
+    const plan = () =>
+      r.post('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [quietField.user.id], submissions: [] }, { token: quiet.owner.token })
+    data(await plan(), 201, 'planning')
+    await feed.barrier()
+    const seen = feed.lastId
+    await feed.leave()
+    data(await r.post('/app/v1/locations/batch', { pings: [ping()] }, { token: quietField.token, idempotencyKey: unique('batch') }), 201, 'a batch nobody watches')
+    data(await plan(), 201, 'planning')
+
+    const map = await Feed.open(quietAdmin.token, rPort, seen)
+    await map.barrier()
+    expect(map.messages).toEqual([{ type: 'resync' }])
+    await map.leave()
+    const back = await Feed.open(quietField.token, rPort, seen)
+    await back.barrier()
+    expect(back.messages.map((m) => m.type)).toEqual(['notification.created'])
+    await back.leave()
+  })
+})
+
+describe('?since=: a malformed value refuses the upgrade', () => {
+  test('not a whole number of at most 16 digits → 400 VALIDATION_ERROR with errors.since, no socket', async () => {
+    for (const since of ['abc', '-1', '1.5', '1e6', '', '%20', '12345678901234567', '9007199254740993']) {
+      const reply = await upgrade(`?token=${encodeURIComponent(aField.token)}&since=${since}`)
+      expect({ since, status: reply.status, code: reply.body?.code, success: reply.body?.success }).toEqual({ since, status: 400, code: 'VALIDATION_ERROR', success: false })
+      expect(reply.body.errors.since).toBeArray()
+    }
+    const events = await new Promise<string[]>((resolve) => {
+      const seen: string[] = []
+      const socket = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(aField.token)}&since=abc`)
+      const timer = setTimeout(() => resolve(seen), WAIT_MS)
+      socket.onopen = () => seen.push('open')
+      socket.onerror = () => seen.push('error')
+      socket.onclose = () => {
+        clearTimeout(timer)
+        resolve([...seen, 'close'])
+      }
+    })
+    expect(events).not.toContain('open')
+  })
+
+  test('a bad token with a bad since is still a 401; a good since with a good token opens', async () => {
+    const reply = await upgrade(`?token=garbage&since=abc`)
+    expect(reply.status).toBe(401)
+    expect((await upgrade(`?token=${encodeURIComponent(aField.token)}&since=0`)).status).toBe(101)
+  })
+})
+
+describe('the replay log: ids across a restart, byte bounds', () => {
+  test('a new process numbers above the old one and answers its ids with resync', () => {
+    const first = new ReplayLog()
+    const t0 = Date.parse('2026-11-21T08:00:00Z')
+    for (let n = 0; n < 500; n++) first.record(1, ['w:1:livemap'], 'location.created', { n }, t0)
+    const lastOfFirst = first.lastId(1, t0)
+    // Restarted a second later (the log is in memory only).
+    const second = new ReplayLog()
+    second.record(1, ['w:1:livemap'], 'location.created', { n: 0 }, t0 + 1000)
+    expect(second.lastId(1, t0 + 1000)).toBeGreaterThan(lastOfFirst)
+    expect(second.covers(1, lastOfFirst, ['other', 'locations'], t0 + 1000)).toBe(false)
+    expect(second.covers(1, second.lastId(1, t0 + 1000), ['other', 'locations'], t0 + 1000)).toBe(true)
+  })
+
+  test('ids increase even when the clock steps back', () => {
+    const log = new ReplayLog()
+    const t0 = Date.parse('2026-11-21T08:00:00Z')
+    const ids = [t0, t0 + 5, t0 - 60_000, t0 - 60_000].map((now) => JSON.parse(log.record(1, ['w:1:u:2'], 'notification.created', {}, now)).id)
+    expect(strictlyIncreasing(ids)).toBe(true)
+  })
+
+  test('a stream past its byte bound drops its oldest; past the total, the oldest events of the process go first', () => {
+    const t0 = Date.parse('2026-11-21T08:00:00Z')
+    const blob = 'x'.repeat(1000)
+    const eventBytes = JSON.stringify({ type: 'location.created', id: t0 * 1000 + 1, data: { blob } }).length + ENTRY_OVERHEAD_BYTES
+    const log = new ReplayLog({ ...REPLAY_BOUNDS, locations: { maxEvents: 1_000_000, maxBytes: 10 * eventBytes } })
+    for (let n = 0; n < 25; n++) log.record(1, ['w:1:livemap'], 'location.created', { blob }, t0)
+    expect(log.events).toBe(10)
+    expect(log.bytes).toBeLessThanOrEqual(10 * eventBytes)
+    // 15 evicted: a since before the 15th is not covered, from the 15th on it is.
+    const first = t0 * 1000 + 1
+    expect(log.covers(1, first + 13, ['locations'], t0)).toBe(false)
+    expect(log.covers(1, first + 14, ['locations'], t0)).toBe(true)
+    expect([...log.after(1, first + 14, ['locations'])].map((event) => event.id)).toEqual(Array.from({ length: 10 }, (_, n) => first + 15 + n))
+
+    // The total: 3 MiB over all workspaces; workspace 1 published first, so it gives way first.
+    const total = new ReplayLog({ ...REPLAY_BOUNDS, maxTotalBytes: 3 * 1024 * 1024 })
+    for (let n = 0; n < 2000; n++) total.record(1, ['w:1:livemap'], 'location.created', { blob }, t0 + n)
+    for (let n = 0; n < 2000; n++) total.record(2, ['w:2:livemap'], 'location.created', { blob }, t0 + 2000 + n)
+    expect(total.bytes).toBeLessThanOrEqual(3 * 1024 * 1024)
+    // Each workspace's log starts from its first event's clock × 1000: workspace 2 still has all of its
+    // events, workspace 1 has lost its oldest.
+    expect(total.covers(2, (t0 + 2000) * 1000, ['locations'], t0 + 4000)).toBe(true)
+    expect(total.covers(1, t0 * 1000, ['locations'], t0 + 4000)).toBe(false)
+    expect(total.events).toBeLessThan(4000)
+  })
+})
+
+describe('a replay waits for an access re-check like every publish', () => {
+  class FakeSocket {
+    readonly topics = new Set<string>()
+    readonly received: string[] = []
+    closedWith: [number, string] | null = null
+    subscribe = (topic: string) => this.topics.add(topic)
+    unsubscribe = (topic: string) => this.topics.delete(topic)
+    close = (code: number, reason: string) => {
+      this.closedWith = [code, reason]
+    }
+    send = (payload: string) => {
+      this.received.push(JSON.parse(payload).data ?? JSON.parse(payload).type)
+      return payload.length
+    }
+  }
+  const viewer = compileGrants([{ key: 'livemap:view', platform: 'web', access: 'view' }])
+  const access = (userId: number): SocketAccess => ({
+    userId,
+    workspaceId: 1,
+    roleId: 10,
+    sessionId: `s${userId}`,
+    expiresAt: Date.parse('2026-11-21T09:00:00Z'),
+    permissions: viewer,
+  })
+
+  test('a socket replaying during a re-check gets the missed and the held events once each, in order; one that lost access gets none', async () => {
+    const clock = new TestClock('2026-11-21T08:00:00Z')
+    const pending = new Map<number, (value: { roleId: number; permissions: typeof viewer } | null) => void>()
+    const hub = new Hub()
+    hub.watchAccess({ clock, loadAccess: (userId) => new Promise((resolve) => pending.set(userId, resolve)), readEpoch: async () => 0 })
+    const [live, late, demoted] = [new FakeSocket(), new FakeSocket(), new FakeSocket()]
+    const sockets = [live, late, demoted]
+    hub.attach({
+      publish: (topic: string, payload: string) => {
+        for (const socket of sockets) if (socket.topics.has(topic) && !socket.closedWith) socket.received.push(JSON.parse(payload).data)
+        return 0
+      },
+      subscriberCount: (topic: string) => sockets.filter((socket) => socket.topics.has(topic)).length,
+    })
+    const livemap = topics.livemap(1)
+    hub.register(live, access(1))
+    hub.publish(livemap, { type: 'location.created', data: 'e1' })
+    const since = hub.replay.lastId(1, clock.now().getTime())
+    hub.publish(livemap, { type: 'location.created', data: 'e2' })
+
+    hub.revalidateUser(1)
+    hub.register(late, access(2), since)
+    hub.register(demoted, access(3), since)
+    hub.revalidateUser(3)
+    hub.publish(livemap, { type: 'location.created', data: 'e3' })
+    // Nothing moves while the re-checks run.
+    expect([live.received, late.received, demoted.received]).toEqual([['e1', 'e2'], [], []])
+    expect(hub.replays).toBe(2)
+
+    pending.get(3)!({ roleId: 10, permissions: compileGrants([]) })
+    await Bun.sleep(0)
+    expect(demoted.closedWith).toEqual([4403, 'FORBIDDEN'])
+    pending.get(1)!({ roleId: 10, permissions: viewer })
+    await Bun.sleep(0)
+    expect(hub.replays).toBe(0)
+    hub.publish(livemap, { type: 'location.created', data: 'e4' })
+    expect(live.received).toEqual(['e1', 'e2', 'e3', 'e4'])
+    expect(late.received).toEqual(['e2', 'e3', 'e4'])
+    expect(demoted.received).toEqual([])
+    hub.detach()
+  })
+})
+
+describe('the replay log in a flood', () => {
+  test('a stream whose bound holds less than a minute keeps only the flood bound, and its full bound again once the rate falls', () => {
+    const t0 = Date.parse('2026-11-21T08:00:00Z')
+    const log = new ReplayLog({ ...REPLAY_BOUNDS, locations: { maxEvents: 100, maxBytes: 1024 * 1024 }, flood: { maxEvents: 10, maxBytes: 1024 * 1024, spanMs: 60_000 } })
+    const topic = ['w:1:livemap']
+    // 150 events within a second: the 100 kept would span less than a minute.
+    for (let n = 0; n < 150; n++) log.record(1, topic, 'location.created', { n }, t0 + Math.floor(n / 150 * 1000))
+    expect(log.events).toBe(10)
+    // The other stream is not flooded by it.
+    for (let n = 0; n < 50; n++) log.record(1, ['w:1:u:2'], 'notification.created', { n }, t0 + 1000)
+    expect(log.events).toBe(60)
+    // Then one event every 7 s: the full bound (10 times the flood's) would hold 70 s at that rate,
+    // so the first of them ends the flood, and every later one is kept beside the 10.
+    let now = t0 + 1000
+    for (let n = 0; n < 30; n++) log.record(1, topic, 'location.created', { n }, (now += 7000))
+    expect(log.events).toBe(50 + 10 + 29)
   })
 })

@@ -28,11 +28,27 @@
  * any other write to users, memberships or roles), the sweep reads the auth epoch — a number those
  * writes bump through database triggers — and re-checks every socket when it moved.
  *
- * All of this is per-process state: each instance knows only its own sockets.
+ * Every event carries an `id`, increasing per workspace, and is kept for a while in the replay log
+ * (./replay-log.ts: what is kept, for how long, within which bounds). A socket opened with
+ * `?since=<id>` first gets the events after `id` that it may see — the same rule as live delivery:
+ * the topics its access allows now — then the live ones, none lost and none twice:
+ *   1. If the log no longer covers `since` (older than what is kept, or not an id this process issued
+ *      for the workspace), the first message is {"type":"resync"} and the socket goes live at once.
+ *   2. Otherwise the socket stays off its topics while it replays: whatever is published meanwhile
+ *      lands in the log, which the replay reads to its end. It sends until Bun reports backpressure,
+ *      then waits for `drained`, and is paused like every publish while an access re-check runs.
+ *   3. In the same synchronous step in which it sent the newest event of the log, it subscribes: no
+ *      publish can fall in between, and nothing it replayed reaches it again from the topic.
+ * A replay that reads slower than its workspace's events are evicted gets {"type":"resync"} there
+ * and goes live. Events of `publishEach` for a topic nobody has listened on within the replay window
+ * are not even serialised: the log records the skip, and a replay across it is a resync.
+ *
+ * All of this is per-process state: each instance knows only its own sockets and its own events.
  */
 import type { Server } from 'bun'
 import { systemClock, type Clock } from '../platform/clock'
 import { can, type PermissionSet } from '../platform/permissions'
+import { REPLAY_BOUNDS, ReplayLog, type ReplayBounds, type StreamName } from './replay-log'
 
 export type HubEventType = 'location.created' | 'visit.updated' | 'notification.created'
 
@@ -40,6 +56,15 @@ export interface HubEvent {
   type: HubEventType
   data: unknown
 }
+
+/** The message telling a client that what it missed is no longer kept: reload over HTTP. */
+export const RESYNC_MESSAGE = JSON.stringify({ type: 'resync' })
+
+/** How often events older than the replay window are dropped in workspaces that publish nothing. */
+const PRUNE_INTERVAL_MS = 30_000
+
+/** Every topic names its workspace first: `w:<workspaceId>:…`. */
+const workspaceOf = (topic: string) => Number(topic.slice(2, topic.indexOf(':', 2)))
 
 export const topics = {
   livemap: (workspaceId: number) => `w:${workspaceId}:livemap`,
@@ -89,12 +114,16 @@ interface Socket {
   subscribe(topic: string): unknown
   unsubscribe(topic: string): unknown
   close(code?: number, reason?: string): unknown
+  /** Bun's send status: bytes sent, -1 queued under backpressure (`drained` follows), 0 dropped. */
+  send(payload: string): number
 }
 
 interface Connection {
   socket: Socket
   access: SocketAccess
   topics: string[]
+  /** While the socket replays: the id of the last event of the log it has read; null once live. */
+  replayedTo: number | null
 }
 
 export class Hub {
@@ -111,21 +140,44 @@ export class Hub {
   /** Access re-checks running; while any does, publishes wait in `held`. */
   private rechecks = 0
   private held: [topic: string, payload: string][] = []
+  /** Recent events of every workspace, for `?since=` (./replay-log.ts). */
+  readonly replay: ReplayLog
+  /** Sockets replaying: not yet subscribed to their topics. */
+  private readonly replaying = new Set<Connection>()
+  /** When the last socket left each topic (ms): until the window has passed, someone may ask for it. */
+  private readonly left = new Map<string, number>()
+  private pruner: ReturnType<typeof setInterval> | null = null
+
+  constructor(options: { replay?: ReplayBounds } = {}) {
+    this.replay = new ReplayLog(options.replay ?? REPLAY_BOUNDS)
+  }
 
   /** Open sockets (for the metrics page). */
   get connections(): number {
     return this.open.size
   }
 
+  /** Sockets still replaying what they missed. */
+  get replays(): number {
+    return this.replaying.size
+  }
+
   attach(server: Pick<Server<unknown>, 'publish' | 'subscriberCount'>) {
     this.server = server
+    this.pruner ??= setInterval(() => this.prune(), PRUNE_INTERVAL_MS)
+    this.pruner.unref?.()
   }
 
   detach() {
     this.server = null
     this.open.clear()
     this.held = []
+    this.replaying.clear()
+    this.left.clear()
+    this.replay.clear()
     this.stopSweep()
+    if (this.pruner) clearInterval(this.pruner)
+    this.pruner = null
   }
 
   watchAccess(source: AccessSource) {
@@ -133,34 +185,83 @@ export class Hub {
     this.clock = source.clock
   }
 
-  /** Whether any socket listens on `topic`: a batch of events for nobody is not even serialised. */
-  hasListeners(topic: string): boolean {
-    return this.server !== null && (this.rechecks > 0 || this.server.subscriberCount(topic) > 0)
+  /**
+   * Whether any socket listens on `topic`, replays it, or left it within the replay window (and so
+   * may come back with `?since=`).
+   */
+  hasListeners(topic: string, now = this.now()): boolean {
+    if (!this.server) return false
+    if (this.rechecks > 0 || this.server.subscriberCount(topic) > 0) return true
+    for (const connection of this.replaying) if (connection.topics.includes(topic)) return true
+    const left = this.left.get(topic)
+    return left !== undefined && now - left < this.replay.bounds.windowMs
   }
 
-  /** Sends to every socket subscribed to `topic`; a no-op while no server is listening. */
-  publish(topic: string, event: HubEvent) {
+  /**
+   * Numbers one event, keeps it for replay and sends it to every socket subscribed to one of `to` (all
+   * of one workspace; a socket listens on at most one of them). A no-op while no server is listening.
+   */
+  publish(to: string | readonly string[], event: HubEvent) {
     if (!this.server) return
-    const payload = JSON.stringify(event)
+    const list = typeof to === 'string' ? [to] : to
+    if (list.length === 0) return
+    const payload = this.replay.record(workspaceOf(list[0]), list, event.type, event.data, this.now())
     if (this.rechecks > 0) {
-      this.held.push([topic, payload])
+      for (const topic of list) this.held.push([topic, payload])
       return
     }
     this.closeExpired()
-    this.server.publish(topic, payload)
+    for (const topic of list) this.server.publish(topic, payload)
   }
 
-  /** A socket opened with `access`: it joins the topics its permissions allow. */
-  register(socket: Socket, access: SocketAccess) {
-    const joined = topicsFor(access)
-    for (const topic of joined) socket.subscribe(topic)
-    this.open.set(socket, { socket, access, topics: joined })
+  /**
+   * One event of `type` per item, all to `topic` (the ingest path: one clock read per batch). A batch
+   * nobody listens on, nor could ask to replay (`hasListeners`), is not even serialised.
+   */
+  publishEach(topic: string, type: HubEventType, items: readonly unknown[]) {
+    if (!this.server || items.length === 0) return
+    const workspaceId = workspaceOf(topic)
+    const now = this.now()
+    if (!this.hasListeners(topic, now)) return this.replay.skip(workspaceId, type, now)
+    const list = [topic]
+    const holding = this.rechecks > 0
+    if (!holding) this.closeExpired()
+    for (const item of items) {
+      const payload = this.replay.record(workspaceId, list, type, item, now)
+      if (holding) this.held.push([topic, payload])
+      else this.server.publish(topic, payload)
+    }
+  }
+
+  /**
+   * A socket opened with `access`: it joins the topics its permissions allow — at once, or with
+   * `since` (a client's last seen event id) after replaying what it missed, or after {"type":"resync"}.
+   */
+  register(socket: Socket, access: SocketAccess, since?: number) {
+    const connection: Connection = { socket, access, topics: topicsFor(access), replayedTo: null }
+    this.open.set(socket, connection)
     this.nextExpiry = Math.min(this.nextExpiry, access.expiresAt)
     this.startSweep()
+    if (since === undefined) return this.goLive(connection)
+    if (!this.replay.covers(access.workspaceId, since, this.streamsOf(connection), this.now())) {
+      socket.send(RESYNC_MESSAGE)
+      return this.goLive(connection)
+    }
+    connection.replayedTo = since
+    this.replaying.add(connection)
+    this.pump(connection)
+  }
+
+  /** Bun drained the socket's send buffer: its replay goes on. */
+  drained(socket: Socket) {
+    const connection = this.open.get(socket)
+    if (connection && connection.replayedTo !== null) this.pump(connection)
   }
 
   /** The socket closed (by either side). */
   unregister(socket: Socket) {
+    const connection = this.open.get(socket)
+    if (connection) this.forget(connection)
     this.open.delete(socket)
   }
 
@@ -213,6 +314,7 @@ export class Hub {
 
   private end(connection: Connection, reason: AccessEnded | null, code = reason ? CLOSE_CODES[reason] : 1000, text = reason ?? '') {
     this.open.delete(connection.socket)
+    this.forget(connection)
     try {
       // Unsubscribed first: nothing published from here on reaches it, whatever the close does.
       for (const topic of connection.topics) connection.socket.unsubscribe(topic)
@@ -231,8 +333,13 @@ export class Hub {
       this.end(connection, 'FORBIDDEN')
       return false
     }
-    for (const topic of joined) if (!connection.topics.includes(topic)) connection.socket.subscribe(topic)
-    for (const topic of connection.topics) if (!joined.includes(topic)) connection.socket.unsubscribe(topic)
+    // A replaying socket subscribes when it goes live, to the topics it holds then.
+    if (connection.replayedTo === null) {
+      for (const topic of joined) if (!connection.topics.includes(topic)) connection.socket.subscribe(topic)
+      for (const topic of connection.topics) if (!joined.includes(topic)) connection.socket.unsubscribe(topic)
+    }
+    const now = this.now()
+    for (const topic of connection.topics) if (!joined.includes(topic)) this.left.set(topic, now)
     connection.topics = joined
     connection.access = access
     return true
@@ -280,14 +387,78 @@ export class Hub {
   private releaseHeld() {
     const held = this.held
     this.held = []
-    if (!this.server || held.length === 0) return
+    if (!this.server) return
+    if (held.length > 0) {
+      this.closeExpired()
+      for (const [topic, payload] of held) this.server.publish(topic, payload)
+    }
+    // Replays paused during the re-check go on, with the access it left them.
+    for (const connection of [...this.replaying]) this.pump(connection)
+  }
+
+  /** The log streams a socket's topics see: location events only with the live-map topic. */
+  private streamsOf(connection: Connection): StreamName[] {
+    return connection.topics.includes(topics.livemap(connection.access.workspaceId)) ? ['other', 'locations'] : ['other']
+  }
+
+  /**
+   * Sends the socket the log's events after `replayedTo` that its topics see, until Bun reports
+   * backpressure (then `drained` calls again) or the log's end (then it goes live). Paused while an
+   * access re-check runs, like every publish.
+   */
+  private pump(connection: Connection) {
+    if (this.rechecks > 0 || connection.replayedTo === null) return
     this.closeExpired()
-    for (const [topic, payload] of held) this.server.publish(topic, payload)
+    if (this.open.get(connection.socket) !== connection) return
+    const { workspaceId } = connection.access
+    const streams = this.streamsOf(connection)
+    if (!this.replay.intact(workspaceId, connection.replayedTo, streams)) {
+      // Evicted while this socket read slower than its workspace published: what it missed is gone.
+      connection.socket.send(RESYNC_MESSAGE)
+      return this.goLive(connection)
+    }
+    const visible = connection.topics
+    for (const event of this.replay.after(workspaceId, connection.replayedTo, streams)) {
+      connection.replayedTo = event.id
+      if (!event.topics.some((topic) => visible.includes(topic))) continue
+      const status = connection.socket.send(event.payload)
+      if (status === -1) return
+      if (status === 0) {
+        // Dropped: the socket is gone or over its backpressure limit; the client reconnects with since.
+        this.end(connection, null, 1011, 'replay interrupted')
+        return
+      }
+    }
+    this.goLive(connection)
+  }
+
+  /** Subscribes the socket to its topics; from here on it gets events as they are published. */
+  private goLive(connection: Connection) {
+    connection.replayedTo = null
+    this.replaying.delete(connection)
+    for (const topic of connection.topics) connection.socket.subscribe(topic)
+  }
+
+  /** The socket no longer listens: its topics count as left now. */
+  private forget(connection: Connection) {
+    this.replaying.delete(connection)
+    const now = this.now()
+    for (const topic of connection.topics) this.left.set(topic, now)
+  }
+
+  private prune() {
+    const now = this.now()
+    this.replay.prune(now)
+    for (const [topic, at] of this.left) if (now - at >= this.replay.bounds.windowMs) this.left.delete(topic)
+  }
+
+  private now(): number {
+    return this.clock.now().getTime()
   }
 
   /** Closes the sockets whose token expired; one comparison when none has. */
   private closeExpired() {
-    const now = this.clock.now().getTime()
+    const now = this.now()
     if (now < this.nextExpiry) return
     let next = Infinity
     for (const connection of [...this.open.values()]) {

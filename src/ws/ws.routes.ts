@@ -1,7 +1,10 @@
 /**
- * GET /ws?token=ACCESS_TOKEN (docs/API.md §Real-time socket): the token is checked at the upgrade (bad or missing →
- * 401, no socket), then the socket joins the topics its permissions allow and lives as long as that
- * access does (./hub.ts). Messages are JSON `{type, data}`:
+ * GET /ws?token=ACCESS_TOKEN[&since=EVENT_ID] (docs/API.md §Real-time socket): the token is checked at
+ * the upgrade (bad or missing → 401, no socket), then `since` (not a whole number of at most 16
+ * digits → 400 VALIDATION_ERROR, no socket: a client bug is refused loudly rather than answered with a
+ * resync it would loop on). The socket first replays the events after `since` it may see, or gets
+ * {"type":"resync"}, then joins the topics its permissions allow and lives as long as that access does
+ * (./hub.ts). Pushed events are `{type, id, data}`. Messages are JSON:
  *   {type:"ping"}                → {type:"pong"}
  *   {type:"auth", token:"<jwt>"} → {type:"auth.ok"}: a newer access token of the same user (and
  *                                  workspace) before the old one expires; the socket lives on until
@@ -17,6 +20,15 @@ import type { SocketAccess } from './hub'
 
 interface SocketContext {
   access: SocketAccess
+  since: number | undefined
+}
+
+/** An event id: a whole number of at most 16 digits that JavaScript holds exactly. */
+function parseSince(value: string | undefined): number | undefined | null {
+  if (value === undefined) return undefined
+  if (!/^[0-9]{1,16}$/.test(value)) return null
+  const since = Number(value)
+  return Number.isSafeInteger(since) ? since : null
 }
 
 /** The access a token grants a socket; throws Unauthorized (code UNAUTHORIZED or TOKEN_EXPIRED). */
@@ -49,17 +61,28 @@ export const wsRoutes = (deps: Deps) => {
   })
 
   return new Elysia().ws('/ws', {
-    query: t.Object({ token: t.Optional(t.String({ maxLength: 4096 })) }),
+    query: t.Object({ token: t.Optional(t.String({ maxLength: 4096 })), since: t.Optional(t.String()) }),
     async beforeHandle(c) {
+      // The socket keeps the access and `since` of its upgrade; `open` reads them from the same context.
+      const context = c as unknown as SocketContext
       try {
-        // The socket keeps the access of its upgrade; `open` reads it from the same context.
-        ;(c as unknown as SocketContext).access = await socketAccess(deps, c.query.token ?? null)
+        context.access = await socketAccess(deps, c.query.token ?? null)
       } catch {
         return c.status(401, { success: false, message: 'authentication required', code: 'UNAUTHORIZED', errors: {} })
       }
+      const since = parseSince(c.query.since)
+      if (since === null) {
+        const errors = { since: ['must be the id of an event this socket received: a whole number of at most 16 digits'] }
+        return c.status(400, { success: false, message: 'Validation failed', code: 'VALIDATION_ERROR', errors })
+      }
+      context.since = since
     },
     open(ws) {
-      deps.hub.register(ws.raw, (ws.data as unknown as SocketContext).access)
+      const { access, since } = ws.data as unknown as SocketContext
+      deps.hub.register(ws.raw, access, since)
+    },
+    drain(ws) {
+      deps.hub.drained(ws.raw)
     },
     close(ws) {
       deps.hub.unregister(ws.raw)
@@ -78,6 +101,6 @@ export const wsRoutes = (deps: Deps) => {
         if (deps.hub.reauthorize(ws.raw, access)) ws.send(JSON.stringify({ type: 'auth.ok' }))
       }
     },
-    detail: { summary: 'Live events: location.created, visit.updated, notification.created', security: [] },
+    detail: { summary: 'Live events (location.created, visit.updated, notification.created), replayed after ?since=<id>', security: [] },
   })
 }

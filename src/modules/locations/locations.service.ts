@@ -318,8 +318,7 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
   )
 
   ctx.deps.metrics.pingsIngested(saved.length)
-  const topic = topics.livemap(workspaceId)
-  if (ctx.deps.hub.hasListeners(topic)) for (const ping of saved) ctx.deps.hub.publish(topic, { type: 'location.created', data: ping })
+  ctx.deps.hub.publishEach(topics.livemap(workspaceId), 'location.created', saved)
   return { count: saved.length }
 }
 

@@ -461,8 +461,9 @@ async function applyTransition(
   const assignees = await assigneeIds(scope.tx, visit.id)
   scope.afterCommit(() => {
     const event = { type: 'visit.updated' as const, data: { id: visit.id, status: result.to } }
-    ctx.deps.hub.publish(topics.visits(ctx.actor.workspaceId), event)
-    for (const userId of assignees) ctx.deps.hub.publish(topics.userVisits(ctx.actor.workspaceId, userId), event)
+    // One event (one id) for the office's topic and each assignee's own.
+    const workspaceId = ctx.actor.workspaceId
+    ctx.deps.hub.publish([topics.visits(workspaceId), ...assignees.map((userId) => topics.userVisits(workspaceId, userId))], event)
   })
   await scope.audit({ entityType: 'visit', entityId: visit.id, entityName: await visitName(scope.tx, visit), action: 'updated', before: visit, after })
 }

@@ -1,0 +1,314 @@
+/**
+ * The replay log: the events the hub pushed lately, kept per workspace, so that a client reconnecting
+ * with `?since=<id>` gets exactly what it missed (docs/API.md §Real-time socket).
+ *
+ * Ids. Every event gets an id from its workspace's counter: the larger of (the previous id + 1) and
+ * (the clock in milliseconds × 1000). Ids therefore increase within a workspace for the life of the
+ * process — also when the clock steps back — and keep increasing across a restart without writing
+ * anything to the database, as long as the clock does not step back across the restart and a
+ * workspace publishes fewer than 1,000 events per millisecond. Ids are not consecutive: a client must
+ * not read a jump as a lost event. Two processes on one database number their events independently
+ * (each knows only the events it published itself).
+ *
+ * What is kept. Each event is stored once, as the serialised message every socket receives, with the
+ * topics that may see it. Per workspace there are two streams with bounds of their own, so that the
+ * live map's flood of `location.created` never pushes out a field user's notifications:
+ *   locations  `location.created`  at most REPLAY_BOUNDS.locations (events and bytes)
+ *   other      every other type    at most REPLAY_BOUNDS.other
+ * Each stream keeps the events of the last `windowMs` (10 minutes) that fit its bounds, and all
+ * streams of all workspaces together at most `maxTotalBytes`. Past a bound the oldest events go first:
+ * past a stream's own bound, that stream's oldest; past the total, those of the stream holding the
+ * oldest event of the process (a megabyte at a time). An event counts as its message's length plus
+ * ENTRY_OVERHEAD_BYTES.
+ *
+ * A flood. A stream whose bound holds less than `flood.spanMs` (a minute) of its events — a
+ * workspace sending over ~1,000 pings a second — is not worth keeping in full: every kept event
+ * would be copied into the old generation of the heap and die there, which costs the ingest path
+ * more than the serialising itself. Such a stream keeps only its newest `flood` events (enough for a
+ * quick reconnect) until, at the rate it then sees, its full bound would hold a minute again.
+ *
+ * The floor. A stream's `floor` is the id of the newest event it no longer holds (at first, the id
+ * its workspace started from). A client that saw `since` missed nothing of that stream if
+ * `since >= floor`: every later event is still there. Below the floor it may have missed an evicted
+ * event, and is told to resync. Events nobody could ask for are not stored at all (`skip`): the
+ * skipped event takes an id and is the new floor at once.
+ */
+
+/** Bounds of one stream of one workspace. */
+export interface StreamBounds {
+  maxEvents: number
+  maxBytes: number
+}
+
+export interface ReplayBounds {
+  /** Events younger than this are kept (within the other bounds). */
+  windowMs: number
+  locations: StreamBounds
+  other: StreamBounds
+  /** A stream whose own bound holds less than `spanMs` of its events keeps only this much. */
+  flood: StreamBounds & { spanMs: number }
+  /** All streams of all workspaces together. */
+  maxTotalBytes: number
+}
+
+const MiB = 1024 * 1024
+
+/** docs/API.md §Real-time socket and README.md state these numbers; change them together. */
+export const REPLAY_BOUNDS: ReplayBounds = {
+  windowMs: 10 * 60_000,
+  locations: { maxEvents: 100_000, maxBytes: 32 * MiB },
+  other: { maxEvents: 20_000, maxBytes: 8 * MiB },
+  flood: { maxEvents: 2_500, maxBytes: 1 * MiB, spanMs: 60_000 },
+  maxTotalBytes: 128 * MiB,
+}
+
+/**
+ * What an event costs beyond its message's characters: the entry object, its slot in the array and
+ * the string's header (docs/PERFORMANCE.md §Replay log has the measurement).
+ */
+export const ENTRY_OVERHEAD_BYTES = 104
+
+/** Past the total, this much more is freed at once, so that the streams are not scanned per event. */
+const TOTAL_SLACK_BYTES = MiB
+
+export interface LoggedEvent {
+  id: number
+  /** When it was published (ms since the epoch, by the hub's clock). */
+  at: number
+  /** The topics that may see it; a socket sees it when it listens on one of them. */
+  topics: readonly string[]
+  /** The message as sent: `{"type":…,"id":…,"data":…}`. */
+  payload: string
+  size: number
+}
+
+export type StreamName = 'locations' | 'other'
+
+export const streamOf = (type: string): StreamName => (type === 'location.created' ? 'locations' : 'other')
+
+/** One stream: a queue of events in id order, oldest at `head`. */
+class Stream {
+  private entries: (LoggedEvent | undefined)[] = []
+  private head = 0
+  bytes = 0
+  /** Keeping only the flood bound (see the top of this file). */
+  flooded = false
+
+  constructor(
+    readonly bounds: () => StreamBounds,
+    public floor: number,
+  ) {}
+
+  get size(): number {
+    return this.entries.length - this.head
+  }
+
+  get oldest(): LoggedEvent | undefined {
+    return this.entries[this.head]
+  }
+
+  push(event: LoggedEvent) {
+    this.entries.push(event)
+    this.bytes += event.size
+  }
+
+  /** Drops the oldest event; returns its size. */
+  shift(): number {
+    const event = this.entries[this.head]!
+    this.entries[this.head] = undefined
+    this.head += 1
+    this.bytes -= event.size
+    this.floor = event.id
+    // Compact once the dropped slots are the larger half: amortised O(1) per event.
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.head)
+      this.head = 0
+    }
+    return event.size
+  }
+
+  /** The position of the first event with an id above `after` (binary search: ids increase). */
+  positionAfter(after: number): number {
+    let low = this.head
+    let high = this.entries.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (this.entries[middle]!.id <= after) low = middle + 1
+      else high = middle
+    }
+    return low
+  }
+
+  at(position: number): LoggedEvent | undefined {
+    return position < this.entries.length ? this.entries[position] : undefined
+  }
+
+  clear() {
+    this.entries = []
+    this.head = 0
+    this.bytes = 0
+  }
+}
+
+class WorkspaceLog {
+  readonly streams: Record<StreamName, Stream>
+
+  constructor(
+    public lastId: number,
+    bounds: () => ReplayBounds,
+  ) {
+    this.streams = {
+      locations: new Stream(() => bounds().locations, lastId),
+      other: new Stream(() => bounds().other, lastId),
+    }
+  }
+}
+
+export class ReplayLog {
+  private readonly logs = new Map<number, WorkspaceLog>()
+  private total = 0
+
+  constructor(public bounds: ReplayBounds = REPLAY_BOUNDS) {}
+
+  /** Bytes held by all streams (messages plus ENTRY_OVERHEAD_BYTES each). */
+  get bytes(): number {
+    return this.total
+  }
+
+  /** Events held by all streams. */
+  get events(): number {
+    let count = 0
+    for (const log of this.logs.values()) count += log.streams.locations.size + log.streams.other.size
+    return count
+  }
+
+  /** The newest id of the workspace (its starting point if it has published nothing). */
+  lastId(workspaceId: number, now: number): number {
+    return this.log(workspaceId, now).lastId
+  }
+
+  /**
+   * Numbers, serialises and stores one event; returns the message to send. All `topics` belong to
+   * `workspaceId`; the caller may share one `topics` array between events.
+   */
+  record(workspaceId: number, topics: readonly string[], type: string, data: unknown, now: number): string {
+    const log = this.log(workspaceId, now)
+    const id = (log.lastId = Math.max(log.lastId + 1, now * 1000))
+    const payload = JSON.stringify({ type, id, data })
+    const size = payload.length + ENTRY_OVERHEAD_BYTES
+    const stream = log.streams[streamOf(type)]
+    stream.push({ id, at: now, topics, payload, size })
+    this.total += size
+    this.trim(stream, now)
+    if (this.total > this.bounds.maxTotalBytes) this.trimTotal()
+    return payload
+  }
+
+  /** An event of `type` that nobody could ask for was not stored: replays across it resync. */
+  skip(workspaceId: number, type: string, now: number) {
+    const log = this.log(workspaceId, now)
+    log.lastId += 1
+    const stream = log.streams[streamOf(type)]
+    while (stream.size > 0) this.total -= stream.shift()
+    stream.floor = log.lastId
+  }
+
+  /**
+   * Whether a client that saw `since` can be given everything after it on the `streams` it sees:
+   * `since` is an id this workspace issued (not above its newest) and not below those streams' floors.
+   */
+  covers(workspaceId: number, since: number, streams: readonly StreamName[], now: number): boolean {
+    const log = this.log(workspaceId, now)
+    for (const name of streams) this.trim(log.streams[name], now)
+    return since <= log.lastId && streams.every((name) => since >= log.streams[name].floor)
+  }
+
+  /**
+   * The events after `after` on `streams`, merged in id order. Read it without publishing in between
+   * (the caller may stop early and read again from the last id it took); `intact` tells whether an
+   * event after `after` has been evicted since.
+   */
+  *after(workspaceId: number, after: number, streams: readonly StreamName[]): Generator<LoggedEvent, void, undefined> {
+    const log = this.logs.get(workspaceId)
+    if (!log) return
+    const chosen = streams.map((name) => log.streams[name])
+    const positions = chosen.map((stream) => stream.positionAfter(after))
+    for (;;) {
+      let pick = -1
+      for (let i = 0; i < chosen.length; i++) {
+        const candidate = chosen[i].at(positions[i])
+        if (candidate && (pick < 0 || candidate.id < chosen[pick].at(positions[pick])!.id)) pick = i
+      }
+      if (pick < 0) return
+      yield chosen[pick].at(positions[pick])!
+      positions[pick] += 1
+    }
+  }
+
+  /** Whether every event after `after` on `streams` is still held. */
+  intact(workspaceId: number, after: number, streams: readonly StreamName[]): boolean {
+    const log = this.logs.get(workspaceId)
+    return !log || streams.every((name) => after >= log.streams[name].floor)
+  }
+
+  /** Drops what is older than the window in every workspace (the rest is trimmed as events arrive). */
+  prune(now: number) {
+    for (const log of this.logs.values()) for (const stream of Object.values(log.streams)) this.trim(stream, now)
+  }
+
+  clear() {
+    this.logs.clear()
+    this.total = 0
+  }
+
+  private log(workspaceId: number, now: number): WorkspaceLog {
+    let log = this.logs.get(workspaceId)
+    if (!log) {
+      log = new WorkspaceLog(now * 1000, () => this.bounds)
+      this.logs.set(workspaceId, log)
+    }
+    return log
+  }
+
+  /** The stream's own bounds (or the flood bound) and the window. */
+  private trim(stream: Stream, now: number) {
+    const full = stream.bounds()
+    const flood = this.bounds.flood
+    const expired = now - this.bounds.windowMs
+    for (;;) {
+      const oldest = stream.oldest
+      if (!oldest) return
+      const maxEvents = stream.flooded ? Math.min(flood.maxEvents, full.maxEvents) : full.maxEvents
+      const maxBytes = stream.flooded ? Math.min(flood.maxBytes, full.maxBytes) : full.maxBytes
+      const overBound = stream.size > maxEvents || stream.bytes > maxBytes
+      if (oldest.at > expired && !overBound) return
+      if (overBound) {
+        // How long the bound holds at the current rate: below the span, flood; the full bound (so
+        // many times larger in the measure that is over) back above it, not.
+        const span = now - oldest.at
+        const scale = stream.size > maxEvents ? full.maxEvents / maxEvents : full.maxBytes / maxBytes
+        stream.flooded = (stream.flooded ? span * scale : span) < flood.spanMs
+      }
+      this.total -= stream.shift()
+    }
+  }
+
+  /**
+   * Past the total: the stream holding the oldest event of the process gives up its oldest events,
+   * down to TOTAL_SLACK_BYTES under the total (or until it is empty, then the next such stream).
+   */
+  private trimTotal() {
+    const target = Math.max(0, this.bounds.maxTotalBytes - TOTAL_SLACK_BYTES)
+    while (this.total > target) {
+      let oldest: Stream | null = null
+      for (const log of this.logs.values()) {
+        for (const stream of Object.values(log.streams)) {
+          const first = stream.oldest
+          if (first && (!oldest || first.at < oldest.oldest!.at)) oldest = stream
+        }
+      }
+      if (!oldest) return
+      while (this.total > target && oldest.size > 0) this.total -= oldest.shift()
+    }
+  }
+}
