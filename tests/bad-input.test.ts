@@ -3002,6 +3002,10 @@ const NOT_LISTS: Record<string, NotList> = {
   '/api/office/v1/outlet-visits/export': { kind: 'csv', reason: 'the office visit list as a CSV stream (listing A)' },
   '/api/app/v1/visits/active': { kind: 'no-query', reason: "the caller's visit in progress, or null" },
   '/api/app/v1/outlet-visits/active-visit': { kind: 'no-query', reason: "the caller's visit in progress, or null (listing A)" },
+  '/api/office/v1/locations/route': {
+    kind: 'no-query',
+    reason: "one user's local day as GeoJSON or GPX; user_id and date are required and checked by tests/route-replay.test.ts (docs/API.md §Route replay)",
+  },
   '/api/office/v1/locations/latest': { kind: 'no-query', reason: 'the newest ping of each user, a plain array without meta (docs/API.md §Location tracking)' },
   '/api/app/v1/attendances/today': { kind: 'no-query', reason: "the caller's attendance of today (or the one still open), or null" },
   '/api/app/v1/profile': { kind: 'no-query', reason: "the caller's own profile" },
@@ -3033,6 +3037,13 @@ const LIST_RULES: Record<string, { defaultLimit: number; maxLimit: number; ignor
     maxLimit: 100,
     ignores: ['keyword', 'sort_by', 'sort_order'],
     reason: "the caller's notifications, newest first: page, limit and the unread filter (docs/API.md §Other areas)",
+  },
+  '/api/office/v1/reports/field-day': {
+    defaultLimit: 10,
+    maxLimit: 100,
+    ignores: ['keyword', 'sort_by', 'sort_order'],
+    reason: 'the field-day report of a local day: one row per field user by name; the date is required (docs/API.md §Field day report)',
+    base: 'date=2026-03-01',
   },
   '/api/office/v1/locations': {
     defaultLimit: 100,
