@@ -11,7 +11,7 @@ import { parseDateTime } from '../../platform/dates'
 import { localDate } from '../../platform/time-zones'
 import { Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { locationOf, requireLocation, type GeoInput } from '../../platform/geo'
-import { DEFAULT_LIST, orderFor, paginate, paging } from '../../platform/pagination'
+import { DEFAULT_LIST, orderFor, paginate, paging, updatedSince } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import { PhotoBatch } from '../files/files.service'
@@ -75,6 +75,7 @@ export interface AttendanceListQuery {
   team_id?: number
   date_from?: string
   date_to?: string
+  updated_since?: string
 }
 
 export async function listAttendances(ctx: AuthedContext, query: AttendanceListQuery) {
@@ -87,6 +88,7 @@ export async function listAttendances(ctx: AuthedContext, query: AttendanceListQ
       : undefined,
     query.date_from ? gte(attendances.date, query.date_from) : undefined,
     query.date_to ? lte(attendances.date, query.date_to) : undefined,
+    updatedSince(query, attendances.updated_at),
   )
   const db = ctx.deps.db.read
   const order = orderFor(

@@ -8,7 +8,7 @@ import type { Db } from '../../db/client'
 import { principals, products, projects } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging } from '../../platform/pagination'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import { principalScope } from '../projects/projects.service'
@@ -21,6 +21,7 @@ interface ListQuery {
   keyword?: string
   sort_by?: 'created_at' | 'updated_at' | 'name' | 'id'
   sort_order?: 'asc' | 'desc'
+  updated_since?: string
 }
 
 // ── Principals ──────────────────────────────────────────────────────────────────────────────────
@@ -48,6 +49,7 @@ export async function listPrincipals(ctx: AuthedContext, query: ListQuery) {
   const where = principalScope.where(
     ctx.actor.workspaceId,
     keyword ? or(sql`instr(${principals.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${principals.code_key}, ''), ${keyword}) > 0`) : undefined,
+    updatedSince(query, principals.updated_at),
   )
   const db = ctx.deps.db.read
   const order = orderFor(query, { created_at: principals.created_at, updated_at: principals.updated_at, name: principals.name_key, id: principals.id }, principals.id)
@@ -162,6 +164,7 @@ export async function listProducts(ctx: AuthedContext, query: ListQuery & { prin
       ? or(sql`instr(${products.name_key}, ${keyword}) > 0`, sql`instr(${products.sku_key}, ${keyword}) > 0`, eq(products.barcode, query.keyword!.trim()))
       : undefined,
     query.principal_id !== undefined ? eq(products.principal_id, query.principal_id) : undefined,
+    updatedSince(query, products.updated_at),
   )
   const db = ctx.deps.db.read
   const order = orderFor(query, { created_at: products.created_at, updated_at: products.updated_at, name: products.name_key, id: products.id }, products.id)

@@ -30,6 +30,8 @@ import {
   MASTER_DATA_LIST,
   pageMeta,
   paging,
+  updatedSinceAt,
+  updatedSinceOf,
   type Page,
 } from '../../platform/pagination'
 import { created, listed, ok } from '../../platform/reply'
@@ -103,6 +105,7 @@ type MasterQuery = {
   keyword?: string
   sort_by?: 'created_at' | 'updated_at' | 'name' | 'id'
   sort_order?: 'asc' | 'desc'
+  updated_since?: string
   [filter: string]: unknown
 }
 
@@ -169,11 +172,12 @@ export function masterDataService(def: MasterDataDefinition) {
    * lists are the hottest reads of the office client.
    */
   const listStatements = preparedVariants((db: Db, shape: string) => {
-    const [sortBy, order, withKeyword, withParent] = shape.split(':')
+    const [sortBy, order, withKeyword, withParent, withUpdatedSince] = shape.split(':')
     const where = def.scope.where(
       sql.placeholder('workspaceId'),
       withKeyword === '1' ? sql`instr(${table.name_key}, ${sql.placeholder('keyword')}) > 0` : undefined,
       withParent === '1' ? eq(parentColumn!, sql.placeholder('parentId')) : undefined,
+      withUpdatedSince === '1' ? updatedSinceAt(sql.placeholder('updatedSince'), table.updated_at) : undefined,
     )
     const direction = order === 'asc' ? asc : desc
     return {
@@ -200,9 +204,10 @@ export function masterDataService(def: MasterDataDefinition) {
       const page = paging(query, MASTER_DATA_LIST)
       const keyword = keywordOf(query)
       const parentId = def.parent ? (query[def.parent.field] as number | undefined) : undefined
-      const shape = [query.sort_by ?? 'created_at', query.sort_order ?? 'desc', keyword ? 1 : 0, parentId !== undefined ? 1 : 0].join(':')
+      const updatedSince = updatedSinceOf(query)
+      const shape = [query.sort_by ?? 'created_at', query.sort_order ?? 'desc', keyword ? 1 : 0, parentId !== undefined ? 1 : 0, updatedSince ? 1 : 0].join(':')
       const statements = listStatements(ctx.deps.db.read, shape)
-      const values = { workspaceId: ctx.actor.workspaceId, keyword, parentId, limit: page.limit, offset: page.offset }
+      const values = { workspaceId: ctx.actor.workspaceId, keyword, parentId, updatedSince, limit: page.limit, offset: page.offset }
       const [rows, [{ total }]] = await Promise.all([statements.rows.all(values), statements.total.all(values)])
       return { rows: (rows as Record<string, unknown>[]).map(present), meta: pageMeta(page, total) }
     },

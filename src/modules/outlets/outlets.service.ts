@@ -8,7 +8,7 @@ import type { Db } from '../../db/client'
 import { accounts, outlets, subAreas, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import { accountScope, subAreaScope } from '../master-data/master-data.entities'
@@ -45,6 +45,7 @@ export interface OutletListQuery {
   sub_area_id?: number
   city_id?: number
   is_active?: boolean
+  updated_since?: string
 }
 
 const { name_key: _n, code_key: _c, ...outletColumns } = getTableColumns(outlets)
@@ -94,6 +95,7 @@ export async function listOutlets(ctx: AuthedContext, query: OutletListQuery): P
     query.sub_area_id !== undefined ? eq(outlets.sub_area_id, query.sub_area_id) : undefined,
     query.city_id !== undefined ? eq(outlets.city_id, query.city_id) : undefined,
     query.is_active !== undefined ? eq(outlets.is_active, query.is_active) : undefined,
+    updatedSince(query, outlets.updated_at),
   )
   const db = ctx.deps.db.read
   const order = orderFor(query, { created_at: outlets.created_at, updated_at: outlets.updated_at, name: outlets.name_key, id: outlets.id, code: outlets.code_key }, outlets.id)

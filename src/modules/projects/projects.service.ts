@@ -9,7 +9,7 @@ import type { Db } from '../../db/client'
 import { forms, principals, projectForms, projects, visits, type ProjectStatus } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import { formScope } from '../forms/forms.service'
@@ -71,6 +71,7 @@ export async function listProjects(
     sort_order?: 'asc' | 'desc'
     status?: ProjectStatus
     principal_id?: number
+    updated_since?: string
   },
 ): Promise<Page<PresentedProject>> {
   const page = paging(query, DEFAULT_LIST)
@@ -80,6 +81,7 @@ export async function listProjects(
     keyword ? sql`(instr(${projects.name_key}, ${keyword}) > 0 or instr(coalesce(${projects.code_key}, ''), ${keyword}) > 0)` : undefined,
     query.status ? eq(projects.status, query.status) : undefined,
     query.principal_id !== undefined ? eq(projects.principal_id, query.principal_id) : undefined,
+    updatedSince(query, projects.updated_at),
   )
   const db = ctx.deps.db.read
   const order = orderFor(

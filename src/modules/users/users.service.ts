@@ -20,7 +20,7 @@ import type { Db } from '../../db/client'
 import { memberships, refreshTokens, roles, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, AppError, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, keywordOf, pageMeta, paging, updatedSince, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import { voidPasswordResets } from '../auth/auth.service'
@@ -83,6 +83,7 @@ export interface UserListQuery {
   role_id?: number
   is_active?: boolean
   team_id?: number
+  updated_since?: string
 }
 
 export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promise<Page<PresentedUser>> {
@@ -95,6 +96,8 @@ export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promi
     query.team_id !== undefined
       ? sql`${users.id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMembers.team_id} = ${query.team_id} and ${teamMembers.workspace_id} = ${ctx.actor.workspaceId})`
       : undefined,
+    // A user's answer comes from the person and from their membership here (role, active flag).
+    updatedSince(query, users.updated_at, memberships.updated_at),
   ]
   const direction = query.sort_order === 'asc' ? asc : desc
   const sortColumn = { created_at: users.created_at, updated_at: users.updated_at, name: users.name, id: users.id, email: users.email }[

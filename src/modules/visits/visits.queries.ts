@@ -22,7 +22,7 @@ import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
 import { locationOf } from '../../platform/geo'
 import { visitFlagNames } from './visits.integrity'
-import { DEFAULT_LIST, orderFor, pageMeta, paginate, paging, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, orderFor, pageMeta, paginate, paging, updatedSince, updatedSinceAt, updatedSinceOf, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { prepared, preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
 
@@ -177,6 +177,7 @@ export interface VisitListQuery {
   date_to?: string
   /** `true`: only visits with integrity flags; `false`: only clean ones. */
   flagged?: boolean
+  updated_since?: string
 }
 
 /** A list query's filters as they reach SQL: absent ones left out, the keyword folded. */
@@ -200,6 +201,8 @@ function filterValues(query: VisitListQuery): FilterValues {
   if (query.flagged === false) values.unflagged = true
   const keyword = query.keyword?.trim().toLowerCase()
   if (keyword) values.keyword = keyword
+  const since = updatedSinceOf(query)
+  if (since) values.updated_since = since
   return values
 }
 
@@ -228,6 +231,7 @@ function filterConditions(present: FilterValues, workspace: unknown, caller: unk
     has('keyword')
       ? sql`(instr(${outlets.name_key}, ${value('keyword')}) > 0 or instr(coalesce(${outlets.code_key}, ''), ${value('keyword')}) > 0)`
       : undefined,
+    has('updated_since') ? updatedSinceAt(value('updated_since'), visits.updated_at) : undefined,
   )
 }
 
@@ -412,6 +416,7 @@ export interface SubmissionListQuery {
   user_id?: number
   date_from?: string
   date_to?: string
+  updated_since?: string
 }
 
 /** Whether the filters need the visit row (the caller's own visits, team, project, outlet, dates). */
@@ -437,6 +442,7 @@ export function submissionFilters(ctx: AuthedContext, query: SubmissionListQuery
     query.user_id !== undefined ? eq(submissions.submitted_by, query.user_id) : undefined,
     query.date_from ? gte(visits.visit_date, query.date_from) : undefined,
     query.date_to ? lte(visits.visit_date, query.date_to) : undefined,
+    updatedSince(query, submissions.updated_at),
   )!
 }
 
