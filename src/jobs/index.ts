@@ -9,6 +9,7 @@ import { errorFields } from '../platform/logger'
 import { cleanupIdempotencyKeys } from './idempotency-cleanup.job'
 import { purgeExpiredLocations } from './location-retention.job'
 import { purgeOldExports } from '../modules/exports/exports.service'
+import { purgeOldTombstones } from '../modules/sync/sync.retention'
 
 export interface JobDefinition {
   name: string
@@ -21,6 +22,7 @@ export const JOBS: JobDefinition[] = [
   { name: 'idempotency-cleanup', schedule: '7 * * * *', run: cleanupIdempotencyKeys },
   { name: 'location-retention', schedule: '17 3 * * *', run: purgeExpiredLocations },
   { name: 'export-cleanup', schedule: '37 3 * * *', run: purgeOldExports },
+  { name: 'change-log-retention', schedule: '47 3 * * *', run: purgeOldTombstones },
 ]
 
 export function startJobs(deps: Deps, jobs: JobDefinition[] = JOBS) {

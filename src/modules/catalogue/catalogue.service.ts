@@ -3,7 +3,7 @@
  * unique per workspace (case-insensitive, live rows); a product's principal must be a live principal
  * of the workspace; a principal still used by products or projects cannot be deleted.
  */
-import { and, count, eq, isNull, or, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { principals, products, projects } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
@@ -59,6 +59,12 @@ export async function listPrincipals(ctx: AuthedContext, query: ListQuery) {
     db.select({ total: count() }).from(principals).where(where),
   )
   return { rows: result.rows.map(presentPrincipal), meta: result.meta }
+}
+
+/** Live principals of the workspace among `ids`, as the detail answers them. */
+export async function principalsByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return (await db.select().from(principals).where(principalScope.where(workspaceId, inArray(principals.id, ids)))).map(presentPrincipal)
 }
 
 export const getPrincipal = async (ctx: AuthedContext, id: number) => presentPrincipal(await findPrincipal(ctx.deps.db.read, ctx.actor.workspaceId, id))
@@ -174,6 +180,12 @@ export async function listProducts(ctx: AuthedContext, query: ListQuery & { prin
     db.select({ total: count() }).from(products).where(where),
   )
   return { rows: result.rows.map(presentProduct), meta: result.meta }
+}
+
+/** Live products of the workspace among `ids`, as the detail answers them. */
+export async function productsByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return (await selectProducts(db, productScope.where(workspaceId, inArray(products.id, ids)))).map(presentProduct)
 }
 
 export const getProduct = (ctx: AuthedContext, id: number) => findProduct(ctx.deps.db.read, ctx.actor.workspaceId, id)

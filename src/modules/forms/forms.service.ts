@@ -3,7 +3,7 @@
  * (./forms.answers.ts `validateFormFields`), and answers are checked against them when submitted.
  * A form used by a live project cannot be deleted.
  */
-import { and, count, eq, isNull, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { forms, projectForms, projects, type FormField } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
@@ -69,6 +69,12 @@ export async function listForms(
     db.select({ total: count() }).from(forms).where(where),
   )
   return { rows: result.rows.map(present), meta: result.meta }
+}
+
+/** Live forms of the workspace among `ids`, as the detail answers them. */
+export async function formsByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return (await db.select().from(forms).where(formScope.where(workspaceId, inArray(forms.id, ids)))).map(present)
 }
 
 export const getForm = async (ctx: AuthedContext, id: number) => present(await findForm(ctx.deps.db.read, ctx.actor.workspaceId, id))

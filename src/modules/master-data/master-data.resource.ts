@@ -199,7 +199,17 @@ export function masterDataService(def: MasterDataDefinition) {
       .prepare(),
   )
 
+  const byIdsStatement = prepared((db) =>
+    selectPresented(db, def.scope.where(sql.placeholder('workspaceId'), sql`${table.id} in (select value from json_each(${sql.placeholder('ids')}))`)).prepare(),
+  )
+
   return {
+    /** Live rows of the workspace among `ids`, as the detail answers them (sync pages: one query per page). */
+    async byIds(db: Db, workspaceId: number, ids: number[]): Promise<Presented[]> {
+      if (ids.length === 0) return []
+      return ((await byIdsStatement(db).all({ workspaceId, ids: JSON.stringify(ids) })) as Record<string, unknown>[]).map(present)
+    },
+
     async list(ctx: AuthedContext, query: MasterQuery): Promise<Page<Presented>> {
       const page = paging(query, MASTER_DATA_LIST)
       const keyword = keywordOf(query)

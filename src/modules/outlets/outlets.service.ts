@@ -5,6 +5,7 @@
  */
 import { and, isNull, count, eq, getTableColumns, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { prepared } from '../../db/prepared'
 import { accounts, outlets, subAreas, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
@@ -105,6 +106,16 @@ export async function listOutlets(ctx: AuthedContext, query: OutletListQuery): P
     db.select({ total: count() }).from(outlets).where(where),
   )
   return { rows: result.rows.map(present), meta: result.meta }
+}
+
+const outletsOfIds = prepared((db) =>
+  selectOutlets(db, outletScope.where(sql.placeholder('workspaceId'), sql`${outlets.id} in (select value from json_each(${sql.placeholder('ids')}))`)).prepare(),
+)
+
+/** Live outlets of the workspace among `ids`, as the detail answers them (sync pages: one query per page). */
+export async function outletsByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return (await outletsOfIds(db).all({ workspaceId, ids: JSON.stringify(ids) })).map(present)
 }
 
 export const getOutlet = (ctx: AuthedContext, id: number) => findOutlet(ctx.deps.db.read, ctx.actor.workspaceId, id)

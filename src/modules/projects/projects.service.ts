@@ -97,6 +97,12 @@ export async function listProjects(
   return { rows: await present(db, result.rows), meta: result.meta }
 }
 
+/** Live projects of the workspace among `ids`, as the detail answers them. */
+export async function projectsByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return present(db, await db.select().from(projects).where(projectScope.where(workspaceId, inArray(projects.id, ids))))
+}
+
 export async function getProject(ctx: AuthedContext, id: number) {
   const db = ctx.deps.db.read
   return (await present(db, [await findProject(db, ctx.actor.workspaceId, id)]))[0]

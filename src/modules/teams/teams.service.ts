@@ -108,6 +108,12 @@ export async function listTeams(ctx: AuthedContext, query: TeamListQuery): Promi
   return { rows: await present(db, rows), meta: pageMeta(page, total) }
 }
 
+/** Live teams of the workspace among `ids`, as the detail answers them. */
+export async function teamsByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return present(db, await db.select().from(teams).where(teamScope.where(workspaceId, inArray(teams.id, ids))))
+}
+
 export async function getTeam(ctx: AuthedContext, id: number) {
   const db = ctx.deps.db.read
   return (await present(db, [await findTeam(db, ctx.actor.workspaceId, id)]))[0]

@@ -15,7 +15,7 @@
  * Each guard is decided inside the write transaction, on what it reads; updates and creates also
  * ask once before hashing a password, so a refused request costs no hash.
  */
-import { and, asc, count, desc, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, refreshTokens, roles, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
@@ -120,6 +120,12 @@ export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promi
 
 /** A user of the workspace as answered, read through `db` (a transaction sees its own writes). */
 export const userById = async (db: Db, workspaceId: number, id: number) => present(await findUser(db, workspaceId, id))
+
+/** Live users of the workspace among `ids`, as the detail answers them. */
+export async function usersByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return (await selectUsers(db, workspaceId, inArray(users.id, ids))).map(present)
+}
 
 export const getUser = (ctx: AuthedContext, id: number) => userById(ctx.deps.db.read, ctx.actor.workspaceId, id)
 
