@@ -295,7 +295,7 @@ BEGIN
   DELETE FROM changes WHERE visit_id = NEW.visit_id AND user_id = NEW.user_id;
   DELETE FROM changes WHERE workspace_id = NEW.workspace_id AND entity = 'visit' AND entity_id = NEW.visit_id AND user_id IS NULL;
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) VALUES (NEW.workspace_id, 'visit', NEW.visit_id, (SELECT CASE WHEN visits.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END FROM visits WHERE visits.id = NEW.visit_id), NULL, NEW.visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'submission' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, visit_id FROM submissions WHERE visit_id = NEW.visit_id AND deleted_at IS NULL));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, visit_id FROM submissions WHERE visit_id = NEW.visit_id AND deleted_at IS NULL) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'submission' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'submission', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, visit_id FROM submissions WHERE visit_id = NEW.visit_id AND deleted_at IS NULL) ORDER BY id;
 END;
 --> statement-breakpoint
@@ -312,148 +312,148 @@ END;
 -- A channel shows its group {id, name}.
 CREATE TRIGGER `channel_groups_changes_to_channels` AFTER UPDATE ON `channel_groups` WHEN NEW.name IS NOT OLD.name
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'channel' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM channels WHERE workspace_id = NEW.workspace_id AND channel_group_id = NEW.id AND deleted_at IS NULL));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM channels WHERE workspace_id = NEW.workspace_id AND channel_group_id = NEW.id AND deleted_at IS NULL) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'channel' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'channel', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM channels WHERE workspace_id = NEW.workspace_id AND channel_group_id = NEW.id AND deleted_at IS NULL) ORDER BY id;
 END;
 --> statement-breakpoint
 -- An account shows its channel {id, name, created_at, updated_at}.
 CREATE TRIGGER `channels_changes_to_accounts` AFTER UPDATE ON `channels` WHEN NEW.name IS NOT OLD.name OR NEW.updated_at IS NOT OLD.updated_at
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'account' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM accounts WHERE workspace_id = NEW.workspace_id AND channel_id = NEW.id AND deleted_at IS NULL));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM accounts WHERE workspace_id = NEW.workspace_id AND channel_id = NEW.id AND deleted_at IS NULL) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'account' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'account', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM accounts WHERE workspace_id = NEW.workspace_id AND channel_id = NEW.id AND deleted_at IS NULL) ORDER BY id;
 END;
 --> statement-breakpoint
 -- An outlet shows its account {id, name, channel_id}.
 CREATE TRIGGER `accounts_changes_to_outlets` AFTER UPDATE ON `accounts` WHEN NEW.name IS NOT OLD.name OR NEW.channel_id IS NOT OLD.channel_id
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'outlet' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM outlets WHERE workspace_id = NEW.workspace_id AND account_id = NEW.id AND deleted_at IS NULL));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM outlets WHERE workspace_id = NEW.workspace_id AND account_id = NEW.id AND deleted_at IS NULL) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'outlet' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'outlet', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM outlets WHERE workspace_id = NEW.workspace_id AND account_id = NEW.id AND deleted_at IS NULL) ORDER BY id;
 END;
 --> statement-breakpoint
 -- An outlet shows its sub-area {id, name}.
 CREATE TRIGGER `sub_areas_changes_to_outlets` AFTER UPDATE ON `sub_areas` WHEN NEW.name IS NOT OLD.name
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'outlet' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM outlets WHERE workspace_id = NEW.workspace_id AND sub_area_id = NEW.id AND deleted_at IS NULL));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM outlets WHERE workspace_id = NEW.workspace_id AND sub_area_id = NEW.id AND deleted_at IS NULL) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'outlet' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'outlet', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM outlets WHERE workspace_id = NEW.workspace_id AND sub_area_id = NEW.id AND deleted_at IS NULL) ORDER BY id;
 END;
 --> statement-breakpoint
 -- A product shows its principal {id, name}.
 CREATE TRIGGER `principals_changes_to_products` AFTER UPDATE ON `principals` WHEN NEW.name IS NOT OLD.name
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'product' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM products WHERE workspace_id = NEW.workspace_id AND principal_id = NEW.id AND deleted_at IS NULL));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM products WHERE workspace_id = NEW.workspace_id AND principal_id = NEW.id AND deleted_at IS NULL) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'product' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'product', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM products WHERE workspace_id = NEW.workspace_id AND principal_id = NEW.id AND deleted_at IS NULL) ORDER BY id;
 END;
 --> statement-breakpoint
 -- A project lists its forms with their titles.
 CREATE TRIGGER `forms_changes_to_projects` AFTER UPDATE ON `forms` WHEN NEW.title IS NOT OLD.title
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'project' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM projects WHERE id IN (SELECT project_id FROM project_forms WHERE form_id = NEW.id) AND deleted_at IS NULL));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM projects WHERE id IN (SELECT project_id FROM project_forms WHERE form_id = NEW.id) AND deleted_at IS NULL) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'project' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'project', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM projects WHERE id IN (SELECT project_id FROM project_forms WHERE form_id = NEW.id) AND deleted_at IS NULL) ORDER BY id;
 END;
 --> statement-breakpoint
 -- A visit shows its outlet {id, name, address}.
 CREATE TRIGGER `outlets_changes_to_visits` AFTER UPDATE ON `outlets` WHEN NEW.name IS NOT OLD.name OR NEW.address IS NOT OLD.address
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'visit' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, id AS visit_id FROM visits WHERE workspace_id = NEW.workspace_id AND outlet_id = NEW.id AND deleted_at IS NULL));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, id AS visit_id FROM visits WHERE workspace_id = NEW.workspace_id AND outlet_id = NEW.id AND deleted_at IS NULL) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'visit' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'visit', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, id AS visit_id FROM visits WHERE workspace_id = NEW.workspace_id AND outlet_id = NEW.id AND deleted_at IS NULL) ORDER BY id;
 END;
 --> statement-breakpoint
 -- A visit shows its project {id, name}.
 CREATE TRIGGER `projects_changes_to_visits` AFTER UPDATE ON `projects` WHEN NEW.name IS NOT OLD.name
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'visit' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, id AS visit_id FROM visits WHERE workspace_id = NEW.workspace_id AND project_id = NEW.id AND deleted_at IS NULL));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, id AS visit_id FROM visits WHERE workspace_id = NEW.workspace_id AND project_id = NEW.id AND deleted_at IS NULL) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'visit' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'visit', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, id AS visit_id FROM visits WHERE workspace_id = NEW.workspace_id AND project_id = NEW.id AND deleted_at IS NULL) ORDER BY id;
 END;
 --> statement-breakpoint
 -- A visit shows its team {id, name}.
 CREATE TRIGGER `teams_changes_to_visits` AFTER UPDATE ON `teams` WHEN NEW.name IS NOT OLD.name
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'visit' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, id AS visit_id FROM visits WHERE workspace_id = NEW.workspace_id AND team_id = NEW.id AND deleted_at IS NULL));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, id AS visit_id FROM visits WHERE workspace_id = NEW.workspace_id AND team_id = NEW.id AND deleted_at IS NULL) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'visit' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'visit', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, id AS visit_id FROM visits WHERE workspace_id = NEW.workspace_id AND team_id = NEW.id AND deleted_at IS NULL) ORDER BY id;
 END;
 --> statement-breakpoint
 -- A user lists the ids of their live teams.
 CREATE TRIGGER `teams_changes_to_users` AFTER UPDATE ON `teams` WHEN NEW.deleted_at IS NOT OLD.deleted_at
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'user' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, user_id AS id, 'upsert' AS op, NULL AS visit_id FROM team_members WHERE team_id = NEW.id));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, user_id AS id, 'upsert' AS op, NULL AS visit_id FROM team_members WHERE team_id = NEW.id) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'user' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'user', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, user_id AS id, 'upsert' AS op, NULL AS visit_id FROM team_members WHERE team_id = NEW.id) ORDER BY id;
 END;
 --> statement-breakpoint
 -- A user shows their role {id, slug, name}.
 CREATE TRIGGER `roles_changes_to_users` AFTER UPDATE ON `roles` WHEN NEW.name IS NOT OLD.name OR NEW.slug IS NOT OLD.slug
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'user' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, user_id AS id, 'upsert' AS op, NULL AS visit_id FROM memberships WHERE role_id = NEW.id AND deleted_at IS NULL));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, user_id AS id, 'upsert' AS op, NULL AS visit_id FROM memberships WHERE role_id = NEW.id AND deleted_at IS NULL) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'user' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'user', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, user_id AS id, 'upsert' AS op, NULL AS visit_id FROM memberships WHERE role_id = NEW.id AND deleted_at IS NULL) ORDER BY id;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `project_forms_changes_insert` AFTER INSERT ON `project_forms`
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'project' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, CASE WHEN projects.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM projects WHERE id = NEW.project_id));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, CASE WHEN projects.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM projects WHERE id = NEW.project_id) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'project' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'project', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, CASE WHEN projects.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM projects WHERE id = NEW.project_id) ORDER BY id;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `project_forms_changes_update` AFTER UPDATE ON `project_forms`
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'project' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, CASE WHEN projects.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM projects WHERE id = NEW.project_id));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, CASE WHEN projects.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM projects WHERE id = NEW.project_id) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'project' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'project', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, CASE WHEN projects.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM projects WHERE id = NEW.project_id) ORDER BY id;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `project_forms_changes_delete` AFTER DELETE ON `project_forms`
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'project' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, CASE WHEN projects.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM projects WHERE id = OLD.project_id));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, CASE WHEN projects.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM projects WHERE id = OLD.project_id) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'project' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'project', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, CASE WHEN projects.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM projects WHERE id = OLD.project_id) ORDER BY id;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `team_members_changes_insert` AFTER INSERT ON `team_members`
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'team' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, CASE WHEN teams.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM teams WHERE id = NEW.team_id));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, CASE WHEN teams.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM teams WHERE id = NEW.team_id) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'team' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'team', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, CASE WHEN teams.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM teams WHERE id = NEW.team_id) ORDER BY id;
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'user' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.user_id = NEW.user_id AND m.workspace_id = NEW.workspace_id));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.user_id = NEW.user_id AND m.workspace_id = NEW.workspace_id) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'user' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'user', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.user_id = NEW.user_id AND m.workspace_id = NEW.workspace_id) ORDER BY id;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `team_members_changes_delete` AFTER DELETE ON `team_members`
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'team' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, CASE WHEN teams.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM teams WHERE id = OLD.team_id));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, CASE WHEN teams.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM teams WHERE id = OLD.team_id) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'team' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'team', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, CASE WHEN teams.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM teams WHERE id = OLD.team_id) ORDER BY id;
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'user' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.user_id = OLD.user_id AND m.workspace_id = OLD.workspace_id));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.user_id = OLD.user_id AND m.workspace_id = OLD.workspace_id) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'user' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'user', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.user_id = OLD.user_id AND m.workspace_id = OLD.workspace_id) ORDER BY id;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `users_changes_update` AFTER UPDATE ON `users`
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'user' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.user_id = NEW.id));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.user_id = NEW.id) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'user' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'user', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.user_id = NEW.id) ORDER BY id;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `memberships_changes_insert` AFTER INSERT ON `memberships`
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'user' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM (SELECT NEW.workspace_id AS workspace_id, NEW.user_id AS user_id, NEW.deleted_at AS deleted_at) m JOIN users u ON u.id = m.user_id));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM (SELECT NEW.workspace_id AS workspace_id, NEW.user_id AS user_id, NEW.deleted_at AS deleted_at) m JOIN users u ON u.id = m.user_id) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'user' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'user', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM (SELECT NEW.workspace_id AS workspace_id, NEW.user_id AS user_id, NEW.deleted_at AS deleted_at) m JOIN users u ON u.id = m.user_id) ORDER BY id;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `memberships_changes_update` AFTER UPDATE ON `memberships`
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'user' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM (SELECT NEW.workspace_id AS workspace_id, NEW.user_id AS user_id, NEW.deleted_at AS deleted_at) m JOIN users u ON u.id = m.user_id));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM (SELECT NEW.workspace_id AS workspace_id, NEW.user_id AS user_id, NEW.deleted_at AS deleted_at) m JOIN users u ON u.id = m.user_id) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'user' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'user', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN m.deleted_at IS NULL AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM (SELECT NEW.workspace_id AS workspace_id, NEW.user_id AS user_id, NEW.deleted_at AS deleted_at) m JOIN users u ON u.id = m.user_id) ORDER BY id;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `memberships_changes_delete` AFTER DELETE ON `memberships`
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'user' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN 1 = 0 AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM (SELECT OLD.workspace_id AS workspace_id, OLD.user_id AS user_id, OLD.deleted_at AS deleted_at) m JOIN users u ON u.id = m.user_id));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN 1 = 0 AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM (SELECT OLD.workspace_id AS workspace_id, OLD.user_id AS user_id, OLD.deleted_at AS deleted_at) m JOIN users u ON u.id = m.user_id) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'user' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'user', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN 1 = 0 AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM (SELECT OLD.workspace_id AS workspace_id, OLD.user_id AS user_id, OLD.deleted_at AS deleted_at) m JOIN users u ON u.id = m.user_id) ORDER BY id;
 END;
 --> statement-breakpoint
 -- Names and e-mails of people appear inside visits (assignees), submissions (submitter, reviewer), attendances and teams.
 CREATE TRIGGER `users_changes_names` AFTER UPDATE ON `users` WHEN NEW.name IS NOT OLD.name OR NEW.email IS NOT OLD.email
 BEGIN
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'visit' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT v.workspace_id AS ws, v.id, 'upsert' AS op, v.id AS visit_id FROM visits v WHERE v.deleted_at IS NULL AND (v.id IN (SELECT visit_id FROM visit_assignees WHERE user_id = NEW.id) OR v.id IN (SELECT visit_id FROM submissions WHERE submitted_by = NEW.id OR reviewed_by = NEW.id))));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT v.workspace_id AS ws, v.id, 'upsert' AS op, v.id AS visit_id FROM visits v WHERE v.deleted_at IS NULL AND (v.id IN (SELECT visit_id FROM visit_assignees WHERE user_id = NEW.id) OR v.id IN (SELECT visit_id FROM submissions WHERE submitted_by = NEW.id OR reviewed_by = NEW.id))) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'visit' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'visit', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT v.workspace_id AS ws, v.id, 'upsert' AS op, v.id AS visit_id FROM visits v WHERE v.deleted_at IS NULL AND (v.id IN (SELECT visit_id FROM visit_assignees WHERE user_id = NEW.id) OR v.id IN (SELECT visit_id FROM submissions WHERE submitted_by = NEW.id OR reviewed_by = NEW.id))) ORDER BY id;
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'submission' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, visit_id FROM submissions WHERE deleted_at IS NULL AND (submitted_by = NEW.id OR reviewed_by = NEW.id)));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, visit_id FROM submissions WHERE deleted_at IS NULL AND (submitted_by = NEW.id OR reviewed_by = NEW.id)) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'submission' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'submission', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, visit_id FROM submissions WHERE deleted_at IS NULL AND (submitted_by = NEW.id OR reviewed_by = NEW.id)) ORDER BY id;
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'attendance' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM attendances WHERE user_id = NEW.id));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM attendances WHERE user_id = NEW.id) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'attendance' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'attendance', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM attendances WHERE user_id = NEW.id) ORDER BY id;
-  DELETE FROM changes WHERE user_id IS NULL AND entity = 'team' AND (workspace_id, entity_id) IN (SELECT ws, id FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM teams WHERE deleted_at IS NULL AND (leader_id = NEW.id OR id IN (SELECT team_id FROM team_members WHERE user_id = NEW.id))));
+  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM teams WHERE deleted_at IS NULL AND (leader_id = NEW.id OR id IN (SELECT team_id FROM team_members WHERE user_id = NEW.id))) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = 'team' AND c.entity_id = r.id AND c.user_id IS NULL);
   INSERT INTO changes (workspace_id, entity, entity_id, op, user_id, visit_id, created_at) SELECT ws, 'team', id, op, NULL, visit_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM teams WHERE deleted_at IS NULL AND (leader_id = NEW.id OR id IN (SELECT team_id FROM team_members WHERE user_id = NEW.id))) ORDER BY id;
 END;
 --> statement-breakpoint
