@@ -412,3 +412,18 @@ describe('updated_since on every office list', () => {
     expect(later.body.data.map((area: { id: number }) => area.id)).not.toContain(id)
   })
 })
+
+describe('on the libSQL driver', () => {
+  const l = useTestApp({ driver: 'libsql' })
+
+  test('the triggers write the change log there too: an upsert, then a delete from the cursor', async () => {
+    const ws = await l.app.workspace()
+    const field = await l.app.member(ws, 'user')
+    const id = (await l.app.post('/office/v1/outlets/sub-areas', { name: unique('Area') }, { token: ws.owner.token })).body.data.id
+    const first = await l.app.get('/app/v1/sync', { token: field.token })
+    expect(first.body.data.changes.some((c: Change) => c.entity === 'sub_area' && c.id === id && c.op === 'upsert')).toBe(true)
+    await l.app.delete(`/office/v1/outlets/sub-areas/${id}`, { token: ws.owner.token })
+    const next = await l.app.get(`/app/v1/sync?cursor=${first.body.data.cursor}`, { token: field.token })
+    expect(next.body.data.changes).toEqual([{ entity: 'sub_area', id, op: 'delete' }])
+  })
+})
