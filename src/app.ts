@@ -42,6 +42,7 @@ import { profileRoutes } from './modules/profile/profile.routes'
 import { regionalRoutes } from './modules/regional/regional.routes'
 import { reportRoutes } from './modules/reports/reports.routes'
 import { embeddedSource, upstreamSource } from './modules/regional/regional.source'
+import { syncRoutes } from './modules/sync/sync.routes'
 import { wsRoutes } from './ws/ws.routes'
 
 export interface AppOptions {
@@ -116,6 +117,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     .use(exportRoutes(platform))
     .use(profileRoutes(platform))
     .use(auditLogRoutes(platform))
+    .use(syncRoutes(platform))
 
   const app = new Elysia({
     normalize: 'typebox',

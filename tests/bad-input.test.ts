@@ -3109,7 +3109,12 @@ const LIST_RULES: Record<string, { defaultLimit: number; maxLimit: number; ignor
 
 /** Health and metrics are operator pages without query parameters, not lists. */
 const OPERATOR_PAGES = new Set(['/api/health', '/api/metrics'])
-const LIST_ROUTES = ROUTES.filter((route) => route.method === 'GET' && !route.path.includes('/:') && !OPERATOR_PAGES.has(route.path))
+/**
+ * Change feeds page by an opaque cursor, not by page and limit 100: their query (cursor, limit up to
+ * 1000, entity) is walked in tests/sync.test.ts.
+ */
+const FEEDS = new Set(['/api/app/v1/sync', '/api/office/v1/changes'])
+const LIST_ROUTES = ROUTES.filter((route) => route.method === 'GET' && !route.path.includes('/:') && !OPERATOR_PAGES.has(route.path) && !FEEDS.has(route.path))
 const LIST_MAX = 100
 
 /** Filters of the outlet, team and visit lists that the matrix must reach (from the routes' query schemas). */
@@ -3219,6 +3224,10 @@ function filterCases(route: CatalogueRoute): QueryCase[] {
     } else if (options.length > 0 && options.every((s) => 'const' in s)) {
       add(['junk', "x' OR '1'='1", String(options[0].const).toUpperCase()], 'invalid')
       add(options.map((s) => String(s.const)), 'ok')
+    } else if (param === 'updated_since') {
+      // An ISO 8601 date-time (docs/API.md §Sync and change feed); a calendar-invalid one is refused too.
+      add(['junk', "1' OR '1'='1", '%', '2026-02-30T00:00:00Z', '2026-11-21'], 'invalid')
+      add(['2026-11-21T08:15:00Z', '2026-11-21T08:15:00.000+07:00'], 'ok')
     } else if (param.startsWith('date_')) {
       // Calendar-invalid days too (docs/API.md §Other areas: dates are real days).
       add(['junk', '2026-13-45', '2026-02-30', '2027-02-29', '2026-04-31', "2026-01-01' OR 1=1 --", '2026-01-01T99:99:99Z'], 'invalid')

@@ -813,6 +813,7 @@ async function main() {
       }
     }
     report(measured, fixture, cache)
+    if (!ONLY || ONLY.includes('sync')) await (await import('./sync')).benchSync(cache, dir)
     if (process.env.BENCH_JSON) {
       writeFileSync(
         process.env.BENCH_JSON,

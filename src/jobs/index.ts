@@ -10,6 +10,7 @@ import { cleanupIdempotencyKeys } from './idempotency-cleanup.job'
 import { purgeExpiredLocations } from './location-retention.job'
 import { notifyMissedVisits } from './missed-visits.job'
 import { purgeOldExports } from '../modules/exports/exports.service'
+import { purgeOldTombstones } from '../modules/sync/sync.retention'
 
 export interface JobDefinition {
   name: string
@@ -23,6 +24,7 @@ export const JOBS: JobDefinition[] = [
   { name: 'location-retention', schedule: '17 3 * * *', run: purgeExpiredLocations },
   { name: 'export-cleanup', schedule: '37 3 * * *', run: purgeOldExports },
   { name: 'missed-visits', schedule: '*/15 * * * *', run: notifyMissedVisits },
+  { name: 'change-log-retention', schedule: '47 3 * * *', run: purgeOldTombstones },
 ]
 
 export function startJobs(deps: Deps, jobs: JobDefinition[] = JOBS) {

@@ -1,11 +1,14 @@
 /**
- * Lists: one query shape (page, limit, keyword, sort_by, sort_order) and one meta shape for every
- * paginated endpoint. `limit` above a list's maximum is clamped (docs/API.md §Errors); `page`/`limit` below 1
- * or non-numeric are 400; `sort_by` outside the list's columns is 400.
+ * Lists: one query shape (page, limit, keyword, sort_by, sort_order, updated_since) and one meta
+ * shape for every paginated endpoint. `limit` above a list's maximum is clamped (docs/API.md §Errors);
+ * `page`/`limit` below 1 or non-numeric are 400; `sort_by` outside the list's columns is 400.
+ * `updated_since` (an ISO date-time) keeps the rows whose `updated_at` is at or after it
+ * (`updatedSince` below); an office list that does not honour it fails tests/sync.test.ts.
  */
 import type { TProperties } from '@sinclair/typebox'
-import { asc, desc, type AnyColumn, type SQL } from 'drizzle-orm'
+import { asc, desc, gte, or, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
 import { t } from 'elysia'
+import { parseDateTime } from './dates'
 import { OneOf } from './schema'
 
 export interface Paging {
@@ -49,9 +52,38 @@ export function listQuery<P extends TProperties, S extends string = (typeof DEFA
     keyword: t.Optional(t.String({ maxLength: KEYWORD_MAX, description: 'Case-insensitive partial match' })),
     sort_by: t.Optional(OneOf(sortable, { description: 'Sort column (default created_at)' })),
     sort_order: t.Optional(OneOf(['asc', 'desc'], { description: 'Default desc' })),
+    updated_since: UpdatedSinceParam,
     ...extra,
   })
 }
+
+/** The `updated_since` query parameter, for the few lists whose query is not a `listQuery`. */
+export const UpdatedSinceParam = t.Optional(
+  t.String({
+    format: 'iso-date-time',
+    maxLength: 40,
+    description: 'Only rows whose updated_at is at or after this ISO 8601 date-time (docs/API.md §Sync and change feed)',
+  }),
+)
+
+/** `updated_since` as stored timestamps spell it (UTC, milliseconds, `Z`), or null when absent. */
+export function updatedSinceOf(query: { updated_since?: string }): string | null {
+  if (!query.updated_since) return null
+  const time = parseDateTime(query.updated_since)
+  return time === null ? null : new Date(time).toISOString()
+}
+
+/**
+ * The list condition for `updated_since`: undefined when absent, else `column >= value` (on any of
+ * `columns`, for rows whose change lives in two tables, e.g. a user and their membership).
+ */
+export function updatedSince(query: { updated_since?: string }, ...columns: AnyColumn[]): SQL | undefined {
+  const value = updatedSinceOf(query)
+  return value === null ? undefined : updatedSinceAt(value, ...columns)
+}
+
+/** The same condition on a given value, e.g. a prepared statement's placeholder. */
+export const updatedSinceAt = (value: string | Placeholder, ...columns: AnyColumn[]): SQL => or(...columns.map((column) => gte(column, value)))!
 
 export function paging(query: { page?: number; limit?: number }, limits: ListLimits): Paging {
   const page = query.page ?? 1

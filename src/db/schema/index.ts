@@ -1,5 +1,6 @@
 export * from './attendance'
 export * from './catalogue'
+export * from './changes'
 export * from './exports'
 export * from './files'
 export * from './identity'

@@ -3,7 +3,7 @@
  * the office enters a day by hand. At most one open attendance per user (also a unique index, so a
  * double tap cannot open two). The worked time is computed from clock-in to clock-out.
  */
-import { count, eq, gte, isNull, lte, sql, type SQL } from 'drizzle-orm'
+import { count, eq, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { attendances, teamMembers, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
@@ -11,7 +11,7 @@ import { parseDateTime } from '../../platform/dates'
 import { localDate } from '../../platform/time-zones'
 import { Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { locationOf, requireLocation, type GeoInput } from '../../platform/geo'
-import { DEFAULT_LIST, orderFor, paginate, paging } from '../../platform/pagination'
+import { DEFAULT_LIST, orderFor, paginate, paging, updatedSince } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import { PhotoBatch } from '../files/files.service'
@@ -75,6 +75,7 @@ export interface AttendanceListQuery {
   team_id?: number
   date_from?: string
   date_to?: string
+  updated_since?: string
 }
 
 export async function listAttendances(ctx: AuthedContext, query: AttendanceListQuery) {
@@ -87,6 +88,7 @@ export async function listAttendances(ctx: AuthedContext, query: AttendanceListQ
       : undefined,
     query.date_from ? gte(attendances.date, query.date_from) : undefined,
     query.date_to ? lte(attendances.date, query.date_to) : undefined,
+    updatedSince(query, attendances.updated_at),
   )
   const db = ctx.deps.db.read
   const order = orderFor(
@@ -101,6 +103,12 @@ export async function listAttendances(ctx: AuthedContext, query: AttendanceListQ
     db.select({ total: count() }).from(attendances).where(where),
   )
   return { rows: result.rows.map(present), meta: result.meta }
+}
+
+/** Attendances of the workspace among `ids`, as the detail answers them. */
+export async function attendancesByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return (await selectAttendances(db, attendanceScope.where(workspaceId, inArray(attendances.id, ids)))).map(present)
 }
 
 export const getAttendance = (ctx: AuthedContext, id: number) => findAttendance(ctx.deps.db.read, ctx.actor.workspaceId, id)

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES } from '../../platform/audit'
 import type { PlatformPlugin } from '../../platform/http'
-import { KEYWORD_MAX, MAX_PAGE } from '../../platform/pagination'
+import { KEYWORD_MAX, MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
 import { ok } from '../../platform/reply'
 import { Envelope, IdParams, MAX_ID, OneOf, PageMeta, responses, Timestamp } from '../../platform/schema'
 import { getAuditLog, listAuditLogs } from './audit-logs.service'
@@ -47,6 +47,7 @@ const AuditLogQuery = t.Object({
   workspace_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'super_admin only: one accessible workspace' })),
   sort_by: t.Optional(OneOf(['created_at', 'id'])),
   sort_order: t.Optional(OneOf(['asc', 'desc'])),
+  updated_since: UpdatedSinceParam,
 })
 
 export const auditLogRoutes = (platform: PlatformPlugin) =>

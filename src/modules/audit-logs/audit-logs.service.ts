@@ -18,7 +18,7 @@ import { permissionsOf } from '../../platform/actor'
 import type { AuthedContext } from '../../platform/context'
 import { dateBound } from '../../platform/dates'
 import { NotFound } from '../../platform/errors'
-import { foldText, pageMeta, paging, type ListLimits } from '../../platform/pagination'
+import { foldText, pageMeta, paging, updatedSinceAt, updatedSinceOf, type ListLimits } from '../../platform/pagination'
 import { can } from '../../platform/permissions'
 import { teamScopeOf } from '../teams/teams.service'
 
@@ -37,6 +37,7 @@ export interface AuditLogQuery {
   workspace_id?: number
   sort_by?: 'created_at' | 'id'
   sort_order?: 'asc' | 'desc'
+  updated_since?: string
 }
 
 /**
@@ -109,6 +110,7 @@ type Filters = {
   to?: string
   to_exclusive?: string
   keyword?: string
+  updated_since?: string
 }
 
 /** Built in a fixed order: its keys are part of a prepared statement's shape. */
@@ -126,6 +128,8 @@ function filtersOf(query: AuditLogQuery, timeZone: string): Filters {
   }
   const keyword = query.keyword?.trim() ? foldText(query.keyword.trim()) : undefined
   if (keyword) filters.keyword = keyword
+  const updatedSince = updatedSinceOf(query)
+  if (updatedSince) filters.updated_since = updatedSince
   return filters
 }
 
@@ -143,6 +147,8 @@ const listStatements = preparedShapes(
       has.has('from') ? gte(auditLogs.created_at, value('from')) : undefined,
       has.has('to') ? lte(auditLogs.created_at, value('to')) : undefined,
       has.has('to_exclusive') ? lt(auditLogs.created_at, value('to_exclusive')) : undefined,
+      // Entries are never updated: an entry's last change is its creation.
+      has.has('updated_since') ? updatedSinceAt(value('updated_since'), auditLogs.created_at) : undefined,
       has.has('keyword')
         ? or(
             sql`instr(lower(${auditLogs.actor_name}), ${value('keyword')}) > 0`,

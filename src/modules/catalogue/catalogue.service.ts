@@ -3,12 +3,12 @@
  * unique per workspace (case-insensitive, live rows); a product's principal must be a live principal
  * of the workspace; a principal still used by products or projects cannot be deleted.
  */
-import { and, count, eq, isNull, or, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { principals, products, projects } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging } from '../../platform/pagination'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { keywordFilters, searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
@@ -24,6 +24,7 @@ interface ListQuery {
   keyword?: string
   sort_by?: 'created_at' | 'updated_at' | 'name' | 'id'
   sort_order?: 'asc' | 'desc'
+  updated_since?: string
 }
 
 // ── Principals ──────────────────────────────────────────────────────────────────────────────────
@@ -52,7 +53,7 @@ export async function listPrincipals(ctx: AuthedContext, query: ListQuery) {
     ? await keywordFilters(ctx.deps.db.read, principalSearch, keyword, or(sql`instr(${principals.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${principals.code_key}, ''), ${keyword}) > 0`)!)
     : null
   // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
-  const where = (of: 'rows' | 'total') => principalScope.where(ctx.actor.workspaceId, search?.[of])
+  const where = (of: 'rows' | 'total') => principalScope.where(ctx.actor.workspaceId, search?.[of], updatedSince(query, principals.updated_at))
   const db = ctx.deps.db.read
   const order = orderFor(query, { created_at: principals.created_at, updated_at: principals.updated_at, name: principals.name_key, id: principals.id }, principals.id)
   const result = await paginate(
@@ -61,6 +62,12 @@ export async function listPrincipals(ctx: AuthedContext, query: ListQuery) {
     db.select({ total: count() }).from(principals).where(where('total')),
   )
   return { rows: result.rows.map(presentPrincipal), meta: result.meta }
+}
+
+/** Live principals of the workspace among `ids`, as the detail answers them. */
+export async function principalsByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return (await db.select().from(principals).where(principalScope.where(workspaceId, inArray(principals.id, ids)))).map(presentPrincipal)
 }
 
 export const getPrincipal = async (ctx: AuthedContext, id: number) => presentPrincipal(await findPrincipal(ctx.deps.db.read, ctx.actor.workspaceId, id))
@@ -168,6 +175,7 @@ export async function listProducts(ctx: AuthedContext, query: ListQuery & { prin
     ctx.actor.workspaceId,
     search ? or(search[of], eq(products.barcode, query.keyword!.trim())) : undefined,
     query.principal_id !== undefined ? eq(products.principal_id, query.principal_id) : undefined,
+    updatedSince(query, products.updated_at),
   )
   const db = ctx.deps.db.read
   const order = orderFor(query, { created_at: products.created_at, updated_at: products.updated_at, name: products.name_key, id: products.id }, products.id)
@@ -177,6 +185,12 @@ export async function listProducts(ctx: AuthedContext, query: ListQuery & { prin
     db.select({ total: count() }).from(products).where(where('total')),
   )
   return { rows: result.rows.map(presentProduct), meta: result.meta }
+}
+
+/** Live products of the workspace among `ids`, as the detail answers them. */
+export async function productsByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return (await selectProducts(db, productScope.where(workspaceId, inArray(products.id, ids)))).map(presentProduct)
 }
 
 export const getProduct = (ctx: AuthedContext, id: number) => findProduct(ctx.deps.db.read, ctx.actor.workspaceId, id)

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { Elysia, status, t } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
-import { MAX_PAGE } from '../../platform/pagination'
+import { MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
 import { listed, ok } from '../../platform/reply'
 import { Envelope, IdParams, ListEnvelope, Nullable, NullableTimestamp, OneOf, responses, Timestamp } from '../../platform/schema'
 import { SubmissionQuery } from '../visits/visits.schemas'
@@ -43,7 +43,7 @@ export const exportRoutes = (platform: PlatformPlugin) =>
     )
     .get('/jobs', async ({ ctx, query }) => listed(await listExportJobs(ctx, query)), {
       auth: 'export.view',
-      query: t.Object({ page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE })), limit: t.Optional(t.Integer({ minimum: 1 })) }),
+      query: t.Object({ page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE })), limit: t.Optional(t.Integer({ minimum: 1 })), updated_since: UpdatedSinceParam }),
       response: responses({ 200: ListEnvelope(JobSchema) }),
       detail: { summary: 'Your export jobs, newest first' },
     })

@@ -21,7 +21,7 @@ import type { AuthedContext, Deps } from '../../platform/context'
 import { Conflict, NotFound } from '../../platform/errors'
 import { errorFields } from '../../platform/logger'
 import { can } from '../../platform/permissions'
-import { DEFAULT_LIST, paginate, paging } from '../../platform/pagination'
+import { DEFAULT_LIST, paginate, paging, updatedSince } from '../../platform/pagination'
 import { withTransaction } from '../../platform/transaction'
 import { submissionFilters, type SubmissionListQuery } from '../visits/visits.queries'
 
@@ -254,13 +254,15 @@ export function requestExport(ctx: AuthedContext, format: 'csv' | 'pdf', filters
 
 const ownJobs = (ctx: AuthedContext) => and(eq(exportJobs.workspace_id, ctx.actor.workspaceId), eq(exportJobs.user_id, ctx.actor.userId))
 
-export async function listExportJobs(ctx: AuthedContext, query: { page?: number; limit?: number }) {
+export async function listExportJobs(ctx: AuthedContext, query: { page?: number; limit?: number; updated_since?: string }) {
   const p = paging(query, DEFAULT_LIST)
   const db = ctx.deps.db.read
+  // A job changes when it is queued, started and finished.
+  const where = and(ownJobs(ctx), updatedSince(query, exportJobs.created_at, exportJobs.started_at, exportJobs.finished_at))
   const result = await paginate(
     p,
-    db.select().from(exportJobs).where(ownJobs(ctx)).orderBy(desc(exportJobs.created_at), desc(exportJobs.id)).limit(p.limit).offset(p.offset),
-    db.select({ total: count() }).from(exportJobs).where(ownJobs(ctx)),
+    db.select().from(exportJobs).where(where).orderBy(desc(exportJobs.created_at), desc(exportJobs.id)).limit(p.limit).offset(p.offset),
+    db.select({ total: count() }).from(exportJobs).where(where),
   )
   return { rows: result.rows.map(present), meta: result.meta }
 }

@@ -3,12 +3,12 @@
  * (./forms.answers.ts `validateFormFields`), and answers are checked against them when submitted.
  * A form used by a live project cannot be deleted.
  */
-import { and, count, eq, isNull, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { forms, projectForms, projects, type FormField } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import { validateFormFields } from './forms.answers'
@@ -56,11 +56,11 @@ export async function findForm(db: Db, workspaceId: number, id: number): Promise
 
 export async function listForms(
   ctx: AuthedContext,
-  query: { page?: number; limit?: number; keyword?: string; sort_by?: 'created_at' | 'updated_at' | 'title' | 'id'; sort_order?: 'asc' | 'desc' },
+  query: { page?: number; limit?: number; keyword?: string; sort_by?: 'created_at' | 'updated_at' | 'title' | 'id'; sort_order?: 'asc' | 'desc'; updated_since?: string },
 ): Promise<Page<PresentedForm>> {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
-  const where = formScope.where(ctx.actor.workspaceId, keyword ? sql`instr(${forms.title_key}, ${keyword}) > 0` : undefined)
+  const where = formScope.where(ctx.actor.workspaceId, keyword ? sql`instr(${forms.title_key}, ${keyword}) > 0` : undefined, updatedSince(query, forms.updated_at))
   const db = ctx.deps.db.read
   const order = orderFor(query, { created_at: forms.created_at, updated_at: forms.updated_at, title: forms.title_key, id: forms.id }, forms.id)
   const result = await paginate(
@@ -69,6 +69,12 @@ export async function listForms(
     db.select({ total: count() }).from(forms).where(where),
   )
   return { rows: result.rows.map(present), meta: result.meta }
+}
+
+/** Live forms of the workspace among `ids`, as the detail answers them. */
+export async function formsByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return (await db.select().from(forms).where(formScope.where(workspaceId, inArray(forms.id, ids)))).map(present)
 }
 
 export const getForm = async (ctx: AuthedContext, id: number) => present(await findForm(ctx.deps.db.read, ctx.actor.workspaceId, id))

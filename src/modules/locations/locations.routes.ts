@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia'
 import { PING_SOURCES, SIGNAL_QUALITIES } from '../../db/schema'
 import { IDEMPOTENCY_CHECK_IN_TRANSACTION, type PlatformPlugin } from '../../platform/http'
 import { IDEMPOTENCY_KEY_MAX } from '../../platform/idempotency'
-import { MAX_PAGE } from '../../platform/pagination'
+import { MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
 import { compiledBody } from '../../platform/validation'
 import { created, listed, ok } from '../../platform/reply'
 import { Envelope, Id, ListEnvelope, MAX_ID, Nullable, OneOf, responses, Timestamp } from '../../platform/schema'
@@ -102,6 +102,7 @@ const HistoryQuery = t.Object({
   visit_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
   date_from: t.Optional(t.String({ maxLength: 40, description: 'recorded_at from: ISO date or date-time' })),
   date_to: t.Optional(t.String({ maxLength: 40, description: 'recorded_at to: ISO date-time, or a date for the whole day' })),
+  updated_since: UpdatedSinceParam,
   sort_order: t.Optional(OneOf(['asc', 'desc'], { description: 'By recorded_at; default desc (newest first)' })),
 })
 

@@ -15,7 +15,7 @@ import { latestLocations, locationPings, users, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { dateBound, parseDateTime } from '../../platform/dates'
 import { ValidationFailed } from '../../platform/errors'
-import { pageMeta, paging, type ListLimits, type Page } from '../../platform/pagination'
+import { pageMeta, paging, updatedSince, type ListLimits, type Page } from '../../platform/pagination'
 import { withTransaction } from '../../platform/transaction'
 import { topics } from '../../ws/hub'
 import { jumpFlags, PING_FLAG_BITS, pingFlagBits, pingFlagMask, pingFlagNames, type PingFlag, type TrackPoint } from './geometry'
@@ -330,6 +330,7 @@ export interface HistoryQuery {
   date_from?: string
   date_to?: string
   sort_order?: 'asc' | 'desc'
+  updated_since?: string
 }
 
 const pingColumns = {
@@ -365,6 +366,7 @@ export async function listPings(ctx: AuthedContext, query: HistoryQuery) {
     query.visit_id !== undefined ? eq(locationPings.visit_id, query.visit_id) : undefined,
     from ? gte(locationPings.recorded_at, from.at) : undefined,
     to ? (to.inclusive ? lte(locationPings.recorded_at, to.at) : sql`${locationPings.recorded_at} < ${to.at}`) : undefined,
+    updatedSince(query, locationPings.updated_at),
   )!
   const direction = query.sort_order === 'asc' ? sql`asc` : sql`desc`
   const db = ctx.deps.db.read

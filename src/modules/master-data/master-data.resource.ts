@@ -30,6 +30,8 @@ import {
   MASTER_DATA_LIST,
   pageMeta,
   paging,
+  updatedSinceAt,
+  updatedSinceOf,
   type Page,
 } from '../../platform/pagination'
 import { created, listed, ok } from '../../platform/reply'
@@ -104,6 +106,7 @@ type MasterQuery = {
   keyword?: string
   sort_by?: 'created_at' | 'updated_at' | 'name' | 'id'
   sort_order?: 'asc' | 'desc'
+  updated_since?: string
   [filter: string]: unknown
 }
 
@@ -172,11 +175,16 @@ export function masterDataService(def: MasterDataDefinition) {
    * hottest reads of the office client.
    */
   const listStatements = preparedVariants((db: Db, shape: string) => {
-    const [sortBy, order, rowsKeyword, totalKeyword, withParent] = shape.split(':')
+    const [sortBy, order, rowsKeyword, totalKeyword, withParent, withUpdatedSince] = shape.split(':')
     const scan = sql`instr(${table.name_key}, ${sql.placeholder('keyword')}) > 0`
     const keyword = (method: string) => (method === 'scan' ? scan : method === 'index' ? and(matchesIndex(search, sql.placeholder('phrase')), scan) : undefined)
     const where = (method: string) =>
-      def.scope.where(sql.placeholder('workspaceId'), keyword(method), withParent === '1' ? eq(parentColumn!, sql.placeholder('parentId')) : undefined)
+      def.scope.where(
+        sql.placeholder('workspaceId'),
+        keyword(method),
+        withParent === '1' ? eq(parentColumn!, sql.placeholder('parentId')) : undefined,
+        withUpdatedSince === '1' ? updatedSinceAt(sql.placeholder('updatedSince'), table.updated_at) : undefined,
+      )
     const direction = order === 'asc' ? asc : desc
     return {
       rows: selectPresented(db, where(rowsKeyword))
@@ -197,16 +205,27 @@ export function masterDataService(def: MasterDataDefinition) {
       .prepare(),
   )
 
+  const byIdsStatement = prepared((db) =>
+    selectPresented(db, def.scope.where(sql.placeholder('workspaceId'), sql`${table.id} in (select value from json_each(${sql.placeholder('ids')}))`)).prepare(),
+  )
+
   return {
+    /** Live rows of the workspace among `ids`, as the detail answers them (sync pages: one query per page). */
+    async byIds(db: Db, workspaceId: number, ids: number[]): Promise<Presented[]> {
+      if (ids.length === 0) return []
+      return ((await byIdsStatement(db).all({ workspaceId, ids: JSON.stringify(ids) })) as Record<string, unknown>[]).map(present)
+    },
+
     async list(ctx: AuthedContext, query: MasterQuery): Promise<Page<Presented>> {
       const page = paging(query, MASTER_DATA_LIST)
       const keyword = keywordOf(query)
       const parentId = def.parent ? (query[def.parent.field] as number | undefined) : undefined
       const plan: { rows: KeywordMethod | 'none'; total: KeywordMethod | 'none' } = keyword === null ? { rows: 'none', total: 'none' } : await planKeyword(ctx.deps.db.read, search, keyword)
-      const shape = [query.sort_by ?? 'created_at', query.sort_order ?? 'desc', plan.rows, plan.total, parentId !== undefined ? 1 : 0].join(':')
+      const updatedSince = updatedSinceOf(query)
+      const shape = [query.sort_by ?? 'created_at', query.sort_order ?? 'desc', plan.rows, plan.total, parentId !== undefined ? 1 : 0, updatedSince ? 1 : 0].join(':')
       const statements = listStatements(ctx.deps.db.read, shape)
       const phrase = keyword === null ? null : ftsPhrase(keyword)
-      const values = { workspaceId: ctx.actor.workspaceId, keyword, phrase, parentId, limit: page.limit, offset: page.offset }
+      const values = { workspaceId: ctx.actor.workspaceId, keyword, phrase, parentId, updatedSince, limit: page.limit, offset: page.offset }
       const [rows, [{ total }]] = await Promise.all([statements.rows.all(values), statements.total.all(values)])
       return { rows: (rows as Record<string, unknown>[]).map(present), meta: pageMeta(page, total) }
     },

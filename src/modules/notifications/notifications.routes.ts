@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
-import { MAX_PAGE } from '../../platform/pagination'
+import { MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
 import { created, listed, ok } from '../../platform/reply'
 import { Envelope, IdParams, ListEnvelope, NullableTimestamp, OneOf, responses, Timestamp } from '../../platform/schema'
 import { listNotifications, markAllRead, markRead, registerPushToken, unreadCount } from './notifications.service'
@@ -20,6 +20,7 @@ const Query = t.Object({
   page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE })),
   limit: t.Optional(t.Integer({ minimum: 1, description: 'Default 10, clamped at 100' })),
   unread: t.Optional(t.Boolean({ description: 'true: unread only; false: read only' })),
+  updated_since: UpdatedSinceParam,
 })
 
 /** Your own notifications, on both platforms (no permission beyond being signed in). */

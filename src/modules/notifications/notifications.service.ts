@@ -10,7 +10,7 @@ import { prepared } from '../../db/prepared'
 import { memberships, notifications, pushTokens, roles } from '../../db/schema'
 import type { AuthedContext, RequestContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
-import { paginate, paging, type ListLimits } from '../../platform/pagination'
+import { paginate, paging, updatedSince, type ListLimits } from '../../platform/pagination'
 import { withTransaction, type TxScope } from '../../platform/transaction'
 import { topics } from '../../ws/hub'
 
@@ -77,9 +77,14 @@ export const NOTIFICATION_LIST: ListLimits = { defaultLimit: 10, maxLimit: 100 }
 
 const mine = (ctx: AuthedContext) => and(eq(notifications.workspace_id, ctx.actor.workspaceId), eq(notifications.user_id, ctx.actor.userId))
 
-export async function listNotifications(ctx: AuthedContext, query: { page?: number; limit?: number; unread?: boolean }) {
+export async function listNotifications(ctx: AuthedContext, query: { page?: number; limit?: number; unread?: boolean; updated_since?: string }) {
   const page = paging(query, NOTIFICATION_LIST)
-  const where = and(mine(ctx), query.unread === true ? isNull(notifications.read_at) : query.unread === false ? sql`${notifications.read_at} is not null` : undefined)
+  const where = and(
+    mine(ctx),
+    query.unread === true ? isNull(notifications.read_at) : query.unread === false ? sql`${notifications.read_at} is not null` : undefined,
+    // A notification changes when it is created and when it is read.
+    updatedSince(query, notifications.created_at, notifications.read_at),
+  )
   const db = ctx.deps.db.read
   const result = await paginate(
     page,

@@ -5,10 +5,11 @@
  */
 import { and, isNull, count, eq, getTableColumns, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { prepared } from '../../db/prepared'
 import { accounts, outlets, subAreas, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { keywordFilters, searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
@@ -47,6 +48,7 @@ export interface OutletListQuery {
   sub_area_id?: number
   city_id?: number
   is_active?: boolean
+  updated_since?: string
 }
 
 const { name_key: _n, code_key: _c, ...outletColumns } = getTableColumns(outlets)
@@ -100,6 +102,7 @@ export async function listOutlets(ctx: AuthedContext, query: OutletListQuery): P
     query.sub_area_id !== undefined ? eq(outlets.sub_area_id, query.sub_area_id) : undefined,
     query.city_id !== undefined ? eq(outlets.city_id, query.city_id) : undefined,
     query.is_active !== undefined ? eq(outlets.is_active, query.is_active) : undefined,
+    updatedSince(query, outlets.updated_at),
   )
   const db = ctx.deps.db.read
   const order = orderFor(query, { created_at: outlets.created_at, updated_at: outlets.updated_at, name: outlets.name_key, id: outlets.id, code: outlets.code_key }, outlets.id)
@@ -109,6 +112,16 @@ export async function listOutlets(ctx: AuthedContext, query: OutletListQuery): P
     db.select({ total: count() }).from(outlets).where(where('total')),
   )
   return { rows: result.rows.map(present), meta: result.meta }
+}
+
+const outletsOfIds = prepared((db) =>
+  selectOutlets(db, outletScope.where(sql.placeholder('workspaceId'), sql`${outlets.id} in (select value from json_each(${sql.placeholder('ids')}))`)).prepare(),
+)
+
+/** Live outlets of the workspace among `ids`, as the detail answers them (sync pages: one query per page). */
+export async function outletsByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return (await outletsOfIds(db).all({ workspaceId, ids: JSON.stringify(ids) })).map(present)
 }
 
 export const getOutlet = (ctx: AuthedContext, id: number) => findOutlet(ctx.deps.db.read, ctx.actor.workspaceId, id)

@@ -9,7 +9,7 @@ import type { Db } from '../../db/client'
 import { forms, principals, projectForms, projects, visits, type ProjectStatus } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { keywordFilters, searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
@@ -73,6 +73,7 @@ export async function listProjects(
     sort_order?: 'asc' | 'desc'
     status?: ProjectStatus
     principal_id?: number
+    updated_since?: string
   },
 ): Promise<Page<PresentedProject>> {
   const page = paging(query, DEFAULT_LIST)
@@ -86,6 +87,7 @@ export async function listProjects(
     search?.[of],
     query.status ? eq(projects.status, query.status) : undefined,
     query.principal_id !== undefined ? eq(projects.principal_id, query.principal_id) : undefined,
+    updatedSince(query, projects.updated_at),
   )
   const db = ctx.deps.db.read
   const order = orderFor(
@@ -99,6 +101,12 @@ export async function listProjects(
     db.select({ total: count() }).from(projects).where(where('total')),
   )
   return { rows: await present(db, result.rows), meta: result.meta }
+}
+
+/** Live projects of the workspace among `ids`, as the detail answers them. */
+export async function projectsByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return present(db, await db.select().from(projects).where(projectScope.where(workspaceId, inArray(projects.id, ids))))
 }
 
 export async function getProject(ctx: AuthedContext, id: number) {

@@ -12,7 +12,7 @@ import type { Db } from '../../db/client'
 import { memberships, roles } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, AppError, Conflict, Forbidden, NotFound, ValidationFailed } from '../../platform/errors'
-import { foldText, pageMeta, paging, type ListLimits, type Page } from '../../platform/pagination'
+import { foldText, pageMeta, paging, updatedSince, type ListLimits, type Page } from '../../platform/pagination'
 import {
   compileGrants,
   grantsBeyond,
@@ -42,11 +42,11 @@ export type PresentedRole = ReturnType<typeof presentRole>
 
 export async function listRoles(
   ctx: AuthedContext,
-  query: { page?: number; limit?: number; keyword?: string; sort_by?: string; sort_order?: 'asc' | 'desc' },
+  query: { page?: number; limit?: number; keyword?: string; sort_by?: string; sort_order?: 'asc' | 'desc'; updated_since?: string },
 ): Promise<Page<PresentedRole>> {
   const page = paging(query, ROLE_LIST)
   const keyword = query.keyword?.trim() ? foldText(query.keyword.trim()) : null
-  const where = roleScope.where(ctx.actor.workspaceId, keyword ? sql`instr(lower(${roles.name}), ${keyword}) > 0` : undefined)
+  const where = roleScope.where(ctx.actor.workspaceId, keyword ? sql`instr(lower(${roles.name}), ${keyword}) > 0` : undefined, updatedSince(query, roles.updated_at))
   const direction = query.sort_order === 'desc' ? desc : asc
   const column = { created_at: roles.created_at, updated_at: roles.updated_at, name: roles.name, id: roles.id }[query.sort_by ?? 'id'] ?? roles.id
   const db = ctx.deps.db.read

@@ -8,7 +8,7 @@ import type { Db } from '../../db/client'
 import { memberships, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, foldText, keywordOf, pageMeta, paging, updatedSince, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 
@@ -29,6 +29,7 @@ export interface TeamListQuery {
   sort_order?: 'asc' | 'desc'
   leader_id?: number
   user_id?: number
+  updated_since?: string
 }
 
 /** Users of the workspace among `ids` (live membership). */
@@ -95,6 +96,7 @@ export async function listTeams(ctx: AuthedContext, query: TeamListQuery): Promi
     query.user_id !== undefined
       ? sql`${teams.id} in (select ${teamMembers.team_id} from ${teamMembers} where ${teamMembers.user_id} = ${query.user_id})`
       : undefined,
+    updatedSince(query, teams.updated_at),
   )
   const direction = query.sort_order === 'asc' ? asc : desc
   const column = { created_at: teams.created_at, updated_at: teams.updated_at, name: teams.name_key, id: teams.id }[query.sort_by ?? 'created_at']
@@ -104,6 +106,12 @@ export async function listTeams(ctx: AuthedContext, query: TeamListQuery): Promi
     db.select({ total: count() }).from(teams).where(where),
   ])
   return { rows: await present(db, rows), meta: pageMeta(page, total) }
+}
+
+/** Live teams of the workspace among `ids`, as the detail answers them. */
+export async function teamsByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return present(db, await db.select().from(teams).where(teamScope.where(workspaceId, inArray(teams.id, ids))))
 }
 
 export async function getTeam(ctx: AuthedContext, id: number) {

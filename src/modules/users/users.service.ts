@@ -15,12 +15,12 @@
  * Each guard is decided inside the write transaction, on what it reads; updates and creates also
  * ask once before hashing a password, so a refused request costs no hash.
  */
-import { and, asc, count, desc, eq, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, refreshTokens, roles, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, AppError, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, keywordOf, pageMeta, paging, updatedSince, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { keywordFilters, searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
@@ -85,6 +85,7 @@ export interface UserListQuery {
   role_id?: number
   is_active?: boolean
   team_id?: number
+  updated_since?: string
 }
 
 export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promise<Page<PresentedUser>> {
@@ -100,6 +101,8 @@ export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promi
     query.team_id !== undefined
       ? sql`${users.id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMembers.team_id} = ${query.team_id} and ${teamMembers.workspace_id} = ${ctx.actor.workspaceId})`
       : undefined,
+    // A user's answer comes from the person and from their membership here (role, active flag).
+    updatedSince(query, users.updated_at, memberships.updated_at),
   ]
   const direction = query.sort_order === 'asc' ? asc : desc
   const sortColumn = { created_at: users.created_at, updated_at: users.updated_at, name: users.name, id: users.id, email: users.email }[
@@ -122,6 +125,12 @@ export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promi
 
 /** A user of the workspace as answered, read through `db` (a transaction sees its own writes). */
 export const userById = async (db: Db, workspaceId: number, id: number) => present(await findUser(db, workspaceId, id))
+
+/** Live users of the workspace among `ids`, as the detail answers them. */
+export async function usersByIds(db: Db, workspaceId: number, ids: number[]) {
+  if (ids.length === 0) return []
+  return (await selectUsers(db, workspaceId, inArray(users.id, ids))).map(present)
+}
 
 export const getUser = (ctx: AuthedContext, id: number) => userById(ctx.deps.db.read, ctx.actor.workspaceId, id)
 

@@ -22,7 +22,7 @@ import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
 import { locationOf } from '../../platform/geo'
 import { visitFlagNames } from './visits.integrity'
-import { DEFAULT_LIST, orderFor, pageMeta, paginate, paging, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, orderFor, pageMeta, paginate, paging, updatedSince, updatedSinceAt, updatedSinceOf, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { prepared, preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
 
@@ -177,6 +177,7 @@ export interface VisitListQuery {
   date_to?: string
   /** `true`: only visits with integrity flags; `false`: only clean ones. */
   flagged?: boolean
+  updated_since?: string
 }
 
 /** A list query's filters as they reach SQL: absent ones left out, the keyword folded. */
@@ -200,6 +201,8 @@ function filterValues(query: VisitListQuery): FilterValues {
   if (query.flagged === false) values.unflagged = true
   const keyword = query.keyword?.trim().toLowerCase()
   if (keyword) values.keyword = keyword
+  const since = updatedSinceOf(query)
+  if (since) values.updated_since = since
   return values
 }
 
@@ -228,6 +231,7 @@ function filterConditions(present: FilterValues, workspace: unknown, caller: unk
     has('keyword')
       ? sql`(instr(${outlets.name_key}, ${value('keyword')}) > 0 or instr(coalesce(${outlets.code_key}, ''), ${value('keyword')}) > 0)`
       : undefined,
+    has('updated_since') ? updatedSinceAt(value('updated_since'), visits.updated_at) : undefined,
   )
 }
 
@@ -350,6 +354,9 @@ const logsOfOne = prepared((db) =>
   db.select().from(visitLogs).where(eq(visitLogs.visit_id, sql.placeholder('visitId'))).orderBy(visitLogs.created_at, visitLogs.id).prepare(),
 )
 
+type DetailRow = Awaited<ReturnType<typeof selectVisitDetails>>[number]
+type AssigneeRow = Awaited<ReturnType<typeof assigneesOf>>[number]
+
 /** The full visit as detail, check-in and create answers show it. */
 export async function visitDetail(db: Db, ctx: AuthedContext, id: number, access: VisitAccess) {
   const [row] = await detailRow(db, oneVisitShape(access)).all(oneVisitParams(ctx, id))
@@ -357,6 +364,85 @@ export async function visitDetail(db: Db, ctx: AuthedContext, id: number, access
   const assignees = await assigneesOf(db, [id])
   const attached = (await submissionsOfOne(db).all({ visitId: id })).map(presentSubmission)
   const logs = await logsOfOne(db).all({ visitId: id })
+  return presentDetail(row, assignees, attached, logs)
+}
+
+/** Groups rows by their visit id, keeping their order. */
+function byVisit<T extends { visit_id: number }>(rows: T[]): Map<number, T[]> {
+  const groups = new Map<number, T[]>()
+  for (const row of rows) {
+    const group = groups.get(row.visit_id)
+    if (group) group.push(row)
+    else groups.set(row.visit_id, [row])
+  }
+  return groups
+}
+
+const detailRowsOfIds = preparedVariants((db, mine: 'mine' | 'all') =>
+  selectVisitDetails(
+    db,
+    visitScope.where(
+      sql.placeholder('workspaceId'),
+      sql`${visits.id} in (select value from json_each(${sql.placeholder('ids')}))`,
+      mine === 'mine' ? assignedTo(sql.placeholder('userId')) : undefined,
+    ),
+  ).prepare(),
+)
+const submissionsOfIds = prepared((db) =>
+  selectSubmissions(db, and(sql`${submissions.visit_id} in (select value from json_each(${sql.placeholder('ids')}))`, isNull(submissions.deleted_at))!)
+    .orderBy(submissions.visit_id, submissions.order, submissions.id)
+    .prepare(),
+)
+const logsOfIds = prepared((db) =>
+  db
+    .select()
+    .from(visitLogs)
+    .where(sql`${visitLogs.visit_id} in (select value from json_each(${sql.placeholder('ids')}))`)
+    .orderBy(visitLogs.visit_id, visitLogs.created_at, visitLogs.id)
+    .prepare(),
+)
+
+/**
+ * Live visits of the workspace among `ids` as the detail answers them, four queries for any number
+ * of ids (sync pages). With `assignee`, only the visits assigned to that user (the phone's view).
+ */
+export async function visitDetailsByIds(db: Db, workspaceId: number, ids: number[], assignee: number | null): Promise<VisitDetail[]> {
+  if (ids.length === 0) return []
+  const params = { workspaceId, ids: JSON.stringify(ids), userId: assignee ?? 0 }
+  const rows = await detailRowsOfIds(db, assignee === null ? 'all' : 'mine').all(params)
+  if (rows.length === 0) return []
+  const found = JSON.stringify(rows.map((row) => row.id))
+  const [assignees, attached, logs] = [
+    byVisit(await assigneesOfIds(db).all({ ids: found })),
+    byVisit((await submissionsOfIds(db).all({ ids: found })).map(presentSubmission)),
+    byVisit(await logsOfIds(db).all({ ids: found })),
+  ]
+  return rows.map((row) => presentDetail(row, assignees.get(row.id) ?? [], attached.get(row.id) ?? [], logs.get(row.id) ?? []))
+}
+
+const submissionsOfIdsInWorkspace = preparedVariants((db, mine: 'mine' | 'all') =>
+  selectSubmissions(
+    db,
+    and(
+      eq(submissions.workspace_id, sql.placeholder('workspaceId')),
+      isNull(submissions.deleted_at),
+      sql`${submissions.id} in (select value from json_each(${sql.placeholder('ids')}))`,
+      mine === 'mine'
+        ? sql`${submissions.visit_id} in (select ${visitAssignees.visit_id} from ${visitAssignees}
+            where ${visitAssignees.workspace_id} = ${sql.placeholder('workspaceId')} and ${visitAssignees.user_id} = ${sql.placeholder('userId')})`
+        : undefined,
+    )!,
+  ).prepare(),
+)
+
+/** Live submissions of the workspace among `ids` as the detail answers them; with `assignee`, only those of their visits. */
+export async function submissionsByIds(db: Db, workspaceId: number, ids: number[], assignee: number | null) {
+  if (ids.length === 0) return []
+  const rows = await submissionsOfIdsInWorkspace(db, assignee === null ? 'all' : 'mine').all({ workspaceId, ids: JSON.stringify(ids), userId: assignee ?? 0 })
+  return rows.map(presentSubmission)
+}
+
+function presentDetail(row: DetailRow, assignees: AssigneeRow[], attached: PresentedSubmission[], logs: (typeof visitLogs.$inferSelect)[]) {
   return {
     id: row.id,
     outlet: { id: row.outlet_id, name: row.outlet_name, address: row.outlet_address },
@@ -384,7 +470,7 @@ export async function visitDetail(db: Db, ctx: AuthedContext, id: number, access
     updated_at: row.updated_at,
   }
 }
-export type VisitDetail = Awaited<ReturnType<typeof visitDetail>>
+export type VisitDetail = ReturnType<typeof presentDetail>
 
 /** The caller's visit in progress, or null. */
 export async function activeVisit(ctx: AuthedContext) {
@@ -412,6 +498,7 @@ export interface SubmissionListQuery {
   user_id?: number
   date_from?: string
   date_to?: string
+  updated_since?: string
 }
 
 /** Whether the filters need the visit row (the caller's own visits, team, project, outlet, dates). */
@@ -437,6 +524,7 @@ export function submissionFilters(ctx: AuthedContext, query: SubmissionListQuery
     query.user_id !== undefined ? eq(submissions.submitted_by, query.user_id) : undefined,
     query.date_from ? gte(visits.visit_date, query.date_from) : undefined,
     query.date_to ? lte(visits.visit_date, query.date_to) : undefined,
+    updatedSince(query, submissions.updated_at),
   )!
 }
 

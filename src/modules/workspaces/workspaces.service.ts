@@ -6,7 +6,7 @@ import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, roles, workspaces } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { DEFAULT_LIST, keywordOf, pageMeta, paging, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, keywordOf, pageMeta, paging, updatedSince, type Page } from '../../platform/pagination'
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLE_SLUGS, type BuiltinRoleSlug } from '../../platform/permissions'
 import { NotFound } from '../../platform/errors'
 import { canonicalTimeZone } from '../../platform/time-zones'
@@ -49,7 +49,7 @@ export function presentWorkspace(workspace: WorkspaceRow, role: string) {
 /** Workspaces the caller is an active member of, with their role in each. */
 export async function listAccessibleWorkspaces(
   ctx: AuthedContext,
-  query: { page?: number; limit?: number; keyword?: string; sort_by?: 'created_at' | 'updated_at' | 'name' | 'id'; sort_order?: 'asc' | 'desc' },
+  query: { page?: number; limit?: number; keyword?: string; sort_by?: 'created_at' | 'updated_at' | 'name' | 'id'; sort_order?: 'asc' | 'desc'; updated_since?: string },
 ): Promise<Page<ReturnType<typeof presentWorkspace>>> {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
@@ -58,6 +58,7 @@ export async function listAccessibleWorkspaces(
     isNull(memberships.deleted_at),
     eq(memberships.is_active, true),
     keyword ? sql`instr(lower(${workspaces.name}), ${keyword}) > 0` : undefined,
+    updatedSince(query, workspaces.updated_at),
   )
   const direction = query.sort_order === 'desc' ? desc : asc
   const column = { created_at: workspaces.created_at, updated_at: workspaces.updated_at, name: workspaces.name, id: workspaces.id }[query.sort_by ?? 'id']

@@ -1,0 +1,41 @@
+/**
+ * The change log of sync and the change feed (docs/API.md §Sync and change feed). Written only by
+ * the triggers of migration 0015, never by the service: every writer (requests, seeds, direct SQL)
+ * is covered on both drivers.
+ *
+ * One row per entity: a change deletes the entity's older row and appends a new one, so `seq`
+ * (AUTOINCREMENT, never reused once committed) orders changes as they committed, and the log holds
+ * one row per live entity plus tombstones. `user_id` is set only on tombstones addressed to one
+ * field user (taken off a visit); `visit_id` names the visit whose assignees may see a visit or
+ * submission row.
+ */
+import { sql } from 'drizzle-orm'
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+export const CHANGE_OPS = ['upsert', 'delete'] as const
+export type ChangeOp = (typeof CHANGE_OPS)[number]
+
+export const changes = sqliteTable(
+  'changes',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    workspace_id: integer('workspace_id').notNull(),
+    entity: text('entity').notNull(),
+    entity_id: integer('entity_id').notNull(),
+    op: text('op').$type<ChangeOp>().notNull(),
+    user_id: integer('user_id'),
+    visit_id: integer('visit_id'),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    index('changes_workspace_seq').on(t.workspace_id, t.seq),
+    index('changes_workspace_entity').on(t.workspace_id, t.entity, t.entity_id, t.user_id),
+    index('changes_addressed').on(t.visit_id, t.user_id).where(sql`user_id is not null`),
+  ],
+)
+
+/** Per workspace: tombstones up to this seq were removed (retention); an older cursor must start over. */
+export const changeHorizons = sqliteTable('change_horizons', {
+  workspace_id: integer('workspace_id').primaryKey(),
+  seq: integer('seq').notNull(),
+})

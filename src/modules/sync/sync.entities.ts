@@ -1,0 +1,83 @@
+/**
+ * What the feeds carry: each entity with its loader — the owning module's own "detail as answered"
+ * function over a page of ids (one query per entity per page), so `upsert.data` is exactly what the
+ * entity's detail route answers — and, for the phone, the permission that lets a caller see it.
+ */
+import type { Db } from '../../db/client'
+import { attendancesByIds } from '../attendance/attendance.service'
+import { principalsByIds, productsByIds } from '../catalogue/catalogue.service'
+import { formsByIds } from '../forms/forms.service'
+import { accountDefinition, channelDefinition, channelGroupDefinition, subAreaDefinition } from '../master-data/master-data.entities'
+import { masterDataService } from '../master-data/master-data.resource'
+import { outletsByIds } from '../outlets/outlets.service'
+import { projectsByIds } from '../projects/projects.service'
+import { presentRole, roleScope } from '../roles/roles.service'
+import { teamsByIds } from '../teams/teams.service'
+import { usersByIds } from '../users/users.service'
+import { submissionsByIds, visitDetailsByIds } from '../visits/visits.queries'
+import { inArray } from 'drizzle-orm'
+import { roles } from '../../db/schema'
+
+/**
+ * Loads the live rows among `ids` as their detail answers them. `assignee` is the phone caller for
+ * visits and submissions (only theirs), null on the office feed; other entities ignore it.
+ */
+export type Loader = (db: Db, workspaceId: number, ids: number[], assignee: number | null) => Promise<{ id: number }[]>
+
+export const FEED_ENTITY_NAMES = [
+  'channel_group',
+  'channel',
+  'account',
+  'sub_area',
+  'outlet',
+  'form',
+  'project',
+  'product',
+  'principal',
+  'visit',
+  'submission',
+  'user',
+  'team',
+  'role',
+  'attendance',
+] as const
+export type FeedEntityName = (typeof FEED_ENTITY_NAMES)[number]
+
+export interface FeedEntity {
+  name: FeedEntityName
+  load: Loader
+  /** The mobile permission a phone caller needs to receive it; null: office feed only. */
+  mobileKey: string | null
+  /** Visits and submissions: a phone caller sees only those of visits assigned to them. */
+  assigned?: boolean
+}
+
+const masterData = (definition: typeof channelGroupDefinition): Loader => {
+  const service = masterDataService(definition)
+  return (db, workspaceId, ids) => service.byIds(db, workspaceId, ids)
+}
+
+export const FEED_ENTITIES: readonly FeedEntity[] = [
+  { name: 'channel_group', mobileKey: 'channel_group.view', load: masterData(channelGroupDefinition) },
+  { name: 'channel', mobileKey: 'channel.view', load: masterData(channelDefinition) },
+  { name: 'account', mobileKey: 'account.view', load: masterData(accountDefinition) },
+  { name: 'sub_area', mobileKey: 'sub_area.view', load: masterData(subAreaDefinition) },
+  { name: 'outlet', mobileKey: 'outlet.view', load: outletsByIds },
+  { name: 'form', mobileKey: 'form.view', load: formsByIds },
+  { name: 'project', mobileKey: 'project.view', load: projectsByIds },
+  { name: 'product', mobileKey: 'product.view', load: productsByIds },
+  { name: 'principal', mobileKey: 'principal.view', load: principalsByIds },
+  { name: 'visit', mobileKey: 'visit:view', assigned: true, load: visitDetailsByIds },
+  { name: 'submission', mobileKey: 'visit:view', assigned: true, load: submissionsByIds },
+  { name: 'user', mobileKey: null, load: usersByIds },
+  { name: 'team', mobileKey: null, load: teamsByIds },
+  {
+    name: 'role',
+    mobileKey: null,
+    load: async (db, workspaceId, ids) => (await db.select().from(roles).where(roleScope.where(workspaceId, inArray(roles.id, ids)))).map(presentRole),
+  },
+  { name: 'attendance', mobileKey: null, load: attendancesByIds },
+]
+
+export const PHONE_ENTITY_NAMES = FEED_ENTITIES.filter((entity) => entity.mobileKey !== null).map((entity) => entity.name)
+export const feedEntity = (name: FeedEntityName) => FEED_ENTITIES.find((entity) => entity.name === name)!
