@@ -9,7 +9,9 @@
  *   transform   macro `auth` / `public`: token → actor → permission → body problems → idempotency
  *   validation  Elysia/TypeBox; failures become 400 VALIDATION_ERROR with per-field errors
  *   handler     calls a service with `ctx`
- *   afterHandle Cache-Control: no-store on an answer carrying tokens
+ *   mapResponse a GET's JSON answer: ETag, 304 for a matching If-None-Match, Cache-Control
+ *               private, no-cache, compression (./representation.ts); on other methods only
+ *               Cache-Control: no-store on an answer carrying tokens
  *   onError     the only place errors become responses (./errors.ts)
  *
  * Routes declare `auth: 'channel_group.manage'` (key; access is `view` for *view keys, else `full`;
@@ -23,6 +25,7 @@ import type { AuthedContext, Deps, RequestContext, RequestMeta } from './context
 import { AppError, Forbidden, IdempotentReplay, ValidationFailed } from './errors'
 import { IDEMPOTENCY_HEADER, IDEMPOTENT_METHODS, IdempotencyStore, type IdempotencyClaim } from './idempotency'
 import { JsonTooDeep, MAX_JSON_DEPTH, parseRequestJson } from './json'
+import { chooseCoding, compress, COMPRESS_ABOVE_BYTES, contentHash, entityTag, noneMatchHits } from './representation'
 import { errorFields } from './logger'
 import { can, type Access, type Platform } from './permissions'
 import { fieldErrors, type ValueIssue } from './validation'
@@ -233,9 +236,17 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         },
       )
     })
-    .onAfterHandle({ as: 'global' }, (c) => {
-      // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
-      if (carriesTokens(c.responseValue)) c.set.headers['cache-control'] = 'no-store'
+    .mapResponse({ as: 'global' }, (c) => {
+      // Error answers and replays (already Responses, built by onError above) pass untouched.
+      if (state(c).failedWith) return
+      const value = c.responseValue
+      if (c.request.method !== 'GET') {
+        // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
+        // Mutation answers are sent as they are: no tag, no compression (docs/API.md §Caching and compression).
+        if (carriesTokens(value)) c.set.headers['cache-control'] = 'no-store'
+        return
+      }
+      return representRead(c.request, value, c.set)
     })
     .onAfterResponse({ as: 'global' }, (c) => {
       // After the answer is handed to the socket: one log line and one observation per request.
@@ -279,6 +290,43 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         resolve: (c) => ({ ctx: state(c).ctx }),
       }),
     })
+}
+
+/**
+ * A GET's 200 answer (docs/API.md §Caching and compression, ./representation.ts): JSON gets its tag,
+ * `Cache-Control: private, no-cache`, `Vary: Accept-Encoding` and, when large enough and accepted,
+ * a content coding; a matching If-None-Match turns it into a 304 with those headers and no body. A
+ * Response a route built itself with an ETag (a photo) gets the same 304. Runs after the route's
+ * response schema has cleaned the value, so the tag covers exactly the bytes sent.
+ */
+function representRead(request: Request, value: unknown, set: { status?: number | string; headers: Record<string, string | number> }) {
+  if (value instanceof Response) {
+    const tag = value.status === 200 ? value.headers.get('etag') : null
+    const condition = tag ? request.headers.get('if-none-match') : null
+    if (!condition || !noneMatchHits(condition, tag!.replace(/^W\//, '').slice(1, -1))) return
+    const headers = new Headers(value.headers)
+    for (const name of ['content-length', 'content-type', 'content-encoding']) headers.delete(name)
+    return new Response(null, { status: 304, headers })
+  }
+  if ((set.status !== undefined && set.status !== 200) || typeof value !== 'object' || value === null) return
+  if (value.constructor !== Object && !Array.isArray(value)) return
+  const json = JSON.stringify(value)
+  // Bytes ≥ UTF-16 units, so only a short string with non-ASCII text needs counting.
+  const bytes = json.length > COMPRESS_ABOVE_BYTES ? json.length : Buffer.byteLength(json)
+  const coding = chooseCoding(request.headers.get('accept-encoding'), bytes)
+  const hash = contentHash(json)
+  set.headers.etag = entityTag(hash, coding)
+  set.headers['cache-control'] = 'private, no-cache'
+  set.headers.vary = 'Accept-Encoding'
+  const condition = request.headers.get('if-none-match')
+  if (condition !== null && noneMatchHits(condition, hash)) {
+    set.status = 304
+    return new Response(null, { status: 304 })
+  }
+  set.headers['content-type'] = 'application/json; charset=utf-8'
+  if (coding === 'identity') return new Response(json, { status: 200 })
+  set.headers['content-encoding'] = coding
+  return new Response(compress(json, coding), { status: 200 })
 }
 
 /** A session envelope: its `data` holds a refresh token (a 201 arrives wrapped by `status()`). */
