@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { randomUUID } from 'node:crypto'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { RouteTable } from '../src/platform/http'
 import { chooseCoding, COMPRESS_ABOVE_BYTES, noneMatchHits } from '../src/platform/representation'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
 
@@ -283,5 +284,41 @@ describe('over a real socket', () => {
     const compressed = await fetch(`${base}${LIST}`, { headers: { ...headers, 'accept-encoding': 'br' }, decompress: false } as RequestInit)
     expect(compressed.headers.get('content-encoding')).toBe('br')
     expect(new TextDecoder().decode(brotliDecompressSync(new Uint8Array(await compressed.arrayBuffer())))).toBe(json)
+  })
+})
+
+describe('RouteTable: the Location of a creating route', () => {
+  const routes = (list: [string, string, Record<string, unknown>?][]) =>
+    list.map(([method, path, detail]) => ({ method, path, hooks: { detail } }))
+
+  test('the collection’s detail route by default, a declared one, none for routes without one; a declaration naming no route fails', () => {
+    const table = new RouteTable()
+    const all = routes([
+      ['POST', '/api/office/v1/things'],
+      ['GET', '/api/office/v1/things/:id'],
+      ['POST', '/api/office/v1/things/bulk'],
+      ['POST', '/api/office/v1/things/:id/parts'],
+      ['GET', '/api/office/v1/things/:id/parts/:part_id'],
+      ['POST', '/api/app/v1/things/self', { 'x-created-location': '/app/v1/things/me/:id' }],
+      ['GET', '/api/app/v1/things/me/:id'],
+      ['POST', '/api/app/v1/other', { 'x-created-location': false }],
+      ['GET', '/api/app/v1/other/:id'],
+      ['POST', '/api/app/v1/updates'],
+      ['GET', '/api/app/v1/updates/:id'],
+    ])
+    for (const route of all) if (route.method === 'POST') table.register('POST', route.path, route.path.endsWith('updates') ? 200 : 201)
+    table.linkCreatedLocations(all)
+    expect(table.createdUnder('POST', '/api/office/v1/things', {})).toBe('/api/office/v1/things/')
+    expect(table.createdUnder('POST', '/api/office/v1/things/bulk', {})).toBeNull()
+    expect(table.createdUnder('POST', '/api/office/v1/things/:id/parts', { id: '7' })).toBe('/api/office/v1/things/7/parts/')
+    expect(table.createdUnder('POST', '/api/app/v1/things/self', {})).toBe('/api/app/v1/things/me/')
+    expect(table.createdUnder('POST', '/api/app/v1/other', {})).toBeNull()
+    expect(table.createdUnder('POST', '/api/app/v1/updates', {})).toBeNull()
+    expect(table.createdUnder('PUT', '/api/office/v1/things', {})).toBeNull()
+
+    const broken = new RouteTable()
+    const wrong = routes([['POST', '/api/app/v1/x', { 'x-created-location': '/app/v1/nowhere/:id' }]])
+    broken.register('POST', '/api/app/v1/x', 201)
+    expect(() => broken.linkCreatedLocations(wrong)).toThrow(/no GET route/)
   })
 })

@@ -48,10 +48,25 @@ export const IDEMPOTENCY_CHECK_IN_TRANSACTION = 'in-transaction'
 
 export type AuthRequirement = true | string | { key: string; access: Access }
 
+/**
+ * Route detail value naming where a creating route's resource is read, when that is not the GET
+ * route `<its own path>/:id` (docs/API.md §Idempotency): the detail route's path as the module
+ * declares it (`'/app/v1/visits/me/:id'`), or `false` for none.
+ */
+export const CREATED_LOCATION = 'x-created-location'
+
+interface RouteInfo {
+  method: string
+  path: string
+  hooks: unknown
+}
+
 /** Success status per route (`POST /api/office/v1/...` → 201), filled by createApp once routes exist. */
 export class RouteTable {
   private readonly statuses = new Map<string, number>()
   private readonly checkedInTransaction = new Set<string>()
+  /** `POST <route>` → the path of the GET route that reads what it creates; its last segment is the new id. */
+  private readonly createdLocations = new Map<string, string>()
 
   register(method: string, path: string, status: number, idempotencyCheck?: unknown) {
     this.statuses.set(`${method} ${path}`, status)
@@ -66,6 +81,39 @@ export class RouteTable {
   successStatus(method: string, path: string | undefined): number {
     return (path && this.statuses.get(`${method} ${path}`)) || 200
   }
+
+  /**
+   * Which routes create a resource that has a place of its own: every POST answering 201 whose
+   * resource is read at `GET <its path>/:param` (the collection's detail route), or at the GET route
+   * its detail declares under CREATED_LOCATION. Bulk creates and imports have no such route, nor
+   * have the location batch, clock-in or registration, so their replays carry no Location. A
+   * declaration that names no GET route fails here, at start-up.
+   */
+  linkCreatedLocations(all: readonly RouteInfo[]) {
+    const reads = all.filter((route) => route.method === 'GET' && /\/:[^/]+$/.test(route.path)).map((route) => route.path)
+    for (const route of all) {
+      if (route.method !== 'POST' || this.successStatus('POST', route.path) !== 201) continue
+      const declared = (route.hooks as { detail?: Record<string, unknown> }).detail?.[CREATED_LOCATION]
+      if (declared === false) continue
+      const detail =
+        typeof declared === 'string'
+          ? reads.find((path) => path.endsWith(declared))
+          : reads.find((path) => path.slice(0, path.lastIndexOf('/')) === route.path)
+      if (typeof declared === 'string' && !detail) throw new Error(`${CREATED_LOCATION} of POST ${route.path}: no GET route ${declared}`)
+      if (detail) this.createdLocations.set(route.path, detail)
+    }
+  }
+
+  /**
+   * The path the created resource's id is appended to, for a request on `route` with these path
+   * parameters (`/api/office/v1/visits/5/submissions/`); null for routes that create nothing.
+   */
+  createdUnder(method: string, route: string | undefined, params: Record<string, string> | undefined): string | null {
+    const detail = method === 'POST' && route ? this.createdLocations.get(route) : undefined
+    if (!detail) return null
+    const parent = detail.slice(0, detail.lastIndexOf('/') + 1)
+    return parent.replace(/:([^/]+)/g, (_, name: string) => encodeURIComponent(params?.[name] ?? ''))
+  }
 }
 
 /** Per-request state the kernel keeps on Elysia's context object. */
@@ -78,6 +126,7 @@ interface KernelState {
   claim: IdempotencyClaim | null
   request: Request
   route?: string
+  params?: Record<string, string>
   path: string
   /** performance.now() at arrival, for the request log and the latency histogram. */
   started: number
@@ -131,6 +180,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
           target: url.pathname + url.search,
           rawBody: c.rawBody,
           successStatus: routes.successStatus(method, c.route),
+          createdUnder: routes.createdUnder(method, c.route, c.params),
           checkBeforeHandler: routes.checkBeforeHandler(method, c.route),
         })
       }
@@ -196,15 +246,15 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
       release(c)
       if (error instanceof IdempotentReplay) {
         state(c).failedWith = 204
-        return new Response(null, {
-          status: 204,
-          headers: {
-            'x-request-id': state(c).meta?.requestId ?? '',
-            'x-idempotency-code': 'IDEMPOTENT_DUPLICATE',
-            'cache-control': 'no-store',
-            'x-content-type-options': 'nosniff',
-          },
-        })
+        const headers: Record<string, string> = {
+          'x-request-id': state(c).meta?.requestId ?? '',
+          'x-idempotency-code': 'IDEMPOTENT_DUPLICATE',
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+        }
+        // The first run created this resource: a client that lost its answer learns the id here.
+        if (error.location) headers.location = error.location
+        return new Response(null, { status: 204, headers })
       }
       let failure: AppError
       try {
