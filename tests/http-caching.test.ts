@@ -133,6 +133,8 @@ describe('If-None-Match: the current tag answers 304 without a body; anything el
     expect(noneMatchHits('"x", "abc-br"', 'abc')).toBe(true)
     expect(noneMatchHits('*', 'abc')).toBe(true)
     expect(noneMatchHits('"abcd"', 'abc')).toBe(false)
+    expect(noneMatchHits('"ab-br"', 'ab-br')).toBe(true)
+    expect(noneMatchHits('"ab-br-gz"', 'ab-br')).toBe(true)
     expect(noneMatchHits('abc', 'abc')).toBe(false)
     expect(noneMatchHits('"ab"c"', 'abc')).toBe(false)
     expect(noneMatchHits('', 'abc')).toBe(false)

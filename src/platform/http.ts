@@ -356,6 +356,7 @@ function representRead(request: Request, value: unknown, set: { status?: number 
     if (!condition || !noneMatchHits(condition, tag!.replace(/^W\//, '').slice(1, -1))) return
     const headers = new Headers(value.headers)
     for (const name of ['content-length', 'content-type', 'content-encoding']) headers.delete(name)
+    set.status = 304
     return new Response(null, { status: 304, headers })
   }
   if ((set.status !== undefined && set.status !== 200) || typeof value !== 'object' || value === null) return

@@ -21,8 +21,9 @@ import { brotliCompressSync, constants } from 'node:zlib'
 /** Smaller JSON goes uncompressed: the coding's framing would eat most of the saving. */
 export const COMPRESS_ABOVE_BYTES = 1024
 /**
- * Brotli's quality: 4 compresses a 100 KiB list about as well as 5–6 at less than half their CPU,
- * and 11 costs a hundred times more for 15–20% fewer bytes (docs/PERFORMANCE.md, "Compression").
+ * Brotli's quality, chosen for a request path: 5 and up cost more than twice the CPU of 4 for a few
+ * percent fewer bytes, and 11 (the library's default) hundreds of times more (docs/PERFORMANCE.md,
+ * "Compression and conditional GET").
  */
 export const BROTLI_QUALITY = 4
 
@@ -48,8 +49,8 @@ export function noneMatchHits(header: string, hash: string): boolean {
     if (tag.startsWith('W/')) tag = tag.slice(2)
     if (tag.length < 2 || tag[0] !== '"' || tag[tag.length - 1] !== '"') continue
     tag = tag.slice(1, -1)
-    if (tag.endsWith('-br') || tag.endsWith('-gz')) tag = tag.slice(0, -3)
-    if (tag === hash) return true
+    // A hash may itself end in `-br` (base64url has `-`): the tag as sent is compared first.
+    if (tag === hash || ((tag.endsWith('-br') || tag.endsWith('-gz')) && tag.slice(0, -3) === hash)) return true
   }
   return false
 }
