@@ -140,6 +140,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     const detail = (route.hooks as { detail?: Record<string, unknown> }).detail
     if (declared.length > 0) routes.register(route.method, route.path, Math.min(...declared), detail?.['x-idempotency-check'])
   }
+  routes.linkCreatedLocations(app.routes)
 
   return { app, deps }
 }

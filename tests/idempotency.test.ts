@@ -572,3 +572,126 @@ describe('the key, the mutation and its audit entry commit or roll back together
     expect(await recordsFor(k)).toHaveLength(0)
   })
 })
+
+describe('the replay of a request that created a resource names it in Location', () => {
+  /** Creates with a key, replays, and returns the 201 body and the replay's Location. */
+  async function createTwice(path: string, body: unknown, token = admin.token) {
+    const k = key()
+    const first = await t.app.post(path, body, { token, idempotencyKey: k })
+    if (first.status !== 201) throw new Error(`create failed: ${first.status} ${first.text}`)
+    const replay = await t.app.post(path, body, { token, idempotencyKey: k })
+    expectDuplicate(replay)
+    return { data: first.body.data, location: replay.headers.get('location'), key: k }
+  }
+
+  /** GET of a Location (which starts with /api) as the harness calls it. */
+  const read = (location: string, token = admin.token) => t.app.get(location.replace(/^\/api/, ''), { token })
+
+  let field: Session
+  let outletId: number
+  let projectId: number
+  let formId: number
+  beforeAll(async () => {
+    field = await t.app.member(ws, 'user')
+    const made = async (path: string, body: unknown) => {
+      const reply = await t.app.post(path, body, { token: ws.owner.token })
+      if (reply.status !== 201) throw new Error(`${path}: ${reply.status} ${reply.text}`)
+      return reply.body.data.id as number
+    }
+    formId = await made('/office/v1/forms', { title: unique('Form'), fields: [{ key: 'note', label: 'Note', type: 'text' }] })
+    outletId = await made('/office/v1/outlets', { name: unique('Outlet') })
+    projectId = await made('/office/v1/projects', { name: unique('Project'), forms: [{ form_id: formId, is_required: false }] })
+  })
+
+  test('master data (channel group, channel) and an outlet: Location is its detail path, and GET of it answers that resource', async () => {
+    const group = await createTwice(GROUPS, { name: unique('Located group') })
+    expect(group.location).toBe(`/api/office/v1/outlets/channel-groups/${group.data.id}`)
+    const channel = await createTwice(CHANNELS, { name: unique('Located channel'), channel_group_id: group.data.id })
+    expect(channel.location).toBe(`/api/office/v1/outlets/channels/${channel.data.id}`)
+    const outlet = await createTwice('/office/v1/outlets', { name: unique('Located outlet'), code: unique('LOC') })
+    expect(outlet.location).toBe(`/api/office/v1/outlets/${outlet.data.id}`)
+    for (const created of [group, channel, outlet]) {
+      const reply = await read(created.location!)
+      expect(reply.status).toBe(200)
+      expect(reply.body.data).toEqual(created.data)
+    }
+  })
+
+  test('a visit planned by the office, a self-visit on both mobile paths, and a submission added to a visit', async () => {
+    const visit = await createTwice('/office/v1/visits', { outlet_id: outletId, project_id: projectId, visit_date: '2026-11-22', user_ids: [field.user.id] })
+    expect(visit.location).toBe(`/api/office/v1/visits/${visit.data.id}`)
+    expect((await read(visit.location!)).body.data.id).toBe(visit.data.id)
+
+    const self = await createTwice('/app/v1/visits/self', { outlet_id: outletId, project_id: projectId }, field.token)
+    expect(self.location).toBe(`/api/app/v1/visits/me/${self.data.id}`)
+    const alias = await createTwice('/app/v1/outlet-visits', { outlet_id: outletId, project_id: projectId }, field.token)
+    expect(alias.location).toBe(`/api/app/v1/outlet-visits/${alias.data.id}`)
+    for (const created of [self, alias]) {
+      const reply = await read(created.location!, field.token)
+      expect(reply.status).toBe(200)
+      expect(reply.body.data.id).toBe(created.data.id)
+    }
+
+    const submission = await createTwice(`/office/v1/visits/${visit.data.id}/submissions`, { form_id: formId })
+    expect(submission.location).toBe(`/api/office/v1/visits/${visit.data.id}/submissions/${submission.data.id}`)
+    expect((await read(submission.location!)).body.data.id).toBe(submission.data.id)
+  })
+
+  test('the path is stored with the key, in the record written by the creating transaction', async () => {
+    const group = await createTwice(GROUPS, { name: unique('Stored location') })
+    const [record] = await recordsFor(group.key)
+    expect(record.location).toBe(`/api/office/v1/outlets/channel-groups/${group.data.id}`)
+  })
+
+  test('replays of requests that created nothing, or many things, carry no Location', async () => {
+    const group = await newGroup()
+    const update = key()
+    const body = { name: unique('Updated') }
+    expect((await t.app.put(`${GROUPS}/${group.id}`, body, { token: admin.token, idempotencyKey: update })).status).toBe(200)
+    const updateReplay = await t.app.put(`${GROUPS}/${group.id}`, body, { token: admin.token, idempotencyKey: update })
+    expectDuplicate(updateReplay)
+    expect(updateReplay.headers.get('location')).toBeNull()
+
+    const remove = key()
+    expect((await t.app.delete(`${GROUPS}/${group.id}`, { token: admin.token, idempotencyKey: remove })).status).toBe(200)
+    const removeReplay = await t.app.delete(`${GROUPS}/${group.id}`, { token: admin.token, idempotencyKey: remove })
+    expectDuplicate(removeReplay)
+    expect(removeReplay.headers.get('location')).toBeNull()
+
+    const bulk = key()
+    const visits = { visits: [1, 2].map(() => ({ outlet_id: outletId, project_id: projectId, visit_date: '2026-11-23' })) }
+    expect((await t.app.post('/office/v1/visits/bulk', visits, { token: admin.token, idempotencyKey: bulk })).status).toBe(201)
+    const bulkReplay = await t.app.post('/office/v1/visits/bulk', visits, { token: admin.token, idempotencyKey: bulk })
+    expectDuplicate(bulkReplay)
+    expect(bulkReplay.headers.get('location')).toBeNull()
+  })
+
+  test('a failed first attempt stores no Location; the retry that creates stores its own', async () => {
+    const taken = await newGroup()
+    const k = key()
+    expectError(await t.app.post(GROUPS, { name: taken.name }, { token: admin.token, idempotencyKey: k }), 409, 'CHANNEL_GROUP_ALREADY_EXISTS')
+    // Same request again (same fingerprint) once the name is free.
+    expect((await t.app.delete(`${GROUPS}/${taken.id}`, { token: admin.token })).status).toBe(200)
+    const created = await t.app.post(GROUPS, { name: taken.name }, { token: admin.token, idempotencyKey: k })
+    expect(created.status).toBe(201)
+    const replay = await t.app.post(GROUPS, { name: taken.name }, { token: admin.token, idempotencyKey: k })
+    expectDuplicate(replay)
+    expect(replay.headers.get('location')).toBe(`/api/office/v1/outlets/channel-groups/${created.body.data.id}`)
+  })
+
+  test('30 concurrent creates with one key: one 201; every 204 among the rest names the same resource', async () => {
+    const k = key()
+    const name = unique('Concurrent located')
+    const replies = await Promise.all(Array.from({ length: 30 }, () => t.app.post(GROUPS, { name }, { token: admin.token, idempotencyKey: k })))
+    const created = replies.filter((reply) => reply.status === 201)
+    expect(created).toHaveLength(1)
+    for (const reply of replies) {
+      if (reply.status === 201) continue
+      if (reply.status === 204) expect(reply.headers.get('location')).toBe(`/api/office/v1/outlets/channel-groups/${created[0].body.data.id}`)
+      else expectError(reply, 409, 'IDEMPOTENCY_KEY_IN_PROGRESS')
+    }
+    const replay = await t.app.post(GROUPS, { name }, { token: admin.token, idempotencyKey: k })
+    expect(replay.headers.get('location')).toBe(`/api/office/v1/outlets/channel-groups/${created[0].body.data.id}`)
+    expect(await groupsNamed(name)).toBe(1)
+  })
+})

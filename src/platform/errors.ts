@@ -68,7 +68,8 @@ export class Forbidden extends AppError {
  * The handler must not run again; the answer is 204 with X-Idempotency-Code (docs/API.md §Idempotency).
  */
 export class IdempotentReplay extends Error {
-  constructor() {
+  /** @param location path of the resource the first run created, if it created one (sent as Location). */
+  constructor(readonly location: string | null = null) {
     super('Duplicate request — already processed')
     this.name = 'IdempotentReplay'
   }

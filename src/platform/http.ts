@@ -9,7 +9,9 @@
  *   transform   macro `auth` / `public`: token → actor → permission → body problems → idempotency
  *   validation  Elysia/TypeBox; failures become 400 VALIDATION_ERROR with per-field errors
  *   handler     calls a service with `ctx`
- *   afterHandle Cache-Control: no-store on an answer carrying tokens
+ *   mapResponse a GET's JSON answer: ETag, 304 for a matching If-None-Match, Cache-Control
+ *               private, no-cache, compression (./representation.ts); on other methods only
+ *               Cache-Control: no-store on an answer carrying tokens
  *   onError     the only place errors become responses (./errors.ts)
  *
  * Routes declare `auth: 'channel_group.manage'` (key; access is `view` for *view keys, else `full`;
@@ -23,6 +25,7 @@ import type { AuthedContext, Deps, RequestContext, RequestMeta } from './context
 import { AppError, Forbidden, IdempotentReplay, ValidationFailed } from './errors'
 import { IDEMPOTENCY_HEADER, IDEMPOTENT_METHODS, IdempotencyStore, type IdempotencyClaim } from './idempotency'
 import { JsonTooDeep, MAX_JSON_DEPTH, parseRequestJson } from './json'
+import { chooseCoding, compress, COMPRESS_ABOVE_BYTES, contentHash, entityTag, noneMatchHits } from './representation'
 import { errorFields } from './logger'
 import { can, type Access, type Platform } from './permissions'
 import { fieldErrors, type ValueIssue } from './validation'
@@ -45,10 +48,25 @@ export const IDEMPOTENCY_CHECK_IN_TRANSACTION = 'in-transaction'
 
 export type AuthRequirement = true | string | { key: string; access: Access }
 
+/**
+ * Route detail value naming where a creating route's resource is read, when that is not the GET
+ * route `<its own path>/:id` (docs/API.md §Idempotency): the detail route's path as the module
+ * declares it (`'/app/v1/visits/me/:id'`), or `false` for none.
+ */
+export const CREATED_LOCATION = 'x-created-location'
+
+interface RouteInfo {
+  method: string
+  path: string
+  hooks: unknown
+}
+
 /** Success status per route (`POST /api/office/v1/...` → 201), filled by createApp once routes exist. */
 export class RouteTable {
   private readonly statuses = new Map<string, number>()
   private readonly checkedInTransaction = new Set<string>()
+  /** `POST <route>` → the path of the GET route that reads what it creates; its last segment is the new id. */
+  private readonly createdLocations = new Map<string, string>()
 
   register(method: string, path: string, status: number, idempotencyCheck?: unknown) {
     this.statuses.set(`${method} ${path}`, status)
@@ -63,6 +81,39 @@ export class RouteTable {
   successStatus(method: string, path: string | undefined): number {
     return (path && this.statuses.get(`${method} ${path}`)) || 200
   }
+
+  /**
+   * Which routes create a resource that has a place of its own: every POST answering 201 whose
+   * resource is read at `GET <its path>/:param` (the collection's detail route), or at the GET route
+   * its detail declares under CREATED_LOCATION. Bulk creates and imports have no such route, nor
+   * have the location batch, clock-in or registration, so their replays carry no Location. A
+   * declaration that names no GET route fails here, at start-up.
+   */
+  linkCreatedLocations(all: readonly RouteInfo[]) {
+    const reads = all.filter((route) => route.method === 'GET' && /\/:[^/]+$/.test(route.path)).map((route) => route.path)
+    for (const route of all) {
+      if (route.method !== 'POST' || this.successStatus('POST', route.path) !== 201) continue
+      const declared = (route.hooks as { detail?: Record<string, unknown> }).detail?.[CREATED_LOCATION]
+      if (declared === false) continue
+      const detail =
+        typeof declared === 'string'
+          ? reads.find((path) => path.endsWith(declared))
+          : reads.find((path) => path.slice(0, path.lastIndexOf('/')) === route.path)
+      if (typeof declared === 'string' && !detail) throw new Error(`${CREATED_LOCATION} of POST ${route.path}: no GET route ${declared}`)
+      if (detail) this.createdLocations.set(route.path, detail)
+    }
+  }
+
+  /**
+   * The path the created resource's id is appended to, for a request on `route` with these path
+   * parameters (`/api/office/v1/visits/5/submissions/`); null for routes that create nothing.
+   */
+  createdUnder(method: string, route: string | undefined, params: Record<string, string> | undefined): string | null {
+    const detail = method === 'POST' && route ? this.createdLocations.get(route) : undefined
+    if (!detail) return null
+    const parent = detail.slice(0, detail.lastIndexOf('/') + 1)
+    return parent.replace(/:([^/]+)/g, (_, name: string) => encodeURIComponent(params?.[name] ?? ''))
+  }
 }
 
 /** Per-request state the kernel keeps on Elysia's context object. */
@@ -75,6 +126,7 @@ interface KernelState {
   claim: IdempotencyClaim | null
   request: Request
   route?: string
+  params?: Record<string, string>
   path: string
   /** performance.now() at arrival, for the request log and the latency histogram. */
   started: number
@@ -128,6 +180,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
           target: url.pathname + url.search,
           rawBody: c.rawBody,
           successStatus: routes.successStatus(method, c.route),
+          createdUnder: routes.createdUnder(method, c.route, c.params),
           checkBeforeHandler: routes.checkBeforeHandler(method, c.route),
         })
       }
@@ -193,15 +246,15 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
       release(c)
       if (error instanceof IdempotentReplay) {
         state(c).failedWith = 204
-        return new Response(null, {
-          status: 204,
-          headers: {
-            'x-request-id': state(c).meta?.requestId ?? '',
-            'x-idempotency-code': 'IDEMPOTENT_DUPLICATE',
-            'cache-control': 'no-store',
-            'x-content-type-options': 'nosniff',
-          },
-        })
+        const headers: Record<string, string> = {
+          'x-request-id': state(c).meta?.requestId ?? '',
+          'x-idempotency-code': 'IDEMPOTENT_DUPLICATE',
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+        }
+        // The first run created this resource: a client that lost its answer learns the id here.
+        if (error.location) headers.location = error.location
+        return new Response(null, { status: 204, headers })
       }
       let failure: AppError
       try {
@@ -233,9 +286,17 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         },
       )
     })
-    .onAfterHandle({ as: 'global' }, (c) => {
-      // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
-      if (carriesTokens(c.responseValue)) c.set.headers['cache-control'] = 'no-store'
+    .mapResponse({ as: 'global' }, (c) => {
+      // Error answers and replays (already Responses, built by onError above) pass untouched.
+      if (state(c).failedWith) return
+      const value = c.responseValue
+      if (c.request.method !== 'GET') {
+        // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
+        // Mutation answers are sent as they are: no tag, no compression (docs/API.md §Caching and compression).
+        if (carriesTokens(value)) c.set.headers['cache-control'] = 'no-store'
+        return
+      }
+      return representRead(c.request, value, c.set)
     })
     .onAfterResponse({ as: 'global' }, (c) => {
       // After the answer is handed to the socket: one log line and one observation per request.
@@ -279,6 +340,44 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         resolve: (c) => ({ ctx: state(c).ctx }),
       }),
     })
+}
+
+/**
+ * A GET's 200 answer (docs/API.md §Caching and compression, ./representation.ts): JSON gets its tag,
+ * `Cache-Control: private, no-cache`, `Vary: Accept-Encoding` and, when large enough and accepted,
+ * a content coding; a matching If-None-Match turns it into a 304 with those headers and no body. A
+ * Response a route built itself with an ETag (a photo) gets the same 304. Runs after the route's
+ * response schema has cleaned the value, so the tag covers exactly the bytes sent.
+ */
+function representRead(request: Request, value: unknown, set: { status?: number | string; headers: Record<string, string | number> }) {
+  if (value instanceof Response) {
+    const tag = value.status === 200 ? value.headers.get('etag') : null
+    const condition = tag ? request.headers.get('if-none-match') : null
+    if (!condition || !noneMatchHits(condition, tag!.replace(/^W\//, '').slice(1, -1))) return
+    const headers = new Headers(value.headers)
+    for (const name of ['content-length', 'content-type', 'content-encoding']) headers.delete(name)
+    set.status = 304
+    return new Response(null, { status: 304, headers })
+  }
+  if ((set.status !== undefined && set.status !== 200) || typeof value !== 'object' || value === null) return
+  if (value.constructor !== Object && !Array.isArray(value)) return
+  const json = JSON.stringify(value)
+  // Bytes ≥ UTF-16 units, so only a short string with non-ASCII text needs counting.
+  const bytes = json.length > COMPRESS_ABOVE_BYTES ? json.length : Buffer.byteLength(json)
+  const coding = chooseCoding(request.headers.get('accept-encoding'), bytes)
+  const hash = contentHash(json)
+  set.headers.etag = entityTag(hash, coding)
+  set.headers['cache-control'] = 'private, no-cache'
+  set.headers.vary = 'Accept-Encoding'
+  const condition = request.headers.get('if-none-match')
+  if (condition !== null && noneMatchHits(condition, hash)) {
+    set.status = 304
+    return new Response(null, { status: 304 })
+  }
+  set.headers['content-type'] = 'application/json; charset=utf-8'
+  if (coding === 'identity') return new Response(json, { status: 200 })
+  set.headers['content-encoding'] = coding
+  return new Response(compress(json, coding), { status: 200 })
 }
 
 /** A session envelope: its `data` holds a refresh token (a 201 arrives wrapped by `status()`). */

@@ -8,6 +8,9 @@
  * 2. In the mutation's own transaction (`record`, called by withTransaction): the record is checked
  *    again under the write lock and written, so the key, the mutation and its audit entry commit or
  *    roll back together. A failed first run leaves no record, so the retry runs again.
+ *    A request that creates a resource (`createdUnder`, see RouteTable in ./http.ts) also stores the
+ *    created resource's path at the end of that transaction (`recordLocation`), from the `id` of what
+ *    the transaction returns: the object the route answers as `data`. A replay sends it as Location.
  * 3. After the response (`release`): the in-process reservation is dropped.
  *
  * Expiry is checked at lookup; the hourly job only reclaims space.
@@ -42,7 +45,12 @@ const storeUnlessFresh = prepared((db) =>
     } as never)
     .onConflictDoUpdate({
       target: [idempotencyKeys.workspace_id, idempotencyKeys.key],
-      set: { fingerprint: sql`excluded.fingerprint`, response_status: sql`excluded.response_status`, created_at: sql`excluded.created_at` },
+      set: {
+        fingerprint: sql`excluded.fingerprint`,
+        response_status: sql`excluded.response_status`,
+        location: sql`excluded.location`,
+        created_at: sql`excluded.created_at`,
+      },
       setWhere: sql`${idempotencyKeys.created_at} <= ${sql.placeholder('cutoff')}
         or (${idempotencyKeys.fingerprint} = excluded.fingerprint and ${idempotencyKeys.response_status} not between 200 and 299)`,
     })
@@ -56,7 +64,7 @@ const VISIBLE_ASCII = /^[\x21-\x7e]+$/
 
 const findFreshRecord = prepared((db) =>
   db
-    .select({ fingerprint: idempotencyKeys.fingerprint, status: idempotencyKeys.response_status })
+    .select({ fingerprint: idempotencyKeys.fingerprint, status: idempotencyKeys.response_status, location: idempotencyKeys.location })
     .from(idempotencyKeys)
     .where(
       and(
@@ -77,6 +85,11 @@ export interface IdempotencyClaim {
   successStatus: number
   /** Set once the record is committed, so a second transaction of the request does not re-check. */
   recorded: boolean
+  /**
+   * For a request that creates a resource: the path its id is appended to (`/api/office/v1/outlets/`).
+   * Null (or absent) for every other request.
+   */
+  createdUnder?: string | null
 }
 
 export class KeyInProgress extends Conflict {
@@ -99,6 +112,8 @@ export interface ClaimInput {
   target: string
   rawBody: ArrayBuffer | null
   successStatus: number
+  /** See IdempotencyClaim.createdUnder. */
+  createdUnder?: string | null
   /**
    * Look the key up before the handler runs (default). A route whose handler neither refuses nor
    * does anything before its transaction may skip it: `record` checks the key under the write lock at
@@ -135,7 +150,14 @@ export class IdempotencyStore {
     // Reserved synchronously, before any await, so two concurrent requests cannot both get here.
     this.running.set(slot, fingerprint)
     try {
-      const claim = { workspaceId: input.workspaceId, key, fingerprint, successStatus: input.successStatus, recorded: false }
+      const claim = {
+        workspaceId: input.workspaceId,
+        key,
+        fingerprint,
+        successStatus: input.successStatus,
+        recorded: false,
+        createdUnder: input.createdUnder ?? null,
+      }
       if (input.checkBeforeHandler !== false) await this.check(this.read(), claim)
       return claim
     } catch (error) {
@@ -170,6 +192,20 @@ export class IdempotencyStore {
     throw new Error(`idempotency record for ${claim.key} neither stored nor found`)
   }
 
+  /**
+   * Step 2, at the end of the transaction that stored the record: the path of the resource the
+   * request created, from the `id` of `created` (what the transaction returns). Nothing is stored
+   * when there is no positive integer id to take.
+   */
+  async recordLocation(tx: Db, claim: IdempotencyClaim, created: unknown): Promise<void> {
+    const id = (created as { id?: unknown } | null)?.id
+    if (!claim.createdUnder || !Number.isSafeInteger(id) || (id as number) < 1) return
+    await tx
+      .update(idempotencyKeys)
+      .set({ location: `${claim.createdUnder}${id}` })
+      .where(and(eq(idempotencyKeys.workspace_id, claim.workspaceId), eq(idempotencyKeys.key, claim.key)))
+  }
+
   /** Removes records past their 24 hours, `batch` per write transaction (../db/batches.ts); returns how many. */
   async removeExpired(write: Write, batch = CLEANUP_BATCH): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - IDEMPOTENCY_TTL_MS).toISOString()
@@ -184,6 +220,6 @@ export class IdempotencyStore {
     const [stored] = await findFreshRecord(db).all({ workspaceId: claim.workspaceId, key: claim.key, cutoff })
     if (!stored) return
     if (stored.fingerprint !== claim.fingerprint) throw new KeyReused()
-    if (stored.status >= 200 && stored.status < 300) throw new IdempotentReplay()
+    if (stored.status >= 200 && stored.status < 300) throw new IdempotentReplay(stored.location)
   }
 }

@@ -3,7 +3,9 @@
  *   1. records the request's idempotency key (if any), after checking it again under the write lock;
  *   2. runs `fn` with the transaction and an `audit` function bound to it;
  *   3. refuses to commit a request's mutation that wrote no audit entry (unless the caller says the
- *      mutation is one docs/API.md §Audit log leaves unaudited, e.g. location batches).
+ *      mutation is one docs/API.md §Audit log leaves unaudited, e.g. location batches);
+ *   4. for a request that creates a resource, stores that resource's path with the key (the `id` of
+ *      what `fn` returns; ./idempotency.ts), so a replay can name it.
  * So the mutation, its audit entry and its idempotency record commit or roll back together.
  *
  * Keep slow non-database work (password hashing, HTTP calls) outside `fn`: writers are serialised, so
@@ -47,9 +49,11 @@ export async function withTransaction<T>(
 ): Promise<T> {
   const claim = options.idempotency !== undefined ? options.idempotency : ctx.idempotency
   const effects: (() => void)[] = []
+  // The transaction that stores the request's record also stores where the created resource is.
+  const recording = claim !== null && !claim.recorded
   const result = await ctx.deps.db.transaction(async (tx) => {
     effects.length = 0
-    if (claim) await ctx.deps.idempotency.record(tx, claim)
+    if (recording) await ctx.deps.idempotency.record(tx, claim)
     let entries = 0
     const value = await fn({
       tx,
@@ -63,6 +67,7 @@ export async function withTransaction<T>(
     })
     const auditRequired = (options.audit ?? 'required') === 'required' && ctx.actor !== null
     if (auditRequired && entries === 0) throw new MissingAuditEntry()
+    if (recording && claim.createdUnder) await ctx.deps.idempotency.recordLocation(tx, claim, value)
     return value
   })
   if (claim) {

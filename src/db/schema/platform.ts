@@ -52,6 +52,8 @@ export const idempotencyKeys = sqliteTable(
     /** SHA-256 over user id, method, path with query and the SHA-256 of the raw body. */
     fingerprint: text('fingerprint').notNull(),
     response_status: integer('response_status').notNull().default(200),
+    /** Path of the resource the first run created (`/api/office/v1/outlets/45`), sent as Location on a replay. */
+    location: text('location'),
     created_at: createdAt(),
   },
   (t) => [

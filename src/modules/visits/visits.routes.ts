@@ -9,7 +9,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
+import { CREATED_LOCATION, type PlatformPlugin } from '../../platform/http'
 import { created, listed, ok } from '../../platform/reply'
 import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/schema'
 import { ValidationFailed } from '../../platform/errors'
@@ -237,7 +237,8 @@ export function visitRoutes(platform: PlatformPlugin) {
       auth: 'visit:create',
       body: SelfVisitBody,
       response: responses({ 201: OneVisit }, [400, 401, 403]),
-      detail: { summary: 'Plan a visit for yourself (forms from the project)' },
+      // The new visit is read at the caller's own visit route (a replay's Location).
+      detail: { summary: 'Plan a visit for yourself (forms from the project)', [CREATED_LOCATION]: path === '/app/v1/visits/self' ? '/app/v1/visits/me/:id' : '/app/v1/outlet-visits/:id' },
     })
   }
   for (const path of ['/app/v1/visits/me', '/app/v1/outlet-visits']) {
