@@ -162,6 +162,12 @@ describe('graceful shutdown of the real process (SIGTERM)', () => {
         await ended
         return answer
       },
+      /** Sends only half the body: the request is in flight and can never finish. */
+      async hang() {
+        socket.write(body.slice(0, Math.floor(body.length / 2)))
+        await ended
+        return answer
+      },
     }
   }
 
@@ -171,7 +177,7 @@ describe('graceful shutdown of the real process (SIGTERM)', () => {
       harness.app.listen({ port: 0, hostname: '127.0.0.1' })
       const port = harness.app.server!.port!
       const stuck = await requestInFlight(port, '/api/auth/login', JSON.stringify({ email: 'x@example.com', password: 'password123' }))
-      const cut = stuck.finish()
+      const cut = stuck.hang()
       let jobsStopped = false
       await shutdown({ app: harness.app, deps: harness.deps, jobs: { stop: () => (jobsStopped = true) } }, 200)
       expect(jobsStopped).toBe(true)
