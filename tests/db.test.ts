@@ -433,7 +433,10 @@ describe('WAL checkpoints on bun:sqlite', () => {
         await tx.insert(workspaces).values({ name: 'after', created_at: now(), updated_at: now() })
       })
       const after = await db.checkpointer!.runNow()
-      expect(after!.log).toBeLessThan(result!.log / 10)
+      // One small write from the top of the WAL (the worker's own tick may already have copied most
+      // of the batches before runNow, so `result.log` itself can be small).
+      expect(after!.log).toBeLessThanOrEqual(4)
+      expect(after!.log).toBeLessThan(result!.log)
       // The file itself never exceeds journal_size_limit once checkpointed.
       expect(statSync(join(dir, 'app.db-wal')).size).toBeLessThanOrEqual(64 * 1024 * 1024)
     })
