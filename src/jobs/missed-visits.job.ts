@@ -40,20 +40,22 @@ interface ClaimedVisit {
   visit_date: string
 }
 
+/** Scheduled visits of the workspace dated [from, to] that were not reported yet (the (workspace, status, visit_date) index). */
+const unreported = (workspaceId: number, from: string, to: string) =>
+  and(
+    eq(visits.workspace_id, workspaceId),
+    eq(visits.status, 'scheduled'),
+    isNull(visits.missed_notified_at),
+    isNull(visits.deleted_at),
+    sql`${visits.visit_date} between ${from} and ${to}`,
+  )
+
 /** Whether the workspace has unreported scheduled visits of [from, to]: a read, so a quiet run never takes the writer. */
 async function anyMissed(db: Db, workspaceId: number, from: string, to: string): Promise<boolean> {
   const [row] = await db
     .select({ id: visits.id })
     .from(visits)
-    .where(
-      and(
-        eq(visits.workspace_id, workspaceId),
-        eq(visits.status, 'scheduled'),
-        isNull(visits.missed_notified_at),
-        isNull(visits.deleted_at),
-        sql`${visits.visit_date} between ${from} and ${to}`,
-      ),
-    )
+    .where(unreported(workspaceId, from, to))
     .limit(1)
   return row !== undefined
 }
@@ -63,15 +65,7 @@ async function claimMissed(tx: Db, workspaceId: number, from: string, to: string
   const due = tx
     .select({ id: visits.id })
     .from(visits)
-    .where(
-      and(
-        eq(visits.workspace_id, workspaceId),
-        eq(visits.status, 'scheduled'),
-        isNull(visits.missed_notified_at),
-        isNull(visits.deleted_at),
-        sql`${visits.visit_date} between ${from} and ${to}`,
-      ),
-    )
+    .where(unreported(workspaceId, from, to))
     .orderBy(visits.visit_date, visits.id)
     .limit(MISSED_BATCH)
   return tx
