@@ -218,6 +218,22 @@ export function useTestApp(options: HarnessOptions = {}) {
   return holder
 }
 
+/**
+ * Serves the file's app on a free port of 127.0.0.1 for the enclosing describe (the real-socket
+ * tests of each area); `socket.base` is `http://127.0.0.1:PORT/api` once the describe's tests run.
+ */
+export function useRealSocket(holder: { app: TestApp }) {
+  const socket = { base: '' }
+  beforeAll(() => {
+    holder.app.app.listen({ port: 0, hostname: '127.0.0.1' })
+    socket.base = `http://127.0.0.1:${holder.app.app.server!.port}/api`
+  })
+  afterAll(async () => {
+    await holder.app.app.stop(true)
+  })
+  return socket
+}
+
 /** Asserts the error envelope and returns its `errors`. */
 export function expectError(reply: Reply, status: number, code: string) {
   if (reply.status !== status || reply.body?.code !== code) {

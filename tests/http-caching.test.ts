@@ -5,12 +5,12 @@
  * `br` or `gzip` as the request's Accept-Encoding allows. Errors and mutations are left alone, the
  * location ingest above all.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { randomUUID } from 'node:crypto'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { RouteTable } from '../src/platform/http'
 import { chooseCoding, COMPRESS_ABOVE_BYTES, noneMatchHits } from '../src/platform/representation'
-import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
+import { expectError, unique, useRealSocket, useTestApp, type Session, type Workspace } from './harness'
 
 const t = useTestApp()
 
@@ -261,29 +261,22 @@ describe('compression: JSON over 1 KiB as br or gzip, as Accept-Encoding allows'
 })
 
 describe('over a real socket', () => {
-  let base: string
-  beforeAll(() => {
-    t.app.app.listen({ port: 0, hostname: '127.0.0.1' })
-    base = `http://127.0.0.1:${t.app.app.server!.port}/api`
-  })
-  afterAll(async () => {
-    await t.app.app.stop(true)
-  })
+  const socket = useRealSocket(t)
 
   test('fetch: 304 for the current tag; a br answer whose bytes decode to the JSON sent uncompressed', async () => {
     const headers = { authorization: `Bearer ${admin}` }
-    const first = await fetch(`${base}${LIST}`, { headers: { ...headers, 'accept-encoding': 'identity' } })
+    const first = await fetch(`${socket.base}${LIST}`, { headers: { ...headers, 'accept-encoding': 'identity' } })
     expect(first.status).toBe(200)
     const json = await first.text()
     const tag = first.headers.get('etag')!
     expect(tag).toMatch(STRONG_TAG)
 
-    const conditional = await fetch(`${base}${LIST}`, { headers: { ...headers, 'if-none-match': tag } })
+    const conditional = await fetch(`${socket.base}${LIST}`, { headers: { ...headers, 'if-none-match': tag } })
     expect(conditional.status).toBe(304)
     expect(await conditional.text()).toBe('')
     expect(conditional.headers.get('x-request-id')).toBeTruthy()
 
-    const compressed = await fetch(`${base}${LIST}`, { headers: { ...headers, 'accept-encoding': 'br' }, decompress: false } as RequestInit)
+    const compressed = await fetch(`${socket.base}${LIST}`, { headers: { ...headers, 'accept-encoding': 'br' }, decompress: false } as RequestInit)
     expect(compressed.headers.get('content-encoding')).toBe('br')
     expect(new TextDecoder().decode(brotliDecompressSync(new Uint8Array(await compressed.arrayBuffer())))).toBe(json)
   })

@@ -3,9 +3,9 @@
  * self-lockout guards, built-in and custom roles, the permission check every route goes through,
  * and multi-workspace access. Tenancy: another workspace's id behaves as a missing one.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import type { ManualClock } from '../src/platform/clock'
-import { expectError, unique, useTestApp, type Reply, type Session, type Workspace } from './harness'
+import { expectError, unique, useRealSocket, useTestApp, type Reply, type Session, type Workspace } from './harness'
 
 const t = useTestApp()
 
@@ -847,18 +847,11 @@ const passwordHashOf = async (userId: number) => (await t.app.db.pragma(`SELECT 
 const liveRefreshTokens = (userId: number) => t.app.count('refresh_tokens', `user_id = ${userId} AND revoked_at IS NULL`)
 
 describe("credentials belong to the person: another user's password or email changes only where the caller manages them everywhere", () => {
-  let base: string
-  beforeAll(() => {
-    // The takeover is replayed over a real socket, as an attacker would.
-    t.app.app.listen({ port: 0, hostname: '127.0.0.1' })
-    base = `http://127.0.0.1:${t.app.app.server!.port}/api`
-  })
-  afterAll(async () => {
-    await t.app.app.stop(true)
-  })
+  // The takeover is replayed over a real socket, as an attacker would.
+  const socket = useRealSocket(t)
 
   async function call(method: string, path: string, body?: unknown, token?: string): Promise<Reply> {
-    const response = await fetch(`${base}${path}`, {
+    const response = await fetch(`${socket.base}${path}`, {
       method,
       headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: body !== undefined ? JSON.stringify(body) : undefined,

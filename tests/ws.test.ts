@@ -857,22 +857,24 @@ describe('a socket lives no longer than its user’s access (docs/API.md §Real-
   })
 })
 
-describe('the hub never sends to a socket whose access was lost before the publish', () => {
-  /** Bun's pub/sub in miniature: topics → sockets, each socket recording what it got and how it closed. */
-  class FakeSocket {
-    readonly topics = new Set<string>()
-    readonly received: string[] = []
-    closedWith: [number, string] | null = null
-    subscribe = (topic: string) => this.topics.add(topic)
-    unsubscribe = (topic: string) => this.topics.delete(topic)
-    close = (code: number, reason: string) => {
-      this.closedWith = [code, reason]
-    }
-    send = (payload: string) => {
-      this.received.push(JSON.parse(payload).data)
-      return payload.length
-    }
+/** Bun's pub/sub in miniature, for the hub tests below: each socket records what it got (the event's data, or its type) and how it closed. */
+class FakeSocket {
+  readonly topics = new Set<string>()
+  readonly received: string[] = []
+  closedWith: [number, string] | null = null
+  subscribe = (topic: string) => this.topics.add(topic)
+  unsubscribe = (topic: string) => this.topics.delete(topic)
+  close = (code: number, reason: string) => {
+    this.closedWith = [code, reason]
   }
+  send = (payload: string) => {
+    this.received.push(JSON.parse(payload).data ?? JSON.parse(payload).type)
+    return payload.length
+  }
+}
+const viewer = compileGrants([{ key: 'livemap:view', platform: 'web', access: 'view' }])
+
+describe('the hub never sends to a socket whose access was lost before the publish', () => {
   function fakeServer(sockets: FakeSocket[]) {
     return {
       publish: (topic: string, payload: string) => {
@@ -882,7 +884,6 @@ describe('the hub never sends to a socket whose access was lost before the publi
       subscriberCount: (topic: string) => sockets.filter((socket) => socket.topics.has(topic)).length,
     }
   }
-  const viewer = compileGrants([{ key: 'livemap:view', platform: 'web', access: 'view' }])
   const access = (userId: number, overrides: Partial<SocketAccess> = {}): SocketAccess => ({
     userId,
     workspaceId: 1,
@@ -1440,21 +1441,6 @@ describe('the replay log: ids across a restart, byte bounds', () => {
 })
 
 describe('a replay waits for an access re-check like every publish', () => {
-  class FakeSocket {
-    readonly topics = new Set<string>()
-    readonly received: string[] = []
-    closedWith: [number, string] | null = null
-    subscribe = (topic: string) => this.topics.add(topic)
-    unsubscribe = (topic: string) => this.topics.delete(topic)
-    close = (code: number, reason: string) => {
-      this.closedWith = [code, reason]
-    }
-    send = (payload: string) => {
-      this.received.push(JSON.parse(payload).data ?? JSON.parse(payload).type)
-      return payload.length
-    }
-  }
-  const viewer = compileGrants([{ key: 'livemap:view', platform: 'web', access: 'view' }])
   const access = (userId: number): SocketAccess => ({
     userId,
     workspaceId: 1,
