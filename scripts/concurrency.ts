@@ -16,7 +16,17 @@
  */
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { call, LOCK_ERROR, ServerLog, setupFieldWorkspace, startServer, tempDir, type CallOptions, type FieldUser, type ServerHandle } from './lib/server-process'
+import {
+  call,
+  LOCK_ERROR,
+  ServerLog,
+  setupFieldWorkspace,
+  startServer,
+  tempDir,
+  type CallOptions,
+  type FieldUser,
+  type ServerHandle,
+} from './lib/server-process'
 import { pingBatch, PINGS_PER_BATCH } from './lib/pings'
 
 export interface ConcurrencyOptions {
@@ -180,7 +190,12 @@ export async function runConcurrencyTest(overrides: Partial<ConcurrencyOptions> 
         } else if (roll < 0.9) {
           if (!current) {
             if (!pool.length) {
-              const visits = Array.from({ length: 20 }, () => ({ outlet_id: workspace.outletId, project_id: workspace.projectId, visit_date: '2026-11-23', user_ids: [user.id] }))
+              const visits = Array.from({ length: 20 }, () => ({
+                outlet_id: workspace.outletId,
+                project_id: workspace.projectId,
+                visit_date: '2026-11-23',
+                user_ids: [user.id],
+              }))
               const bulk = await request('visit_bulk', 'POST', '/office/v1/visits/bulk', { token: owner, body: { visits } })
               if (bulk?.status === 201) pool.push(...(bulk.body.data.ids as number[]))
               continue
@@ -270,14 +285,17 @@ export async function runConcurrencyTest(overrides: Partial<ConcurrencyOptions> 
       const integrity = db.query('pragma integrity_check').all() as { integrity_check: string }[]
       if (integrity.length !== 1 || integrity[0].integrity_check !== 'ok') fail(`integrity_check: ${JSON.stringify(integrity)}`)
       const perRequest = new Map<string, number>()
-      for (const row of db.query(`select json_extract(metadata, '$.request_id') as rid from audit_logs where workspace_id = ?`).iterate(workspace.workspaceId) as Iterable<{ rid: string }>) {
+      for (const row of db
+        .query(`select json_extract(metadata, '$.request_id') as rid from audit_logs where workspace_id = ?`)
+        .iterate(workspace.workspaceId) as Iterable<{ rid: string }>) {
         auditEntries += 1
         perRequest.set(row.rid, (perRequest.get(row.rid) ?? 0) + 1)
       }
       for (const [requestId, kind] of audited) {
         const found = perRequest.get(requestId) ?? 0
         const want = AUDIT_EXPECTATION[kind]
-        if (want === 'some' ? found === 0 : found !== want) fail(`AUDIT: ${kind} request ${requestId} has ${found} audit entries, expected ${want === 'some' ? 'at least 1' : want}`)
+        if (want === 'some' ? found === 0 : found !== want)
+          fail(`AUDIT: ${kind} request ${requestId} has ${found} audit entries, expected ${want === 'some' ? 'at least 1' : want}`)
       }
     } finally {
       db.close()

@@ -23,7 +23,17 @@
  */
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { call, LOCK_ERROR, ServerLog, setupFieldWorkspace, startServer, tempDir, type CallResult, type FieldUser, type ServerHandle } from './lib/server-process'
+import {
+  call,
+  LOCK_ERROR,
+  ServerLog,
+  setupFieldWorkspace,
+  startServer,
+  tempDir,
+  type CallResult,
+  type FieldUser,
+  type ServerHandle,
+} from './lib/server-process'
 import { pingBatch, PINGS_PER_BATCH } from './lib/pings'
 
 export { PINGS_PER_BATCH }
@@ -95,7 +105,10 @@ export function checkDatabase(scope: LedgerScope, ops: LedgerOp[]): CheckOutcome
     // Pings with a device time, grouped by the batch their time names.
     const pingsByBatch = new Map<number, { count: number; users: Set<number> }>()
     let pings = 0
-    for (const row of db.query('select user_id, recorded_at from location_pings where workspace_id = ? and device_time = 1').iterate(wid) as Iterable<{ user_id: number; recorded_at: string }>) {
+    for (const row of db.query('select user_id, recorded_at from location_pings where workspace_id = ? and device_time = 1').iterate(wid) as Iterable<{
+      user_id: number
+      recorded_at: string
+    }>) {
       pings += 1
       const seq = Math.floor((Date.parse(row.recorded_at) - scope.pingEpochMs) / PINGS_PER_BATCH)
       const entry = pingsByBatch.get(seq) ?? { count: 0, users: new Set<number>() }
@@ -104,7 +117,10 @@ export function checkDatabase(scope: LedgerScope, ops: LedgerOp[]): CheckOutcome
       pingsByBatch.set(seq, entry)
     }
     const keys = new Map<string, number>()
-    for (const row of db.query('select key, response_status from idempotency_keys where workspace_id = ?').all(wid) as { key: string; response_status: number }[]) {
+    for (const row of db.query('select key, response_status from idempotency_keys where workspace_id = ?').all(wid) as {
+      key: string
+      response_status: number
+    }[]) {
       keys.set(row.key, row.response_status)
     }
     const auditByRequest = new Map<string, { entity_type: string; entity_id: string; action: string; status: string | null }[]>()
@@ -116,7 +132,14 @@ export function checkDatabase(scope: LedgerScope, ops: LedgerOp[]): CheckOutcome
         `select entity_type, entity_id, action, actor_id, json_extract(metadata, '$.request_id') as request_id, json_extract(new_values, '$.status') as status
            from audit_logs where workspace_id = ?`,
       )
-      .iterate(wid) as Iterable<{ entity_type: string; entity_id: string; action: string; actor_id: number | null; request_id: string; status: string | null }>) {
+      .iterate(wid) as Iterable<{
+      entity_type: string
+      entity_id: string
+      action: string
+      actor_id: number | null
+      request_id: string
+      status: string | null
+    }>) {
       auditEntries += 1
       const list = auditByRequest.get(row.request_id) ?? []
       list.push(row)
@@ -132,7 +155,8 @@ export function checkDatabase(scope: LedgerScope, ops: LedgerOp[]): CheckOutcome
       transitionLogs += row.n
     }
     const visitStatus = new Map<number, string>()
-    for (const row of db.query('select id, status from visits where workspace_id = ?').all(wid) as { id: number; status: string }[]) visitStatus.set(row.id, row.status)
+    for (const row of db.query('select id, status from visits where workspace_id = ?').all(wid) as { id: number; status: string }[])
+      visitStatus.set(row.id, row.status)
 
     let batchesCommitted = 0
     let transitionsCommitted = 0
@@ -147,26 +171,33 @@ export function checkDatabase(scope: LedgerScope, ops: LedgerOp[]): CheckOutcome
 
       if (op.kind === 'batch') {
         const found = pingsByBatch.get(op.seq!) ?? { count: 0, users: new Set<number>() }
-        if (found.count !== 0 && found.count !== PINGS_PER_BATCH) violations.push(`PARTIAL batch: ${describeOp(op)} has ${found.count} of ${PINGS_PER_BATCH} pings`)
-        if (op.state === 'acked' && found.count !== PINGS_PER_BATCH) violations.push(`LOST: ${describeOp(op)} acknowledged, ${found.count} of ${PINGS_PER_BATCH} pings present`)
+        if (found.count !== 0 && found.count !== PINGS_PER_BATCH)
+          violations.push(`PARTIAL batch: ${describeOp(op)} has ${found.count} of ${PINGS_PER_BATCH} pings`)
+        if (op.state === 'acked' && found.count !== PINGS_PER_BATCH)
+          violations.push(`LOST: ${describeOp(op)} acknowledged, ${found.count} of ${PINGS_PER_BATCH} pings present`)
         if (isCommitted !== (found.count === PINGS_PER_BATCH)) {
           violations.push(`NOT ATOMIC: ${describeOp(op)}: idempotency record ${isCommitted ? 'present' : 'absent'} but ${found.count} pings`)
         }
-        if (found.count && (found.users.size !== 1 || !found.users.has(op.userId))) violations.push(`${describeOp(op)}: pings stored for users ${[...found.users]}, sent by ${op.userId}`)
+        if (found.count && (found.users.size !== 1 || !found.users.has(op.userId)))
+          violations.push(`${describeOp(op)}: pings stored for users ${[...found.users]}, sent by ${op.userId}`)
         // docs/API.md §Audit log: location batches are not audited (the pings are the record).
         if (audits.length) violations.push(`${describeOp(op)}: ${audits.length} audit entries, docs/API.md §Audit log says none`)
         if (isCommitted) batchesCommitted += 1
       } else {
         const logCount = logs.get(`${op.visitId}:${op.kind}`) ?? 0
         const expected = op.kind === 'check_in' ? 'in_progress' : 'completed'
-        const matching = audits.filter((row) => row.entity_type === 'visit' && row.entity_id === String(op.visitId) && row.action === 'updated' && row.status === expected)
+        const matching = audits.filter(
+          (row) => row.entity_type === 'visit' && row.entity_id === String(op.visitId) && row.action === 'updated' && row.status === expected,
+        )
         if (audits.length !== matching.length) violations.push(`${describeOp(op)}: unexpected audit entries ${JSON.stringify(audits)}`)
         if (op.state === 'acked' && (logCount !== 1 || matching.length !== 1)) {
           violations.push(`LOST: ${describeOp(op)} acknowledged: ${logCount} '${op.kind}' log rows, ${matching.length} audit entries (want 1 and 1)`)
         }
         if (logCount > 1 || matching.length > 1) violations.push(`DUPLICATE: ${describeOp(op)}: ${logCount} log rows, ${matching.length} audit entries`)
         if (isCommitted !== (logCount === 1) || isCommitted !== (matching.length === 1)) {
-          violations.push(`NOT ATOMIC: ${describeOp(op)}: idempotency record ${isCommitted ? 'present' : 'absent'}, ${logCount} log rows, ${matching.length} audit entries`)
+          violations.push(
+            `NOT ATOMIC: ${describeOp(op)}: idempotency record ${isCommitted ? 'present' : 'absent'}, ${logCount} log rows, ${matching.length} audit entries`,
+          )
         }
         const visit = byVisit.get(op.visitId!) ?? {}
         visit[op.kind] = isCommitted
@@ -181,9 +212,12 @@ export function checkDatabase(scope: LedgerScope, ops: LedgerOp[]): CheckOutcome
       if (done.check_out && !done.check_in) violations.push(`visit ${visitId}: checked out without a committed check-in`)
     }
     // Nothing the ledger does not know about: no stray pings, transitions or audit entries.
-    if (pings !== batchesCommitted * PINGS_PER_BATCH) violations.push(`STRAY pings: ${pings} device-time pings stored, ${batchesCommitted} committed batches account for ${batchesCommitted * PINGS_PER_BATCH}`)
-    if (transitionLogs !== transitionsCommitted) violations.push(`STRAY transitions: ${transitionLogs} check-in/out log rows, ${transitionsCommitted} committed transitions`)
-    if (fieldTransitionAudits !== transitionsCommitted) violations.push(`STRAY audit: ${fieldTransitionAudits} visit-update audit entries by field users, ${transitionsCommitted} committed transitions`)
+    if (pings !== batchesCommitted * PINGS_PER_BATCH)
+      violations.push(`STRAY pings: ${pings} device-time pings stored, ${batchesCommitted} committed batches account for ${batchesCommitted * PINGS_PER_BATCH}`)
+    if (transitionLogs !== transitionsCommitted)
+      violations.push(`STRAY transitions: ${transitionLogs} check-in/out log rows, ${transitionsCommitted} committed transitions`)
+    if (fieldTransitionAudits !== transitionsCommitted)
+      violations.push(`STRAY audit: ${fieldTransitionAudits} visit-update audit entries by field users, ${transitionsCommitted} committed transitions`)
     return { violations, committed, stats: { batchesCommitted, transitionsCommitted, pings, auditEntries } }
   } finally {
     db.close()
@@ -334,7 +368,8 @@ export async function runCrashTest(overrides: Partial<CrashOptions> = {}): Promi
       const status = op.kind === 'check_in' ? 'in_progress' : 'completed'
       return result.status === 200 && result.body?.code === code && result.body?.data?.status === status
     }
-    const isDuplicate = (result: CallResult) => result.status === 204 && result.headers.get('x-idempotency-code') === 'IDEMPOTENT_DUPLICATE' && result.text === ''
+    const isDuplicate = (result: CallResult) =>
+      result.status === 204 && result.headers.get('x-idempotency-code') === 'IDEMPOTENT_DUPLICATE' && result.text === ''
     const answerText = (result: CallResult) => `${result.status} ${result.text.slice(0, 300)}`
     const send = (op: LedgerOp, attempt: Attempt) =>
       call(server!.base, 'POST', op.path, { body: op.body, token: op.token, idempotencyKey: op.key, requestId: attempt.requestId })
@@ -348,7 +383,12 @@ export async function runCrashTest(overrides: Partial<CrashOptions> = {}): Promi
       // Top the visit pools up (office planning, on the restarted server).
       for (const flow of flows) {
         if (flow.pool.length >= VISIT_POOL_LOW) continue
-        const visits = Array.from({ length: VISIT_POOL_TOP_UP }, () => ({ outlet_id: workspace.outletId, project_id: workspace.projectId, visit_date: '2026-11-22', user_ids: [flow.user.id] }))
+        const visits = Array.from({ length: VISIT_POOL_TOP_UP }, () => ({
+          outlet_id: workspace.outletId,
+          project_id: workspace.projectId,
+          visit_date: '2026-11-22',
+          user_ids: [flow.user.id],
+        }))
         const bulk = await call(server.base, 'POST', '/office/v1/visits/bulk', { token: workspace.ownerToken, body: { visits } })
         if (bulk.status !== 201) throw new Error(`visit top-up failed: ${answerText(bulk)}`)
         flow.pool.push(...(bulk.body.data.ids as number[]))
@@ -402,10 +442,7 @@ export async function runCrashTest(overrides: Partial<CrashOptions> = {}): Promi
         }
       }
       const firstOp = nextOpId
-      const writers = [
-        ...Array.from({ length: options.batchWriters }, (_, index) => batchWriter(index)),
-        ...flows.map((flow) => visitWriter(flow)),
-      ]
+      const writers = [...Array.from({ length: options.batchWriters }, (_, index) => batchWriter(index)), ...flows.map((flow) => visitWriter(flow))]
       const killAfter = options.killMinMs + rand() * (options.killMaxMs - options.killMinMs)
       await Bun.sleep(killAfter)
       killed = true
@@ -464,7 +501,8 @@ export async function runCrashTest(overrides: Partial<CrashOptions> = {}): Promi
       for (let at = 0; at < toReplay.length; at += 8) await Promise.all(toReplay.slice(at, at + 8).map((op) => retry(op, 'replay', true)))
       replays += toReplay.length
 
-      const counts = (kind: 'batch' | 'transition') => cycleOps.filter((op) => (kind === 'batch' ? op.kind === 'batch' : op.kind !== 'batch') && op.state === 'acked').length
+      const counts = (kind: 'batch' | 'transition') =>
+        cycleOps.filter((op) => (kind === 'batch' ? op.kind === 'batch' : op.kind !== 'batch') && op.state === 'acked').length
       log(
         `cycle ${String(cycle).padStart(2)}: kill after ${killAfter.toFixed(0).padStart(4)} ms · acked ${counts('batch')} batches, ${counts('transition')} transitions · in flight ${unknown.length} (${unknown.filter((op) => check.committed.get(op.id)).length} had committed) · replayed ${toReplay.length} · violations so far ${violations.length}`,
       )
@@ -487,7 +525,10 @@ export async function runCrashTest(overrides: Partial<CrashOptions> = {}): Promi
     if (!options.keepDir) remove()
   }
 
-  const ackedOf = (batch: boolean) => ops.filter((op) => (op.kind === 'batch') === batch && op.state === 'acked' && op.attempts.some((a) => a.phase === 'load' && a.status !== null && a.status < 300)).length
+  const ackedOf = (batch: boolean) =>
+    ops.filter(
+      (op) => (op.kind === 'batch') === batch && op.state === 'acked' && op.attempts.some((a) => a.phase === 'load' && a.status !== null && a.status < 300),
+    ).length
   return {
     seed: options.seed,
     cycles: options.cycles,

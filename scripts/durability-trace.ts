@@ -270,7 +270,22 @@ export async function runDurabilityTrace(options: TraceRunOptions): Promise<Trac
     server = await startServer({
       dbPath,
       env,
-      prefix: ['strace', '-f', '-qq', '-ttt', '-T', '-x', '-y', '-s', '4200', '-o', traceFile, '-e', 'trace=recvfrom,sendto,write,writev,sendmsg,pwrite64,fsync,fdatasync', '--'],
+      prefix: [
+        'strace',
+        '-f',
+        '-qq',
+        '-ttt',
+        '-T',
+        '-x',
+        '-y',
+        '-s',
+        '4200',
+        '-o',
+        traceFile,
+        '-e',
+        'trace=recvfrom,sendto,write,writev,sendmsg,pwrite64,fsync,fdatasync',
+        '--',
+      ],
     })
     log(`server under strace (DURABILITY=${options.durability}); ${waves} waves of ${users} location batches + ${users} visit transitions, all at once`)
 

@@ -12,7 +12,6 @@ import { join } from 'node:path'
 const ROOT = join(import.meta.dir, '..')
 const command = process.argv.length > 2 ? process.argv.slice(2) : [process.execPath, 'src/server.ts']
 
-
 function memory(pid: number) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const kib = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
@@ -41,7 +40,12 @@ const server = Bun.spawn(command, {
 
 try {
   const started = performance.now()
-  while (!(await fetch(`${base}/health`).then((r) => r.ok, () => false))) {
+  while (
+    !(await fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
     if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode})`)
     if (performance.now() - started > 240_000) throw new Error('the server did not become healthy')
     await Bun.sleep(50)
@@ -82,10 +86,18 @@ try {
     }),
   )
   const loadSeconds = Math.round((performance.now() - load) / 100) / 10
-  console.log(JSON.stringify({ command: command.join(' '), toHealthyMs, firstStart, afterLoad: memory(server.pid), loadSeconds, cacheMb: process.env.SQLITE_CACHE_MB ?? '64 (default)' }))
+  console.log(
+    JSON.stringify({
+      command: command.join(' '),
+      toHealthyMs,
+      firstStart,
+      afterLoad: memory(server.pid),
+      loadSeconds,
+      cacheMb: process.env.SQLITE_CACHE_MB ?? '64 (default)',
+    }),
+  )
 } finally {
   server.kill('SIGTERM')
   await server.exited
   rmSync(dataDir, { recursive: true, force: true })
 }
-

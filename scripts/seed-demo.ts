@@ -91,12 +91,18 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
   const { workspaceId, userIds, managerIds, ownerId } = await db.transaction(async (tx) => {
     const { workspace, roles } = await insertWorkspace(tx, 'Demo Distribution', iso, 'Asia/Jakarta')
     const person = async (name: string, email: string, roleId: number) => {
-      const [user] = await tx.insert(users).values({ email, name, password_hash: hash, last_workspace_id: workspace.id, created_at: iso, updated_at: iso }).returning()
+      const [user] = await tx
+        .insert(users)
+        .values({ email, name, password_hash: hash, last_workspace_id: workspace.id, created_at: iso, updated_at: iso })
+        .returning()
       await tx.insert(memberships).values({ workspace_id: workspace.id, user_id: user.id, role_id: roleId, created_at: iso, updated_at: iso })
       return user.id
     }
     const ownerId = await person('Demo Owner', 'owner@demo.example', roles.super_admin.id)
-    const managerIds = [await person('Maya Manager', 'manager1@demo.example', roles.manager.id), await person('Mario Manager', 'manager2@demo.example', roles.manager.id)]
+    const managerIds = [
+      await person('Maya Manager', 'manager1@demo.example', roles.manager.id),
+      await person('Mario Manager', 'manager2@demo.example', roles.manager.id),
+    ]
     const userIds: number[] = []
     for (let i = 1; i <= DEMO.fieldUsers; i++) userIds.push(await person(`Field User ${i}`, `field${i}@demo.example`, roles.user.id))
     return { workspaceId: workspace.id, userIds, managerIds, ownerId }
@@ -112,7 +118,8 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
   const rand = random(42)
   const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)]
   const insertReturningId = (sql: string) => raw.query(sql)
-  const ids = (table: string) => (raw.query(`select id from ${table} where workspace_id = ? order by id`).all(workspaceId) as { id: number }[]).map((row) => row.id)
+  const ids = (table: string) =>
+    (raw.query(`select id from ${table} where workspace_id = ? order by id`).all(workspaceId) as { id: number }[]).map((row) => row.id)
 
   raw.transaction(() => {
     const team = insertReturningId('insert into teams (workspace_id, name, name_key, leader_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?)')
@@ -140,7 +147,9 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
       { key: 'brand', label: 'Brand', type: 'select', required: false, options: ['A', 'B', 'C'] },
     ])
     for (const title of ['Shelf check', 'Price audit', 'Display compliance']) form.run(workspaceId, title, foldText(title), fields, iso, iso)
-    const project = raw.query("insert into projects (workspace_id, name, name_key, code, code_key, status, created_at, updated_at) values (?, ?, ?, ?, ?, 'active', ?, ?)")
+    const project = raw.query(
+      "insert into projects (workspace_id, name, name_key, code, code_key, status, created_at, updated_at) values (?, ?, ?, ?, ?, 'active', ?, ?)",
+    )
     const projectForm = raw.query('insert into project_forms (project_id, form_id, is_required, "order") values (?, ?, ?, ?)')
     const formIds = ids('forms')
     ;['Q4 Audit', 'Launch Display', 'Price Watch'].forEach((name, i) => {
@@ -161,7 +170,20 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
     const words = ['Toko', 'Warung', 'Mini Market', 'Apotek', 'Kios', 'Grosir']
     for (let i = 1; i <= size.outlets; i++) {
       const name = `${pick(words)} ${['Maju', 'Jaya', 'Sentosa', 'Makmur', 'Abadi'][i % 5]} ${i}`
-      outlet.run(workspaceId, name, foldText(name), `OUT-${String(i).padStart(5, '0')}`, `out-${String(i).padStart(5, '0')}`, `Jl. Demo ${i}`, -6.2 + rand() / 5, 106.8 + rand() / 5, pick(accounts), pick(subAreas), iso, iso)
+      outlet.run(
+        workspaceId,
+        name,
+        foldText(name),
+        `OUT-${String(i).padStart(5, '0')}`,
+        `out-${String(i).padStart(5, '0')}`,
+        `Jl. Demo ${i}`,
+        -6.2 + rand() / 5,
+        106.8 + rand() / 5,
+        pick(accounts),
+        pick(subAreas),
+        iso,
+        iso,
+      )
     }
   })()
   step(`${size.outlets} outlets`)
@@ -174,7 +196,11 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
   for (const projectId of projectIds) {
     projectForms.set(
       projectId,
-      raw.query('select pf.form_id, pf.is_required, pf."order" as "order", f.title from project_forms pf join forms f on f.id = pf.form_id where pf.project_id = ?').all(projectId) as never,
+      raw
+        .query(
+          'select pf.form_id, pf.is_required, pf."order" as "order", f.title from project_forms pf join forms f on f.id = pf.form_id where pf.project_id = ?',
+        )
+        .all(projectId) as never,
     )
   }
   const day = (offset: number) => new Date(now.getTime() - offset * 86_400_000).toISOString().slice(0, 10)
@@ -194,16 +220,39 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
       const date = day(offset)
       const past = offset > 0
       const roll = rand()
-      const status = !past ? (roll < 0.9 ? 'scheduled' : 'in_progress') : roll < 0.8 ? 'completed' : roll < 0.9 ? 'cancelled' : roll < 0.95 ? 'force_closed' : 'scheduled'
+      const status = !past
+        ? roll < 0.9
+          ? 'scheduled'
+          : 'in_progress'
+        : roll < 0.8
+          ? 'completed'
+          : roll < 0.9
+            ? 'cancelled'
+            : roll < 0.95
+              ? 'force_closed'
+              : 'scheduled'
       const userId = pick(userIds)
       const projectId = pick(projectIds)
       const started = status === 'in_progress' || status === 'completed' || status === 'force_closed'
       const checkIn = started ? `${date}T0${2 + Math.floor(rand() * 6)}:${String(Math.floor(rand() * 60)).padStart(2, '0')}:00.000Z` : null
       const checkOut = status === 'completed' ? `${date}T10:30:00.000Z` : null
       visit.run(
-        workspaceId, pick(outlets), projectId, teamOf(userId), date, status, ownerId,
-        checkIn, checkIn ? -6.2 : null, checkIn ? 106.8 : null, checkOut, checkOut ? -6.2 : null, checkOut ? 106.8 : null,
-        status === 'cancelled' || status === 'force_closed' ? 'demo' : null, iso, iso,
+        workspaceId,
+        pick(outlets),
+        projectId,
+        teamOf(userId),
+        date,
+        status,
+        ownerId,
+        checkIn,
+        checkIn ? -6.2 : null,
+        checkIn ? 106.8 : null,
+        checkOut,
+        checkOut ? -6.2 : null,
+        checkOut ? 106.8 : null,
+        status === 'cancelled' || status === 'force_closed' ? 'demo' : null,
+        iso,
+        iso,
       )
       const visitId = (raw.query('select last_insert_rowid() as id').get() as { id: number }).id
       assignee.run(visitId, userId, workspaceId, iso)
@@ -213,9 +262,21 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
         const done = status === 'completed' || (status === 'force_closed' && rand() < 0.5)
         const approval = done ? pick(['pending', 'approved', 'approved', 'rejected'] as const) : null
         submission.run(
-          workspaceId, visitId, form.form_id, form.title, form.is_required, form.order,
-          done ? 'completed' : 'pending', approval, done ? JSON.stringify({ facings: Math.floor(rand() * 20), in_stock: rand() < 0.8, brand: pick(['A', 'B', 'C']) }) : '{}',
-          done ? checkOut ?? checkIn : null, done ? userId : null, approval && approval !== 'pending' ? iso : null, approval && approval !== 'pending' ? managerIds[0] : null, iso, iso,
+          workspaceId,
+          visitId,
+          form.form_id,
+          form.title,
+          form.is_required,
+          form.order,
+          done ? 'completed' : 'pending',
+          approval,
+          done ? JSON.stringify({ facings: Math.floor(rand() * 20), in_stock: rand() < 0.8, brand: pick(['A', 'B', 'C']) }) : '{}',
+          done ? (checkOut ?? checkIn) : null,
+          done ? userId : null,
+          approval && approval !== 'pending' ? iso : null,
+          approval && approval !== 'pending' ? managerIds[0] : null,
+          iso,
+          iso,
         )
       }
     }
@@ -227,7 +288,8 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
   const routeRange = localDayRange(routeDay, DEMO_TIME_ZONE)
   const routeTrack = denseTrack(Date.parse(routeRange.from), Math.round(DEMO.routePings * Math.min(1, scale * 10)), random(16))
   const perUser = Math.ceil(size.pings / userIds.length)
-  const COLUMNS = 'workspace_id, user_id, lat, lng, accuracy_m, speed_mps, source, battery_level, is_mock, signal_quality, recorded_at, device_time, created_at, updated_at'
+  const COLUMNS =
+    'workspace_id, user_id, lat, lng, accuracy_m, speed_mps, source, battery_level, is_mock, signal_quality, recorded_at, device_time, created_at, updated_at'
   const ROWS = 100
   const ping = raw.query(`insert into location_pings (${COLUMNS}) values ${Array(ROWS).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`)
   const latest: Record<number, unknown[]> = {}
@@ -239,7 +301,22 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
       for (let n = 0; n < perUser && written < size.pings; n++, written++) {
         const at = new Date(now.getTime() - n * 300_000).toISOString()
         if (userId === userIds[0] && at >= routeRange.from && at < routeRange.until) continue
-        const row = [workspaceId, userId, -6.2 + rand() / 10, 106.8 + rand() / 10, 5 + rand() * 20, rand() * 10, 'gps', 0.2 + rand() * 0.8, 0, 'good', at, 1, at, at]
+        const row = [
+          workspaceId,
+          userId,
+          -6.2 + rand() / 10,
+          106.8 + rand() / 10,
+          5 + rand() * 20,
+          rand() * 10,
+          'gps',
+          0.2 + rand() * 0.8,
+          0,
+          'good',
+          at,
+          1,
+          at,
+          at,
+        ]
         if (n === 0) latest[userId] = row
         batch.push(...row)
         if (batch.length === ROWS * 14) {
@@ -249,7 +326,9 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
       }
       if (batch.length) {
         const rows = batch.length / 14
-        raw.query(`insert into location_pings (${COLUMNS}) values ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`).run(...(batch as never[]))
+        raw
+          .query(`insert into location_pings (${COLUMNS}) values ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`)
+          .run(...(batch as never[]))
       }
     }
     const dense = raw.query(`insert into location_pings (${COLUMNS}, flags) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)

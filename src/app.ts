@@ -68,7 +68,9 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     hub: new Hub(),
     metrics: new Metrics(),
     push,
-    regional: config.REGIONAL_SERVICE_URL ? upstreamSource(config.REGIONAL_SERVICE_URL, { timeoutMs: config.REGIONAL_TIMEOUT_MS }) : embeddedSource(() => db.read),
+    regional: config.REGIONAL_SERVICE_URL
+      ? upstreamSource(config.REGIONAL_SERVICE_URL, { timeoutMs: config.REGIONAL_TIMEOUT_MS })
+      : embeddedSource(() => db.read),
   } as Deps
   deps.exports = new ExportRunner(deps)
   const routes = new RouteTable()

@@ -32,7 +32,13 @@ async function settlesBy(work: Promise<unknown>, deadline: number): Promise<bool
     timer = setTimeout(() => resolve(false), Math.max(0, deadline - performance.now()))
   })
   try {
-    return await Promise.race([work.then(() => true, () => true), late])
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ])
   } finally {
     clearTimeout(timer)
   }

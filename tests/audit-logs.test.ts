@@ -50,10 +50,8 @@ async function create(token: string, segment: string, body: Record<string, unkno
 }
 
 const newGroup = (token: string, name = unique('Group')) => create(token, 'channel-groups', { name })
-const newChannel = async (token: string, name = unique('Channel')) =>
-  create(token, 'channels', { name, channel_group_id: (await newGroup(token)).id })
-const newAccount = async (token: string, name = unique('Account')) =>
-  create(token, 'accounts', { name, channel_id: (await newChannel(token)).id })
+const newChannel = async (token: string, name = unique('Channel')) => create(token, 'channels', { name, channel_group_id: (await newGroup(token)).id })
+const newAccount = async (token: string, name = unique('Account')) => create(token, 'accounts', { name, channel_id: (await newChannel(token)).id })
 const newSubArea = (token: string, name = unique('SubArea')) => create(token, 'sub-areas', { name })
 
 interface EntityCase {
@@ -168,9 +166,7 @@ describe('every successful master-data mutation writes exactly one entry', () =>
   test('moving a channel to another group records only the parent fields that changed', async () => {
     const channel = await newChannel(admin.token)
     const target = await newGroup(admin.token)
-    const reply = await expectOneEntry(() =>
-      t.app.put(`${MASTER}/channels/${channel.id}`, { channel_group_id: target.id }, { token: admin.token }),
-    )
+    const reply = await expectOneEntry(() => t.app.put(`${MASTER}/channels/${channel.id}`, { channel_group_id: target.id }, { token: admin.token }))
     expect(reply.status).toBe(200)
     const [, entry] = await entriesOf('channel', channel.id)
     expect(entry.action).toBe('updated')
@@ -190,12 +186,12 @@ describe('failed requests write no entry', () => {
     const before = await auditCount()
     expectError(await t.app.post(`${MASTER}/channel-groups`, {}, { token: admin.token }), 400, 'VALIDATION_ERROR')
     expectError(await t.app.post(`${MASTER}/sub-areas`, { name: '   ' }, { token: admin.token }), 400, 'VALIDATION_ERROR')
+    expectError(await t.app.post(`${MASTER}/channels`, { name: unique('Orphan'), channel_group_id: 999_999 }, { token: admin.token }), 400, 'VALIDATION_ERROR')
     expectError(
-      await t.app.post(`${MASTER}/channels`, { name: unique('Orphan'), channel_group_id: 999_999 }, { token: admin.token }),
+      await t.app.post(`${MASTER}/channel-groups`, undefined, { token: admin.token, raw: '{not json', headers: { 'content-type': 'application/json' } }),
       400,
       'VALIDATION_ERROR',
     )
-    expectError(await t.app.post(`${MASTER}/channel-groups`, undefined, { token: admin.token, raw: '{not json', headers: { 'content-type': 'application/json' } }), 400, 'VALIDATION_ERROR')
     const group = await newGroup(admin.token)
     const afterSetup = await auditCount()
     expectError(await t.app.put(`${MASTER}/channel-groups/${group.id}`, { name: '' }, { token: admin.token }), 400, 'VALIDATION_ERROR')
@@ -274,7 +270,7 @@ describe('entries keep snapshots of actor and entity', () => {
 })
 
 describe('metadata holds ip, user agent, request id and timestamp', () => {
-  test('metadata has exactly {ip, user_agent, request_id, timestamp}; user_agent from the header, request_id = the answer\'s X-Request-Id', async () => {
+  test("metadata has exactly {ip, user_agent, request_id, timestamp}; user_agent from the header, request_id = the answer's X-Request-Id", async () => {
     const reply = await t.app.post(`${MASTER}/sub-areas`, { name: unique('Meta') }, { token: admin.token, headers: { 'user-agent': 'AuditTest/1.0 (probe)' } })
     expect(reply.status).toBe(201)
     const requestId = reply.headers.get('x-request-id')
@@ -467,13 +463,7 @@ describe('list filters', () => {
   test('keyword matches actor_name too', async () => {
     const { data } = await find({ keyword: 'filter admin' })
     // Made by the admin (4) plus the owner's "created" entry of the admin user (entity_name).
-    expect(names(data)).toEqual([
-      'created:Delta Channel',
-      'created:Filter Admin',
-      'created:Gamma Group',
-      'deleted:Delta Channel',
-      'login:Filter Admin',
-    ])
+    expect(names(data)).toEqual(['created:Delta Channel', 'created:Filter Admin', 'created:Gamma Group', 'deleted:Delta Channel', 'login:Filter Admin'])
   })
 
   test('filters combine (AND)', async () => {
@@ -761,7 +751,7 @@ describe("a super_admin's list covers only workspaces where they hold audit_log.
     await expectW2Covered(true)
   })
 
-  test("made manager in W2 (audit_log.view limited to their teams there): W2 is not covered from A", async () => {
+  test('made manager in W2 (audit_log.view limited to their teams there): W2 is not covered from A', async () => {
     await setInW2({ role_id: w2Roles.manager })
     await expectW2Covered(false)
   })
@@ -864,7 +854,11 @@ describe('`updated` entries hold exactly the changed fields, whatever entity was
 
   /** Every key at any depth of a value. */
   const keysDeep = (value: unknown): string[] =>
-    Array.isArray(value) ? value.flatMap(keysDeep) : value && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => [key, ...keysDeep(inner)]) : []
+    Array.isArray(value)
+      ? value.flatMap(keysDeep)
+      : value && typeof value === 'object'
+        ? Object.entries(value).flatMap(([key, inner]) => [key, ...keysDeep(inner)])
+        : []
 
   async function made(path: string, body: Record<string, unknown>) {
     const reply = await t.app.post(path, body, { token: home.owner.token })
@@ -925,7 +919,12 @@ describe('`updated` entries hold exactly the changed fields, whatever entity was
 
   test('user; a password change is noted in metadata, never in the values', async () => {
     const team = await made('/office/v1/teams', { name: unique('Team') })
-    const user = await made('/office/v1/users', { name: unique('Person'), email: `${unique('person')}@example.com`, password: 'password123', role_id: home.roles.user })
+    const user = await made('/office/v1/users', {
+      name: unique('Person'),
+      email: `${unique('person')}@example.com`,
+      password: 'password123',
+      role_id: home.roles.user,
+    })
     const entries = await walk('user', `/office/v1/users/${user.id}`, user, [
       { name: unique('Renamed') },
       { phone: '0812345678' },
@@ -956,7 +955,10 @@ describe('`updated` entries hold exactly the changed fields, whatever entity was
     await walk('channel_group', `${MASTER}/channel-groups/${group.id}`, group, [{ name: unique('Group') }, { name: unique('Group') }])
     const channel = await newChannel(home.owner.token)
     const target = await newGroup(home.owner.token)
-    await walk('channel', `${MASTER}/channels/${channel.id}`, channel, [{ channel_group_id: target.id }, { name: unique('Channel'), channel_group_id: target.id }])
+    await walk('channel', `${MASTER}/channels/${channel.id}`, channel, [
+      { channel_group_id: target.id },
+      { name: unique('Channel'), channel_group_id: target.id },
+    ])
   })
 
   test('role', async () => {

@@ -341,8 +341,7 @@ describe('limits hold under concurrency: each limiter decides and counts in one 
     // TRUST_PROXY lets the test speak from several client addresses through X-Forwarded-For.
     const limits = { forgotPasswordLimits: true, env: { TRUST_PROXY: 'true' } }
     const mails = (app: TestApp, email: string) => app.count('outbox', `to_address = '${email}'`)
-    const forgot = (app: TestApp, email: string, ip = '203.0.113.1') =>
-      app.post('/auth/forgot-password', { email }, { headers: { 'x-forwarded-for': ip } })
+    const forgot = (app: TestApp, email: string, ip = '203.0.113.1') => app.post('/auth/forgot-password', { email }, { headers: { 'x-forwarded-for': ip } })
 
     test('30 simultaneous requests for one email all answer the same 200, and exactly 3 mails go out', async () => {
       const limited = await createTestApp(limits)
@@ -457,7 +456,15 @@ describe('access tokens', () => {
 
   function claimsFor(session: Session, overrides: Record<string, unknown> = {}) {
     const now = Math.floor(clock().now().getTime() / 1000)
-    return { sub: String(session.user.id), wid: session.user.workspace_id, role: session.user.role, jti: crypto.randomUUID(), iat: now, exp: now + 900, ...overrides }
+    return {
+      sub: String(session.user.id),
+      wid: session.user.workspace_id,
+      role: session.user.role,
+      jti: crypto.randomUUID(),
+      iat: now,
+      exp: now + 900,
+      ...overrides,
+    }
   }
 
   const sign = (claims: Record<string, unknown>, secret: string, alg = 'HS256') =>
@@ -847,7 +854,8 @@ describe('refresh retries: a phone that lost the answer may present the rotated 
     const [row] = await t.app.db.pragma(`SELECT family_id FROM refresh_tokens WHERE token_hash = '${sha256Hex(first)}'`)
     return { first, familyId: row.family_id as string, userId }
   }
-  const live = (familyId: string) => t.app.db.pragma(`SELECT token_hash FROM refresh_tokens WHERE family_id = '${familyId}' AND used_at IS NULL AND revoked_at IS NULL`)
+  const live = (familyId: string) =>
+    t.app.db.pragma(`SELECT token_hash FROM refresh_tokens WHERE family_id = '${familyId}' AND used_at IS NULL AND revoked_at IS NULL`)
   const revokedFamily = async (familyId: string) => (await live(familyId)).length === 0
 
   /** T1 rotated into T2, whose answer the phone never got. */
@@ -973,7 +981,8 @@ describe('refresh retries: a phone that lost the answer may present the rotated 
     const server = t.app.app.listen({ port: 0, hostname: '127.0.0.1' })
     try {
       const url = `http://127.0.0.1:${server.server!.port}/api/auth/refresh`
-      const post = (token: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: token }) })
+      const post = (token: string) =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: token }) })
       const retry = await post(first)
       expect(retry.status).toBe(200)
       expect((await retry.json()).code).toBe('TOKEN_REFRESHED')

@@ -191,9 +191,7 @@ async function snapshot(): Promise<Snapshot> {
   const tables: Snapshot['tables'] = {}
   for (const { name, order, digest } of TABLES) {
     tables[name] = await t.app.db.pragma(
-      digest
-        ? `SELECT min(${order}) AS first, max(${order}) AS last FROM ${name}`
-        : `SELECT * FROM ${name} ORDER BY ${order}`,
+      digest ? `SELECT min(${order}) AS first, max(${order}) AS last FROM ${name}` : `SELECT * FROM ${name} ORDER BY ${order}`,
     )
   }
   const [audit] = await t.app.db.pragma('SELECT count(*) AS n, coalesce(max(id), 0) AS max_id FROM audit_logs')
@@ -479,7 +477,11 @@ function grants(): Mutation[] {
     mutation('platform "desktop"', 'invalid', [{ ...GRANT, platform: 'desktop' }], { path: '0.platform' }),
     mutation('access "admin"', 'invalid', [{ ...GRANT, access: 'admin' }], { path: '0.access' }),
     mutation('a numeric access in the second item', 'invalid', [GRANT, { ...GRANT, key: 'account.view', access: 1 }], { path: '1.access' }),
-    mutation('201 items (limit 200)', 'invalid', Array.from({ length: 201 }, () => GRANT)),
+    mutation(
+      '201 items (limit 200)',
+      'invalid',
+      Array.from({ length: 201 }, () => GRANT),
+    ),
     mutation('an item with an unknown extra field', 'valid', [{ ...GRANT, colour: 'red' }], { stored: () => [GRANT] }),
     mutation('duplicates, which collapse to the widest access', 'valid', [GRANT, { ...GRANT, access: 'full' }], {
       stored: () => [{ ...GRANT, access: 'full' }],
@@ -1145,9 +1147,7 @@ function idList(o: {
 function formRefs(field: string, max: number): Mutation[] {
   type Ref = { form_id: number; is_required: boolean; order?: number }
   const stored = (sent: Ref[]) =>
-    sent
-      .map((f, i) => ({ form_id: f.form_id, is_required: f.is_required, order: f.order ?? i }))
-      .sort((a, b) => a.order - b.order || a.form_id - b.form_id)
+    sent.map((f, i) => ({ form_id: f.form_id, is_required: f.is_required, order: f.order ?? i })).sort((a, b) => a.order - b.order || a.form_id - b.form_id)
   const ref = (rc: RouteCtx, extra: Record<string, unknown> = {}) => ({ form_id: rc.form, is_required: true, ...extra })
   const unusable = (label: string, formId: (rc: RouteCtx) => number) =>
     mutation(label, 'notFound', (_: unknown, rc: RouteCtx) => [{ form_id: formId(rc), is_required: true }], { outcome: invalid(`${field}.0.form_id`) })
@@ -1172,9 +1172,14 @@ function formRefs(field: string, max: number): Mutation[] {
       outcome: invalid(`${field}.1.form_id`),
     }),
     mutation(`${max + 1} items (limit ${max})`, 'invalid', (_: unknown, rc: RouteCtx) => Array.from({ length: max + 1 }, () => ref(rc))),
-    mutation('two forms in a given order', 'valid', (_: unknown, rc: RouteCtx) => [ref(rc, { order: 2 }), { form_id: rc.form2, is_required: false, order: 1 }], {
-      stored,
-    }),
+    mutation(
+      'two forms in a given order',
+      'valid',
+      (_: unknown, rc: RouteCtx) => [ref(rc, { order: 2 }), { form_id: rc.form2, is_required: false, order: 1 }],
+      {
+        stored,
+      },
+    ),
     mutation('two forms without order', 'valid', (_: unknown, rc: RouteCtx) => [ref(rc), { form_id: rc.form2, is_required: false }], { stored }),
   ]
 }
@@ -1244,8 +1249,17 @@ function formFields(): Mutation[] {
     ...wrongTypes('array'),
     mutation('a single field instead of a list', 'invalid', FIELD),
     mutation('empty list', 'invalid', []),
-    mutation('201 fields (limit 200)', 'invalid', Array.from({ length: 201 }, (_, i) => ({ ...FIELD, key: `f${i}` }))),
-    mutation('exactly 200 fields', 'valid', Array.from({ length: 200 }, (_, i) => ({ ...FIELD, key: `f${i}` })), { stored: storedFields }),
+    mutation(
+      '201 fields (limit 200)',
+      'invalid',
+      Array.from({ length: 201 }, (_, i) => ({ ...FIELD, key: `f${i}` })),
+    ),
+    mutation(
+      'exactly 200 fields',
+      'valid',
+      Array.from({ length: 200 }, (_, i) => ({ ...FIELD, key: `f${i}` })),
+      { stored: storedFields },
+    ),
     mutation('[null]', 'invalid', [null], { path: '0' }),
     mutation('a field without key', 'invalid', [{ label: 'X', type: 'text' }], { path: '0.key' }),
     mutation('a key with spaces and capitals', 'invalid', one({ key: 'Bad Key' }), { path: '0.key' }),
@@ -1284,14 +1298,21 @@ function submitItems(): Mutation[] {
   type Item = Record<string, unknown>
   const item = (extra: Item = {}): Item => ({ submission_id: null, status: 'completed', answers: GOOD_ANSWERS, ...extra })
   const answering = (answers: Item) => [item({ answers: { ...GOOD_ANSWERS, ...answers } })]
-  const saved = (...items: Item[]) => () => items
+  const saved =
+    (...items: Item[]) =>
+    () =>
+      items
   const at = (path: string) => ({ path })
   return [
     missing,
     ...wrongTypes('array'),
     mutation('a single item instead of a list', 'invalid', item()),
     mutation('empty list', 'invalid', []),
-    mutation('51 items (limit 50)', 'invalid', Array.from({ length: 51 }, () => item())),
+    mutation(
+      '51 items (limit 50)',
+      'invalid',
+      Array.from({ length: 51 }, () => item()),
+    ),
     mutation('[null]', 'invalid', [null], at('0')),
     mutation('an item without status', 'invalid', [{ submission_id: null, answers: GOOD_ANSWERS }], at('0.status')),
     mutation('status "submitted"', 'invalid', [item({ status: 'submitted' })], at('0.status')),
@@ -1306,7 +1327,12 @@ function submitItems(): Mutation[] {
     mutation('an item without answers', 'invalid', [{ submission_id: null, status: 'completed' }], at('0.answers')),
     mutation('answers as a list', 'invalid', [item({ answers: [4, 'A'] })], at('0.answers')),
     mutation('answers as text', 'invalid', [item({ answers: 'facings=4' })], at('0.answers')),
-    mutation('501 answers (limit 500)', 'invalid', [item({ answers: Object.fromEntries(Array.from({ length: 501 }, (_, i) => [`k${i}`, 1])) })], at('0.answers')),
+    mutation(
+      '501 answers (limit 500)',
+      'invalid',
+      [item({ answers: Object.fromEntries(Array.from({ length: 501 }, (_, i) => [`k${i}`, 1])) })],
+      at('0.answers'),
+    ),
     mutation('completed without a required answer', 'invalid', [item({ answers: { brand: 'A' } })], at('0.answers.facings')),
     mutation('an integer answer as text', 'invalid', answering({ facings: '4' }), at('0.answers.facings')),
     mutation('an integer answer 1.5', 'invalid', answering({ facings: 1.5 }), at('0.answers.facings')),
@@ -1321,9 +1347,14 @@ function submitItems(): Mutation[] {
     mutation('a draft without the required answers', 'valid', [item({ status: 'draft', answers: { remark: 'later' } })], {
       stored: saved({ status: 'draft', answers: { remark: 'later' } }),
     }),
-    mutation('an existing submission saved as draft', 'valid', (_: unknown, rc: RouteCtx) => [item({ submission_id: rc.draftable, status: 'draft', answers: { facings: 2 } })], {
-      stored: saved({ status: 'draft', answers: { facings: 2 } }),
-    }),
+    mutation(
+      'an existing submission saved as draft',
+      'valid',
+      (_: unknown, rc: RouteCtx) => [item({ submission_id: rc.draftable, status: 'draft', answers: { facings: 2 } })],
+      {
+        stored: saved({ status: 'draft', answers: { facings: 2 } }),
+      },
+    ),
     mutation('every kind of answer', 'valid', answering({ photo: PNG_DATA_URI, where: { latitude: 1.5, longitude: 2.5 }, remark: '  top shelf  ' }), {
       stored: saved({ status: 'completed', answers: { ...GOOD_ANSWERS, photo: 'file', where: '1.5,2.5', remark: 'top shelf' } }),
     }),
@@ -1386,7 +1417,13 @@ const teamFields = (required: boolean): Record<string, FieldSpec> => ({
   description: { mutations: optionalText(2000), required: false },
   leader_id: { mutations: nullable(parentId({ foreign: () => foreign.user_id, deleted: (rc) => rc.deletedUser })), required: false },
   user_ids: {
-    mutations: idList({ max: 1000, item: (rc) => rc.member, second: (rc) => rc.ws.owner.user.id, foreign: () => foreign.user_id, deleted: (rc) => rc.deletedUser }),
+    mutations: idList({
+      max: 1000,
+      item: (rc) => rc.member,
+      second: (rc) => rc.ws.owner.user.id,
+      foreign: () => foreign.user_id,
+      deleted: (rc) => rc.deletedUser,
+    }),
     required: false,
   },
 })
@@ -1399,7 +1436,12 @@ const teamSetup = async (rc: RouteCtx) => {
 const teamBody = (rc: RouteCtx) => ({ name: unique('Team'), description: 'North Jakarta merchandisers', leader_id: rc.member, user_ids: [rc.member] })
 const teamReadBack = async (rc: RouteCtx, id: number) => {
   const team = okData(await t.app.get(`/office/v1/teams/${id}`, { token: rc.token }), 'reading the team')
-  return { name: team.name, description: team.description, leader_id: team.leader_id, user_ids: sortedIds(team.members.map((m: { user_id: number }) => m.user_id)) }
+  return {
+    name: team.name,
+    description: team.description,
+    leader_id: team.leader_id,
+    user_ids: sortedIds(team.members.map((m: { user_id: number }) => m.user_id)),
+  }
 }
 
 SPECS['POST /api/office/v1/teams'] = {
@@ -1425,7 +1467,14 @@ SPECS['PUT /api/office/v1/teams/:id'] = {
 
 const outletFields = (create: boolean): Record<string, FieldSpec> => ({
   name: { mutations: requiredText(255), required: create },
-  code: { mutations: uniqueCode('OUTLET_ALREADY_EXISTS', (rc) => rc.takenCode, () => foreign.outlet_code), required: false },
+  code: {
+    mutations: uniqueCode(
+      'OUTLET_ALREADY_EXISTS',
+      (rc) => rc.takenCode,
+      () => foreign.outlet_code,
+    ),
+    required: false,
+  },
   address: { mutations: optionalText(1000), required: false },
   // Coordinates come as a pair: with the other one in the body, leaving one out (or null) is refused
   // on create; on update a left-out one keeps its stored value.
@@ -1521,7 +1570,14 @@ const PROJECT_STATUSES = ['draft', 'active', 'completed', 'archived']
 
 const projectFields = (required: boolean): Record<string, FieldSpec> => ({
   name: { mutations: requiredText(255), required },
-  code: { mutations: uniqueCode('PROJECT_ALREADY_EXISTS', (rc) => rc.takenCode, () => foreign.project_code), required: false },
+  code: {
+    mutations: uniqueCode(
+      'PROJECT_ALREADY_EXISTS',
+      (rc) => rc.takenCode,
+      () => foreign.project_code,
+    ),
+    required: false,
+  },
   // No principal exists in these workspaces, so any id is one that does not exist (docs/API.md §Errors: 400).
   principal_id: {
     mutations: nullable(parentId({ foreign: () => 0 })).filter((m) => m.label !== 'an id of another workspace'),
@@ -1615,7 +1671,13 @@ const visitFields = (): Record<string, FieldSpec> => ({
   visit_date: { mutations: calendarDate({ nullable: false, valid: ['2028-02-29', '2000-02-29'] }), required: true },
   team_id: { mutations: nullable(parentId({ foreign: () => foreign.team_id, deleted: (rc) => rc.deletedTeam })), required: false },
   user_ids: {
-    mutations: idList({ max: 100, item: (rc) => rc.field.user.id, second: (rc) => rc.ws.owner.user.id, foreign: () => foreign.user_id, deleted: (rc) => rc.deletedUser }),
+    mutations: idList({
+      max: 100,
+      item: (rc) => rc.field.user.id,
+      second: (rc) => rc.ws.owner.user.id,
+      foreign: () => foreign.user_id,
+      deleted: (rc) => rc.deletedUser,
+    }),
     required: false,
   },
   submissions: { mutations: formRefs('submissions', 50), required: false },
@@ -1640,29 +1702,85 @@ function bulkVisits(): Mutation[] {
     ...wrongTypes('array'),
     mutation('a single visit instead of a list', 'invalid', (_: unknown, rc: RouteCtx) => item(rc)),
     mutation('empty list', 'invalid', []),
-    mutation(`${BULK_MAX + 1} visits (limit ${BULK_MAX})`, 'invalid', items((rc) => Array.from({ length: BULK_MAX + 1 }, () => item(rc)))),
+    mutation(
+      `${BULK_MAX + 1} visits (limit ${BULK_MAX})`,
+      'invalid',
+      items((rc) => Array.from({ length: BULK_MAX + 1 }, () => item(rc))),
+    ),
     mutation('[null]', 'invalid', [null], { path: '0' }),
-    mutation('a visit without outlet_id', 'invalid', items((rc) => [{ ...item(rc), outlet_id: undefined }]), { path: '0.outlet_id' }),
-    mutation('outlet_id as a string', 'invalid', items((rc) => [item(rc, { outlet_id: String(rc.outlet) })]), { path: '0.outlet_id' }),
-    mutation('an outlet of another workspace', 'invalid', items((rc) => [item(rc, { outlet_id: foreign.outlet_id })]), { path: '0.outlet_id' }),
-    mutation('a soft-deleted project', 'invalid', items((rc) => [item(rc, { project_id: rc.deletedProject })]), { path: '0.project_id' }),
-    mutation('a team that does not exist', 'invalid', items((rc) => [item(rc, { team_id: 99_999_999 })]), { path: '0.team_id' }),
-    mutation('2026-02-30 in the second visit', 'invalid', items((rc) => [item(rc), item(rc, { visit_date: '2026-02-30' })]), { path: '1.visit_date' }),
-    mutation('an unknown user in the second visit', 'invalid', items((rc) => [item(rc), item(rc, { user_ids: [99_999_999] })]), { path: '1.user_ids' }),
+    mutation(
+      'a visit without outlet_id',
+      'invalid',
+      items((rc) => [{ ...item(rc), outlet_id: undefined }]),
+      { path: '0.outlet_id' },
+    ),
+    mutation(
+      'outlet_id as a string',
+      'invalid',
+      items((rc) => [item(rc, { outlet_id: String(rc.outlet) })]),
+      { path: '0.outlet_id' },
+    ),
+    mutation(
+      'an outlet of another workspace',
+      'invalid',
+      items((rc) => [item(rc, { outlet_id: foreign.outlet_id })]),
+      { path: '0.outlet_id' },
+    ),
+    mutation(
+      'a soft-deleted project',
+      'invalid',
+      items((rc) => [item(rc, { project_id: rc.deletedProject })]),
+      { path: '0.project_id' },
+    ),
+    mutation(
+      'a team that does not exist',
+      'invalid',
+      items((rc) => [item(rc, { team_id: 99_999_999 })]),
+      { path: '0.team_id' },
+    ),
+    mutation(
+      '2026-02-30 in the second visit',
+      'invalid',
+      items((rc) => [item(rc), item(rc, { visit_date: '2026-02-30' })]),
+      { path: '1.visit_date' },
+    ),
+    mutation(
+      'an unknown user in the second visit',
+      'invalid',
+      items((rc) => [item(rc), item(rc, { user_ids: [99_999_999] })]),
+      { path: '1.user_ids' },
+    ),
     mutation(
       'a form listed twice',
       'invalid',
-      items((rc) => [item(rc, { submissions: [{ form_id: rc.form, is_required: true }, { form_id: rc.form, is_required: false }] })]),
+      items((rc) => [
+        item(rc, {
+          submissions: [
+            { form_id: rc.form, is_required: true },
+            { form_id: rc.form, is_required: false },
+          ],
+        }),
+      ]),
       { path: '0.submissions.1.form_id' },
     ),
-    mutation('notes of 2001 characters', 'invalid', items((rc) => [item(rc, { notes: 'n'.repeat(2001) })]), { path: '0.notes' }),
+    mutation(
+      'notes of 2001 characters',
+      'invalid',
+      items((rc) => [item(rc, { notes: 'n'.repeat(2001) })]),
+      { path: '0.notes' },
+    ),
     mutation(
       'two visits',
       'valid',
       items((rc) => [item(rc), item(rc, { visit_date: '2026-11-23', team_id: null, user_ids: [], submissions: [], notes: null })]),
       { stored },
     ),
-    mutation('the same visit twice', 'valid', items((rc) => [item(rc), item(rc)]), { stored }),
+    mutation(
+      'the same visit twice',
+      'valid',
+      items((rc) => [item(rc), item(rc)]),
+      { stored },
+    ),
   ]
 }
 
@@ -1731,7 +1849,11 @@ for (const listing of VISIT_LISTINGS) {
     SPECS[`PUT /api${office}/:id/${action}`] = {
       family: 'visits: closing',
       setup: visitKit,
-      baseline: async (rc) => ({ path: `${office}/${(await fresh(rc, prepare)).id}/${action}`, body: { reason: 'Shop closed for renovation' }, token: rc.token }),
+      baseline: async (rc) => ({
+        path: `${office}/${(await fresh(rc, prepare)).id}/${action}`,
+        body: { reason: 'Shop closed for renovation' },
+        token: rc.token,
+      }),
       fields: { reason: { mutations: requiredText(1000), required: true } },
       readBack: async (rc, reply) => ({ reason: (await visitDetail(rc, reply.body.data.id)).close_reason }),
       answered: (_rc, reply) => ({ reason: reply.body.data.close_reason }),
@@ -1750,7 +1872,13 @@ for (const listing of VISIT_LISTINGS) {
     baseline: async (rc) => ({ path: `${office}/${rc.visit}/${assign}`, body: { user_ids: [rc.field.user.id] }, token: rc.token }),
     fields: {
       user_ids: {
-        mutations: idList({ max: 100, item: (rc) => rc.field.user.id, second: (rc) => rc.ws.owner.user.id, foreign: () => foreign.user_id, deleted: (rc) => rc.deletedUser }),
+        mutations: idList({
+          max: 100,
+          item: (rc) => rc.field.user.id,
+          second: (rc) => rc.ws.owner.user.id,
+          foreign: () => foreign.user_id,
+          deleted: (rc) => rc.deletedUser,
+        }),
         required: true,
       },
     },
@@ -1843,7 +1971,11 @@ for (const path of ['/app/v1/visits/self', '/app/v1/outlet-visits']) {
       await visitKit(rc)
       await unusableParents(rc)
     },
-    baseline: async (rc) => ({ path, body: { outlet_id: rc.outlet, project_id: rc.project, notes: 'On my way', visit_date: VISIT_DATE }, token: rc.field.token }),
+    baseline: async (rc) => ({
+      path,
+      body: { outlet_id: rc.outlet, project_id: rc.project, notes: 'On my way', visit_date: VISIT_DATE },
+      token: rc.field.token,
+    }),
     fields: {
       outlet_id: { mutations: outletRef(), required: true },
       project_id: { mutations: projectRef(), required: true },
@@ -2043,7 +2175,10 @@ const pingAsStored = (sent: Record<string, any>) => ({
 /** `pings` of a batch: 1 to 50 pings, all or nothing; errors are keyed `pings.N.<field>`. */
 function pingList(): Mutation[] {
   type Extra = Record<string, unknown>
-  const pings = (...extras: Extra[]) => (_: unknown, rc: RouteCtx) => extras.map((extra) => fullPing(rc, extra))
+  const pings =
+    (...extras: Extra[]) =>
+    (_: unknown, rc: RouteCtx) =>
+      extras.map((extra) => fullPing(rc, extra))
   const bad = (label: string, extra: Extra, path: string) => mutation(label, 'invalid', pings(extra), { path: `0.${path}` })
   const good = (label: string, ...extras: Extra[]) => mutation(label, 'valid', pings(...extras), { stored: (sent: Extra[]) => sent.map(pingAsStored) })
   const absent = undefined
@@ -2082,22 +2217,55 @@ function pingList(): Mutation[] {
     bad('recorded_at "junk"', { recorded_at: 'junk' }, 'recorded_at'),
     bad('recorded_at 2026-02-30 (no such day)', { recorded_at: '2026-02-30T08:00:00Z' }, 'recorded_at'),
     bad('recorded_at a date only', { recorded_at: '2026-01-15' }, 'recorded_at'),
-    mutation('recorded_at 10 minutes in the future', 'invalid', (_: unknown, rc: RouteCtx) => [fullPing(rc, { recorded_at: new Date(t.app.clock.now().getTime() + 600_000).toISOString() })], {
-      path: '0.recorded_at',
-    }),
+    mutation(
+      'recorded_at 10 minutes in the future',
+      'invalid',
+      (_: unknown, rc: RouteCtx) => [fullPing(rc, { recorded_at: new Date(t.app.clock.now().getTime() + 600_000).toISOString() })],
+      {
+        path: '0.recorded_at',
+      },
+    ),
     mutation('a good ping, then one with lat 91 (nothing is saved)', 'invalid', pings({}, { lat: 91 }), { path: '1.lat' }),
-    mutation('a good ping, then one of another workspace’s visit (nothing is saved)', 'invalid', (_: unknown, rc: RouteCtx) => [fullPing(rc), fullPing(rc, { visit_id: foreign.visit_id })], {
-      path: '1.visit_id',
+    mutation(
+      'a good ping, then one of another workspace’s visit (nothing is saved)',
+      'invalid',
+      (_: unknown, rc: RouteCtx) => [fullPing(rc), fullPing(rc, { visit_id: foreign.visit_id })],
+      {
+        path: '1.visit_id',
+      },
+    ),
+    good('only the required fields', {
+      visit_id: absent,
+      accuracy_m: absent,
+      speed_mps: absent,
+      source: absent,
+      battery_level: absent,
+      signal_quality: absent,
+      recorded_at: absent,
     }),
-    good('only the required fields', { visit_id: absent, accuracy_m: absent, speed_mps: absent, source: absent, battery_level: absent, signal_quality: absent, recorded_at: absent }),
-    good('every optional field null', { visit_id: null, accuracy_m: null, speed_mps: null, source: null, battery_level: null, signal_quality: null, recorded_at: null }),
+    good('every optional field null', {
+      visit_id: null,
+      accuracy_m: null,
+      speed_mps: null,
+      source: null,
+      battery_level: null,
+      signal_quality: null,
+      recorded_at: null,
+    }),
     good('the bounds: lat 90, lng -180, accuracy 0, speed 0, battery 0', { lat: 90, lng: -180, accuracy_m: 0, speed_mps: 0, battery_level: 0 }),
     good('the bounds: lat -90, lng 180, battery 1, a mock location', { lat: -90, lng: 180, battery_level: 1, is_mock: true }),
-    good('every source and signal quality', { source: 'network', signal_quality: 'fair' }, { source: 'passive', signal_quality: 'poor' }, { source: 'gps', signal_quality: 'good' }),
+    good(
+      'every source and signal quality',
+      { source: 'network', signal_quality: 'fair' },
+      { source: 'passive', signal_quality: 'poor' },
+      { source: 'gps', signal_quality: 'good' },
+    ),
     mutation('recorded_at with a +07:00 offset', 'valid', (_: unknown, rc: RouteCtx) => [fullPing(rc, { recorded_at: inJakarta(deviceTime()) })], {
       stored: (sent: Extra[]) => sent.map(pingAsStored),
     }),
-    mutation('50 pings', 'valid', (_: unknown, rc: RouteCtx) => Array.from({ length: 50 }, () => fullPing(rc)), { stored: (sent: Extra[]) => sent.map(pingAsStored) }),
+    mutation('50 pings', 'valid', (_: unknown, rc: RouteCtx) => Array.from({ length: 50 }, () => fullPing(rc)), {
+      stored: (sent: Extra[]) => sent.map(pingAsStored),
+    }),
   ]
 }
 
@@ -2108,7 +2276,12 @@ SPECS['POST /api/app/v1/locations/batch'] = {
     rc.visit = (await planVisit(rc)).id
   },
   // Sent by the field user, with the key the route requires (a new one per request).
-  baseline: async (rc) => ({ path: '/app/v1/locations/batch', body: { pings: [fullPing(rc)] }, token: rc.field.token, headers: { 'x-idempotency-key': unique('batch') } }),
+  baseline: async (rc) => ({
+    path: '/app/v1/locations/batch',
+    body: { pings: [fullPing(rc)] },
+    token: rc.field.token,
+    headers: { 'x-idempotency-key': unique('batch') },
+  }),
   fields: { pings: { mutations: pingList(), required: true } },
   // The pings this request saved: the field user's newest, as many as it counted, oldest first.
   readBack: async (rc, reply) => {
@@ -2179,7 +2352,14 @@ async function newPrincipal(token: string, extra: Record<string, unknown> = {}):
 
 const principalFields = (create: boolean): Record<string, FieldSpec> => ({
   name: { mutations: requiredText(255), required: create },
-  code: { mutations: uniqueCode('PRINCIPAL_ALREADY_EXISTS', (rc) => rc.takenCode, () => foreign.principal_code), required: false },
+  code: {
+    mutations: uniqueCode(
+      'PRINCIPAL_ALREADY_EXISTS',
+      (rc) => rc.takenCode,
+      () => foreign.principal_code,
+    ),
+    required: false,
+  },
   contact_name: { mutations: optionalText(255), required: false },
   contact_phone: { mutations: optionalText(32), required: false },
   contact_email: { mutations: optionalEmail(), required: false },
@@ -2194,7 +2374,8 @@ const principalBody = () => ({
   contact_phone: '+62 812 0000 0000',
   contact_email: 'sales@example.com',
 })
-const principalReadBack = async (rc: RouteCtx, id: number) => okData(await t.app.get(`/office/v1/principals/${id}`, { token: rc.token }), 'reading the principal')
+const principalReadBack = async (rc: RouteCtx, id: number) =>
+  okData(await t.app.get(`/office/v1/principals/${id}`, { token: rc.token }), 'reading the principal')
 
 SPECS['POST /api/office/v1/principals'] = {
   family: 'catalogue',
@@ -2309,17 +2490,20 @@ SPECS['POST /api/office/v1/attendances'] = {
   // in the future) are what decides, not its order against a fixed check-out.
   baseline: async (rc, field) => ({
     path: '/office/v1/attendances',
-    body: { user_id: rc.user, date: ATTENDANCE_DAY, check_in_at: CLOCKED_IN, check_out_at: field === 'check_in_at' ? null : CLOCKED_OUT, notes: 'Forgot to clock in' },
+    body: {
+      user_id: rc.user,
+      date: ATTENDANCE_DAY,
+      check_in_at: CLOCKED_IN,
+      check_out_at: field === 'check_in_at' ? null : CLOCKED_OUT,
+      notes: 'Forgot to clock in',
+    },
     token: rc.token,
   }),
   fields: {
     user_id: { mutations: parentId({ foreign: () => foreign.user_id, deleted: (rc) => rc.deletedUser }), required: true },
     date: { mutations: calendarDate({ nullable: false, valid: ['2026-11-21'] }), required: true },
     check_in_at: {
-      mutations: [
-        ...dateTime(),
-        mutation('an hour in the future', 'invalid', () => new Date(t.app.clock.now().getTime() + 3_600_000).toISOString()),
-      ],
+      mutations: [...dateTime(), mutation('an hour in the future', 'invalid', () => new Date(t.app.clock.now().getTime() + 3_600_000).toISOString())],
       required: true,
     },
     check_out_at: {
@@ -2381,7 +2565,11 @@ SPECS['POST /api/app/v1/attendances/clock-out'] = {
   },
   baseline: async (rc) => {
     await fresh(rc, clockedIn)
-    return { path: '/app/v1/attendances/clock-out', body: { ...SITE, photo: 'https://cdn.example.com/leaving.jpg', notes: 'Done for today' }, token: rc.field.token }
+    return {
+      path: '/app/v1/attendances/clock-out',
+      body: { ...SITE, photo: 'https://cdn.example.com/leaving.jpg', notes: 'Done for today' },
+      token: rc.field.token,
+    }
   },
   fields: siteFields('photo'),
   readBack: (rc, reply) => clockBack(rc, reply, 'check_out'),
@@ -2581,7 +2769,11 @@ const CSV_CASES: CsvCase[] = [
     body: (rc) => `${CSV_COLUMNS.join(',')},colour\n${csvRow(rc)},red\n`,
     creates: (rc) => [imported(rc)],
   },
-  { label: 'a note a spreadsheet would run as a formula', body: (rc) => csvOf(rc, csvRow(rc, { notes: '=1+1' })), creates: (rc) => [imported(rc, { notes: '=1+1' })] },
+  {
+    label: 'a note a spreadsheet would run as a formula',
+    body: (rc) => csvOf(rc, csvRow(rc, { notes: '=1+1' })),
+    creates: (rc) => [imported(rc, { notes: '=1+1' })],
+  },
   {
     label: 'two rows with blank lines around them',
     body: (rc) => `\n${csvOf(rc, csvRow(rc), '', csvRow(rc, { visit_date: '2028-02-29' }))}\n\n`,
@@ -2610,12 +2802,28 @@ const CSV_CASES: CsvCase[] = [
   { label: 'the code of a soft-deleted outlet', body: (rc) => csvOf(rc, csvRow(rc, { outlet_code: rc.deletedOutletCode })), errors: /^rows\.2\.outlet_code$/ },
   { label: 'an SQL-ish outlet code', body: (rc) => csvOf(rc, csvRow(rc, { outlet_code: "' OR 1=1 --" })), errors: /^rows\.2\.outlet_code$/ },
   { label: 'a project code that does not exist', body: (rc) => csvOf(rc, csvRow(rc, { project_code: 'NO-SUCH-PROJECT' })), errors: /^rows\.2\.project_code$/ },
-  { label: 'a project code of another workspace', body: (rc) => csvOf(rc, csvRow(rc, { project_code: foreign.project_code })), errors: /^rows\.2\.project_code$/ },
-  { label: 'a draft project', body: (rc) => csvWith(rc, ['outlet_code', 'project_id', 'visit_date'], { project_id: String(rc.draftProject) }), errors: /^rows\.2\.project_id$/ },
+  {
+    label: 'a project code of another workspace',
+    body: (rc) => csvOf(rc, csvRow(rc, { project_code: foreign.project_code })),
+    errors: /^rows\.2\.project_code$/,
+  },
+  {
+    label: 'a draft project',
+    body: (rc) => csvWith(rc, ['outlet_code', 'project_id', 'visit_date'], { project_id: String(rc.draftProject) }),
+    errors: /^rows\.2\.project_id$/,
+  },
   { label: 'a team name that does not exist', body: (rc) => csvOf(rc, csvRow(rc, { team_name: 'No Such Team' })), errors: /^rows\.2\.team_name$/ },
   { label: 'a team of another workspace', body: (rc) => csvOf(rc, csvRow(rc, { team_name: foreign.team_name })), errors: /^rows\.2\.team_name$/ },
-  { label: 'an assignee email that does not exist', body: (rc) => csvOf(rc, csvRow(rc, { assignee_emails: 'nobody@example.com' })), errors: /^rows\.2\.assignee_emails$/ },
-  { label: 'an assignee of another workspace', body: (rc) => csvOf(rc, csvRow(rc, { assignee_emails: foreign.user_email })), errors: /^rows\.2\.assignee_emails$/ },
+  {
+    label: 'an assignee email that does not exist',
+    body: (rc) => csvOf(rc, csvRow(rc, { assignee_emails: 'nobody@example.com' })),
+    errors: /^rows\.2\.assignee_emails$/,
+  },
+  {
+    label: 'an assignee of another workspace',
+    body: (rc) => csvOf(rc, csvRow(rc, { assignee_emails: foreign.user_email })),
+    errors: /^rows\.2\.assignee_emails$/,
+  },
   {
     label: 'outlet_id "abc"',
     body: (rc) => csvWith(rc, ['outlet_id', 'project_code', 'visit_date'], { outlet_id: 'abc' }),
@@ -2634,9 +2842,17 @@ const CSV_CASES: CsvCase[] = [
 
   // Impossible dates.
   ...['2026-02-30', '2027-02-29', '2026-04-31', '2026-13-01', '23/11/2026', '2026-11-23T08:00:00Z', ''].map(
-    (date): CsvCase => ({ label: `visit_date ${JSON.stringify(date)}`, body: (rc) => csvOf(rc, csvRow(rc, { visit_date: date })), errors: /^rows\.2\.visit_date$/ }),
+    (date): CsvCase => ({
+      label: `visit_date ${JSON.stringify(date)}`,
+      body: (rc) => csvOf(rc, csvRow(rc, { visit_date: date })),
+      errors: /^rows\.2\.visit_date$/,
+    }),
   ),
-  { label: 'a good row, then a bad one (nothing is imported)', body: (rc) => csvOf(rc, csvRow(rc), csvRow(rc, { visit_date: '2026-02-30' })), errors: /^rows\.3\.visit_date$/ },
+  {
+    label: 'a good row, then a bad one (nothing is imported)',
+    body: (rc) => csvOf(rc, csvRow(rc), csvRow(rc, { visit_date: '2026-02-30' })),
+    errors: /^rows\.3\.visit_date$/,
+  },
 
   // Not CSV.
   { label: 'Content-Type text/plain', body: (rc) => csvOf(rc, csvRow(rc)), contentType: 'text/plain', errors: /^content-type$/ },
@@ -2859,7 +3075,7 @@ async function runExtra(route: CatalogueRoute, spec: RouteSpec, rc: RouteCtx, ke
     }
     expect(problems).toEqual([])
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
-    expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false)
+    expect(Object.hasOwn(Object.prototype, 'polluted')).toBe(false)
   } finally {
     if (reply.status >= 200 && reply.status < 300) await spec.cleanup?.(rc, reply)
   }
@@ -3009,10 +3225,19 @@ const NOT_LISTS: Record<string, NotList> = {
   '/api/office/v1/locations/latest': { kind: 'no-query', reason: 'the newest ping of each user, a plain array without meta (docs/API.md §Location tracking)' },
   '/api/app/v1/attendances/today': { kind: 'no-query', reason: "the caller's attendance of today (or the one still open), or null" },
   '/api/app/v1/profile': { kind: 'no-query', reason: "the caller's own profile" },
-  '/api/office/v1/notifications/unread-count': { kind: 'no-query', reason: "how many of the caller's notifications are unread, {count} (docs/API.md §Other areas)" },
-  '/api/app/v1/notifications/unread-count': { kind: 'no-query', reason: "how many of the caller's notifications are unread, {count} (docs/API.md §Other areas)" },
+  '/api/office/v1/notifications/unread-count': {
+    kind: 'no-query',
+    reason: "how many of the caller's notifications are unread, {count} (docs/API.md §Other areas)",
+  },
+  '/api/app/v1/notifications/unread-count': {
+    kind: 'no-query',
+    reason: "how many of the caller's notifications are unread, {count} (docs/API.md §Other areas)",
+  },
   '/api/office/v1/dashboard/metrics': { ...REPORT, reason: 'dashboard figures for date_from..date_to and a team_id, one object, not paginated' },
-  '/api/office/v1/dashboard/summary': { ...REPORT, reason: 'dashboard figures per team and user for date_from..date_to and a team_id, one object, not paginated' },
+  '/api/office/v1/dashboard/summary': {
+    ...REPORT,
+    reason: 'dashboard figures per team and user for date_from..date_to and a team_id, one object, not paginated',
+  },
 }
 
 /**
@@ -3154,7 +3379,12 @@ const sortColumnsOf = (route: CatalogueRoute) => (route.query?.properties?.sort_
 /** Every sort column a list declares is usable (200); a common one it does not have is refused. */
 function sortCases(route: CatalogueRoute): QueryCase[] {
   const declared = sortColumnsOf(route)
-  const cases: QueryCase[] = declared.map((column) => ({ param: 'sort_by', label: `sort_by=${column}`, query: `sort_by=${column}&sort_order=asc`, expect: 'ok' }))
+  const cases: QueryCase[] = declared.map((column) => ({
+    param: 'sort_by',
+    label: `sort_by=${column}`,
+    query: `sort_by=${column}&sort_order=asc`,
+    expect: 'ok',
+  }))
   if (SORT_COLUMNS[route.path]) {
     for (const column of COMMON_SORT_COLUMNS.filter((c) => !declared.includes(c))) {
       cases.push({ param: 'sort_by', label: `sort_by=${column} (not a column of this list)`, query: `sort_by=${column}`, expect: 'invalid' })
@@ -3223,7 +3453,10 @@ function filterCases(route: CatalogueRoute): QueryCase[] {
       add(['true', 'false'], 'ok')
     } else if (options.length > 0 && options.every((s) => 'const' in s)) {
       add(['junk', "x' OR '1'='1", String(options[0].const).toUpperCase()], 'invalid')
-      add(options.map((s) => String(s.const)), 'ok')
+      add(
+        options.map((s) => String(s.const)),
+        'ok',
+      )
     } else if (param === 'updated_since') {
       // An ISO 8601 date-time (docs/API.md §Sync and change feed); a calendar-invalid one is refused too.
       add(['junk', "1' OR '1'='1", '%', '2026-02-30T00:00:00Z', '2026-11-21'], 'invalid')

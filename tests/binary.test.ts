@@ -91,7 +91,10 @@ describe.skipIf(!enabled)('the compiled executable, alone in an empty directory'
     void drain(proc.stderr as ReadableStream<Uint8Array>, log)
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`ffos exited during start (${proc.exitCode}):\n${log.tail()}`)
-      const healthy = await fetch(`${base}/health`).then((response) => response.status === 200, () => false)
+      const healthy = await fetch(`${base}/health`).then(
+        (response) => response.status === 200,
+        () => false,
+      )
       if (healthy) break
       if (performance.now() - started > 240_000) throw new Error(`ffos did not become healthy:\n${log.tail()}`)
       await Bun.sleep(50)
@@ -148,7 +151,10 @@ describe.skipIf(!enabled)('the compiled executable, alone in an empty directory'
   test(`under ${BATCHES} location batches the WAL stays bounded: the checkpoint worker runs inside the executable`, async () => {
     const roles = await expectCall(base, 'GET', '/office/v1/roles', 200, { token: owner })
     const roleId = (roles.body.data as { id: number; slug: string }[]).find((role) => role.slug === 'user')!.id
-    await expectCall(base, 'POST', '/office/v1/users', 201, { token: owner, body: { name: 'Field', email: 'field@example.com', password: 'password123', role_id: roleId } })
+    await expectCall(base, 'POST', '/office/v1/users', 201, {
+      token: owner,
+      body: { name: 'Field', email: 'field@example.com', password: 'password123', role_id: roleId },
+    })
     fieldToken = (await expectCall(base, 'POST', '/auth/login', 200, { body: { email: 'field@example.com', password: 'password123' } })).body.data.token
     figures.idle = memoryOf(proc.pid)
 
@@ -159,7 +165,12 @@ describe.skipIf(!enabled)('the compiled executable, alone in an empty directory'
       while (next < BATCHES) {
         const batch = next++
         const recordedAt = Date.now() - 3_600_000 + batch * 100
-        const pings = Array.from({ length: BATCH_PINGS }, (_, i) => ({ lat: -6.2 + i / 1e4, lng: 106.8, is_mock: false, recorded_at: new Date(recordedAt + i).toISOString() }))
+        const pings = Array.from({ length: BATCH_PINGS }, (_, i) => ({
+          lat: -6.2 + i / 1e4,
+          lng: 106.8,
+          is_mock: false,
+          recorded_at: new Date(recordedAt + i).toISOString(),
+        }))
         await expectCall(base, 'POST', '/app/v1/locations/batch', 201, { token: fieldToken, idempotencyKey: `batch-${batch}`, body: { pings } })
         if (batch % 100 === 0 && existsSync(wal)) walPeak = Math.max(walPeak, statSync(wal).size)
       }

@@ -155,7 +155,11 @@ describe('outlets: create', () => {
     const code = unique('Code')
     await newOutlet({ code })
     const before = await t.app.count('outlets')
-    const errors = expectError(await t.app.post(`${OFFICE}/outlets`, { name: 'Dup', code: code.toUpperCase() }, { token: token() }), 409, 'OUTLET_ALREADY_EXISTS')
+    const errors = expectError(
+      await t.app.post(`${OFFICE}/outlets`, { name: 'Dup', code: code.toUpperCase() }, { token: token() }),
+      409,
+      'OUTLET_ALREADY_EXISTS',
+    )
     expect(errors.code).toBeArray()
     expect(await t.app.count('outlets')).toBe(before)
     // Renaming another outlet's code onto the taken one is refused too.
@@ -194,7 +198,11 @@ describe('outlets: create', () => {
     expect(await t.app.count('outlets')).toBe(before)
     // The same on update: the outlet keeps its references.
     const outlet = await newOutlet()
-    const errors = expectError(await t.app.put(`${OFFICE}/outlets/${outlet.id}`, { account_id: foreignAccount.id }, { token: token() }), 400, 'VALIDATION_ERROR')
+    const errors = expectError(
+      await t.app.put(`${OFFICE}/outlets/${outlet.id}`, { account_id: foreignAccount.id }, { token: token() }),
+      400,
+      'VALIDATION_ERROR',
+    )
     expect(errors.account_id).toBeArray()
     expect((await t.app.get(`${OFFICE}/outlets/${outlet.id}`, { token: token() })).body.data.account_id).toBeNull()
   })
@@ -620,7 +628,12 @@ describe('projects: forms', () => {
   test('without order the forms keep the order they were listed in', async () => {
     const f1 = await newForm()
     const f2 = await newForm()
-    const project = await newProject({ forms: [{ form_id: f2.id, is_required: true }, { form_id: f1.id, is_required: false }] })
+    const project = await newProject({
+      forms: [
+        { form_id: f2.id, is_required: true },
+        { form_id: f1.id, is_required: false },
+      ],
+    })
     expect(project.forms.map((f: Row) => f.form_id)).toEqual([f2.id, f1.id])
   })
 
@@ -632,7 +645,17 @@ describe('projects: forms', () => {
     const before = await t.app.count('projects')
     for (const id of [987_654_321, foreign.id, deleted.id]) {
       const errors = expectError(
-        await t.app.post(`${OFFICE}/projects`, { name: 'P', forms: [{ form_id: mine.id, is_required: true }, { form_id: id, is_required: true }] }, { token: token() }),
+        await t.app.post(
+          `${OFFICE}/projects`,
+          {
+            name: 'P',
+            forms: [
+              { form_id: mine.id, is_required: true },
+              { form_id: id, is_required: true },
+            ],
+          },
+          { token: token() },
+        ),
         400,
         'VALIDATION_ERROR',
       )
@@ -645,7 +668,17 @@ describe('projects: forms', () => {
     const form = await newForm()
     const before = await t.app.count('projects')
     const errors = expectError(
-      await t.app.post(`${OFFICE}/projects`, { name: 'P', forms: [{ form_id: form.id, is_required: true }, { form_id: form.id, is_required: false }] }, { token: token() }),
+      await t.app.post(
+        `${OFFICE}/projects`,
+        {
+          name: 'P',
+          forms: [
+            { form_id: form.id, is_required: true },
+            { form_id: form.id, is_required: false },
+          ],
+        },
+        { token: token() },
+      ),
       400,
       'VALIDATION_ERROR',
     )
@@ -670,7 +703,11 @@ describe('projects: fields', () => {
     const code = unique('PRJ')
     await newProject({ code })
     const before = await t.app.count('projects')
-    const errors = expectError(await t.app.post(`${OFFICE}/projects`, { name: 'Dup', code: code.toLowerCase() }, { token: token() }), 409, 'PROJECT_ALREADY_EXISTS')
+    const errors = expectError(
+      await t.app.post(`${OFFICE}/projects`, { name: 'Dup', code: code.toLowerCase() }, { token: token() }),
+      409,
+      'PROJECT_ALREADY_EXISTS',
+    )
     expect(errors.code).toBeArray()
     expect(await t.app.count('projects')).toBe(before)
     expect((await t.app.post(`${OFFICE}/projects`, { name: 'Elsewhere', code }, { token: other.owner.token })).status).toBe(201)
@@ -1039,7 +1076,13 @@ describe('audit entries of outlets, forms, projects and teams', () => {
     expect(entries.map((e) => e.action)).toEqual(['created', 'updated', 'deleted'])
     const [createdEntry, updatedEntry, deletedEntry] = entries
     for (const entry of entries) {
-      expect(entry).toMatchObject({ workspace_id: ws.id, entity_type: entityType, entity_id: String(entity.id), actor_id: ws.owner.user.id, actor_role: 'super_admin' })
+      expect(entry).toMatchObject({
+        workspace_id: ws.id,
+        entity_type: entityType,
+        entity_id: String(entity.id),
+        actor_id: ws.owner.user.id,
+        actor_role: 'super_admin',
+      })
     }
     expect(createdEntry.old_values).toBeNull()
     expect(createdEntry.new_values).toMatchObject({ id: entity.id, ...(entityType === 'form' ? { title: entityName } : { name: entityName }) })
@@ -1056,7 +1099,14 @@ describe('audit entries of outlets, forms, projects and teams', () => {
     const put = await t.app.put(`${OFFICE}/outlets/${outlet.id}`, { name: 'Audit Outlet 2', address: 'New street', code: outlet.code }, { token: token() })
     expect(put.status).toBe(200)
     expect((await t.app.delete(`${OFFICE}/outlets/${outlet.id}`, { token: token() })).status).toBe(200)
-    await expectLifecycle('outlet', outlet, 'Audit Outlet', { name: 'Audit Outlet 2' }, { name: 'Audit Outlet', address: 'Old street' }, { name: 'Audit Outlet 2', address: 'New street' })
+    await expectLifecycle(
+      'outlet',
+      outlet,
+      'Audit Outlet',
+      { name: 'Audit Outlet 2' },
+      { name: 'Audit Outlet', address: 'Old street' },
+      { name: 'Audit Outlet 2', address: 'New street' },
+    )
   })
 
   test('form: created, updated (only the changed fields), deleted', async () => {

@@ -68,8 +68,14 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
             db.transaction(async (tx) => {
               await tx.insert(workspaces).values({ name: `w${i}`, created_at: now(), updated_at: now() })
               await Bun.sleep(1)
-              const [row] = await tx.select().from(workspaces).where(eq(workspaces.name, `w${i}`))
-              await tx.update(workspaces).set({ name: `${row.name}!` }).where(eq(workspaces.id, row.id))
+              const [row] = await tx
+                .select()
+                .from(workspaces)
+                .where(eq(workspaces.name, `w${i}`))
+              await tx
+                .update(workspaces)
+                .set({ name: `${row.name}!` })
+                .where(eq(workspaces.id, row.id))
             }),
           ),
         )
@@ -147,7 +153,10 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
           await tx.insert(workspaces).values({ name: 'outer', created_at: now(), updated_at: now() })
           nested = await db
             .transaction(async (inner) => inner.insert(workspaces).values({ name: 'inner', created_at: now(), updated_at: now() }))
-            .then(() => 'committed', (error) => error)
+            .then(
+              () => 'committed',
+              (error) => error,
+            )
         })
         expect(nested).toBeInstanceOf(NestedTransaction)
         expect((await db.read.select({ name: workspaces.name }).from(workspaces)).map((row) => row.name)).toEqual(['outer'])
@@ -159,7 +168,13 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
         let later!: Promise<void>
         await db.transaction(async () => {
           later = new Promise((resolve, reject) => {
-            setTimeout(() => db.transaction(async (tx) => void (await tx.insert(workspaces).values({ name: 'later', created_at: now(), updated_at: now() }))).then(resolve, reject), 1)
+            setTimeout(
+              () =>
+                db
+                  .transaction(async (tx) => void (await tx.insert(workspaces).values({ name: 'later', created_at: now(), updated_at: now() })))
+                  .then(resolve, reject),
+              1,
+            )
           })
         })
         await later
@@ -221,7 +236,9 @@ describe('DURABILITY: an acknowledged write is on stable storage (README.md, Con
         const before = walSync.syncs
         const syncsSeenAtAnswer = await Promise.all(
           Array.from({ length: 30 }, (_, i) =>
-            db.transaction(async (tx) => void (await tx.insert(workspaces).values({ name: `w${i}`, created_at: now(), updated_at: now() }))).then(() => walSync.syncs),
+            db
+              .transaction(async (tx) => void (await tx.insert(workspaces).values({ name: `w${i}`, created_at: now(), updated_at: now() })))
+              .then(() => walSync.syncs),
           ),
         )
         for (const seen of syncsSeenAtAnswer) expect(seen).toBeGreaterThan(before)
@@ -275,7 +292,11 @@ describe('DURABILITY: an acknowledged write is on stable storage (README.md, Con
       let calls = 0
       const { connection, groups } = setUp(() => (calls++, pending.promise))
       const answered: number[] = []
-      const all = Promise.all(Array.from({ length: 30 }, (_, i) => groups.transaction(async () => void connection.run('insert into t values (?)', [`r${i}`])).then(() => answered.push(i))))
+      const all = Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          groups.transaction(async () => void connection.run('insert into t values (?)', [`r${i}`])).then(() => answered.push(i)),
+        ),
+      )
       await Bun.sleep(5)
       expect(calls).toBe(1)
       expect(answered).toEqual([])
@@ -390,7 +411,10 @@ describe('group commit on bun:sqlite (src/db/group-commit.ts)', () => {
       const before = new Set(openFiles())
       let during: string[] = []
       const first = db.transaction(async (tx) => {
-        for (let i = 0; i < 40; i++) await tx.insert(workspaces).values(Array.from({ length: 50 }, (_, j) => ({ name: `w${i}-${j}`.padEnd(200, '.'), created_at: now(), updated_at: now() })))
+        for (let i = 0; i < 40; i++)
+          await tx
+            .insert(workspaces)
+            .values(Array.from({ length: 50 }, (_, j) => ({ name: `w${i}-${j}`.padEnd(200, '.'), created_at: now(), updated_at: now() })))
       })
       // The same group: every page the first one wrote is older than this savepoint.
       const second = db.transaction(async (tx) => {
@@ -494,7 +518,6 @@ describe('WAL checkpoints on bun:sqlite', () => {
       expect(largest).toBeLessThan(128 * 1024 * 1024)
     })
   })
-
 })
 
 describe('prepared statement families', () => {
@@ -554,8 +577,13 @@ describe('removeInBatches (src/db/batches.ts)', () => {
       expect([removed, transactions]).toEqual([7, 3])
       expect(await workspaceCount(db)).toBe(0)
       // A multiple of the batch size takes one more, empty, batch to know it is done.
-      expect(await removeInBatches((fn) => db.transaction(fn), 3, async () => 0)).toBe(0)
+      expect(
+        await removeInBatches(
+          (fn) => db.transaction(fn),
+          3,
+          async () => 0,
+        ),
+      ).toBe(0)
     })
   })
 })
-

@@ -27,7 +27,9 @@ function properties(node: unknown, found: [string, Json][] = []): [string, Json]
 /** A nullable property is generated either as type [X, "null"] or as anyOf [X, null]: the X. */
 const nonNull = (schema: Json): Json => (Array.isArray(schema.anyOf) ? schema.anyOf.find((option: Json) => option.type !== 'null') : schema)
 const operations = (doc: Json) =>
-  Object.entries(doc.paths as Json).flatMap(([path, item]) => Object.entries(item as Json).map(([method, operation]) => ({ path, method, operation: operation as Json })))
+  Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+    Object.entries(item as Json).map(([method, operation]) => ({ path, method, operation: operation as Json })),
+  )
 
 describe('API documentation', () => {
   test('the UI and the OpenAPI document need no token', async () => {
@@ -50,7 +52,8 @@ describe('API documentation', () => {
         missing.push(`${route.method} ${path}: not documented`)
         continue
       }
-      if (!operation.responses || !Object.keys(operation.responses).some((status) => status.startsWith('2'))) missing.push(`${route.method} ${path}: no success schema`)
+      if (!operation.responses || !Object.keys(operation.responses).some((status) => status.startsWith('2')))
+        missing.push(`${route.method} ${path}: no success schema`)
       const takesBody = (route.hooks as { body?: unknown }).body !== undefined
       if (takesBody && ['POST', 'PUT'].includes(route.method) && !operation.requestBody?.content?.['application/json']?.schema) {
         missing.push(`${route.method} ${path}: no JSON body schema`)

@@ -71,21 +71,29 @@ describe('acknowledged means durable: a WAL sync between every commit and its an
   const missing = straceMissing()
   if (missing) console.log(`skipping the strace runs: ${missing}`)
 
-  test.skipIf(missing !== null)('DURABILITY=full: every acknowledged write was synced before its answer, one sync per group', async () => {
-    const run = await runDurabilityTrace({ durability: 'full', users: 8, waves: 2, env: FAST_START, log: quiet })
-    if (run.violations.length) console.log(summarizeTrace(run))
-    const acknowledged = run.requests.filter((r) => r.status !== null && r.status < 300)
-    expect(acknowledged.length).toBe(run.sent)
-    expect(run.violations).toEqual([])
-    // 16 requests fired at once share their syncs.
-    expect(run.servingSyncs.length).toBeLessThan(acknowledged.length / 2)
-  }, 60_000)
+  test.skipIf(missing !== null)(
+    'DURABILITY=full: every acknowledged write was synced before its answer, one sync per group',
+    async () => {
+      const run = await runDurabilityTrace({ durability: 'full', users: 8, waves: 2, env: FAST_START, log: quiet })
+      if (run.violations.length) console.log(summarizeTrace(run))
+      const acknowledged = run.requests.filter((r) => r.status !== null && r.status < 300)
+      expect(acknowledged.length).toBe(run.sent)
+      expect(run.violations).toEqual([])
+      // 16 requests fired at once share their syncs.
+      expect(run.servingSyncs.length).toBeLessThan(acknowledged.length / 2)
+    },
+    60_000,
+  )
 
-  test.skipIf(missing !== null)('DURABILITY=normal: answers leave without that sync, and the check sees it', async () => {
-    const run = await runDurabilityTrace({ durability: 'normal', users: 8, waves: 2, env: FAST_START, log: quiet })
-    expect(run.requests.length).toBe(run.sent)
-    expect(run.violations.length).toBeGreaterThan(run.sent / 2)
-  }, 60_000)
+  test.skipIf(missing !== null)(
+    'DURABILITY=normal: answers leave without that sync, and the check sees it',
+    async () => {
+      const run = await runDurabilityTrace({ durability: 'normal', users: 8, waves: 2, env: FAST_START, log: quiet })
+      expect(run.requests.length).toBe(run.sent)
+      expect(run.violations.length).toBeGreaterThan(run.sent / 2)
+    },
+    60_000,
+  )
 
   // The checker on hand-made traces (no strace needed): the line order decides.
   const key = /trace-\d+/
@@ -96,7 +104,8 @@ describe('acknowledged means durable: a WAL sync between every commit and its an
   ]
   const request = (socket: number, k: string) =>
     `100 1.000000 recvfrom(${socket}<socket:[${socket}]>, "POST /api/app/v1/locations/batch HTTP/1.1\\r\\nx-idempotency-key: ${k}\\r\\n\\r\\n{", 524288, MSG_DONTWAIT, NULL, NULL) = 80 <0.000010>`
-  const answer = (socket: number) => `100 1.010000 sendto(${socket}<socket:[${socket}]>, "HTTP/1.1 201 Created\\r\\n", 100, MSG_NOSIGNAL, NULL, 0) = 100 <0.000010>`
+  const answer = (socket: number) =>
+    `100 1.010000 sendto(${socket}<socket:[${socket}]>, "HTTP/1.1 201 Created\\r\\n", 100, MSG_NOSIGNAL, NULL, 0) = 100 <0.000010>`
   const sync = (pid = 100) => `${pid} 1.000400 fsync(7</d/app.db-wal>) = 0 <0.005000>`
   const check = (lines: string[]) => checkTrace(parseTrace(lines.join('\n')), key)
 

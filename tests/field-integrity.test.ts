@@ -15,7 +15,10 @@ const clock = () => t.app.clock as ManualClock
 
 const R = 6_371_008.8
 /** The point `metres` north of (lat, lng): a degree of latitude is R·π/180 metres everywhere. */
-const north = (p: { latitude: number; longitude: number }, metres: number) => ({ latitude: p.latitude + (metres / (R * Math.PI)) * 180, longitude: p.longitude })
+const north = (p: { latitude: number; longitude: number }, metres: number) => ({
+  latitude: p.latitude + (metres / (R * Math.PI)) * 180,
+  longitude: p.longitude,
+})
 const SHOP = { latitude: -6.2, longitude: 106.816666 }
 
 function ok(reply: { status: number; text: string; body: any }, status = 200) {
@@ -58,7 +61,8 @@ async function plannedVisit(outlet: Record<string, unknown> = { ...SHOP }) {
 }
 
 const checkIn = (visitId: number, user: Session, body: Record<string, unknown>) => t.app.post(`/app/v1/visits/${visitId}/check-in`, body, { token: user.token })
-const checkOut = (visitId: number, user: Session, body: Record<string, unknown>) => t.app.post(`/app/v1/visits/${visitId}/check-out`, body, { token: user.token })
+const checkOut = (visitId: number, user: Session, body: Record<string, unknown>) =>
+  t.app.post(`/app/v1/visits/${visitId}/check-out`, body, { token: user.token })
 const detail = async (visitId: number) => ok(await t.app.get(`/office/v1/visits/${visitId}`, { token: ws.owner.token }))
 
 describe('geofence: distance minus accuracy against the radius', () => {

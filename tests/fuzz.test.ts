@@ -121,8 +121,7 @@ let started: { id: number; submission: number }
 let submitted: { id: number; submission: number }
 const NO_SUCH_ID = 999_999_999
 const SITE = { latitude: -6.2, longitude: 106.8 }
-const PNG_DATA_URI =
-  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+const PNG_DATA_URI = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 const FORM_FIELDS = [
   { key: 'facings', label: 'Facings', type: 'integer', required: true },
   { key: 'brand', label: 'Brand', type: 'select', options: ['A', 'B'] },
@@ -215,7 +214,11 @@ beforeAll(async () => {
     files: run.photo.split('/').pop()!,
     // Someone the fuzz may rename, deactivate or re-role: not a caller of this file.
     users: data(
-      await t.post('/office/v1/users', { name: 'Target', email: `${unique('target')}@example.com`, password: 'password123', role_id: ws.roles.user }, { token }),
+      await t.post(
+        '/office/v1/users',
+        { name: 'Target', email: `${unique('target')}@example.com`, password: 'password123', role_id: ws.roles.user },
+        { token },
+      ),
       201,
       'creating a user',
     ).id,
@@ -305,7 +308,18 @@ function ownObject(entries: [string, unknown][]): Record<string, unknown> {
   return object
 }
 
-const SQLISH = ["' OR '1'='1", "1; DROP TABLE users; --", "x') UNION SELECT password_hash FROM users --", '%', '_', '%_%', "\\'", '"', '`', '; PRAGMA writable_schema=1;']
+const SQLISH = [
+  "' OR '1'='1",
+  '1; DROP TABLE users; --',
+  "x') UNION SELECT password_hash FROM users --",
+  '%',
+  '_',
+  '%_%',
+  "\\'",
+  '"',
+  '`',
+  '; PRAGMA writable_schema=1;',
+]
 const UNICODE = [
   '\u0000',
   'a\u0000b',
@@ -348,13 +362,43 @@ const TRICKY_TEXT = [
   '+275760-09-13T00:00:00.001Z',
   '-000001-01-01T00:00:00Z',
   'data:image/png;base64,AAAA',
-  'data:image/png;base64,' + 'A'.repeat(64),
+  `data:image/png;base64,${'A'.repeat(64)}`,
   'javascript:alert(1)',
   'https://',
   'a@b',
 ]
-const NUMBERS = [0, 1, -1, 0.5, -1.5, 1e308, -1e308, 5e-324, 2 ** 31, -(2 ** 31) - 1, 2 ** 53, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e21, 90.000001, -180.5]
-const RAW_NUMBERS = ['-0', '9007199254740993', '-9007199254740993', '1' + '0'.repeat(400), '123456789012345678901234567890', '1e400', '-1e400', '1e-400', '0.' + '0'.repeat(30) + '1', '1.0', '1E2', '18446744073709551616']
+const NUMBERS = [
+  0,
+  1,
+  -1,
+  0.5,
+  -1.5,
+  1e308,
+  -1e308,
+  5e-324,
+  2 ** 31,
+  -(2 ** 31) - 1,
+  2 ** 53,
+  Number.MAX_SAFE_INTEGER,
+  -Number.MAX_SAFE_INTEGER,
+  1e21,
+  90.000001,
+  -180.5,
+]
+const RAW_NUMBERS = [
+  '-0',
+  '9007199254740993',
+  '-9007199254740993',
+  `1${'0'.repeat(400)}`,
+  '123456789012345678901234567890',
+  '1e400',
+  '-1e400',
+  '1e-400',
+  `0.${'0'.repeat(30)}1`,
+  '1.0',
+  '1E2',
+  '18446744073709551616',
+]
 
 const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit))
 const nastyChar = fc.oneof(
@@ -382,7 +426,24 @@ const deep = fc.tuple(fc.constantFrom(33, 64, 1_000, 10_000), fc.constantFrom('a
 })
 
 const hostileKey = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', ' ', 'a.b', '0', '$where', 'id', 'workspace_id', 'created_at', 'deleted_at', 'password_hash', 'is_active'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    '',
+    ' ',
+    'a.b',
+    '0',
+    '$where',
+    'id',
+    'workspace_id',
+    'created_at',
+    'deleted_at',
+    'password_hash',
+    'is_active',
+  ),
   randomText,
 )
 
@@ -434,7 +495,10 @@ function fromSchema(schema: JsonSchema, name = ''): fc.Arbitrary<unknown> {
       return fc.array(fromSchema(schema.items ?? {}, singular(name)), { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 3, 3)) })
     }
     case 'integer': {
-      const numbers = fc.integer({ min: Math.max(schema.minimum ?? -1000, -(2 ** 31)), max: Math.min(schema.maximum ?? 1000, Math.max(schema.minimum ?? 0, 1000)) })
+      const numbers = fc.integer({
+        min: Math.max(schema.minimum ?? -1000, -(2 ** 31)),
+        max: Math.min(schema.maximum ?? 1000, Math.max(schema.minimum ?? 0, 1000)),
+      })
       // Mostly the real id, so that the rest of the body gets past the parent lookups.
       return ids[name] !== undefined ? fc.oneof({ weight: 4, arbitrary: fc.constant(ids[name]) }, { weight: 1, arbitrary: numbers }) : numbers
     }
@@ -473,7 +537,9 @@ function stringFromSchema(schema: JsonSchema, name: string): fc.Arbitrary<unknow
       return (later ? dateBetween('2025-06-01', now) : dateBetween('2020-01-01', new Date('2025-05-31'))).map((date) => date.toISOString())
     }
     case 'clock-time':
-      return fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`)
+      return fc
+        .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
+        .map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`)
     case 'integer':
     case 'numeric':
       return fc.integer({ min: Math.max(schema.minimum ?? 1, 1), max: 1000 }).map(String)
@@ -539,7 +605,8 @@ function mutate(valid: unknown, mutations: Mutation[]): unknown {
     const slots = slotsOf(body)
     if (op === 'add' || slots.length === 0) {
       const objects = [body, ...slots.map((slot) => slot.container[slot.key as never])].filter(
-        (candidate): candidate is Record<string, unknown> => candidate !== null && typeof candidate === 'object' && !Array.isArray(candidate) && !(candidate instanceof Raw),
+        (candidate): candidate is Record<string, unknown> =>
+          candidate !== null && typeof candidate === 'object' && !Array.isArray(candidate) && !(candidate instanceof Raw),
       )
       const target = objects[at % objects.length] ?? body
       Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
@@ -573,7 +640,7 @@ function encodeLoosely(text: string): string {
 /** A query value: text to encode, or a fragment sent as written (bad escapes, `&`, `=`). */
 const queryValue: fc.Arbitrary<string | Raw> = fc.oneof(
   hostileText,
-  fc.constantFrom('-0', '1e308', '9007199254740993', '1' + '0'.repeat(400), '1.5', '0x1F', ' 1', '1 ', '١٢٣', '１', '[]', '{"a":1}', 'true', ''),
+  fc.constantFrom('-0', '1e308', '9007199254740993', `1${'0'.repeat(400)}`, '1.5', '0x1F', ' 1', '1 ', '١٢٣', '１', '[]', '{"a":1}', 'true', ''),
   fc.constantFrom('%', '%zz', '%0', '%00', '%ED%A0%80', '%C0%AF', '%FF%FE', '+', '&', '=', '==', '&&', '#x').map((text) => new Raw(text, text)),
   hugeText.map((text) => new Raw(encodeLoosely(text), `${JSON.stringify(text[0])} × ${text.length}`)),
 )
@@ -596,7 +663,11 @@ function queryString(route: FuzzRoute): fc.Arbitrary<string> {
     : fc.constant({})
   const hit = keys.length ? fc.oneof(fc.constantFrom(...keys), queryKey) : queryKey
   return fc
-    .tuple(valid, fc.array(fc.tuple(hit, fc.option(queryValue, { nil: null, freq: 8 })), { maxLength: 4 }), fc.integer({ min: 0, max: 4 }).map((n) => n === 0))
+    .tuple(
+      valid,
+      fc.array(fc.tuple(hit, fc.option(queryValue, { nil: null, freq: 8 })), { maxLength: 4 }),
+      fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+    )
     .map(([values, hostileParts, repeat]) => {
       // A hostile value replaces the valid one of its key, except in one run of five: a repeated key (400).
       const kept = Object.entries(values).filter(([key]) => repeat || !hostileParts.some(([hostileKey]) => hostileKey === key))
@@ -662,7 +733,8 @@ afterAll(() => {
   }
 })
 
-const preview = (text: string | undefined, max = 300) => (text === undefined ? '(none)' : text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text)
+const preview = (text: string | undefined, max = 300) =>
+  text === undefined ? '(none)' : text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text
 
 /**
  * Sends one request and checks the rule; throws (failing the property) with the request and the
@@ -764,12 +836,18 @@ describe('the fuzzer and its checker', () => {
     const route = BODY_ROUTES.find((r) => r.method === 'POST' && r.path === '/api/office/v1/visits')!
     const sample = fc.sample(fromSchema(route.body!), { seed: seedOf('control'), numRuns: 20 })
     const accepted = []
-    for (const body of sample) accepted.push((await sendAndCheck({ route, caller: 'owner', kind: 'control', body: toJson(body), contentType: 'application/json' })).status)
+    for (const body of sample)
+      accepted.push((await sendAndCheck({ route, caller: 'owner', kind: 'control', body: toJson(body), contentType: 'application/json' })).status)
     expect(accepted).toContain(201)
   })
 
   test('the rule flags a 5xx, a commit on a 4xx, a wrong envelope and an accepted CSV-route body (the checker is not blind)', () => {
-    const fake = (status: number, body: unknown): Reply => ({ status, body, text: JSON.stringify(body), headers: new Headers({ 'content-type': 'application/json' }) })
+    const fake = (status: number, body: unknown): Reply => ({
+      status,
+      body,
+      text: JSON.stringify(body),
+      headers: new Headers({ 'content-type': 'application/json' }),
+    })
     const envelope = { success: false, message: 'x', code: 'VALIDATION_ERROR', errors: { name: ['is required'] } }
     expect(problemsOf(fake(400, envelope), 0, false)).toEqual([])
     expect(problemsOf(fake(400, envelope), 1, false)).toEqual(['committed a write to the database on a 400'])
@@ -805,13 +883,20 @@ describe('the fuzzer and its checker', () => {
     { what: 'an escaped "toString" key', path: '/auth/register', raw: '{"email":{"\\u0074oString":1},"password":"x"}', token: false },
     { what: 'a value nested 5,000 deep', path: '/office/v1/outlets/sub-areas', raw: `{"name":${'['.repeat(5_000)}${']'.repeat(5_000)}}`, token: true },
     { what: 'an e-mail nested 5,000 deep (no token)', path: '/auth/forgot-password', raw: `{"email":${'['.repeat(5_000)}${']'.repeat(5_000)}}`, token: false },
-    { what: 'a name nested 40,000 objects deep', path: '/office/v1/outlets/sub-areas', raw: `{"name":${'{"a":'.repeat(40_000)}1${'}'.repeat(40_000)}}`, token: true },
+    {
+      what: 'a name nested 40,000 objects deep',
+      path: '/office/v1/outlets/sub-areas',
+      raw: `{"name":${'{"a":'.repeat(40_000)}1${'}'.repeat(40_000)}}`,
+      token: true,
+    },
   ]
   for (const found of FOUND) {
     test(`fixed: ${found.what} → 400 VALIDATION_ERROR at once, nothing written`, async () => {
       const before = await writes()
       const started = performance.now()
-      const reply = await t.request('POST', found.path, { token: found.token ? owner.token : undefined, raw: found.raw, headers: { 'content-type': 'application/json' } }).catch(escaped)
+      const reply = await t
+        .request('POST', found.path, { token: found.token ? owner.token : undefined, raw: found.raw, headers: { 'content-type': 'application/json' } })
+        .catch(escaped)
       expect(performance.now() - started).toBeLessThan(500)
       expect(problemsOf(reply, (await writes()).commits - before.commits, false)).toEqual([])
       expect(`${reply.status} ${reply.body?.code}`).toBe('400 VALIDATION_ERROR')
@@ -891,17 +976,26 @@ const MALFORMED = [
   '{"a":"\u0000"}',
   '{"__proto__":{"polluted":true}}',
   '{"a":1e400}',
-  '{"a":' + '1'.repeat(10_000) + '}',
+  `{"a":${'1'.repeat(10_000)}}`,
   '"just a string"',
   '42',
   'null',
   '[]',
   '[{}]',
-  '[' .repeat(100_000),
-  '{"a":"' + 'x'.repeat(100_000),
+  '['.repeat(100_000),
+  `{"a":"${'x'.repeat(100_000)}`,
   '\u0000',
 ]
-const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'text/csv', 'application/vnd.api+json', '']
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-16',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'text/csv',
+  'application/vnd.api+json',
+  '',
+]
 
 describe('malformed JSON text and wrong content types: no 5xx, the envelope, nothing written', () => {
   for (const route of ROUTES.filter((r) => r.method !== 'GET')) {
@@ -926,7 +1020,9 @@ describe('query strings (declared keys with hostile values, extra keys): no 5xx,
   for (const route of QUERY_ROUTES) {
     test(`${routeName(route)}${route.query?.properties ? ` ?${Object.keys(route.query.properties).join(',')}` : ''}`, async () => {
       await check(
-        fc.asyncProperty(fc.constantFrom(...callersOf(route)), queryString(route), (caller, query) => sendAndCheck({ route, caller, kind: 'query', query }).then(() => true)),
+        fc.asyncProperty(fc.constantFrom(...callersOf(route)), queryString(route), (caller, query) =>
+          sendAndCheck({ route, caller, kind: 'query', query }).then(() => true),
+        ),
         route.query?.properties ? RUNS.query : RUNS.undeclaredQuery,
         routeName(route),
         'query',

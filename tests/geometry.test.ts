@@ -6,7 +6,6 @@ import { describe, expect, test } from 'bun:test'
 import { GAP_MIN_S, haversineMeters, jumpFlags, summarizeTrack, type TrackPoint } from '../src/modules/locations/geometry'
 import { distance, north, R } from './support/geo'
 
-
 const T0 = Date.parse('2026-11-23T01:00:00.000Z')
 const JAKARTA = { lat: -6.2, lng: 106.816666 }
 const at = (p: { lat: number; lng: number }, seconds: number): TrackPoint => ({ ...p, at: T0 + seconds * 1000 })
@@ -20,8 +19,14 @@ describe('haversineMeters', () => {
     const pairs = [
       [JAKARTA, { lat: -6.201, lng: 106.817 }],
       [JAKARTA, { lat: -7.2575, lng: 112.7521 }], // Surabaya
-      [{ lat: 3.5952, lng: 98.6722 }, { lat: -2.5337, lng: 140.7181 }], // Medan – Jayapura
-      [{ lat: 10, lng: 179.9 }, { lat: 10, lng: -179.9 }], // across the antimeridian
+      [
+        { lat: 3.5952, lng: 98.6722 },
+        { lat: -2.5337, lng: 140.7181 },
+      ], // Medan – Jayapura
+      [
+        { lat: 10, lng: 179.9 },
+        { lat: 10, lng: -179.9 },
+      ], // across the antimeridian
     ]
     for (const [a, b] of pairs) expect(Math.abs(haversineMeters(a!, b!) - distance(a!, b!))).toBeLessThan(0.01 + distance(a!, b!) * 1e-9)
   })
@@ -84,7 +89,10 @@ describe('summarizeTrack', () => {
     const c = at(north(JAKARTA, 10_300), 60 + GAP_MIN_S + 1)
     const d = at(north(JAKARTA, 10_600), 120 + GAP_MIN_S + 1)
     const summary = summarizeTrack([a, b, c, d])
-    expect(summary.segments).toEqual([[a, b], [c, d]])
+    expect(summary.segments).toEqual([
+      [a, b],
+      [c, d],
+    ])
     expect(summary.gaps).toEqual([{ from: b.at, to: c.at }])
     expect(summary.distance_m).toBeCloseTo(distance(a, b) + distance(c, d), 2)
     expect(summary.moving_s).toBe(120)

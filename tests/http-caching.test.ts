@@ -146,7 +146,11 @@ describe('If-None-Match: the current tag answers 304 without a body; anything el
     const project = await t.app.post('/office/v1/projects', { name: unique('Project') }, { token: admin })
     const visit = await t.app.post('/app/v1/visits/self', { outlet_id: outlet.body.data.id, project_id: project.body.data.id }, { token: field.token })
     expect(visit.status).toBe(201)
-    const checkedIn = await t.app.post(`/app/v1/visits/${visit.body.data.id}/check-in`, { latitude: -6.2, longitude: 106.8, check_in_photo: PNG }, { token: field.token })
+    const checkedIn = await t.app.post(
+      `/app/v1/visits/${visit.body.data.id}/check-in`,
+      { latitude: -6.2, longitude: 106.8, check_in_photo: PNG },
+      { token: field.token },
+    )
     expect(checkedIn.status).toBe(200)
     const url = (checkedIn.body.data.check_in_photo ?? checkedIn.body.data.check_in_photo_url) as string
     expect(url).toMatch(/^\/api\/files\//)
@@ -188,7 +192,8 @@ describe('compression: JSON over 1 KiB as br or gzip, as Accept-Encoding allows'
       ['identity;q=0', big, 'identity'],
       ['*;q=0', 10, 'identity'],
     ]
-    for (const [header, bytes, expected] of cases) expect({ header, bytes, coding: chooseCoding(header, bytes) }).toEqual({ header, bytes, coding: expected as never })
+    for (const [header, bytes, expected] of cases)
+      expect({ header, bytes, coding: chooseCoding(header, bytes) }).toEqual({ header, bytes, coding: expected as never })
   })
 
   test('a list over 1 KiB: br, gzip or identity as asked, each decoding to the same JSON, each with its own tag', async () => {
@@ -249,7 +254,13 @@ describe('compression: JSON over 1 KiB as br or gzip, as Accept-Encoding allows'
       new Request('http://localhost/api/app/v1/locations/batch', {
         method: 'POST',
         body: JSON.stringify({ pings }),
-        headers: { authorization: `Bearer ${field.token}`, 'content-type': 'application/json', 'x-idempotency-key': randomUUID(), 'accept-encoding': 'br, gzip', 'if-none-match': '*' },
+        headers: {
+          authorization: `Bearer ${field.token}`,
+          'content-type': 'application/json',
+          'x-idempotency-key': randomUUID(),
+          'accept-encoding': 'br, gzip',
+          'if-none-match': '*',
+        },
       }),
     )
     expect(response.status).toBe(201)
@@ -283,8 +294,7 @@ describe('over a real socket', () => {
 })
 
 describe('RouteTable: the Location of a creating route', () => {
-  const routes = (list: [string, string, Record<string, unknown>?][]) =>
-    list.map(([method, path, detail]) => ({ method, path, hooks: { detail } }))
+  const routes = (list: [string, string, Record<string, unknown>?][]) => list.map(([method, path, detail]) => ({ method, path, hooks: { detail } }))
 
   test('the collection’s detail route by default, a declared one, none for routes without one; a declaration naming no route fails', () => {
     const table = new RouteTable()

@@ -355,7 +355,9 @@ describe('request JSON: nesting limit and prototype-named keys (src/platform/jso
   })
 
   test('keys named after Object.prototype members are dropped at any depth, escaped or not; other keys stay', () => {
-    const parsed = parseRequestJson('{"name":"x","__proto__":{"admin":true},"list":[{"constructor":{"prototype":{"p":1}},"ok":1}],"\\u0074oString":1}') as Record<string, any>
+    const parsed = parseRequestJson(
+      '{"name":"x","__proto__":{"admin":true},"list":[{"constructor":{"prototype":{"p":1}},"ok":1}],"\\u0074oString":1}',
+    ) as Record<string, any>
     expect(parsed).toEqual({ name: 'x', list: [{ ok: 1 }] })
     expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype)
     expect(parseRequestJson('{"proto":1,"constructors":2,"toStringX":3}')).toEqual({ proto: 1, constructors: 2, toStringX: 3 })

@@ -45,8 +45,7 @@ const sql = (text: string) => `'${text.replaceAll("'", "''")}'`
 const groupsNamed = (name: string, workspaceId = ws.id) =>
   t.app.count('channel_groups', `workspace_id = ${workspaceId} AND name = ${sql(name)} AND deleted_at IS NULL`)
 const channelsNamed = (name: string) => t.app.count('channels', `workspace_id = ${ws.id} AND name = ${sql(name)} AND deleted_at IS NULL`)
-const entriesNamed = (name: string, action?: string) =>
-  t.app.count('audit_logs', `entity_name = ${sql(name)}${action ? ` AND action = ${sql(action)}` : ''}`)
+const entriesNamed = (name: string, action?: string) => t.app.count('audit_logs', `entity_name = ${sql(name)}${action ? ` AND action = ${sql(action)}` : ''}`)
 const entriesOf = (type: string, id: number, action: string) =>
   t.app.count('audit_logs', `entity_type = ${sql(type)} AND entity_id = ${sql(String(id))} AND action = ${sql(action)}`)
 const recordsFor = (k: string, workspaceId = ws.id) => t.app.db.pragma(`SELECT * FROM idempotency_keys WHERE workspace_id = ${workspaceId} AND key = ${sql(k)}`)
@@ -145,7 +144,9 @@ describe('a repeated key with a stored 2xx answers 204 and runs nothing', () => 
     const deleteKey = key()
     const created = await t.app.post(GROUPS, { name: unique('Status') }, { token: admin.token, idempotencyKey: createKey })
     expect(created.status).toBe(201)
-    expect((await t.app.put(`${GROUPS}/${created.body.data.id}`, { name: unique('Status2') }, { token: admin.token, idempotencyKey: updateKey })).status).toBe(200)
+    expect((await t.app.put(`${GROUPS}/${created.body.data.id}`, { name: unique('Status2') }, { token: admin.token, idempotencyKey: updateKey })).status).toBe(
+      200,
+    )
     expect((await t.app.delete(`${GROUPS}/${created.body.data.id}`, { token: admin.token, idempotencyKey: deleteKey })).status).toBe(200)
 
     const [createRecord] = await recordsFor(createKey)

@@ -102,7 +102,13 @@ describe('missed visits', () => {
   /** A workspace in `timezone` with an admin, two team leaders, a field user and four visits of DAY. */
   async function fieldWorkspace(timezone: string) {
     const owner = ok(
-      await t.app.post('/auth/register', { name: 'Owner', email: `${unique('owner')}@example.com`, password: 'password123', workspace_name: unique('W'), timezone }),
+      await t.app.post('/auth/register', {
+        name: 'Owner',
+        email: `${unique('owner')}@example.com`,
+        password: 'password123',
+        workspace_name: unique('W'),
+        timezone,
+      }),
       201,
     )
     const roles = ok(await t.app.get('/office/v1/roles', { token: owner.token }))
@@ -118,7 +124,14 @@ describe('missed visits', () => {
     const project = ok(await t.app.post('/office/v1/projects', { name: unique('P') }, { token }), 201)
     const outlet = ok(await t.app.post('/office/v1/outlets', { name: unique('Toko'), latitude: -6.2, longitude: 106.8 }, { token }), 201)
     const plan = async (date = DAY) =>
-      ok(await t.app.post('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, team_id: visitTeam.id, visit_date: date, user_ids: [field.user.id], submissions: [] }, { token }), 201)
+      ok(
+        await t.app.post(
+          '/office/v1/visits',
+          { outlet_id: outlet.id, project_id: project.id, team_id: visitTeam.id, visit_date: date, user_ids: [field.user.id], submissions: [] },
+          { token },
+        ),
+        201,
+      )
     const missed = await plan()
     const started = await plan()
     ok(await t.app.post(`/app/v1/visits/${started.id}/check-in`, { latitude: -6.2, longitude: 106.8 }, { token: field.token }))

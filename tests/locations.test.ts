@@ -167,9 +167,13 @@ const PING_CASES: PingCase[] = [
   ...['gps', 'network', 'passive'].map((v): PingCase => ({ label: `source "${v}"`, value: set('source', v), stored: () => ({ source: v }) })),
   { label: 'source null', value: set('source', null), stored: () => ({ source: null }) },
   // signal_quality: good | fair | poor
-  ...['excellent', 'GOOD', ''].map((v): PingCase => ({ label: `signal_quality ${JSON.stringify(v)}`, value: set('signal_quality', v), invalid: 'signal_quality' })),
+  ...['excellent', 'GOOD', ''].map(
+    (v): PingCase => ({ label: `signal_quality ${JSON.stringify(v)}`, value: set('signal_quality', v), invalid: 'signal_quality' }),
+  ),
   { label: 'signal_quality true', value: set('signal_quality', true), invalid: 'signal_quality' },
-  ...['good', 'fair', 'poor'].map((v): PingCase => ({ label: `signal_quality "${v}"`, value: set('signal_quality', v), stored: () => ({ signal_quality: v }) })),
+  ...['good', 'fair', 'poor'].map(
+    (v): PingCase => ({ label: `signal_quality "${v}"`, value: set('signal_quality', v), stored: () => ({ signal_quality: v }) }),
+  ),
   // recorded_at: optional ISO 8601 date-time, a real calendar day, at most 5 minutes in the future
   ...[
     ['"junk"', 'junk'],
@@ -187,7 +191,11 @@ const PING_CASES: PingCase[] = [
   { label: 'recorded_at a number', value: set('recorded_at', 1_768_464_000_000), invalid: 'recorded_at' },
   { label: 'recorded_at 6 minutes in the future', value: () => ({ recorded_at: ago(-6 * MIN) }), invalid: 'recorded_at' },
   { label: 'recorded_at a year in the future', value: () => ({ recorded_at: ago(-365 * DAY) }), invalid: 'recorded_at' },
-  { label: 'recorded_at 4 minutes in the future', value: () => ({ recorded_at: ago(-4 * MIN) }), stored: () => ({ recorded_at: ago(-4 * MIN), device_time: 1 }) },
+  {
+    label: 'recorded_at 4 minutes in the future',
+    value: () => ({ recorded_at: ago(-4 * MIN) }),
+    stored: () => ({ recorded_at: ago(-4 * MIN), device_time: 1 }),
+  },
   {
     label: 'recorded_at with a +07:00 offset (stored in UTC)',
     value: () => ({ recorded_at: `${dayAgo(2)}T15:30:00+07:00` }),
@@ -203,7 +211,11 @@ const PING_CASES: PingCase[] = [
     value: without('recorded_at'),
     stored: () => ({ recorded_at: clock().now().toISOString(), device_time: 0 }),
   },
-  { label: 'recorded_at null: the server receive time', value: set('recorded_at', null), stored: () => ({ recorded_at: clock().now().toISOString(), device_time: 0 }) },
+  {
+    label: 'recorded_at null: the server receive time',
+    value: set('recorded_at', null),
+    stored: () => ({ recorded_at: clock().now().toISOString(), device_time: 0 }),
+  },
 ]
 
 /** A batch where the case's ping sits at index 2 behind two valid ones: the error names `pings.2.*`. */
@@ -260,17 +272,45 @@ describe('POST /app/v1/locations/batch: every ping field and bound', () => {
       recorded_at: recordedAt,
     }
     expectSaved(await batch(user.token, [full]), 1)
-    const history = await t.app.get(`${HISTORY}?user_id=${user.user.id}&date_from=${encodeURIComponent(recordedAt)}&date_to=${encodeURIComponent(recordedAt)}`, {
-      token: ws.owner.token,
-    })
+    const history = await t.app.get(
+      `${HISTORY}?user_id=${user.user.id}&date_from=${encodeURIComponent(recordedAt)}&date_to=${encodeURIComponent(recordedAt)}`,
+      {
+        token: ws.owner.token,
+      },
+    )
     expect(history.status).toBe(200)
     expect(history.body.data).toHaveLength(1)
     const [shown] = history.body.data
     expect(Object.keys(shown).sort()).toEqual(
-      ['id', 'workspace_id', 'user_id', 'visit_id', 'lat', 'lng', 'accuracy_m', 'speed_mps', 'source', 'battery_level', 'is_mock', 'signal_quality', 'recorded_at', 'flags', 'created_at', 'updated_at'].sort(),
+      [
+        'id',
+        'workspace_id',
+        'user_id',
+        'visit_id',
+        'lat',
+        'lng',
+        'accuracy_m',
+        'speed_mps',
+        'source',
+        'battery_level',
+        'is_mock',
+        'signal_quality',
+        'recorded_at',
+        'flags',
+        'created_at',
+        'updated_at',
+      ].sort(),
     )
     const now = clock().now().toISOString()
-    expect(shown).toEqual({ ...full, id: shown.id, workspace_id: ws.id, user_id: user.user.id, flags: full.is_mock ? ['mock'] : [], created_at: now, updated_at: now })
+    expect(shown).toEqual({
+      ...full,
+      id: shown.id,
+      workspace_id: ws.id,
+      user_id: user.user.id,
+      flags: full.is_mock ? ['mock'] : [],
+      created_at: now,
+      updated_at: now,
+    })
   })
 
   test('a recorded_at without a zone is read as UTC whatever the server’s time zone (as the history filters read it)', async () => {
@@ -333,14 +373,27 @@ describe('POST /app/v1/locations/batch: the batch itself', () => {
 
   test('51 pings → 400 VALIDATION_ERROR errors.pings, nothing saved', async () => {
     const before = await pingCount()
-    const errors = expectError(await batch(field.token, Array.from({ length: 51 }, () => ping())), 400, 'VALIDATION_ERROR')
+    const errors = expectError(
+      await batch(
+        field.token,
+        Array.from({ length: 51 }, () => ping()),
+      ),
+      400,
+      'VALIDATION_ERROR',
+    )
     expect(Object.keys(errors)).toEqual(['pings'])
     expect(await pingCount()).toBe(before)
   })
 
   test('exactly 50 pings → 201 with count 50, all stored', async () => {
     const user = await t.app.member(ws, 'user')
-    expectSaved(await batch(user.token, Array.from({ length: 50 }, (_, i) => ping({ recorded_at: ago(DAY + i * MIN) }))), 50)
+    expectSaved(
+      await batch(
+        user.token,
+        Array.from({ length: 50 }, (_, i) => ping({ recorded_at: ago(DAY + i * MIN) })),
+      ),
+      50,
+    )
     expect(await pingCount(`user_id = ${user.user.id}`)).toBe(50)
   })
 
@@ -715,9 +768,27 @@ describe('GET /office/v1/locations: history (livemap:view)', () => {
   })
 
   test('paging: default limit 100 (of 150), limit above 1000 clamped to 1000, page 2 continues', async () => {
-    expectSaved(await batch(h3.token, Array.from({ length: 50 }, (_, i) => ping({ recorded_at: `${prev}T10:${String(i).padStart(2, '0')}:00.000Z` }))), 50)
-    expectSaved(await batch(h3.token, Array.from({ length: 50 }, (_, i) => ping({ recorded_at: `${prev}T11:${String(i).padStart(2, '0')}:00.000Z` }))), 50)
-    expectSaved(await batch(h3.token, Array.from({ length: 50 }, (_, i) => ping({ recorded_at: `${prev}T12:${String(i).padStart(2, '0')}:00.000Z` }))), 50)
+    expectSaved(
+      await batch(
+        h3.token,
+        Array.from({ length: 50 }, (_, i) => ping({ recorded_at: `${prev}T10:${String(i).padStart(2, '0')}:00.000Z` })),
+      ),
+      50,
+    )
+    expectSaved(
+      await batch(
+        h3.token,
+        Array.from({ length: 50 }, (_, i) => ping({ recorded_at: `${prev}T11:${String(i).padStart(2, '0')}:00.000Z` })),
+      ),
+      50,
+    )
+    expectSaved(
+      await batch(
+        h3.token,
+        Array.from({ length: 50 }, (_, i) => ping({ recorded_at: `${prev}T12:${String(i).padStart(2, '0')}:00.000Z` })),
+      ),
+      50,
+    )
     const first = await list(`user_id=${h3.user.id}`)
     expect(first.body.data).toHaveLength(100)
     expect(first.body.meta).toEqual({ page: 1, limit: 100, total: 150, total_pages: 2 })
@@ -769,7 +840,14 @@ describe('GET /office/v1/locations/latest: the live map (livemap:view)', () => {
   const entryOf = async (userId: number) => (await latest()).body.data.filter((p: { user_id: number }) => p.user_id === userId)
 
   test('a plain array (no meta) with one entry per user: the ping with the greatest recorded_at, with user_name', async () => {
-    expectSaved(await batch(l1.token, [ping({ recorded_at: ago(30 * MIN), lat: 1 }), ping({ recorded_at: ago(10 * MIN), lat: 2 }), ping({ recorded_at: ago(20 * MIN), lat: 3 })]), 3)
+    expectSaved(
+      await batch(l1.token, [
+        ping({ recorded_at: ago(30 * MIN), lat: 1 }),
+        ping({ recorded_at: ago(10 * MIN), lat: 2 }),
+        ping({ recorded_at: ago(20 * MIN), lat: 3 }),
+      ]),
+      3,
+    )
     expectSaved(await batch(l2.token, [ping({ recorded_at: ago(50 * MIN), lat: 4 })]), 1)
     const reply = await latest()
     expect(reply.body).toMatchObject({ success: true, code: 'SUCCESS' })
@@ -798,7 +876,14 @@ describe('GET /office/v1/locations/latest: the live map (livemap:view)', () => {
   })
 
   test('a newer ping moves the user forward: the newest of the batch, not the last one sent', async () => {
-    expectSaved(await batch(l2.token, [ping({ recorded_at: ago(40 * MIN), lat: 5 }), ping({ recorded_at: ago(5 * MIN), lat: 6 }), ping({ recorded_at: ago(45 * MIN), lat: 7 })]), 3)
+    expectSaved(
+      await batch(l2.token, [
+        ping({ recorded_at: ago(40 * MIN), lat: 5 }),
+        ping({ recorded_at: ago(5 * MIN), lat: 6 }),
+        ping({ recorded_at: ago(45 * MIN), lat: 7 }),
+      ]),
+      3,
+    )
     const [entry] = await entryOf(l2.user.id)
     expect([entry.lat, entry.recorded_at]).toEqual([6, ago(5 * MIN)])
   })
@@ -875,10 +960,20 @@ describe('retention: purgeExpiredLocations removes pings older than each workspa
     expect(set30.status).toBe(200)
     const at = (ms: number) => ago(ms, r)
     // Workspace with 90 days: u90 has one ping just past and one just within; gone90 only old ones.
-    expectSaved(await batch(u90.token, [ping({ recorded_at: at(90 * DAY + MIN) }), ping({ recorded_at: at(90 * DAY - MIN) }), ping({ recorded_at: at(31 * DAY) })], { app: r }), 3)
+    expectSaved(
+      await batch(u90.token, [ping({ recorded_at: at(90 * DAY + MIN) }), ping({ recorded_at: at(90 * DAY - MIN) }), ping({ recorded_at: at(31 * DAY) })], {
+        app: r,
+      }),
+      3,
+    )
     expectSaved(await batch(gone90.token, [ping({ recorded_at: at(200 * DAY) }), ping({ recorded_at: at(91 * DAY) })], { app: r }), 2)
     // Workspace with 30 days: the same 31-day-old ping is past retention there.
-    expectSaved(await batch(u30.token, [ping({ recorded_at: at(31 * DAY) }), ping({ recorded_at: at(30 * DAY + MIN) }), ping({ recorded_at: at(29 * DAY) }), ping()], { app: r }), 4)
+    expectSaved(
+      await batch(u30.token, [ping({ recorded_at: at(31 * DAY) }), ping({ recorded_at: at(30 * DAY + MIN) }), ping({ recorded_at: at(29 * DAY) }), ping()], {
+        app: r,
+      }),
+      4,
+    )
     expect(await r.count('latest_locations')).toBe(3)
 
     const result = await purgeExpiredLocations(r.deps)
@@ -1035,18 +1130,53 @@ describe('PUT /office/v1/workspaces/:id/settings (workspace.manage: super_admin 
 
 describe('savedPings: pairing the ids a batch insert returns with the rows sent', () => {
   const row = (recorded_at: string, device_time: boolean, lat = 1) => ({
-    visit_id: null, lat, lng: 2, accuracy_m: null, speed_mps: null, source: null, battery_level: null, is_mock: false,
-    signal_quality: null, recorded_at, device_time, flag_bits: 0, created_at: 'NOW',
+    visit_id: null,
+    lat,
+    lng: 2,
+    accuracy_m: null,
+    speed_mps: null,
+    source: null,
+    battery_level: null,
+    is_mock: false,
+    signal_quality: null,
+    recorded_at,
+    device_time,
+    flag_bits: 0,
+    created_at: 'NOW',
   })
 
   test('skipped repeats (in the batch or stored before) are left out; ids follow batch order whatever order they come back in', () => {
     const rows = [row('T1', true, 1), row('T1', true, 2), row('NOW', false, 3), row('T0', true, 4), row('NOW', false, 5)]
     // T0 was stored before; the second T1 repeats the first. Returned out of order on purpose.
-    const stored = [{ id: 12, recorded_at: 'NOW', device_time: 0 }, { id: 11, recorded_at: 'T1', device_time: 1 }, { id: 13, recorded_at: 'NOW', device_time: 0 }]
+    const stored = [
+      { id: 12, recorded_at: 'NOW', device_time: 0 },
+      { id: 11, recorded_at: 'T1', device_time: 1 },
+      { id: 13, recorded_at: 'NOW', device_time: 0 },
+    ]
     const saved = savedPings(rows, stored, 7, 9)
-    expect(saved.map((ping) => [ping.id, ping.lat])).toEqual([[11, 1], [12, 3], [13, 5]])
-    expect(saved[0]).toEqual({ id: 11, workspace_id: 7, user_id: 9, visit_id: null, lat: 1, lng: 2, accuracy_m: null, speed_mps: null, source: null,
-      battery_level: null, is_mock: false, signal_quality: null, recorded_at: 'T1', flags: [], created_at: 'NOW', updated_at: 'NOW' })
+    expect(saved.map((ping) => [ping.id, ping.lat])).toEqual([
+      [11, 1],
+      [12, 3],
+      [13, 5],
+    ])
+    expect(saved[0]).toEqual({
+      id: 11,
+      workspace_id: 7,
+      user_id: 9,
+      visit_id: null,
+      lat: 1,
+      lng: 2,
+      accuracy_m: null,
+      speed_mps: null,
+      source: null,
+      battery_level: null,
+      is_mock: false,
+      signal_quality: null,
+      recorded_at: 'T1',
+      flags: [],
+      created_at: 'NOW',
+      updated_at: 'NOW',
+    })
   })
 
   test('a device time equal to the receive time is told apart by device_time', () => {
@@ -1101,11 +1231,14 @@ describe('POST /app/v1/locations/batch: spoofing flags computed by the server', 
 
   test('pings without device time are neither flagged for jumps nor compared with', async () => {
     const user = await t.app.member(ws, 'user')
-    expectSaved(await batch(user.token, [ping({ lat: north(BASE, 0) }), ping({ lat: north(BASE, 50_000) }), ping({ lat: north(BASE, 90_000), is_mock: true })]), 3)
+    expectSaved(
+      await batch(user.token, [ping({ lat: north(BASE, 0) }), ping({ lat: north(BASE, 50_000) }), ping({ lat: north(BASE, 90_000), is_mock: true })]),
+      3,
+    )
     expect(await flagsOf(user.user.id)).toEqual([0, 0, 1])
   })
 
-  test('a backlog repeat skipped as a duplicate changes no flag; another user\'s pings are never the previous one', async () => {
+  test("a backlog repeat skipped as a duplicate changes no flag; another user's pings are never the previous one", async () => {
     const user = await t.app.member(ws, 'user')
     expectSaved(await batch(user.token, [at(0, 0)]), 1)
     expectSaved(await batch(tracker.token, [at(5, 40_000)]), 1)

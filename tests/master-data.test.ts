@@ -91,11 +91,7 @@ describe('create', () => {
     ]
     const before = await t.app.count('channels')
     for (const [value, message] of cases) {
-      const errors = expectError(
-        await t.app.post(`${base}/channels`, { name: 'C', channel_group_id: value }, { token: token() }),
-        400,
-        'VALIDATION_ERROR',
-      )
+      const errors = expectError(await t.app.post(`${base}/channels`, { name: 'C', channel_group_id: value }, { token: token() }), 400, 'VALIDATION_ERROR')
       expect(String(errors.channel_group_id)).toContain(message)
     }
     expect(await t.app.count('channels')).toBe(before)
@@ -279,7 +275,7 @@ describe('lists', () => {
 describe('update', () => {
   test('PUT answers the updated object with <ENTITY>_UPDATED', async () => {
     const group = await createGroup()
-    const reply = await t.app.put(`${base}/channel-groups/${group.id}`, { name: 'Renamed' + unique() }, { token: token() })
+    const reply = await t.app.put(`${base}/channel-groups/${group.id}`, { name: `Renamed${unique()}` }, { token: token() })
     expect(reply.status).toBe(200)
     expect(reply.body.code).toBe('CHANNEL_GROUP_UPDATED')
     expect(reply.body.data.name).toStartWith('Renamed')

@@ -14,12 +14,13 @@ import { LATENCY_BUCKETS } from '../src/platform/observability'
 import { call, ROOT, startServer } from '../scripts/lib/server-process'
 import { createTestApp, expectError, unique, type TestApp, type Workspace } from './harness'
 
-
-
 /** A logger that keeps what it is told, so tests can read the request log. */
 function capturingLogger() {
   const lines: { level: string; message: string; fields: Record<string, unknown> }[] = []
-  const at = (level: string) => (message: string, fields: Record<string, unknown> = {}) => void lines.push({ level, message, fields })
+  const at =
+    (level: string) =>
+    (message: string, fields: Record<string, unknown> = {}) =>
+      void lines.push({ level, message, fields })
   const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
   const requests = () => lines.filter((line) => line.message === 'request').map((line) => line.fields)
   /** The lines logged for one request id (written after the answer is handed over, so waited for). */
@@ -67,7 +68,11 @@ describe('request logs and metrics', () => {
   }
 
   test('every request is logged once as one JSON-able line with request id, route, user, workspace, status and duration', async () => {
-    const created = await t.post('/office/v1/outlets/channel-groups', { name: unique('Group') }, { token: a.owner.token, headers: { 'x-request-id': 'req-log-1' } })
+    const created = await t.post(
+      '/office/v1/outlets/channel-groups',
+      { name: unique('Group') },
+      { token: a.owner.token, headers: { 'x-request-id': 'req-log-1' } },
+    )
     expect(created.status).toBe(201)
     const missing = await t.get('/office/v1/outlets/channel-groups/999999', { token: a.owner.token, headers: { 'x-request-id': 'req-log-2' } })
     expect(missing.status).toBe(404)
@@ -146,7 +151,8 @@ describe('request logs and metrics', () => {
     expect((await t.post('/app/v1/locations/batch', { pings }, { token: field.token, idempotencyKey: unique('k') })).body.data.count).toBe(0)
     const after = samples((await metrics()).text)
     expect(after.get('ffos_location_pings_ingested_total')! - before).toBe(3)
-    const file = Bun.file(t.deps.config.database.path!).size + (existsSync(`${t.deps.config.database.path}-wal`) ? Bun.file(`${t.deps.config.database.path}-wal`).size : 0)
+    const file =
+      Bun.file(t.deps.config.database.path!).size + (existsSync(`${t.deps.config.database.path}-wal`) ? Bun.file(`${t.deps.config.database.path}-wal`).size : 0)
     expect(after.get('ffos_database_size_bytes')!).toBeGreaterThan(0)
     expect(Math.abs(after.get('ffos_database_size_bytes')! - file)).toBeLessThan(1024 * 1024)
     expect(after.get('process_resident_memory_bytes')!).toBeGreaterThan(0)
@@ -154,7 +160,10 @@ describe('request logs and metrics', () => {
 
   test("the WAL's frames at the checkpoint worker's last pass are gauges: in the log, and not yet copied back", async () => {
     const field = await t.member(a, 'user')
-    expect((await t.post('/app/v1/locations/batch', { pings: [{ lat: -6.2, lng: 106.8, is_mock: false }] }, { token: field.token, idempotencyKey: unique('k') })).status).toBe(201)
+    expect(
+      (await t.post('/app/v1/locations/batch', { pings: [{ lat: -6.2, lng: 106.8, is_mock: false }] }, { token: field.token, idempotencyKey: unique('k') }))
+        .status,
+    ).toBe(201)
     const pass = await t.deps.db.checkpointer!.runNow()
     expect(pass!.log).toBeGreaterThan(0)
     const parsed = samples((await metrics()).text)
@@ -200,7 +209,10 @@ describe('request logs and metrics', () => {
       expect(after.get(name)!).toBeGreaterThanOrEqual(before.get(name)!)
     }
     expect(after.get('process_cpu_seconds_total')! - before.get('process_cpu_seconds_total')!).toBeGreaterThanOrEqual(0.1)
-    expect(after.get('process_cpu_seconds_total')!).toBeCloseTo(after.get('process_cpu_user_seconds_total')! + after.get('process_cpu_system_seconds_total')!, 5)
+    expect(after.get('process_cpu_seconds_total')!).toBeCloseTo(
+      after.get('process_cpu_user_seconds_total')! + after.get('process_cpu_system_seconds_total')!,
+      5,
+    )
     expect(after.get('ffos_gc_collections_total')!).toBeGreaterThan(before.get('ffos_gc_collections_total')!)
 
     const used = after.get('nodejs_heap_size_used_bytes')!
@@ -281,7 +293,10 @@ describe('backup and restore', () => {
   const groupNames = (file: string) => {
     const db = new Sqlite(file, { readonly: true })
     try {
-      return db.query<{ name: string }, []>('select name from channel_groups order by id').all().map((row) => row.name)
+      return db
+        .query<{ name: string }, []>('select name from channel_groups order by id')
+        .all()
+        .map((row) => row.name)
     } finally {
       db.close()
     }
@@ -388,7 +403,11 @@ describe('ffos create-workspace (the first workspace when registration is off)',
     const path = join(dir, 'app.db')
     const env = { ...process.env, DATABASE_URL: `file:${path}`, REGISTRATION_ENABLED: 'false', LOG_LEVEL: 'warn' }
     const run = (args: string[], stdin: string) => {
-      const result = Bun.spawnSync([process.execPath, join(ROOT, 'src/cli.ts'), 'create-workspace', ...args], { env, cwd: ROOT, stdin: new TextEncoder().encode(stdin) })
+      const result = Bun.spawnSync([process.execPath, join(ROOT, 'src/cli.ts'), 'create-workspace', ...args], {
+        env,
+        cwd: ROOT,
+        stdin: new TextEncoder().encode(stdin),
+      })
       return { code: result.exitCode, out: result.stdout.toString(), err: result.stderr.toString() }
     }
     const flags = ['--workspace', 'Acme Field', '--name', 'Ana Owner', '--email', 'Ana@Example.com']

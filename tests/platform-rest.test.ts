@@ -53,11 +53,19 @@ interface Kit {
 
 async function kit(t: TestApp, token: string, options: { outletName?: string; outletCode?: string; formTitle?: string } = {}): Promise<Kit> {
   const form = data(
-    await t.post('/office/v1/forms', { title: options.formTitle ?? unique('Form'), fields: [{ key: 'note', label: 'Note', type: 'text', required: true }] }, { token }),
+    await t.post(
+      '/office/v1/forms',
+      { title: options.formTitle ?? unique('Form'), fields: [{ key: 'note', label: 'Note', type: 'text', required: true }] },
+      { token },
+    ),
   )
   const project = data(await t.post('/office/v1/projects', { name: unique('Project'), forms: [{ form_id: form.id, is_required: true }] }, { token }))
   const outlet = data(
-    await t.post('/office/v1/outlets', { name: options.outletName ?? unique('Outlet'), ...(options.outletCode ? { code: options.outletCode } : {}) }, { token }),
+    await t.post(
+      '/office/v1/outlets',
+      { name: options.outletName ?? unique('Outlet'), ...(options.outletCode ? { code: options.outletCode } : {}) },
+      { token },
+    ),
   )
   return { form, project, outlet }
 }
@@ -65,8 +73,10 @@ async function kit(t: TestApp, token: string, options: { outletName?: string; ou
 const planVisit = async (t: TestApp, token: string, k: Kit, extra: Row = {}) =>
   data(await t.post('/office/v1/visits', { outlet_id: k.outlet.id, project_id: k.project.id, visit_date: TODAY, ...extra }, { token }))
 
-const checkInVisit = async (t: TestApp, visitId: number, who: Session) => data(await t.post(`/app/v1/visits/${visitId}/check-in`, HERE, { token: who.token }), 200)
-const checkOutVisit = async (t: TestApp, visitId: number, who: Session) => data(await t.post(`/app/v1/visits/${visitId}/check-out`, HERE, { token: who.token }), 200)
+const checkInVisit = async (t: TestApp, visitId: number, who: Session) =>
+  data(await t.post(`/app/v1/visits/${visitId}/check-in`, HERE, { token: who.token }), 200)
+const checkOutVisit = async (t: TestApp, visitId: number, who: Session) =>
+  data(await t.post(`/app/v1/visits/${visitId}/check-out`, HERE, { token: who.token }), 200)
 
 async function submitVisit(t: TestApp, visit: Row, who: Session, answers: Row = { note: 'all good' }) {
   const submission = visit.submissions[0]
@@ -94,7 +104,13 @@ async function walkVisit(t: TestApp, token: string, k: Kit, who: Session, extra:
 }
 
 async function pingBatch(t: TestApp, who: Session, pings: Row[]) {
-  return data(await t.post('/app/v1/locations/batch', { pings: pings.map((ping) => ({ lat: -6.2, lng: 106.8, is_mock: false, ...ping })) }, { token: who.token, idempotencyKey: crypto.randomUUID() }))
+  return data(
+    await t.post(
+      '/app/v1/locations/batch',
+      { pings: pings.map((ping) => ({ lat: -6.2, lng: 106.8, is_mock: false, ...ping })) },
+      { token: who.token, idempotencyKey: crypto.randomUUID() },
+    ),
+  )
 }
 
 // ═════════════════════════════════════════════════════════════════════════════════════════════════
@@ -114,14 +130,23 @@ describe('Principals and products', () => {
     manager = await t.app.member(ws, 'manager')
   })
 
-  const newPrincipal = async (body: Row = {}, token = admin()) => data(await t.app.post('/office/v1/principals', { name: unique('Principal'), ...body }, { token }))
+  const newPrincipal = async (body: Row = {}, token = admin()) =>
+    data(await t.app.post('/office/v1/principals', { name: unique('Principal'), ...body }, { token }))
   const newProduct = async (body: Row = {}, token = admin()) =>
     data(await t.app.post('/office/v1/products', { name: unique('Product'), sku: unique('SKU'), ...body }, { token }))
 
   test('principal CRUD: 201 PRINCIPAL_CREATED, 200 PRINCIPAL_UPDATED, 200 PRINCIPAL_DELETED with deleted_at; a deleted principal is gone from detail and list', async () => {
-    const createdReply = await t.app.post('/office/v1/principals', { name: '  Unilever  ', code: 'UNV', contact_email: 'sales@unilever.example' }, { token: admin() })
+    const createdReply = await t.app.post(
+      '/office/v1/principals',
+      { name: '  Unilever  ', code: 'UNV', contact_email: 'sales@unilever.example' },
+      { token: admin() },
+    )
     expect(createdReply.status).toBe(201)
-    expect(createdReply.body).toMatchObject({ success: true, code: 'PRINCIPAL_CREATED', data: { name: 'Unilever', code: 'UNV', workspace_id: ws.id, deleted_at: null } })
+    expect(createdReply.body).toMatchObject({
+      success: true,
+      code: 'PRINCIPAL_CREATED',
+      data: { name: 'Unilever', code: 'UNV', workspace_id: ws.id, deleted_at: null },
+    })
     const principal = createdReply.body.data
 
     const detail = await t.app.get(`/office/v1/principals/${principal.id}`, { token: admin() })
@@ -154,7 +179,15 @@ describe('Principals and products', () => {
     expect(createdReply.status).toBe(201)
     expect(createdReply.body).toMatchObject({
       code: 'PRODUCT_CREATED',
-      data: { name: 'Soap Bar', sku: 'SB-01', principal_id: principal.id, principal: { id: principal.id, name: 'Wings' }, price: 12.5, unit: 'pcs', barcode: '8990000000017' },
+      data: {
+        name: 'Soap Bar',
+        sku: 'SB-01',
+        principal_id: principal.id,
+        principal: { id: principal.id, name: 'Wings' },
+        price: 12.5,
+        unit: 'pcs',
+        barcode: '8990000000017',
+      },
     })
     const product = createdReply.body.data
 
@@ -174,12 +207,18 @@ describe('Principals and products', () => {
   test('principal code is unique per workspace, case-insensitively, among live rows: 409 PRINCIPAL_ALREADY_EXISTS naming code', async () => {
     const first = await newPrincipal({ code: 'DUP-P' })
     const before = await t.app.count('principals')
-    const errors = expectError(await t.app.post('/office/v1/principals', { name: unique('P'), code: 'dup-p' }, { token: admin() }), 409, 'PRINCIPAL_ALREADY_EXISTS')
+    const errors = expectError(
+      await t.app.post('/office/v1/principals', { name: unique('P'), code: 'dup-p' }, { token: admin() }),
+      409,
+      'PRINCIPAL_ALREADY_EXISTS',
+    )
     expect(Object.keys(errors)).toEqual(['code'])
     expect(await t.app.count('principals')).toBe(before)
 
     const second = await newPrincipal({ code: 'OTHER-P' })
-    expect(Object.keys(expectError(await t.app.put(`/office/v1/principals/${second.id}`, { code: 'Dup-P' }, { token: admin() }), 409, 'PRINCIPAL_ALREADY_EXISTS'))).toEqual(['code'])
+    expect(
+      Object.keys(expectError(await t.app.put(`/office/v1/principals/${second.id}`, { code: 'Dup-P' }, { token: admin() }), 409, 'PRINCIPAL_ALREADY_EXISTS')),
+    ).toEqual(['code'])
     expect((await t.app.get(`/office/v1/principals/${second.id}`, { token: admin() })).body.data.code).toBe('OTHER-P')
     // Keeping its own code is no conflict.
     expect((await t.app.put(`/office/v1/principals/${first.id}`, { code: 'DUP-P', name: 'Renamed' }, { token: admin() })).status).toBe(200)
@@ -195,11 +234,15 @@ describe('Principals and products', () => {
   test('product SKU is unique per workspace, case-insensitively, among live rows: 409 PRODUCT_ALREADY_EXISTS naming sku', async () => {
     const first = await newProduct({ sku: 'SKU-DUP' })
     const before = await t.app.count('products')
-    expect(Object.keys(expectError(await t.app.post('/office/v1/products', { name: 'x', sku: 'sku-dup' }, { token: admin() }), 409, 'PRODUCT_ALREADY_EXISTS'))).toEqual(['sku'])
+    expect(
+      Object.keys(expectError(await t.app.post('/office/v1/products', { name: 'x', sku: 'sku-dup' }, { token: admin() }), 409, 'PRODUCT_ALREADY_EXISTS')),
+    ).toEqual(['sku'])
     expect(await t.app.count('products')).toBe(before)
 
     const second = await newProduct({ sku: 'SKU-OTHER' })
-    expect(Object.keys(expectError(await t.app.put(`/office/v1/products/${second.id}`, { sku: 'Sku-Dup' }, { token: admin() }), 409, 'PRODUCT_ALREADY_EXISTS'))).toEqual(['sku'])
+    expect(
+      Object.keys(expectError(await t.app.put(`/office/v1/products/${second.id}`, { sku: 'Sku-Dup' }, { token: admin() }), 409, 'PRODUCT_ALREADY_EXISTS')),
+    ).toEqual(['sku'])
     expect((await t.app.get(`/office/v1/products/${second.id}`, { token: admin() })).body.data.sku).toBe('SKU-OTHER')
 
     expect((await t.app.post('/office/v1/products', { name: 'x', sku: 'SKU-DUP' }, { token: other.owner.token })).status).toBe(201)
@@ -213,7 +256,11 @@ describe('Principals and products', () => {
     await t.app.delete(`/office/v1/principals/${gone.id}`, { token: admin() })
     const before = await t.app.count('products')
     for (const principalId of [999_999, foreign.id, gone.id]) {
-      const errors = expectError(await t.app.post('/office/v1/products', { name: 'x', sku: unique('S'), principal_id: principalId }, { token: admin() }), 400, 'VALIDATION_ERROR')
+      const errors = expectError(
+        await t.app.post('/office/v1/products', { name: 'x', sku: unique('S'), principal_id: principalId }, { token: admin() }),
+        400,
+        'VALIDATION_ERROR',
+      )
       expect(Object.keys(errors)).toEqual(['principal_id'])
     }
     expect(await t.app.count('products')).toBe(before)
@@ -225,7 +272,11 @@ describe('Principals and products', () => {
 
   test('a product price must be ≥ 0: a negative price → 400 errors.price (create and update); 0 is accepted', async () => {
     const before = await t.app.count('products')
-    expect(Object.keys(expectError(await t.app.post('/office/v1/products', { name: 'x', sku: unique('S'), price: -0.01 }, { token: admin() }), 400, 'VALIDATION_ERROR'))).toContain('price')
+    expect(
+      Object.keys(
+        expectError(await t.app.post('/office/v1/products', { name: 'x', sku: unique('S'), price: -0.01 }, { token: admin() }), 400, 'VALIDATION_ERROR'),
+      ),
+    ).toContain('price')
     expect(await t.app.count('products')).toBe(before)
     const free = await newProduct({ price: 0 })
     expect(free.price).toBe(0)
@@ -267,7 +318,10 @@ describe('Principals and products', () => {
     // Deleted children do not count.
     await t.app.delete(`/office/v1/products/${a.id}`, { token: admin() })
     await t.app.delete(`/office/v1/products/${b.id}`, { token: admin() })
-    expect(expectError(await t.app.delete(`/office/v1/principals/${principal.id}`, { token: admin() }), 409, 'PRINCIPAL_IN_USE')).toEqual({ product_count: 0, project_count: 1 })
+    expect(expectError(await t.app.delete(`/office/v1/principals/${principal.id}`, { token: admin() }), 409, 'PRINCIPAL_IN_USE')).toEqual({
+      product_count: 0,
+      project_count: 1,
+    })
     expect((await t.app.delete(`/office/v1/projects/${project.id}`, { token: admin() })).status).toBe(200)
     const deleted = await t.app.delete(`/office/v1/principals/${principal.id}`, { token: admin() })
     expect(deleted.status).toBe(200)
@@ -278,7 +332,11 @@ describe('Principals and products', () => {
     const foreign = data(await t.app.post('/office/v1/principals', { name: unique('Foreign') }, { token: other.owner.token }))
     const before = await t.app.count('projects')
     for (const principalId of [987_654, foreign.id]) {
-      const errors = expectError(await t.app.post('/office/v1/projects', { name: unique('Project'), principal_id: principalId }, { token: admin() }), 400, 'VALIDATION_ERROR')
+      const errors = expectError(
+        await t.app.post('/office/v1/projects', { name: unique('Project'), principal_id: principalId }, { token: admin() }),
+        400,
+        'VALIDATION_ERROR',
+      )
       expect(Object.keys(errors)).toEqual(['principal_id'])
     }
     expect(await t.app.count('projects')).toBe(before)
@@ -334,8 +392,17 @@ describe('Principals and products', () => {
 
     const principalLog = await auditRows(t.app, 'principal', principal.id)
     expect(principalLog.map((row) => row.action)).toEqual(['created', 'updated', 'deleted'])
-    expect(principalLog[0]).toMatchObject({ entity_name: 'Audit Principal', old_values: null, new_values: { id: principal.id, name: 'Audit Principal', code: 'AUD' }, actor_id: ws.owner.user.id })
-    expect(principalLog[1]).toMatchObject({ entity_name: 'Audit Principal 2', old_values: { name: 'Audit Principal' }, new_values: { name: 'Audit Principal 2' } })
+    expect(principalLog[0]).toMatchObject({
+      entity_name: 'Audit Principal',
+      old_values: null,
+      new_values: { id: principal.id, name: 'Audit Principal', code: 'AUD' },
+      actor_id: ws.owner.user.id,
+    })
+    expect(principalLog[1]).toMatchObject({
+      entity_name: 'Audit Principal 2',
+      old_values: { name: 'Audit Principal' },
+      new_values: { name: 'Audit Principal 2' },
+    })
     expect(Object.keys(principalLog[1].new_values)).toEqual(['name'])
     expect(principalLog[2]).toMatchObject({ old_values: { id: principal.id, name: 'Audit Principal 2' }, new_values: null })
 
@@ -350,7 +417,9 @@ describe('Principals and products', () => {
 
   test("workspace isolation: another workspace's principal or product id → 404 on get, update and delete; nothing changes and lists never show it", async () => {
     const principal = data(await t.app.post('/office/v1/principals', { name: 'Theirs', code: 'THEIRS' }, { token: other.owner.token }))
-    const product = data(await t.app.post('/office/v1/products', { name: 'Their Product', sku: 'THEIRS-1', principal_id: principal.id }, { token: other.owner.token }))
+    const product = data(
+      await t.app.post('/office/v1/products', { name: 'Their Product', sku: 'THEIRS-1', principal_id: principal.id }, { token: other.owner.token }),
+    )
     const before = [await t.app.rows('principals'), await t.app.rows('products'), await t.app.count('audit_logs')]
     expectError(await t.app.get(`/office/v1/principals/${principal.id}`, { token: admin() }), 404, 'PRINCIPAL_NOT_FOUND')
     expectError(await t.app.put(`/office/v1/principals/${principal.id}`, { name: 'Mine now' }, { token: admin() }), 404, 'PRINCIPAL_NOT_FOUND')
@@ -453,11 +522,26 @@ describe('Attendance', () => {
   test('manual POST /office/v1/attendances → 201 ATTENDANCE_CREATED (source manual, worked_minutes); check_out_at not after check_in_at → 400; a foreign user → 400 errors.user_id', async () => {
     const field = await t.app.member(ws, 'user')
     const foreign = await t.app.member(other, 'user')
-    const reply = await manual({ user_id: field.user.id, date: '2026-03-09', check_in_at: '2026-03-09T08:00:00.000Z', check_out_at: '2026-03-09T16:30:00.000Z', notes: 'forgot phone' })
+    const reply = await manual({
+      user_id: field.user.id,
+      date: '2026-03-09',
+      check_in_at: '2026-03-09T08:00:00.000Z',
+      check_out_at: '2026-03-09T16:30:00.000Z',
+      notes: 'forgot phone',
+    })
     expect(reply.status).toBe(201)
     expect(reply.body).toMatchObject({
       code: 'ATTENDANCE_CREATED',
-      data: { user_id: field.user.id, date: '2026-03-09', check_in_at: '2026-03-09T08:00:00.000Z', check_out_at: '2026-03-09T16:30:00.000Z', worked_minutes: 510, source: 'manual', notes: 'forgot phone', check_in_location: null },
+      data: {
+        user_id: field.user.id,
+        date: '2026-03-09',
+        check_in_at: '2026-03-09T08:00:00.000Z',
+        check_out_at: '2026-03-09T16:30:00.000Z',
+        worked_minutes: 510,
+        source: 'manual',
+        notes: 'forgot phone',
+        check_in_location: null,
+      },
     })
 
     const before = await t.app.count('attendances')
@@ -467,8 +551,16 @@ describe('Attendance', () => {
       'VALIDATION_ERROR',
     )
     expect(Object.keys(backwards)).toEqual(['check_out_at'])
-    expectError(await manual({ user_id: field.user.id, date: '2026-03-08', check_in_at: '2026-03-08T08:00:00.000Z', check_out_at: '2026-03-08T08:00:00.000Z' }), 400, 'VALIDATION_ERROR')
-    const foreignErrors = expectError(await manual({ user_id: foreign.user.id, date: '2026-03-08', check_in_at: '2026-03-08T08:00:00.000Z' }), 400, 'VALIDATION_ERROR')
+    expectError(
+      await manual({ user_id: field.user.id, date: '2026-03-08', check_in_at: '2026-03-08T08:00:00.000Z', check_out_at: '2026-03-08T08:00:00.000Z' }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    const foreignErrors = expectError(
+      await manual({ user_id: foreign.user.id, date: '2026-03-08', check_in_at: '2026-03-08T08:00:00.000Z' }),
+      400,
+      'VALIDATION_ERROR',
+    )
     expect(Object.keys(foreignErrors)).toEqual(['user_id'])
     expectError(await manual({ user_id: 999_999, date: '2026-03-08', check_in_at: '2026-03-08T08:00:00.000Z' }), 400, 'VALIDATION_ERROR')
     expect(await t.app.count('attendances')).toBe(before)
@@ -480,7 +572,10 @@ describe('Attendance', () => {
     expect((await clockIn(clocked)).status).toBe(201)
     expectError(await manual({ user_id: clocked.user.id, date: TODAY, check_in_at: '2026-03-10T07:00:00.000Z' }), 409, 'ATTENDANCE_ALREADY_OPEN')
     expect(await countFor(clocked.user.id)).toBe(1)
-    expect((await manual({ user_id: clocked.user.id, date: '2026-03-07', check_in_at: '2026-03-07T08:00:00.000Z', check_out_at: '2026-03-07T17:00:00.000Z' })).status).toBe(201)
+    expect(
+      (await manual({ user_id: clocked.user.id, date: '2026-03-07', check_in_at: '2026-03-07T08:00:00.000Z', check_out_at: '2026-03-07T17:00:00.000Z' }))
+        .status,
+    ).toBe(201)
     expect(await countFor(clocked.user.id)).toBe(2)
 
     const entered = await t.app.member(ws, 'user')
@@ -538,7 +633,9 @@ describe('Attendance', () => {
   test('permissions: the field user gets 403 on office routes; a manager reads but cannot create; an admin may clock in; a custom role without attendance:clock gets 403 on clock-in/out/today', async () => {
     const field = await t.app.member(ws, 'user')
     const manager = await t.app.member(ws, 'manager')
-    const someone = data(await manual({ user_id: field.user.id, date: '2026-03-05', check_in_at: '2026-03-05T08:00:00.000Z', check_out_at: '2026-03-05T09:00:00.000Z' }))
+    const someone = data(
+      await manual({ user_id: field.user.id, date: '2026-03-05', check_in_at: '2026-03-05T08:00:00.000Z', check_out_at: '2026-03-05T09:00:00.000Z' }),
+    )
     const before = await t.app.count('attendances')
     expectError(await t.app.get('/office/v1/attendances', { token: field.token }), 403, 'FORBIDDEN')
     expectError(await t.app.get(`/office/v1/attendances/${someone.id}`, { token: field.token }), 403, 'FORBIDDEN')
@@ -568,7 +665,13 @@ describe('Attendance', () => {
     expect(reply.status).toBe(200)
     expect(reply.body).toMatchObject({
       code: 'ATTENDANCE_CLOCKED_OUT',
-      data: { id: opened.id, check_in_at: NOW, check_out_at: '2026-03-10T11:35:30.000Z', check_out_location: { latitude: -6.3, longitude: 106.9 }, worked_minutes: 95 },
+      data: {
+        id: opened.id,
+        check_in_at: NOW,
+        check_out_at: '2026-03-10T11:35:30.000Z',
+        check_out_location: { latitude: -6.3, longitude: 106.9 },
+        worked_minutes: 95,
+      },
     })
     expect(reply.body.data.check_out_photo_url).toMatch(FILE_URL)
     const [stored] = await t.app.db.pragma(`SELECT check_out_at FROM attendances WHERE id = ${opened.id}`)
@@ -589,10 +692,17 @@ describe('Attendance', () => {
 
     // A manual entry is audited as created by the office user.
     ws.owner = await t.app.login(ws.owner.user.email)
-    const entered = data(await manual({ user_id: field.user.id, date: '2026-03-02', check_in_at: '2026-03-02T08:00:00.000Z', check_out_at: '2026-03-02T12:00:00.000Z' }))
+    const entered = data(
+      await manual({ user_id: field.user.id, date: '2026-03-02', check_in_at: '2026-03-02T08:00:00.000Z', check_out_at: '2026-03-02T12:00:00.000Z' }),
+    )
     const manualLog = await auditRows(t.app, 'attendance', entered.id)
     expect(manualLog).toHaveLength(1)
-    expect(manualLog[0]).toMatchObject({ action: 'created', actor_id: ws.owner.user.id, entity_name: 'Worker Bee · 2026-03-02', new_values: { source: 'manual', worked_minutes: 240 } })
+    expect(manualLog[0]).toMatchObject({
+      action: 'created',
+      actor_id: ws.owner.user.id,
+      entity_name: 'Worker Bee · 2026-03-02',
+      new_values: { source: 'manual', worked_minutes: 240 },
+    })
   })
 })
 
@@ -733,7 +843,7 @@ describe('Notifications', () => {
     expect((await t.get('/app/v1/notifications', { token: stranger.token })).body.meta.total).toBe(0)
   })
 
-  test('unread=true lists only unread ones; unread-count answers {count}; PUT :id/read marks one (another user\'s id → 404 NOTIFICATION_NOT_FOUND); read-all answers how many it marked', async () => {
+  test("unread=true lists only unread ones; unread-count answers {count}; PUT :id/read marks one (another user's id → 404 NOTIFICATION_NOT_FOUND); read-all answers how many it marked", async () => {
     const reader = await t.member(ws, 'user')
     const visits = []
     for (let i = 0; i < 3; i++) visits.push(await planVisit(t, admin(), k, { user_ids: [reader.user.id, f2.user.id] }))
@@ -799,7 +909,11 @@ describe('Notifications', () => {
     expect(stored).toEqual([{ user_id: f2.user.id, platform: 'ios', workspace_id: ws.id }])
 
     const before = await t.count('push_tokens')
-    const errors = expectError(await t.post('/app/v1/notifications/tokens', { token: unique('tok'), platform: 'windows' }, { token: f1.token }), 400, 'VALIDATION_ERROR')
+    const errors = expectError(
+      await t.post('/app/v1/notifications/tokens', { token: unique('tok'), platform: 'windows' }, { token: f1.token }),
+      400,
+      'VALIDATION_ERROR',
+    )
     expect(Object.keys(errors)).toContain('platform')
     expectError(await t.post('/app/v1/notifications/tokens', { platform: 'android' }, { token: f1.token }), 400, 'VALIDATION_ERROR')
     expect(await t.count('push_tokens')).toBe(before)
@@ -834,7 +948,15 @@ describe('Notifications', () => {
     // Refused requests push nothing and store nothing.
     const pushCount = pushes.length
     const rowCount = await t.count('notifications')
-    expectError(await t.post('/office/v1/visits', { outlet_id: k.outlet.id, project_id: k.project.id, visit_date: TODAY, user_ids: [withTokens.user.id, 999_999] }, { token: admin() }), 400, 'VALIDATION_ERROR')
+    expectError(
+      await t.post(
+        '/office/v1/visits',
+        { outlet_id: k.outlet.id, project_id: k.project.id, visit_date: TODAY, user_ids: [withTokens.user.id, 999_999] },
+        { token: admin() },
+      ),
+      400,
+      'VALIDATION_ERROR',
+    )
     expectError(await t.post('/office/v1/visits/send-to-field', { visit_ids: [visit.id, 999_999] }, { token: admin() }), 400, 'VALIDATION_ERROR')
     await Bun.sleep(50)
     expect(pushes.length).toBe(pushCount)
@@ -906,7 +1028,13 @@ describe('Dashboard', () => {
       [f4, '2026-03-06'],
       [f5, '2026-02-25'],
     ] as const) {
-      data(await t.app.post('/office/v1/attendances', { user_id: who.user.id, date, check_in_at: `${date}T08:00:00.000Z`, check_out_at: `${date}T16:00:00.000Z` }, { token: admin() }))
+      data(
+        await t.app.post(
+          '/office/v1/attendances',
+          { user_id: who.user.id, date, check_in_at: `${date}T08:00:00.000Z`, check_out_at: `${date}T16:00:00.000Z` },
+          { token: admin() },
+        ),
+      )
     }
 
     // Another workspace, busy today: never counted here.
@@ -963,7 +1091,7 @@ describe('Dashboard', () => {
     expect((await metrics('?date_to=2026-03-07')).range).toEqual({ date_from: '2026-03-01', date_to: '2026-03-07' })
   })
 
-  test('metrics team_id filter: only that team\'s visits, submissions, members and pings; another workspace\'s team gives zeros', async () => {
+  test("metrics team_id filter: only that team's visits, submissions, members and pings; another workspace's team gives zeros", async () => {
     expect(await metrics(`?team_id=${t1.id}`)).toEqual({
       range: { date_from: '2026-03-04', date_to: TODAY },
       visits: { total: 3, scheduled: 0, in_progress: 1, completed: 1, cancelled: 1, force_closed: 0 },
@@ -998,7 +1126,9 @@ describe('Dashboard', () => {
 
   test('date_from after date_to → 400 errors.date_from; malformed dates → 400 VALIDATION_ERROR (metrics and summary)', async () => {
     for (const path of ['/office/v1/dashboard/metrics', '/office/v1/dashboard/summary']) {
-      expect(Object.keys(expectError(await t.app.get(`${path}?date_from=2026-03-10&date_to=2026-03-01`, { token: admin() }), 400, 'VALIDATION_ERROR'))).toEqual(['date_from'])
+      expect(Object.keys(expectError(await t.app.get(`${path}?date_from=2026-03-10&date_to=2026-03-01`, { token: admin() }), 400, 'VALIDATION_ERROR'))).toEqual(
+        ['date_from'],
+      )
       for (const query of ['date_from=2026-13-01', 'date_to=yesterday', 'date_from=2026-02-30', 'date_to=10-03-2026', 'team_id=abc']) {
         expectError(await t.app.get(`${path}?${query}`, { token: admin() }), 400, 'VALIDATION_ERROR')
       }
@@ -1013,8 +1143,22 @@ describe('Dashboard', () => {
     expect(summary.range).toEqual({ date_from: '2026-03-04', date_to: TODAY })
     const byTeam = Object.fromEntries(summary.teams.map((row: Row) => [String(row.team_id), row]))
     expect(summary.teams).toHaveLength(3)
-    expect(byTeam[String(t1.id)]).toEqual({ team_id: t1.id, team_name: 'Team Alpha', visits_total: 3, visits_completed: 1, completion_rate: 0.5, pending_approvals: 1 })
-    expect(byTeam[String(t2.id)]).toEqual({ team_id: t2.id, team_name: 'Team Beta', visits_total: 3, visits_completed: 1, completion_rate: 0.3333, pending_approvals: 0 })
+    expect(byTeam[String(t1.id)]).toEqual({
+      team_id: t1.id,
+      team_name: 'Team Alpha',
+      visits_total: 3,
+      visits_completed: 1,
+      completion_rate: 0.5,
+      pending_approvals: 1,
+    })
+    expect(byTeam[String(t2.id)]).toEqual({
+      team_id: t2.id,
+      team_name: 'Team Beta',
+      visits_total: 3,
+      visits_completed: 1,
+      completion_rate: 0.3333,
+      pending_approvals: 0,
+    })
     expect(byTeam.null).toEqual({ team_id: null, team_name: null, visits_total: 1, visits_completed: 0, completion_rate: 0, pending_approvals: 0 })
     const byUser = Object.fromEntries(summary.users.map((row: Row) => [row.user_id, row]))
     expect(summary.users).toHaveLength(3)
@@ -1173,7 +1317,10 @@ describe('Exports', () => {
     release()
     await t.app.deps.exports.idle()
     const done = await t.app.get(`/office/v1/export/jobs/${job.id}`, { token: admin() })
-    expect(done.body).toMatchObject({ code: 'SUCCESS', data: { id: job.id, status: 'done', row_count: 1, error: null, download_url: `/api/office/v1/export/jobs/${job.id}/download` } })
+    expect(done.body).toMatchObject({
+      code: 'SUCCESS',
+      data: { id: job.id, status: 'done', row_count: 1, error: null, download_url: `/api/office/v1/export/jobs/${job.id}/download` },
+    })
     expect(['queued', 'running', 'done', 'failed']).toContain(done.body.data.status)
     expect((await download(job.id)).status).toBe(200)
   })
@@ -1211,7 +1358,16 @@ describe('Exports', () => {
     expect(submissionIds(rows)).toEqual(sorted([s1.id, s2.id, s3.id, s4.id]))
     expect(rows.some((row) => row.outlet_name === 'Foreign Outlet')).toBe(false)
     const first = rows.find((row) => Number(row.submission_id) === s1.id)!
-    expect(first).toMatchObject({ visit_date: '2026-03-05', outlet_code: 'TS-1', outlet_name: 'Toko Satu', team_name: 'Team One', form_title: 'Shelf Check', status: 'completed', approval_status: 'approved', approval_notes: 'fine' })
+    expect(first).toMatchObject({
+      visit_date: '2026-03-05',
+      outlet_code: 'TS-1',
+      outlet_name: 'Toko Satu',
+      team_name: 'Team One',
+      form_title: 'Shelf Check',
+      status: 'completed',
+      approval_status: 'approved',
+      approval_notes: 'fine',
+    })
     expect(JSON.parse(first.answers)).toEqual({ note: 'all good' })
 
     expect(submissionIds(await csvRows('?approval_status=pending'))).toEqual([s2.id])
@@ -1251,7 +1407,7 @@ describe('Exports', () => {
     expect(data(await t.app.get(`/office/v1/export/jobs/${job.id}`, { token: admin() }), 200)).toMatchObject({ status: 'done', row_count: 1, format: 'pdf' })
   })
 
-  test('a job whose requester was deleted before it ran ends failed; a failed job\'s download → 409 EXPORT_FAILED', async () => {
+  test("a job whose requester was deleted before it ran ends failed; a failed job's download → 409 EXPORT_FAILED", async () => {
     const leaver = await t.app.member(ws, 'admin')
     const { result: job, release } = await holding(() => request('csv', '', leaver.token))
     expect((await t.app.delete(`/office/v1/users/${leaver.user.id}`, { token: admin() })).status).toBe(200)
@@ -1272,7 +1428,11 @@ describe('Exports', () => {
     await t.app.deps.exports.idle()
     data(await t.app.put(`/office/v1/users/${paused.user.id}`, { is_active: true }, { token: admin() }), 200)
     const back = await t.app.login(paused.user.email)
-    expect(data(await t.app.get(`/office/v1/export/jobs/${held.result.id}`, { token: back.token }), 200)).toMatchObject({ status: 'failed', download_url: null, row_count: null })
+    expect(data(await t.app.get(`/office/v1/export/jobs/${held.result.id}`, { token: back.token }), 200)).toMatchObject({
+      status: 'failed',
+      download_url: null,
+      row_count: null,
+    })
     expectError(await t.app.get(`/office/v1/export/jobs/${held.result.id}/download`, { token: back.token }), 409, 'EXPORT_FAILED')
   })
 
@@ -1348,7 +1508,7 @@ describe('Profile', () => {
     ws = await t.app.workspace()
   })
 
-  test('GET /app/v1/profile answers the caller\'s own data and never a password or hash', async () => {
+  test("GET /app/v1/profile answers the caller's own data and never a password or hash", async () => {
     const me = await t.app.member(ws, 'user', { name: 'Pat Field' })
     await t.app.member(ws, 'user', { name: 'Someone Else' })
     const reply = await t.app.get('/app/v1/profile', { token: me.token })
@@ -1408,7 +1568,11 @@ describe('Profile', () => {
       await t.app.count('audit_logs'),
     ]
     const before = await snapshot()
-    const errors = expectError(await t.app.put('/app/v1/profile/password', { current_password: 'not-my-password', new_password: 'brand-new-pass1' }, { token: me.token }), 400, 'VALIDATION_ERROR')
+    const errors = expectError(
+      await t.app.put('/app/v1/profile/password', { current_password: 'not-my-password', new_password: 'brand-new-pass1' }, { token: me.token }),
+      400,
+      'VALIDATION_ERROR',
+    )
     expect(Object.keys(errors)).toEqual(['current_password'])
     expect(await snapshot()).toEqual(before)
     expect((await t.app.post('/auth/login', { email: me.user.email, password: 'password123' })).status).toBe(200)
@@ -1468,7 +1632,9 @@ describe('Users: last login and list filters', () => {
 
   test('last_login_at is null until the first login and set to the login time on each login', async () => {
     const email = `${unique('login')}@example.com`
-    const created = data(await t.app.post('/office/v1/users', { name: 'Late Logger', email, password: 'password123', role_id: ws.roles.user }, { token: admin() }))
+    const created = data(
+      await t.app.post('/office/v1/users', { name: 'Late Logger', email, password: 'password123', role_id: ws.roles.user }, { token: admin() }),
+    )
     expect(created.last_login_at).toBeNull()
     expect(data(await t.app.get(`/office/v1/users/${created.id}`, { token: admin() }), 200).last_login_at).toBeNull()
 

@@ -99,9 +99,33 @@ interface Route {
 
 const ROUTES: Route[] = [
   { level: 'province', path: 'provinces', param: null, code: 'PROVINCE_LIST', message: 'provinces retrieved', notFound: null, sampleParent: null },
-  { level: 'city', path: 'cities', param: 'province_id', code: 'CITY_LIST', message: 'cities retrieved', notFound: 'REGIONAL_PROVINCE_NOT_FOUND', sampleParent: 11 },
-  { level: 'district', path: 'districts', param: 'city_id', code: 'DISTRICT_LIST', message: 'districts retrieved', notFound: 'REGIONAL_CITY_NOT_FOUND', sampleParent: 1101 },
-  { level: 'village', path: 'villages', param: 'district_id', code: 'VILLAGE_LIST', message: 'villages retrieved', notFound: 'REGIONAL_DISTRICT_NOT_FOUND', sampleParent: 110101 },
+  {
+    level: 'city',
+    path: 'cities',
+    param: 'province_id',
+    code: 'CITY_LIST',
+    message: 'cities retrieved',
+    notFound: 'REGIONAL_PROVINCE_NOT_FOUND',
+    sampleParent: 11,
+  },
+  {
+    level: 'district',
+    path: 'districts',
+    param: 'city_id',
+    code: 'DISTRICT_LIST',
+    message: 'districts retrieved',
+    notFound: 'REGIONAL_CITY_NOT_FOUND',
+    sampleParent: 1101,
+  },
+  {
+    level: 'village',
+    path: 'villages',
+    param: 'district_id',
+    code: 'VILLAGE_LIST',
+    message: 'villages retrieved',
+    notFound: 'REGIONAL_DISTRICT_NOT_FOUND',
+    sampleParent: 110101,
+  },
 ]
 const CHILD_ROUTES = ROUTES.filter((route) => route.param !== null)
 const routeOf = (level: Level) => ROUTES.find((route) => route.level === level)!
@@ -213,7 +237,8 @@ describe('regional data (docs/API.md §Regional lookup: idn-area-data 4.x)', () 
 
   describe('loading', () => {
     let fresh: TestApp
-    const counts = async () => Object.fromEntries(await Promise.all((Object.keys(TABLE) as Level[]).map(async (level) => [level, await fresh.count(TABLE[level])])))
+    const counts = async () =>
+      Object.fromEntries(await Promise.all((Object.keys(TABLE) as Level[]).map(async (level) => [level, await fresh.count(TABLE[level])])))
     const version = async () => (await fresh.db.pragma(`SELECT value FROM app_settings WHERE key = 'regional_data_version'`))[0]?.value
 
     /** The database with its transactions counted, and optionally a failure at the first village insert. */
@@ -480,15 +505,37 @@ describe('regional lookup, upstream mode (docs/API.md §Regional lookup: REGIONA
   function samplePaths() {
     const paths: string[] = []
     const province = routeOf('province')
-    for (const extra of [{}, { limit: 10, page: 2 }, { limit: 10, page: 4 }, { limit: 10, page: 5 }, { keyword: 'SUMATERA' }, { keyword: 'jawa', limit: 2, page: 2 }, { limit: 5000 }, { page: 99 }]) {
+    for (const extra of [
+      {},
+      { limit: 10, page: 2 },
+      { limit: 10, page: 4 },
+      { limit: 10, page: 5 },
+      { keyword: 'SUMATERA' },
+      { keyword: 'jawa', limit: 2, page: 2 },
+      { limit: 5000 },
+      { page: 99 },
+    ]) {
       paths.push(url(PREFIXES[paths.length % 2], province, null, extra))
     }
     for (const route of CHILD_ROUTES) {
       const groups = childrenOf[route.level as ChildLevel]
       const parents = [...groups.keys()].sort((a, b) => a - b)
-      for (const parent of new Set([parents[0], parents[Math.floor(parents.length / 2)], parents[parents.length - 1], biggestParent(route.level as ChildLevel)])) {
+      for (const parent of new Set([
+        parents[0],
+        parents[Math.floor(parents.length / 2)],
+        parents[parents.length - 1],
+        biggestParent(route.level as ChildLevel),
+      ])) {
         const keyword = groups.get(parent)![0].name.slice(1, 4).toUpperCase()
-        for (const extra of [{}, { page: 2 }, { page: 3 }, { limit: 7, page: 2 }, { keyword }, { keyword: keyword.toLowerCase(), limit: 2, page: 2 }, { limit: 1001 }]) {
+        for (const extra of [
+          {},
+          { page: 2 },
+          { page: 3 },
+          { limit: 7, page: 2 },
+          { keyword },
+          { keyword: keyword.toLowerCase(), limit: 2, page: 2 },
+          { limit: 1001 },
+        ]) {
           paths.push(url(PREFIXES[paths.length % 2], route, parent, extra))
         }
       }
@@ -541,13 +588,21 @@ describe('regional lookup, upstream mode (docs/API.md §Regional lookup: REGIONA
   })
 
   test('outlets are checked against the upstream service: a consistent chain is 201, a city outside the province is 400', async () => {
-    const ok = await upstream.post('/office/v1/outlets', { name: unique('Outlet'), province_id: 11, city_id: 1101, district_id: 110101, village_id: 1101012001 }, { token: upstreamToken })
+    const ok = await upstream.post(
+      '/office/v1/outlets',
+      { name: unique('Outlet'), province_id: 11, city_id: 1101, district_id: 110101, village_id: 1101012001 },
+      { token: upstreamToken },
+    )
     expect(ok.status).toBe(201)
     expect(ok.body.code).toBe('OUTLET_CREATED')
     expect(ok.body.data).toMatchObject({ province_id: 11, city_id: 1101, district_id: 110101, village_id: 1101012001 })
     const bad = await upstream.post('/office/v1/outlets', { name: unique('Outlet'), province_id: 12, city_id: 1101 }, { token: upstreamToken })
     expect(Object.keys(expectError(bad, 400, 'VALIDATION_ERROR'))).toEqual(['city_id'])
-    const unknownVillage = await upstream.post('/office/v1/outlets', { name: unique('Outlet'), province_id: 11, city_id: 1101, district_id: 110101, village_id: 1101019999 }, { token: upstreamToken })
+    const unknownVillage = await upstream.post(
+      '/office/v1/outlets',
+      { name: unique('Outlet'), province_id: 11, city_id: 1101, district_id: 110101, village_id: 1101019999 },
+      { token: upstreamToken },
+    )
     expect(Object.keys(expectError(unknownVillage, 400, 'VALIDATION_ERROR'))).toEqual(['village_id'])
   })
 
@@ -564,7 +619,12 @@ describe('regional lookup, upstream mode (docs/API.md §Regional lookup: REGIONA
     const app = await createTestApp({ env: { REGIONAL_SERVICE_URL: baseUrl(reversed) } })
     try {
       const token = (await app.workspace()).owner.token
-      for (const path of ['/office/v1/regional/provinces?limit=10&page=2', '/app/v1/regional/cities?province_id=11&keyword=kota', '/office/v1/regional/districts?city_id=1101', `/app/v1/regional/villages?district_id=${biggestParent('village')}&page=2`]) {
+      for (const path of [
+        '/office/v1/regional/provinces?limit=10&page=2',
+        '/app/v1/regional/cities?province_id=11&keyword=kota',
+        '/office/v1/regional/districts?city_id=1101',
+        `/app/v1/regional/villages?district_id=${biggestParent('village')}&page=2`,
+      ]) {
         const reply = await app.get(path, { token })
         expect(reply.status).toBe(200)
         expect(reply.body).toEqual((await t.app.get(path, { token: owner() })).body)
@@ -626,7 +686,8 @@ describe('regional service unavailable → 503 REGIONAL_SERVICE_ERROR, "regional
       port: 0,
       async fetch(request) {
         const path = new URL(request.url).pathname
-        if (path === '/provinces.json') return new Response(JSON.stringify({ message: 'boom' }), { status: 500, headers: { 'content-type': 'application/json' } })
+        if (path === '/provinces.json')
+          return new Response(JSON.stringify({ message: 'boom' }), { status: 500, headers: { 'content-type': 'application/json' } })
         if (path === '/regencies/12.json') return new Response('internal error', { status: 500 })
         if (path === '/regencies/11.json') return new Response('[{"id": 1101, "code": "11.01", "na', { headers: { 'content-type': 'application/json' } })
         if (path === '/districts/1101.json') return new Response('<html>not json</html>', { headers: { 'content-type': 'text/html' } })
@@ -705,47 +766,55 @@ describe('regional service unavailable → 503 REGIONAL_SERVICE_ERROR, "regional
 // =============================================================================================
 
 describe('bun run regional:export DIR (docs/API.md §Regional lookup)', () => {
-  test('exportRegionalTree writes provinces.json plus one file per province, city and district holding exactly its children', () => {
-    // In-process: the same function the command runs, without a second process loading the data.
-    const { dir, summary } = exportedTree()
-    expect(summary).toMatchObject({ provinces: 38, cities: 514, districts: 7_285, villages: 83_762 })
+  test(
+    'exportRegionalTree writes provinces.json plus one file per province, city and district holding exactly its children',
+    () => {
+      // In-process: the same function the command runs, without a second process loading the data.
+      const { dir, summary } = exportedTree()
+      expect(summary).toMatchObject({ provinces: 38, cities: 514, districts: 7_285, villages: 83_762 })
 
-    const provinces = JSON.parse(readFileSync(join(dir, 'provinces.json'), 'utf8'))
-    expect(provinces).toEqual(expectedList('province', null, { limit: 1000 }).data)
-    expect(provinces).toHaveLength(38)
+      const provinces = JSON.parse(readFileSync(join(dir, 'provinces.json'), 'utf8'))
+      expect(provinces).toEqual(expectedList('province', null, { limit: 1000 }).data)
+      expect(provinces).toHaveLength(38)
 
-    const folders: [string, ChildLevel, number][] = [
-      ['regencies', 'city', 514],
-      ['districts', 'district', 7_285],
-      ['villages', 'village', 83_762],
-    ]
-    for (const [folder, level, total] of folders) {
-      const names = readdirSync(join(dir, folder))
-      // One file per parent, named by the parent's id.
-      expect(names.sort()).toEqual([...childrenOf[level].keys()].map((id) => `${id}.json`).sort())
-      const written: Record<string, unknown[]> = {}
-      let sum = 0
-      for (const name of names) {
-        const records = JSON.parse(readFileSync(join(dir, folder, name), 'utf8')) as Area[]
-        written[name] = [...records].sort(byCode)
-        sum += records.length
+      const folders: [string, ChildLevel, number][] = [
+        ['regencies', 'city', 514],
+        ['districts', 'district', 7_285],
+        ['villages', 'village', 83_762],
+      ]
+      for (const [folder, level, total] of folders) {
+        const names = readdirSync(join(dir, folder))
+        // One file per parent, named by the parent's id.
+        expect(names.sort()).toEqual([...childrenOf[level].keys()].map((id) => `${id}.json`).sort())
+        const written: Record<string, unknown[]> = {}
+        let sum = 0
+        for (const name of names) {
+          const records = JSON.parse(readFileSync(join(dir, folder, name), 'utf8')) as Area[]
+          written[name] = [...records].sort(byCode)
+          sum += records.length
+        }
+        expect(sum).toBe(total)
+        const expected = Object.fromEntries([...childrenOf[level]].map(([parent, areas]) => [`${parent}.json`, areas.map((area) => shown(level, area))]))
+        expect(written).toEqual(expected)
       }
-      expect(sum).toBe(total)
-      const expected = Object.fromEntries([...childrenOf[level]].map(([parent, areas]) => [`${parent}.json`, areas.map((area) => shown(level, area))]))
-      expect(written).toEqual(expected)
-    }
-    expect(readdirSync(dir).sort()).toEqual(['districts', 'provinces.json', 'regencies', 'villages'])
-  }, EXPORT_TIMEOUT_MS)
+      expect(readdirSync(dir).sort()).toEqual(['districts', 'provinces.json', 'regencies', 'villages'])
+    },
+    EXPORT_TIMEOUT_MS,
+  )
 
-  test('the command is scripts/regional-export.ts: run as a process without DIR it prints its usage and exits 1', async () => {
-    const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts
-    expect(scripts['regional:export']).toBe('bun scripts/regional-export.ts')
-    const child = Bun.spawn([process.execPath, join(ROOT, 'scripts/regional-export.ts')], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
-    const [exitCode, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()])
-    expect(exitCode).toBe(1)
-    expect(stderr).toMatch(/usage:[\s\S]*regional-export DIR/)
-    expect(stdout).toBe('')
-  }, EXPORT_TIMEOUT_MS) // starting a Bun process is slow on a loaded machine
+  test(
+    'the command is scripts/regional-export.ts: run as a process without DIR it prints its usage and exits 1',
+    async () => {
+      const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts
+      expect(scripts['regional:export']).toBe('bun scripts/regional-export.ts')
+      const child = Bun.spawn([process.execPath, join(ROOT, 'scripts/regional-export.ts')], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+      const [exitCode, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()])
+      expect(exitCode).toBe(1)
+      expect(stderr).toMatch(/usage:[\s\S]*regional-export DIR/)
+      expect(stdout).toBe('')
+    },
+    EXPORT_TIMEOUT_MS,
+  ) // starting a Bun process is slow on a loaded machine
 })
 
 // =============================================================================================
@@ -769,7 +838,12 @@ describe('outlets accept only one consistent province → city → district → 
   })
 
   test('partial chains are accepted: only a province, or a province and a city, or none', async () => {
-    for (const regions of [{ province_id: 11 }, { province_id: 11, city_id: 1171 }, { province_id: 32, city_id: 3273, district_id: firstChild('district', 3273) }, {}]) {
+    for (const regions of [
+      { province_id: 11 },
+      { province_id: 11, city_id: 1171 },
+      { province_id: 32, city_id: 3273, district_id: firstChild('district', 3273) },
+      {},
+    ]) {
       const reply = await create(regions)
       expect(reply.status).toBe(201)
       expect(reply.body.code).toBe('OUTLET_CREATED')
@@ -780,7 +854,11 @@ describe('outlets accept only one consistent province → city → district → 
   const otherDistrictsVillage = () => firstChild('village', 110102)
   const REJECTED: { rule: string; field: string; regions: () => Record<string, number> }[] = [
     { rule: 'a city not in the province', field: 'city_id', regions: () => ({ province_id: 12, city_id: 1101 }) },
-    { rule: 'a district not in the city', field: 'district_id', regions: () => ({ province_id: 11, city_id: 1101, district_id: firstChild('district', 1102) }) },
+    {
+      rule: 'a district not in the city',
+      field: 'district_id',
+      regions: () => ({ province_id: 11, city_id: 1101, district_id: firstChild('district', 1102) }),
+    },
     { rule: 'a village not in the district', field: 'village_id', regions: () => ({ ...CHAIN, village_id: otherDistrictsVillage() }) },
     { rule: 'an unknown province', field: 'province_id', regions: () => ({ province_id: 99 }) },
     { rule: 'an unknown city', field: 'city_id', regions: () => ({ province_id: 11, city_id: 1199 }) },

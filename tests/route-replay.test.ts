@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { ManualClock } from '../src/platform/clock'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
-import { distance, north, R } from './support/geo'
+import { distance, north, } from './support/geo'
 
 const t = useTestApp()
 const clock = () => t.app.clock as ManualClock
@@ -108,7 +108,11 @@ beforeAll(async () => {
   const project = ok(await t.app.post('/office/v1/projects', { name: unique('Project') }, { token }), 201)
   const outlet = ok(await t.app.post('/office/v1/outlets', { name: OUTLET_NAME, latitude: S.lat, longitude: S.lng }, { token }), 201)
   const plan = (extra: Record<string, unknown> = {}) =>
-    t.app.post('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, visit_date: DAY, user_ids: [field.user.id], submissions: [], ...extra }, { token })
+    t.app.post(
+      '/office/v1/visits',
+      { outlet_id: outlet.id, project_id: project.id, visit_date: DAY, user_ids: [field.user.id], submissions: [], ...extra },
+      { token },
+    )
   visit = ok(await plan(), 201)
   planned = ok(await plan(), 201)
 
@@ -159,7 +163,9 @@ describe('route replay: the local day as GeoJSON', () => {
     expect(flagged.filter((p: any) => p.flags.length)).toHaveLength(1)
 
     const { doc } = await geojson(`user_id=${field.user.id}&date=${DAY}`)
-    const all = doc.features.filter((f: any) => f.properties.kind === 'segment').flatMap((f: any) => (f.geometry.type === 'Point' ? [f.geometry.coordinates] : f.geometry.coordinates))
+    const all = doc.features
+      .filter((f: any) => f.properties.kind === 'segment')
+      .flatMap((f: any) => (f.geometry.type === 'Point' ? [f.geometry.coordinates] : f.geometry.coordinates))
     expect(all).toHaveLength(kept.length)
     expect(all).not.toContainEqual([JUMP.lng, JUMP.lat])
     const expected = segments.reduce((sum, segment) => sum + pathLength(segment), 0)
@@ -208,7 +214,14 @@ describe('route replay: the local day as GeoJSON', () => {
     const visits = doc.features.filter((f: any) => f.properties.kind === 'visit')
     expect(visits).toHaveLength(1)
     expect(visits[0].geometry).toEqual({ type: 'Point', coordinates: [S.lng, S.lat] })
-    expect(visits[0].properties).toMatchObject({ visit_id: visit.id, outlet_name: OUTLET_NAME, status: 'completed', flags: [], checked_in_at: at(400), checked_out_at: at(800) })
+    expect(visits[0].properties).toMatchObject({
+      visit_id: visit.id,
+      outlet_name: OUTLET_NAME,
+      status: 'completed',
+      flags: [],
+      checked_in_at: at(400),
+      checked_out_at: at(800),
+    })
     expect(visits.map((f: any) => f.properties.visit_id)).not.toContain(planned.id)
   })
 
@@ -217,7 +230,16 @@ describe('route replay: the local day as GeoJSON', () => {
     expect(reply.headers.get('content-type')).toStartWith('application/geo+json')
     expect(doc).toEqual({
       type: 'FeatureCollection',
-      properties: expect.objectContaining({ distance_m: 0, moving_s: 0, stopped_s: 0, gaps: [], first_ping_at: null, last_ping_at: null, pings: 0, excluded_pings: 0 }),
+      properties: expect.objectContaining({
+        distance_m: 0,
+        moving_s: 0,
+        stopped_s: 0,
+        gaps: [],
+        first_ping_at: null,
+        last_ping_at: null,
+        pings: 0,
+        excluded_pings: 0,
+      }),
       features: [],
     })
   })
@@ -354,7 +376,14 @@ describe('field-day report', () => {
     const token = ws.owner.token
     const [outlet] = ok(await t.app.get('/office/v1/outlets?limit=1', { token }))
     const [project] = ok(await t.app.get('/office/v1/projects?limit=1', { token }))
-    ok(await t.app.post('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-24', user_ids: [manager.user.id], submissions: [] }, { token }), 201)
+    ok(
+      await t.app.post(
+        '/office/v1/visits',
+        { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-24', user_ids: [manager.user.id], submissions: [] },
+        { token },
+      ),
+      201,
+    )
     const day = (await report('date=2026-11-24')).body.data.map((row: any) => row.user_id)
     expect(day).toContain(manager.user.id)
     expect(day).toContain(field.user.id)
@@ -384,7 +413,13 @@ describe('on the libSQL driver', () => {
     const { createTestApp } = await import('./harness')
     const app = await createTestApp({ driver: 'libsql', clock: new (await import('../src/platform/clock')).ManualClock(at(4000)) })
     try {
-      const reply = await app.post('/auth/register', { name: 'O', email: `${unique('o')}@example.com`, password: 'password123', workspace_name: unique('L'), timezone: ZONE })
+      const reply = await app.post('/auth/register', {
+        name: 'O',
+        email: `${unique('o')}@example.com`,
+        password: 'password123',
+        workspace_name: unique('L'),
+        timezone: ZONE,
+      })
       const owner = reply.body.data
       const roles = (await app.get('/office/v1/roles', { token: owner.token })).body.data
       const email = `${unique('f')}@example.com`
@@ -400,7 +435,12 @@ describe('on the libSQL driver', () => {
       expect(Math.abs(doc.properties.distance_m - pathLength(pings))).toBeLessThan(0.1)
       const report = await app.get(`/office/v1/reports/field-day?date=${DAY}`, { token: owner.token })
       expect(report.body.data).toHaveLength(1)
-      expect(report.body.data[0]).toMatchObject({ user_id: fieldUser.user.id, distance_m: doc.properties.distance_m, first_activity_at: at(0), last_activity_at: at(120) })
+      expect(report.body.data[0]).toMatchObject({
+        user_id: fieldUser.user.id,
+        distance_m: doc.properties.distance_m,
+        first_activity_at: at(0),
+        last_activity_at: at(120),
+      })
     } finally {
       await app.close()
     }

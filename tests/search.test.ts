@@ -52,7 +52,10 @@ async function expectInStep(t: TestApp, list: Searchable) {
   expect({ table: list.table, ids: indexed }).toEqual({ table: list.table, ids: live })
   const texts = await rowsOf<{ id: number; text: string | null }>(
     t,
-    sql`select id, ${sql.join(list.scan.map((expression) => sql.raw(expression)), sql` || char(10) || `)} as text from ${sql.identifier(list.table)}`,
+    sql`select id, ${sql.join(
+      list.scan.map((expression) => sql.raw(expression)),
+      sql` || char(10) || `,
+    )} as text from ${sql.identifier(list.table)}`,
   )
   const holdingNul = new Set(texts.filter(({ text }) => text?.includes('\u0000')).map(({ id }) => id))
   const keywords = new Set<string>()
@@ -64,8 +67,14 @@ async function expectInStep(t: TestApp, list: Searchable) {
     }
   }
   for (const keyword of [...keywords].filter((k) => !k.includes('\u0000')).slice(0, 300)) {
-    const byIndex = await rowsOf<{ id: number }>(t, sql`select rowid as id from ${sql.identifier(list.index)} where ${sql.identifier(list.index)} match ${phrase(keyword)} order by rowid`)
-    const byScan = await rowsOf<{ id: number }>(t, sql`select id from ${sql.identifier(list.table)} where deleted_at is null and (${scanCondition(list, keyword)}) order by id`)
+    const byIndex = await rowsOf<{ id: number }>(
+      t,
+      sql`select rowid as id from ${sql.identifier(list.index)} where ${sql.identifier(list.index)} match ${phrase(keyword)} order by rowid`,
+    )
+    const byScan = await rowsOf<{ id: number }>(
+      t,
+      sql`select id from ${sql.identifier(list.table)} where deleted_at is null and (${scanCondition(list, keyword)}) order by id`,
+    )
     const scanned = new Set(byScan.map((r) => r.id))
     expect({ table: list.table, keyword, ids: byIndex.map((r) => r.id).filter((id) => scanned.has(id) || !holdingNul.has(id)) }).toEqual({
       table: list.table,
@@ -89,9 +98,7 @@ async function expectListMatchesScan(t: TestApp, ws: Workspace, list: Searchable
   const folded = foldText(keyword.trim())
   if (!folded) return
   const scope =
-    list.table === 'users'
-      ? sql`id in (select user_id from memberships where workspace_id = ${ws.id} and deleted_at is null)`
-      : sql`workspace_id = ${ws.id}`
+    list.table === 'users' ? sql`id in (select user_id from memberships where workspace_id = ${ws.id} and deleted_at is null)` : sql`workspace_id = ${ws.id}`
   const barcode = list.table === 'products' ? sql` or barcode = ${keyword.trim()}` : sql``
   const expected = await rowsOf<{ id: number }>(
     t,
@@ -110,8 +117,55 @@ async function expectListMatchesScan(t: TestApp, ws: Workspace, list: Searchable
 }
 
 /** Names that fold, quote or look like FTS5 syntax. */
-const TRICKY = ['Toko "Maju" Jaya', 'ＡＢＣ Mart', 'Straße Ünal', 'ÉLISE Café', 'AND OR NOT', 'NEAR(abc, 2)', 'x* y^ {name_key}: z', '100% _under_', 'ﬁne ﬂour', '🚀🚀 Rocket', "O'Brien -minus +plus"]
-const SPECIAL_KEYWORDS = ['"', 'a"b', '"maju"', 'AND', 'OR', 'NOT', 'NEAR(', 'NEAR(abc', '*', 'x*', '^ab', 'name_key: x', '{name_key}:', '-min', '+plu', '%', '_', '100%', '_un', "o'b", 'nul\u0000byte', 'ma', 'é', 'ÉLI', 'éli', 'abc', 'ＡＢＣ', 'fine', 'ﬁn', 'strasse', 'straße', '🚀🚀', '🚀 r', ' maju ']
+const TRICKY = [
+  'Toko "Maju" Jaya',
+  'ＡＢＣ Mart',
+  'Straße Ünal',
+  'ÉLISE Café',
+  'AND OR NOT',
+  'NEAR(abc, 2)',
+  'x* y^ {name_key}: z',
+  '100% _under_',
+  'ﬁne ﬂour',
+  '🚀🚀 Rocket',
+  "O'Brien -minus +plus",
+]
+const SPECIAL_KEYWORDS = [
+  '"',
+  'a"b',
+  '"maju"',
+  'AND',
+  'OR',
+  'NOT',
+  'NEAR(',
+  'NEAR(abc',
+  '*',
+  'x*',
+  '^ab',
+  'name_key: x',
+  '{name_key}:',
+  '-min',
+  '+plu',
+  '%',
+  '_',
+  '100%',
+  '_un',
+  "o'b",
+  'nul\u0000byte',
+  'ma',
+  'é',
+  'ÉLI',
+  'éli',
+  'abc',
+  'ＡＢＣ',
+  'fine',
+  'ﬁn',
+  'strasse',
+  'straße',
+  '🚀🚀',
+  '🚀 r',
+  ' maju ',
+]
 
 async function seedTricky(t: TestApp, ws: Workspace) {
   const token = ws.owner.token
@@ -188,7 +242,9 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
 
     test('30 creates and 30 renames at once leave every index in step', async () => {
       const token = ws.owner.token
-      const created = await Promise.all(Array.from({ length: 30 }, (_, i) => t.post(`${OFFICE}/outlets`, { name: `Burst Outlet ${i}`, code: `BURST-${i}` }, { token })))
+      const created = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => t.post(`${OFFICE}/outlets`, { name: `Burst Outlet ${i}`, code: `BURST-${i}` }, { token })),
+      )
       expect(created.map((reply) => reply.status)).toEqual(Array(30).fill(201))
       const renamed = await Promise.all(created.map((reply, i) => t.put(`${OFFICE}/outlets/${reply.body.data.id}`, { name: `Burst Renamed ${i}` }, { token })))
       expect(renamed.map((reply) => reply.status)).toEqual(Array(30).fill(200))
@@ -211,7 +267,9 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
       await t.db.pragma(`UPDATE outlets SET name_key = name_key || ' backfilled' WHERE workspace_id = ${ws.id}`)
       for (const statement of statements) await t.db.pragma(statement)
       await expectAllInStep(t)
-      expect((await t.get(`${OFFICE}/outlets?keyword=backfilled&limit=100`, { token: ws.owner.token })).body.meta.total).toBe(await t.count('outlets', `workspace_id = ${ws.id} AND deleted_at IS NULL`))
+      expect((await t.get(`${OFFICE}/outlets?keyword=backfilled&limit=100`, { token: ws.owner.token })).body.meta.total).toBe(
+        await t.count('outlets', `workspace_id = ${ws.id} AND deleted_at IS NULL`),
+      )
     })
   })
 }
@@ -227,7 +285,37 @@ describe('lists answer exactly what the scan answers', () => {
   })
   afterAll(() => t.close())
 
-  const ALPHABET = ['a', 'b', 'A', 'B', 'm', 'j', 'u', ' ', 'é', 'É', 'ß', 'ﬁ', 'Ａ', 'İ', '🚀', '"', '*', '%', '_', '(', ')', ':', '^', '-', "'", 'OR', 'AND', 'NEAR(', '\u0000']
+  const ALPHABET = [
+    'a',
+    'b',
+    'A',
+    'B',
+    'm',
+    'j',
+    'u',
+    ' ',
+    'é',
+    'É',
+    'ß',
+    'ﬁ',
+    'Ａ',
+    'İ',
+    '🚀',
+    '"',
+    '*',
+    '%',
+    '_',
+    '(',
+    ')',
+    ':',
+    '^',
+    '-',
+    "'",
+    'OR',
+    'AND',
+    'NEAR(',
+    '\u0000',
+  ]
   const text = (min: number, max: number) => fc.array(fc.constantFrom(...ALPHABET), { minLength: min, maxLength: max }).map((parts) => parts.join(''))
 
   test('randomized: outlet names, codes and keywords (unicode, NFKC, 1-2 characters, FTS5 syntax) — same ids, order, paging and total as the scan', async () => {
@@ -249,7 +337,10 @@ describe('lists answer exactly what the scan answers', () => {
             if (reply.status === 201) created++
             else expect(reply.status).toBeLessThan(500)
           }
-          const reply = await t.get(`${OFFICE}/outlets?keyword=${encodeURIComponent(keyword)}&sort_by=${sortBy}&sort_order=${sortOrder}&limit=${limit}&page=${page}`, { token })
+          const reply = await t.get(
+            `${OFFICE}/outlets?keyword=${encodeURIComponent(keyword)}&sort_by=${sortBy}&sort_order=${sortOrder}&limit=${limit}&page=${page}`,
+            { token },
+          )
           expect(reply.status).toBe(200)
           const folded = foldText(keyword.trim())
           const column = { created_at: 'created_at', name: 'name_key', code: 'code_key', id: 'id' }[sortBy]
@@ -259,7 +350,11 @@ describe('lists answer exactly what the scan answers', () => {
             sql`select id from outlets where ${where} order by ${sql.raw(column)} ${sql.raw(sortOrder)}, id ${sql.raw(sortOrder)} limit ${limit} offset ${(page - 1) * limit}`,
           )
           const [{ total }] = await rowsOf<{ total: number }>(t, sql`select count(*) as total from outlets where ${where}`)
-          expect({ keyword, ids: reply.body.data.map((o: { id: number }) => o.id), total: reply.body.meta.total }).toEqual({ keyword, ids: expected.map((r) => r.id), total: Number(total) })
+          expect({ keyword, ids: reply.body.data.map((o: { id: number }) => o.id), total: reply.body.meta.total }).toEqual({
+            keyword,
+            ids: expected.map((r) => r.id),
+            total: Number(total),
+          })
         },
       ),
       { numRuns: 120 },
@@ -288,7 +383,8 @@ describe('lists answer exactly what the scan answers', () => {
     const outlet = (await t.post(`${OFFICE}/outlets`, { name: 'Pelican Kq Store', code: 'PKS-1' }, { token })).body.data
     // Remove the row from the index behind the triggers' back: only the scan still finds it.
     await t.db.pragma(`DELETE FROM outlets_search WHERE rowid = ${outlet.id}`)
-    const find = async (keyword: string) => (await t.get(`${OFFICE}/outlets?keyword=${encodeURIComponent(keyword)}&limit=100`, { token })).body.data.map((o: { id: number }) => o.id)
+    const find = async (keyword: string) =>
+      (await t.get(`${OFFICE}/outlets?keyword=${encodeURIComponent(keyword)}&limit=100`, { token })).body.data.map((o: { id: number }) => o.id)
     expect(await find('pelican')).not.toContain(outlet.id)
     expect(await find('kq')).toContain(outlet.id)
     await t.db.pragma(`INSERT INTO outlets_search (rowid, name_key, code_key) VALUES (${outlet.id}, 'pelican kq store', 'pks-1')`)
@@ -305,7 +401,9 @@ describe('lists answer exactly what the scan answers', () => {
       expect(response.status).toBe(200)
       const body = (await response.json()) as { data: unknown[]; meta: { total: number } }
       expect(body.meta.total).toBe(0)
-      const broad = await fetch(`http://127.0.0.1:${t.app.server!.port}/api${OFFICE}/outlets?keyword=broad%20qux%2012&limit=5`, { headers: { authorization: `Bearer ${token}` } })
+      const broad = await fetch(`http://127.0.0.1:${t.app.server!.port}/api${OFFICE}/outlets?keyword=broad%20qux%2012&limit=5`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
       // "broad qux 12", "… 120" to "… 129" and "… 1200"
       expect(((await broad.json()) as { meta: { total: number } }).meta.total).toBe(12)
     } finally {

@@ -159,8 +159,7 @@ let kit: VisitFixtures
 let bField: Session
 let bForm: number
 const SITE = { latitude: -6.2, longitude: 106.8 }
-const PNG_DATA_URI =
-  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+const PNG_DATA_URI = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 const FORM_FIELDS = [
   { key: 'facings', label: 'Facings', type: 'integer', required: true },
   { key: 'brand', label: 'Brand', type: 'select', options: ['A', 'B'] },
@@ -177,7 +176,11 @@ const newForm = async (token: string): Promise<number> =>
 beforeAll(async () => {
   const token = a.owner.token
   const form = await newForm(token)
-  const project = data(await t.app.post('/office/v1/projects', { name: unique('P'), forms: [{ form_id: form, is_required: false }] }, { token }), 201, 'a project')
+  const project = data(
+    await t.app.post('/office/v1/projects', { name: unique('P'), forms: [{ form_id: form, is_required: false }] }, { token }),
+    201,
+    'a project',
+  )
   const outlet = data(await t.app.post('/office/v1/outlets', { name: unique('O'), ...SITE }, { token }), 201, 'an outlet')
   kit = { form, project: project.id, outlet: outlet.id, field: await t.app.member(a, 'user'), runner: await t.app.member(a, 'user') }
   bField = await t.app.member(b, 'user')
@@ -519,7 +522,11 @@ describe('no privilege beyond your own → 403, nothing changed', () => {
       { key: 'role.manage', platform: 'web', access: 'full' },
     ])
     const managed = (
-      await t.app.post('/office/v1/users', { name: 'Managed', email: `${unique('managed')}@example.com`, password: 'password123', role_id: within }, { token: a.owner.token })
+      await t.app.post(
+        '/office/v1/users',
+        { name: 'Managed', email: `${unique('managed')}@example.com`, password: 'password123', role_id: within },
+        { token: a.owner.token },
+      )
     ).body.data.id as number
     // One escalation per route; a new route that hands out roles or grants must get one here.
     const attempts: Record<string, { path: string; body: Record<string, unknown> }> = {

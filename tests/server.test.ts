@@ -41,11 +41,18 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
       const health = await call('GET', '/health')
       expect(health.body).toEqual({ success: true, message: 'Service is healthy', code: 'HEALTHY', data: { status: 'ok', db: 'ok' } })
 
-      const registered = await call('POST', '/auth/register', { name: 'Rina', email: `rina-${driver}@example.com`, password: 'password123', workspace_name: 'Toko' })
+      const registered = await call('POST', '/auth/register', {
+        name: 'Rina',
+        email: `rina-${driver}@example.com`,
+        password: 'password123',
+        workspace_name: 'Toko',
+      })
       expect(registered.status).toBe(201)
       const token = registered.body.data.token
 
-      const login = await call('POST', '/auth/login', { email: `rina-${driver}@example.com`, password: 'password123' }, undefined, { 'user-agent': 'field-app/2.1' })
+      const login = await call('POST', '/auth/login', { email: `rina-${driver}@example.com`, password: 'password123' }, undefined, {
+        'user-agent': 'field-app/2.1',
+      })
       expect(login.body.code).toBe('LOGIN_SUCCESS')
 
       const group = await call('POST', '/office/v1/outlets/channel-groups', { name: 'General Trade' }, token, { 'x-idempotency-key': 'key-1' })
@@ -219,7 +226,12 @@ describe('graceful shutdown of the real process (SIGTERM)', () => {
     const timedOut = Bun.sleep(3_000).then(() => ({ code: -1, reason: 'not closed by the server' }))
     expect(await Promise.race([closed, timedOut])).toEqual({ code: 1001, reason: 'going away' })
     // No new connections once stopping.
-    expect(await fetch(`${base}/health`).then(() => 'answered', () => 'refused')).toBe('refused')
+    expect(
+      await fetch(`${base}/health`).then(
+        () => 'answered',
+        () => 'refused',
+      ),
+    ).toBe('refused')
     // The request in flight still gets its answer, and its writes reach the database.
     const answer = await login.finish()
     expect(answer).toStartWith('HTTP/1.1 200')

@@ -78,7 +78,9 @@ async function phoneState(session: Session): Promise<Replica> {
   const state: Replica = new Map()
   const workspace = session.user.workspace_id
   for (const [entity, table] of Object.entries(TABLES)) {
-    const rows = await t.app.db.pragma(`SELECT id${entity === 'submission' ? ', visit_id' : ''} FROM ${table} WHERE workspace_id = ${workspace} AND deleted_at IS NULL`)
+    const rows = await t.app.db.pragma(
+      `SELECT id${entity === 'submission' ? ', visit_id' : ''} FROM ${table} WHERE workspace_id = ${workspace} AND deleted_at IS NULL`,
+    )
     for (const row of rows) {
       const reply = await t.app.get(PHONE_DETAIL[entity](Number(row.id), Number(row.visit_id)), { token: session.token })
       if (reply.status === 404) continue // another user's visit or submission
@@ -122,7 +124,11 @@ async function fixture(): Promise<Fixture> {
   const subAreaId = await created('/office/v1/outlets/sub-areas', token, { name: unique('Area') })
   const formId = await created('/office/v1/forms', token, { title: unique('Form'), fields: [{ key: 'q', label: 'Q', type: 'text' }] })
   const principalId = await created('/office/v1/principals', token, { name: unique('Principal') })
-  const projectId = await created('/office/v1/projects', token, { name: unique('Project'), principal_id: principalId, forms: [{ form_id: formId, is_required: false }] })
+  const projectId = await created('/office/v1/projects', token, {
+    name: unique('Project'),
+    principal_id: principalId,
+    forms: [{ form_id: formId, is_required: false }],
+  })
   await created('/office/v1/products', token, { name: unique('Product'), sku: unique('SKU'), principal_id: principalId })
   const outletIds = [
     await created('/office/v1/outlets', token, { name: unique('Outlet'), account_id: accountId, sub_area_id: subAreaId }),
@@ -168,7 +174,12 @@ describe('GET /app/v1/sync: a first sync and incremental ones', () => {
     expect(seen.find((c) => c.entity === 'sub_area' && c.id === area)).toEqual({ entity: 'sub_area', id: area, op: 'delete' })
     expect(seen.find((c) => c.entity === 'form' && c.id === form)).toEqual({ entity: 'form', id: form, op: 'delete' })
     // The renamed account's outlets show the new name inside them: they changed too.
-    expect(seen.filter((c) => c.entity === 'outlet').map((c) => c.id).sort()).toEqual([...f.outletIds].sort())
+    expect(
+      seen
+        .filter((c) => c.entity === 'outlet')
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual([...f.outletIds].sort())
     expect(sorted(replica)).toEqual(sorted(await phoneState(f.field)))
   })
 
@@ -312,8 +323,10 @@ describe('GET /app/v1/sync under concurrent writes', () => {
         let { cursor } = await sync(g.field.token, replica, undefined, 5)
         for (const step of ops) {
           if (step.kind === 'create') live.push(await created('/office/v1/outlets/sub-areas', token, { name: unique('Area') }))
-          else if (step.kind === 'rename' && live.length) await t.app.put(`/office/v1/outlets/sub-areas/${live[step.pick % live.length]}`, { name: unique('Name') }, { token })
-          else if (step.kind === 'delete' && live.length) await t.app.delete(`/office/v1/outlets/sub-areas/${live.splice(step.pick % live.length, 1)[0]}`, { token })
+          else if (step.kind === 'rename' && live.length)
+            await t.app.put(`/office/v1/outlets/sub-areas/${live[step.pick % live.length]}`, { name: unique('Name') }, { token })
+          else if (step.kind === 'delete' && live.length)
+            await t.app.delete(`/office/v1/outlets/sub-areas/${live.splice(step.pick % live.length, 1)[0]}`, { token })
           else if (step.kind === 'visit') visits.push(await visitFor(g, [step.mine ? g.field.user.id : g.other.user.id]))
           else if (step.kind === 'reassign' && visits.length)
             await t.app.post(`/office/v1/visits/${visits[visits.length - 1]}/assign`, { user_ids: [step.toMe ? g.field.user.id : g.other.user.id] }, { token })
@@ -375,7 +388,11 @@ describe('updated_since on every office list', () => {
     })
     expect(lists.length).toBeGreaterThan(20)
     // Something in every list: a notification, an export job, a ping, an attendance.
-    await t.app.post('/office/v1/attendances', { user_id: f.field.user.id, date: '2026-11-20', check_in_at: '2026-11-20T01:00:00.000Z' }, { token: f.ws.owner.token })
+    await t.app.post(
+      '/office/v1/attendances',
+      { user_id: f.field.user.id, date: '2026-11-20', check_in_at: '2026-11-20T01:00:00.000Z' },
+      { token: f.ws.owner.token },
+    )
     await t.app.get('/office/v1/export/submissions/csv', { token: f.ws.owner.token })
     await t.app.post('/app/v1/locations/batch', { pings: [{ lat: 1, lng: 1, is_mock: false }] }, { token: f.field.token, idempotencyKey: unique('k') })
     const future = new Date(Date.now() + 10 * 365 * 86_400_000).toISOString()

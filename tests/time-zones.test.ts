@@ -67,7 +67,13 @@ describe('the workspace zone: register, create, settings, login', () => {
   test('an unknown zone is 400 errors.timezone and creates nothing', async () => {
     const before = await t.app.count('workspaces')
     for (const timezone of ['Mars/Olympus', 'UTC+7', '', 'Asia/Jakarta; DROP TABLE workspaces', 'x'.repeat(65), 7]) {
-      const reply = await t.app.post('/auth/register', { name: 'N', email: `${unique('tz')}@example.com`, password: 'password123', workspace_name: 'W', timezone })
+      const reply = await t.app.post('/auth/register', {
+        name: 'N',
+        email: `${unique('tz')}@example.com`,
+        password: 'password123',
+        workspace_name: 'W',
+        timezone,
+      })
       const errors = expectError(reply, 400, 'VALIDATION_ERROR')
       expect(Object.keys(errors)).toEqual(['timezone'])
     }

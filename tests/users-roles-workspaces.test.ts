@@ -15,11 +15,7 @@ const newEmail = (prefix = 'person') => `${unique(prefix)}@example.com`
 type Grant = { key: string; platform: 'web' | 'mobile'; access: 'full' | 'view' }
 
 function createUser(ws: Workspace, overrides: Record<string, unknown> = {}, token = ws.owner.token) {
-  return t.app.post(
-    '/office/v1/users',
-    { name: unique('User'), email: newEmail('user'), password: PASSWORD, role_id: ws.roles.user, ...overrides },
-    { token },
-  )
+  return t.app.post('/office/v1/users', { name: unique('User'), email: newEmail('user'), password: PASSWORD, role_id: ws.roles.user, ...overrides }, { token })
 }
 
 /** Creates a user and returns their id, email and name (not logged in). */
@@ -38,7 +34,9 @@ async function auditOf(entityType: string, entityId: number, action?: string) {
   const rows = await t.app.db.pragma(
     `SELECT * FROM audit_logs WHERE entity_type = '${entityType}' AND entity_id = '${entityId}'${action ? ` AND action = '${action}'` : ''} ORDER BY id`,
   )
-  return rows.map((row): Record<string, any> => ({ ...row, old_values: parse(row.old_values), new_values: parse(row.new_values), metadata: parse(row.metadata) }))
+  return rows.map(
+    (row): Record<string, any> => ({ ...row, old_values: parse(row.old_values), new_values: parse(row.new_values), metadata: parse(row.metadata) }),
+  )
 }
 
 /** Every object key at any depth of a JSON value. */
@@ -494,20 +492,36 @@ describe('roles', () => {
 
   test('a bad platform or access answers 400 naming the field', async () => {
     const count = await roleCount(ws)
-    let errors = expectError(await createRole(unique('Bad Platform'), [{ key: 'channel_group.view', platform: 'desktop' as never, access: 'view' }]), 400, 'VALIDATION_ERROR')
+    let errors = expectError(
+      await createRole(unique('Bad Platform'), [{ key: 'channel_group.view', platform: 'desktop' as never, access: 'view' }]),
+      400,
+      'VALIDATION_ERROR',
+    )
     expect(errors['permissions.0.platform']).toBeArray()
-    errors = expectError(await createRole(unique('Bad Access'), [{ key: 'channel_group.view', platform: 'web', access: 'write' as never }]), 400, 'VALIDATION_ERROR')
+    errors = expectError(
+      await createRole(unique('Bad Access'), [{ key: 'channel_group.view', platform: 'web', access: 'write' as never }]),
+      400,
+      'VALIDATION_ERROR',
+    )
     expect(errors['permissions.0.access']).toBeArray()
     expect(await roleCount(ws)).toBe(count)
   })
 
   test('workspace.manage is refused in a custom role: 400 with errors["permissions.0.key"]', async () => {
     const count = await roleCount(ws)
-    const errors = expectError(await createRole(unique('Workspace Boss'), [{ key: 'workspace.manage', platform: 'web', access: 'full' }]), 400, 'VALIDATION_ERROR')
+    const errors = expectError(
+      await createRole(unique('Workspace Boss'), [{ key: 'workspace.manage', platform: 'web', access: 'full' }]),
+      400,
+      'VALIDATION_ERROR',
+    )
     expect(errors['permissions.0.key']).toBeArray()
     expect(await roleCount(ws)).toBe(count)
     const role = await createRole(unique('Sneaky'), [])
-    const update = await t.app.put(`/office/v1/roles/${role.body.data.id}`, { permissions: [{ key: 'workspace.manage', platform: 'web', access: 'full' }] }, { token: ws.owner.token })
+    const update = await t.app.put(
+      `/office/v1/roles/${role.body.data.id}`,
+      { permissions: [{ key: 'workspace.manage', platform: 'web', access: 'full' }] },
+      { token: ws.owner.token },
+    )
     expectError(update, 400, 'VALIDATION_ERROR')
     expect((await t.app.get(`/office/v1/roles/${role.body.data.id}`, { token: ws.owner.token })).body.data.permissions).toEqual([])
   })
@@ -817,11 +831,7 @@ describe('workspaces', () => {
     const mine = await t.app.workspace()
     const theirs = await t.app.workspace()
     const groupName = unique('Planted')
-    const group = await t.app.post(
-      '/office/v1/outlets/channel-groups',
-      { name: groupName, workspace_id: theirs.id, id: 987654 },
-      { token: mine.owner.token },
-    )
+    const group = await t.app.post('/office/v1/outlets/channel-groups', { name: groupName, workspace_id: theirs.id, id: 987654 }, { token: mine.owner.token })
     expect(group.status).toBe(201)
     expect(group.body.data.workspace_id).toBe(mine.id)
     expect(group.body.data.id).not.toBe(987654)
@@ -959,7 +969,9 @@ describe("credentials belong to the person: another user's password or email cha
     const audits = await t.app.count('audit_logs')
     const replies = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        t.app.put(`/office/v1/users/${victim.user.id}`, i % 2 ? { password: `attacker-pass-${i}` } : { email: newEmail(`attacker${i}`) }, { token: coAdmin.token }),
+        t.app.put(`/office/v1/users/${victim.user.id}`, i % 2 ? { password: `attacker-pass-${i}` } : { email: newEmail(`attacker${i}`) }, {
+          token: coAdmin.token,
+        }),
       ),
     )
     expect(replies.map((reply) => `${reply.status} ${reply.body.code}`)).toEqual(Array(30).fill('403 FORBIDDEN'))
@@ -994,20 +1006,33 @@ describe('no privilege beyond your own: roles', () => {
     }
     expect(await roleRow(roleId)).toEqual(before)
     // Renaming it, or sending its permissions unchanged, is no change of privilege.
-    const renamed = await t.app.put(`/office/v1/roles/${roleId}`, { name: unique('Renamed Own'), permissions: [grant('role.manage')] }, { token: session.token })
+    const renamed = await t.app.put(
+      `/office/v1/roles/${roleId}`,
+      { name: unique('Renamed Own'), permissions: [grant('role.manage')] },
+      { token: session.token },
+    )
     expect(renamed.status).toBe(200)
   })
 
   test('a holder of only role.manage cannot create a role, or give one, keys they lack; with keys they hold they can', async () => {
     const { session } = await holderOf([grant('role.manage'), grant('channel.view', 'view')])
     const count = await roleCount()
-    for (const permissions of [[grant('user.manage')], [grant('channel.view', 'full')], [grant('channel.view', 'view', 'mobile')], [grant('role.manage'), grant('audit_log.view', 'view')]]) {
+    for (const permissions of [
+      [grant('user.manage')],
+      [grant('channel.view', 'full')],
+      [grant('channel.view', 'view', 'mobile')],
+      [grant('role.manage'), grant('audit_log.view', 'view')],
+    ]) {
       const errors = expectError(await t.app.post('/office/v1/roles', { name: unique('Wider'), permissions }, { token: session.token }), 403, 'FORBIDDEN')
       expect(errors.permissions).toBeArray()
     }
     expect(await roleCount()).toBe(count)
     // Allowed: a role within their own grants (role.manage covers role.view).
-    const narrow = await t.app.post('/office/v1/roles', { name: unique('Narrow'), permissions: [grant('role.view', 'view'), grant('channel.view', 'view')] }, { token: session.token })
+    const narrow = await t.app.post(
+      '/office/v1/roles',
+      { name: unique('Narrow'), permissions: [grant('role.view', 'view'), grant('channel.view', 'view')] },
+      { token: session.token },
+    )
     expect(narrow.status).toBe(201)
     const id = narrow.body.data.id
     const widened = await t.app.put(`/office/v1/roles/${id}`, { permissions: [grant('user.manage')] }, { token: session.token })
@@ -1090,13 +1115,22 @@ describe('no privilege beyond your own: giving users roles', () => {
   })
 
   test('30 simultaneous escalations (own role widened, admin created, user promoted) all answer 403 and change nothing', async () => {
-    const own = await t.app.post('/office/v1/roles', { name: unique('Self Widener'), permissions: [grant('role.manage'), grant('user.manage')] }, { token: ws.owner.token })
+    const own = await t.app.post(
+      '/office/v1/roles',
+      { name: unique('Self Widener'), permissions: [grant('role.manage'), grant('user.manage')] },
+      { token: ws.owner.token },
+    )
     const ownRoleId = own.body.data.id
     const widener = await t.app.member(ws, ownRoleId)
     const { id } = await addUser(ws, 'user')
     const before = { roles: await t.app.rows('roles'), memberships: await t.app.count('memberships'), audits: await t.app.count('audit_logs') }
     const attempts = Array.from({ length: 30 }, (_, i) => {
-      if (i % 3 === 0) return t.app.put(`/office/v1/roles/${ownRoleId}`, { permissions: [grant('role.manage'), grant('user.manage'), grant('audit_log.view', 'view')] }, { token: widener.token })
+      if (i % 3 === 0)
+        return t.app.put(
+          `/office/v1/roles/${ownRoleId}`,
+          { permissions: [grant('role.manage'), grant('user.manage'), grant('audit_log.view', 'view')] },
+          { token: widener.token },
+        )
       if (i % 3 === 1) return createUser(ws, { role_id: ws.roles.admin }, widener.token)
       return t.app.put(`/office/v1/users/${id}`, { role_id: ws.roles.super_admin }, { token: widener.token })
     })

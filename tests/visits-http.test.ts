@@ -41,27 +41,47 @@ async function call(method: string, path: string, body?: unknown, token?: string
 describe('the field day over HTTP', () => {
   test('plan, send to field, check in with a photo, submit, check out, approve: audited and notified', async () => {
     // The office: register, then a form, a project using it, an outlet and a field user.
-    const registered = await call('POST', '/auth/register', { name: 'Rina Office', email: 'rina@example.com', password: 'password123', workspace_name: 'Toko Maju Group' })
+    const registered = await call('POST', '/auth/register', {
+      name: 'Rina Office',
+      email: 'rina@example.com',
+      password: 'password123',
+      workspace_name: 'Toko Maju Group',
+    })
     expect(registered.status).toBe(201)
     const admin = registered.body.data.token as string
     const workspaceId = registered.body.data.user.workspace_id as number
 
-    const form = await call('POST', '/office/v1/forms', {
-      title: 'Shelf check',
-      fields: [
-        { key: 'facings', label: 'Facings', type: 'integer', required: true, min: 0 },
-        { key: 'brand', label: 'Brand', type: 'select', options: ['A', 'B'], required: true },
-        { key: 'shelf_photo', label: 'Shelf photo', type: 'photo' },
-      ],
-    }, admin)
+    const form = await call(
+      'POST',
+      '/office/v1/forms',
+      {
+        title: 'Shelf check',
+        fields: [
+          { key: 'facings', label: 'Facings', type: 'integer', required: true, min: 0 },
+          { key: 'brand', label: 'Brand', type: 'select', options: ['A', 'B'], required: true },
+          { key: 'shelf_photo', label: 'Shelf photo', type: 'photo' },
+        ],
+      },
+      admin,
+    )
     expect(form.status).toBe(201)
-    const project = await call('POST', '/office/v1/projects', { name: 'Q4 audit', code: 'Q4', forms: [{ form_id: form.body.data.id, is_required: true }] }, admin)
+    const project = await call(
+      'POST',
+      '/office/v1/projects',
+      { name: 'Q4 audit', code: 'Q4', forms: [{ form_id: form.body.data.id, is_required: true }] },
+      admin,
+    )
     expect(project.status).toBe(201)
     const outlet = await call('POST', '/office/v1/outlets', { name: 'Toko Maju', code: 'TM-1', latitude: -6.2, longitude: 106.8 }, admin)
     expect(outlet.status).toBe(201)
     const roles = await call('GET', '/office/v1/roles', undefined, admin)
     const fieldRole = roles.body.data.find((role: any) => role.slug === 'user')
-    const created = await call('POST', '/office/v1/users', { name: 'Budi Field', email: 'budi@example.com', password: 'password123', role_id: fieldRole.id }, admin)
+    const created = await call(
+      'POST',
+      '/office/v1/users',
+      { name: 'Budi Field', email: 'budi@example.com', password: 'password123', role_id: fieldRole.id },
+      admin,
+    )
     expect(created.status).toBe(201)
     const login = await call('POST', '/auth/login', { email: 'budi@example.com', password: 'password123' })
     expect(login.status).toBe(200)
@@ -69,7 +89,12 @@ describe('the field day over HTTP', () => {
     const fieldId = login.body.data.user.id as number
 
     // Plan the visit and send it to the field.
-    const planned = await call('POST', '/office/v1/visits', { outlet_id: outlet.body.data.id, project_id: project.body.data.id, visit_date: '2026-11-22', user_ids: [fieldId] }, admin)
+    const planned = await call(
+      'POST',
+      '/office/v1/visits',
+      { outlet_id: outlet.body.data.id, project_id: project.body.data.id, visit_date: '2026-11-22', user_ids: [fieldId] },
+      admin,
+    )
     expect(planned.status).toBe(201)
     expect(planned.body.code).toBe('VISIT_CREATED')
     const visitId = planned.body.data.id as number
@@ -85,7 +110,12 @@ describe('the field day over HTTP', () => {
     expect(mine.body.data.map((v: any) => [v.id, v.status])).toEqual([[visitId, 'scheduled']])
     expect(mine.body.data[0].sent_to_field_at).not.toBeNull()
 
-    const checkedIn = await call('POST', `/app/v1/visits/${visitId}/check-in`, { latitude: -6.2, longitude: 106.8, check_in_photo: PNG, notes: 'arrived' }, field)
+    const checkedIn = await call(
+      'POST',
+      `/app/v1/visits/${visitId}/check-in`,
+      { latitude: -6.2, longitude: 106.8, check_in_photo: PNG, notes: 'arrived' },
+      field,
+    )
     expect(checkedIn.status).toBe(200)
     expect(checkedIn.body.code).toBe('VISIT_CHECKED_IN')
     expect(checkedIn.body.data).toMatchObject({ status: 'in_progress', check_in_location: { latitude: -6.2, longitude: 106.8 } })
@@ -103,13 +133,23 @@ describe('the field day over HTTP', () => {
     expect(early.status).toBe(422)
     expect(early.body).toMatchObject({ success: false, code: 'SUBMISSION_REQUIRED', errors: { form_ids: [form.body.data.id] } })
 
-    const submitted = await call('POST', `/app/v1/visits/${visitId}/submit-form-v2`, {
-      form_id: form.body.data.id,
-      items: [{ submission_id: submissionId, status: 'completed', answers: { facings: 4, brand: 'A', shelf_photo: PNG } }],
-    }, field)
+    const submitted = await call(
+      'POST',
+      `/app/v1/visits/${visitId}/submit-form-v2`,
+      {
+        form_id: form.body.data.id,
+        items: [{ submission_id: submissionId, status: 'completed', answers: { facings: 4, brand: 'A', shelf_photo: PNG } }],
+      },
+      field,
+    )
     expect(submitted.status).toBe(200)
     expect(submitted.body.code).toBe('FORM_SUBMITTED')
-    expect(submitted.body.data.submissions[0]).toMatchObject({ id: submissionId, status: 'completed', approval_status: 'pending', answers: { facings: 4, brand: 'A' } })
+    expect(submitted.body.data.submissions[0]).toMatchObject({
+      id: submissionId,
+      status: 'completed',
+      approval_status: 'pending',
+      answers: { facings: 4, brand: 'A' },
+    })
     expect(submitted.body.data.submissions[0].answers.shelf_photo).toMatch(FILE_URL)
 
     const checkedOut = await call('POST', `/app/v1/visits/${visitId}/check-out`, { latitude: -6.2, longitude: 106.8, notes: 'done' }, field)
@@ -148,7 +188,12 @@ describe('the field day over HTTP', () => {
     expect(visitEntries[1].new_values).toEqual({ user_id: fieldId, user_name: 'Budi Field' })
     expect(visitEntries[3].new_values.status).toBe('in_progress')
     expect(visitEntries[4].new_values.status).toBe('completed')
-    const submissionLog = await call('GET', `/office/v1/audit-logs?entity_type=submission&entity_id=${submissionId}&sort_by=id&sort_order=asc`, undefined, admin)
+    const submissionLog = await call(
+      'GET',
+      `/office/v1/audit-logs?entity_type=submission&entity_id=${submissionId}&sort_by=id&sort_order=asc`,
+      undefined,
+      admin,
+    )
     expect(submissionLog.body.data.data.map((entry: any) => entry.action)).toEqual(['updated', 'approved'])
 
     // The field user got the approval notification (after the assignment and send-to-field ones).

@@ -293,15 +293,21 @@ describe('form definitions: keys unique, options only and always on choice field
     ).toEqual({})
   })
   test('a repeated key is refused at the second field', () => {
-    expect(validateFormFields([field({ key: 'a', type: 'text' }), field({ key: 'a', type: 'number' })])).toEqual({ 'fields.1.key': ['is used by another field'] })
+    expect(validateFormFields([field({ key: 'a', type: 'text' }), field({ key: 'a', type: 'number' })])).toEqual({
+      'fields.1.key': ['is used by another field'],
+    })
   })
   test('select and multiselect need options, without repeats', () => {
     expect(validateFormFields([field({ key: 'a', type: 'select' })])).toEqual({ 'fields.0.options': ['is required for select and multiselect fields'] })
-    expect(validateFormFields([field({ key: 'a', type: 'multiselect', options: [] })])).toEqual({ 'fields.0.options': ['is required for select and multiselect fields'] })
+    expect(validateFormFields([field({ key: 'a', type: 'multiselect', options: [] })])).toEqual({
+      'fields.0.options': ['is required for select and multiselect fields'],
+    })
     expect(validateFormFields([field({ key: 'a', type: 'select', options: ['x', 'x'] })])).toEqual({ 'fields.0.options': ['must not repeat an option'] })
   })
   test('options on any other type are refused', () => {
-    expect(validateFormFields([field({ key: 'a', type: 'text', options: ['x'] })])).toEqual({ 'fields.0.options': ['is only for select and multiselect fields'] })
+    expect(validateFormFields([field({ key: 'a', type: 'text', options: ['x'] })])).toEqual({
+      'fields.0.options': ['is only for select and multiselect fields'],
+    })
   })
   test('min above max is refused', () => {
     expect(validateFormFields([field({ key: 'a', type: 'number', min: 5, max: 1 })])).toEqual({ 'fields.0.max': ['must not be below min'] })

@@ -53,7 +53,8 @@ async function create(path: string, body: unknown, token = admin()): Promise<Dat
 const makeForm = (fields: unknown[] = SHELF_FIELDS, token = admin()) => create('/office/v1/forms', { title: unique('Form'), fields }, token)
 const makeProject = (forms: unknown[] = [], extra: Record<string, unknown> = {}, token = admin()) =>
   create('/office/v1/projects', { name: unique('Project'), code: unique('P'), forms, ...extra }, token)
-const makeOutlet = (extra: Record<string, unknown> = {}, token = admin()) => create('/office/v1/outlets', { name: unique('Outlet'), code: unique('O'), ...extra }, token)
+const makeOutlet = (extra: Record<string, unknown> = {}, token = admin()) =>
+  create('/office/v1/outlets', { name: unique('Outlet'), code: unique('O'), ...extra }, token)
 const makeTeam = (token = admin()) => create('/office/v1/teams', { name: unique('Team') }, token)
 const fieldUser = (workspace = ws) => t.app.member(workspace, 'user')
 
@@ -61,7 +62,8 @@ const visitBody = (overrides: Record<string, unknown> = {}) => ({ outlet_id: out
 const planVisit = (overrides: Record<string, unknown> = {}, token = admin()) => create('/office/v1/visits', visitBody(overrides), token)
 
 const checkIn = (id: number, user: Session, body: unknown = HERE, base = '/app/v1/visits') => t.app.post(`${base}/${id}/check-in`, body, { token: user.token })
-const checkOut = (id: number, user: Session, body: unknown = HERE, base = '/app/v1/visits') => t.app.post(`${base}/${id}/check-out`, body, { token: user.token })
+const checkOut = (id: number, user: Session, body: unknown = HERE, base = '/app/v1/visits') =>
+  t.app.post(`${base}/${id}/check-out`, body, { token: user.token })
 const submitV2 = (id: number, user: Session, formId: number, items: unknown[]) =>
   t.app.post(`/app/v1/visits/${id}/submit-form-v2`, { form_id: formId, items }, { token: user.token })
 const cancel = (id: number, reason: unknown = 'outlet closed', token = admin()) => t.app.put(`/office/v1/visits/${id}/cancel`, { reason }, { token })
@@ -192,7 +194,17 @@ describe('create a visit', () => {
 
   test('without `submissions` the project forms are attached as pending submissions with approval_status null', async () => {
     const visit = await planVisit()
-    expect(visit.submissions.map((s: Data) => ({ form_id: s.form_id, title: s.title, is_required: s.is_required, status: s.status, approval_status: s.approval_status, answers: s.answers, submitted_at: s.submitted_at }))).toEqual([
+    expect(
+      visit.submissions.map((s: Data) => ({
+        form_id: s.form_id,
+        title: s.title,
+        is_required: s.is_required,
+        status: s.status,
+        approval_status: s.approval_status,
+        answers: s.answers,
+        submitted_at: s.submitted_at,
+      })),
+    ).toEqual([
       { form_id: shelfForm.id, title: shelfForm.title, is_required: true, status: 'pending', approval_status: null, answers: {}, submitted_at: null },
       { form_id: noteForm.id, title: noteForm.title, is_required: false, status: 'pending', approval_status: null, answers: {}, submitted_at: null },
     ])
@@ -233,13 +245,19 @@ describe('create a visit', () => {
     const inactive = await makeOutlet({ is_active: false })
     const draftProject = await makeProject([], { status: 'draft' })
     const before = await snapshot()
-    expect(expectError(await t.app.post('/office/v1/visits', visitBody({ outlet_id: inactive.id }), { token: admin() }), 400, 'VALIDATION_ERROR').outlet_id).toBeArray()
-    expect(expectError(await t.app.post('/office/v1/visits', visitBody({ project_id: draftProject.id }), { token: admin() }), 400, 'VALIDATION_ERROR').project_id).toBeArray()
+    expect(
+      expectError(await t.app.post('/office/v1/visits', visitBody({ outlet_id: inactive.id }), { token: admin() }), 400, 'VALIDATION_ERROR').outlet_id,
+    ).toBeArray()
+    expect(
+      expectError(await t.app.post('/office/v1/visits', visitBody({ project_id: draftProject.id }), { token: admin() }), 400, 'VALIDATION_ERROR').project_id,
+    ).toBeArray()
     expect(await snapshot()).toEqual(before)
   })
 
   test('unknown body fields (status, workspace_id, checked_in_at) are ignored', async () => {
-    const reply = await t.app.post('/office/v1/visits', visitBody({ status: 'completed', workspace_id: other.id, checked_in_at: '2000-01-01T00:00:00.000Z' }), { token: admin() })
+    const reply = await t.app.post('/office/v1/visits', visitBody({ status: 'completed', workspace_id: other.id, checked_in_at: '2000-01-01T00:00:00.000Z' }), {
+      token: admin(),
+    })
     expect(reply.status).toBe(201)
     expect(reply.body.data).toMatchObject({ status: 'scheduled', checked_in_at: null })
     expect(await visitRow(reply.body.data.id)).toMatchObject({ workspace_id: ws.id, status: 'scheduled', checked_in_at: null })
@@ -252,7 +270,9 @@ describe('create a visit', () => {
       delete body[missing]
       expect(expectError(await t.app.post('/office/v1/visits', body, { token: admin() }), 400, 'VALIDATION_ERROR')[missing]).toBeArray()
     }
-    expect(expectError(await t.app.post('/office/v1/visits', visitBody({ visit_date: '2026-02-30' }), { token: admin() }), 400, 'VALIDATION_ERROR').visit_date).toBeArray()
+    expect(
+      expectError(await t.app.post('/office/v1/visits', visitBody({ visit_date: '2026-02-30' }), { token: admin() }), 400, 'VALIDATION_ERROR').visit_date,
+    ).toBeArray()
     expect(await snapshot()).toEqual(before)
   })
 
@@ -350,7 +370,11 @@ describe('listing A paths answer exactly like their listing B twins', () => {
       201,
     )
     const selfBody = { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-12-02' }
-    expectTwins(await t.app.post('/app/v1/outlet-visits', selfBody, { token: assignee.token }), await t.app.post('/app/v1/visits/self', selfBody, { token: assignee.token }), 201)
+    expectTwins(
+      await t.app.post('/app/v1/outlet-visits', selfBody, { token: assignee.token }),
+      await t.app.post('/app/v1/visits/self', selfBody, { token: assignee.token }),
+      201,
+    )
     expectTwins(
       await t.app.post('/office/v1/outlet-visits/bulk', { visits: [visitBody(), visitBody()] }, { token: admin() }),
       await t.app.post('/office/v1/visits/bulk', { visits: [visitBody(), visitBody()] }, { token: admin() }),
@@ -508,7 +532,11 @@ describe('check-in', () => {
     const completed = (await finishedVisit(user)).visit
     const forced = (await startedVisit(user)).visit
     expect((await forceClose(forced.id)).status).toBe(200)
-    for (const [visit, status] of [[cancelled, 'cancelled'], [completed, 'completed'], [forced, 'force_closed']] as const) {
+    for (const [visit, status] of [
+      [cancelled, 'cancelled'],
+      [completed, 'completed'],
+      [forced, 'force_closed'],
+    ] as const) {
       const before = await snapshot()
       expectError(await checkIn(visit.id, user), 409, 'INVALID_VISIT_STATUS')
       expect(await snapshot()).toEqual(before)
@@ -604,7 +632,11 @@ describe('cancel and force-close', () => {
     await cancel(cancelled.id)
     const forced = (await startedVisit()).visit
     await forceClose(forced.id)
-    for (const [visit, status] of [[completed, 'completed'], [cancelled, 'cancelled'], [forced, 'force_closed']] as const) {
+    for (const [visit, status] of [
+      [completed, 'completed'],
+      [cancelled, 'cancelled'],
+      [forced, 'force_closed'],
+    ] as const) {
       const before = await snapshot()
       expectError(await cancel(visit.id), 409, 'INVALID_VISIT_STATUS')
       expect(await snapshot()).toEqual(before)
@@ -628,7 +660,12 @@ describe('cancel and force-close', () => {
     await cancel(cancelled.id)
     const forced = (await startedVisit()).visit
     await forceClose(forced.id)
-    for (const [visit, status] of [[scheduled, 'scheduled'], [completed, 'completed'], [cancelled, 'cancelled'], [forced, 'force_closed']] as const) {
+    for (const [visit, status] of [
+      [scheduled, 'scheduled'],
+      [completed, 'completed'],
+      [cancelled, 'cancelled'],
+      [forced, 'force_closed'],
+    ] as const) {
       const before = await snapshot()
       expectError(await forceClose(visit.id), 409, 'INVALID_VISIT_STATUS')
       expect(await snapshot()).toEqual(before)
@@ -648,7 +685,14 @@ describe('every transition appends to logs and writes exactly one audit entry in
 
     const steps: [string, () => Promise<Reply>, string, { id: number; name: string }, string, string][] = [
       ['check_in', () => checkIn(visit.id, user, { ...HERE, notes: 'arrived' }), 'arrived', me, 'scheduled', 'in_progress'],
-      ['check_out', async () => (await completeShelf(await detail(visit.id), user), checkOut(visit.id, user, { ...HERE, notes: 'left' })), 'left', me, 'in_progress', 'completed'],
+      [
+        'check_out',
+        async () => (await completeShelf(await detail(visit.id), user), checkOut(visit.id, user, { ...HERE, notes: 'left' })),
+        'left',
+        me,
+        'in_progress',
+        'completed',
+      ],
     ]
     const visit2 = await planVisit()
     const visit3 = (await startedVisit()).visit
@@ -758,7 +802,9 @@ describe('assign', () => {
     const visit = await planVisit({ user_ids: [a.user.id] })
     for (const userIds of [[999_999], [foreign.user.user.id], [a.user.id, 999_999]]) {
       const before = await snapshot()
-      expect(expectError(await t.app.post(`/office/v1/visits/${visit.id}/assign`, { user_ids: userIds }, { token: admin() }), 400, 'VALIDATION_ERROR').user_ids).toBeArray()
+      expect(
+        expectError(await t.app.post(`/office/v1/visits/${visit.id}/assign`, { user_ids: userIds }, { token: admin() }), 400, 'VALIDATION_ERROR').user_ids,
+      ).toBeArray()
       expect(await snapshot()).toEqual(before)
     }
     expect(await assigneeIds(visit.id)).toEqual([a.user.id])
@@ -771,7 +817,14 @@ describe('submissions: attach and remove (office)', () => {
     const reply = await t.app.post(`/office/v1/visits/${visit.id}/submissions`, { form_id: noteForm.id, is_required: true }, { token: admin() })
     expect(reply.status).toBe(201)
     expect(reply.body.code).toBe('SUBMISSION_CREATED')
-    expect(reply.body.data).toMatchObject({ visit_id: visit.id, form_id: noteForm.id, title: noteForm.title, is_required: true, status: 'pending', approval_status: null })
+    expect(reply.body.data).toMatchObject({
+      visit_id: visit.id,
+      form_id: noteForm.id,
+      title: noteForm.title,
+      is_required: true,
+      status: 'pending',
+      approval_status: null,
+    })
     expect(await submissionRow(reply.body.data.id)).toMatchObject({ visit_id: visit.id, workspace_id: ws.id, status: 'pending', approval_status: null })
     expect((await auditOf(reply)).map((e) => [e.entity_type, e.action])).toEqual([['submission', 'created']])
   })
@@ -780,7 +833,9 @@ describe('submissions: attach and remove (office)', () => {
     const visit = await planVisit()
     for (const formId of [999_999, foreign.form.id]) {
       const before = await snapshot()
-      expect(expectError(await t.app.post(`/office/v1/visits/${visit.id}/submissions`, { form_id: formId }, { token: admin() }), 400, 'VALIDATION_ERROR').form_id).toBeArray()
+      expect(
+        expectError(await t.app.post(`/office/v1/visits/${visit.id}/submissions`, { form_id: formId }, { token: admin() }), 400, 'VALIDATION_ERROR').form_id,
+      ).toBeArray()
       expect(await snapshot()).toEqual(before)
     }
     const done = (await finishedVisit()).visit
@@ -838,7 +893,9 @@ describe('submit-form-v2', () => {
     expect(draft.status).toBe(200)
     expect(await submissionRow(id)).toMatchObject({ status: 'draft', approval_status: null, submitted_at: null })
     clock().advance(5000)
-    const done = await submitV2(visit.id, user, shelfForm.id, [{ submission_id: id, status: 'completed', answers: { facings: 3, brand: 'B', where: { latitude: 1.5, longitude: 2.5 }, extra: 'dropped' } }])
+    const done = await submitV2(visit.id, user, shelfForm.id, [
+      { submission_id: id, status: 'completed', answers: { facings: 3, brand: 'B', where: { latitude: 1.5, longitude: 2.5 }, extra: 'dropped' } },
+    ])
     expect(done.status).toBe(200)
     expect(done.body.data.submissions[0]).toMatchObject({
       id,
@@ -866,7 +923,13 @@ describe('submit-form-v2', () => {
       'items.0.answers.brand': ['is required'],
       'items.0.answers.where': ['must be "latitude,longitude"'],
     })
-    expect(expectError(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: id, status: 'completed', answers: { facings: -1, brand: 'C' } }]), 400, 'VALIDATION_ERROR')).toEqual({
+    expect(
+      expectError(
+        await submitV2(visit.id, user, shelfForm.id, [{ submission_id: id, status: 'completed', answers: { facings: -1, brand: 'C' } }]),
+        400,
+        'VALIDATION_ERROR',
+      ),
+    ).toEqual({
       'items.0.answers.facings': ['must be at least 0'],
       'items.0.answers.brand': ['must be one of: A, B'],
     })
@@ -883,7 +946,11 @@ describe('submit-form-v2', () => {
     for (const visit of [scheduled, cancelled, completed]) {
       const before = await snapshot()
       const note = (await detail(visit.id)).submissions.find((s: Data) => s.form_id === noteForm.id)
-      expectError(await submitV2(visit.id, user, noteForm.id, [{ submission_id: note.id, status: 'completed', answers: { note: 'x' } }]), 409, 'INVALID_VISIT_STATUS')
+      expectError(
+        await submitV2(visit.id, user, noteForm.id, [{ submission_id: note.id, status: 'completed', answers: { note: 'x' } }]),
+        409,
+        'INVALID_VISIT_STATUS',
+      )
       expectError(await submitV2(visit.id, user, noteForm.id, [{ submission_id: null, status: 'draft', answers: {} }]), 409, 'INVALID_VISIT_STATUS')
       expect(await snapshot()).toEqual(before)
     }
@@ -892,7 +959,11 @@ describe('submit-form-v2', () => {
   test('a completed submission awaiting approval cannot be saved again: 409 SUBMISSION_ALREADY_SUBMITTED', async () => {
     const { visit, user } = await startedVisit()
     const submission = await completeShelf(visit, user)
-    expectError(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: submission.id, status: 'completed', answers: { facings: 9, brand: 'B' } }]), 409, 'SUBMISSION_ALREADY_SUBMITTED')
+    expectError(
+      await submitV2(visit.id, user, shelfForm.id, [{ submission_id: submission.id, status: 'completed', answers: { facings: 9, brand: 'B' } }]),
+      409,
+      'SUBMISSION_ALREADY_SUBMITTED',
+    )
     expect(JSON.parse((await submissionRow(submission.id)).answers)).toEqual(GOOD)
   })
 
@@ -901,10 +972,18 @@ describe('submit-form-v2', () => {
     const elsewhere = await planVisit()
     const before = await snapshot()
     const foreignItem = { submission_id: shelfOf(elsewhere).id, status: 'completed', answers: GOOD }
-    const errors = expectError(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: null, status: 'completed', answers: GOOD }, foreignItem]), 400, 'VALIDATION_ERROR')
+    const errors = expectError(
+      await submitV2(visit.id, user, shelfForm.id, [{ submission_id: null, status: 'completed', answers: GOOD }, foreignItem]),
+      400,
+      'VALIDATION_ERROR',
+    )
     expect(Object.keys(errors)).toEqual(['items.1.submission_id'])
     const note = visit.submissions.find((s: Data) => s.form_id === noteForm.id)
-    expect(Object.keys(expectError(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: note.id, status: 'completed', answers: GOOD }]), 400, 'VALIDATION_ERROR'))).toEqual(['items.0.submission_id'])
+    expect(
+      Object.keys(
+        expectError(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: note.id, status: 'completed', answers: GOOD }]), 400, 'VALIDATION_ERROR'),
+      ),
+    ).toEqual(['items.0.submission_id'])
     expect(await snapshot()).toEqual(before)
   })
 
@@ -912,7 +991,11 @@ describe('submit-form-v2', () => {
     const { visit, user } = await startedVisit()
     const before = await snapshot()
     for (const status of ['pending', 'approved', 'done']) {
-      expect(Object.keys(expectError(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: shelfOf(visit).id, status, answers: GOOD }]), 400, 'VALIDATION_ERROR'))).toEqual(['items.0.status'])
+      expect(
+        Object.keys(
+          expectError(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: shelfOf(visit).id, status, answers: GOOD }]), 400, 'VALIDATION_ERROR'),
+        ),
+      ).toEqual(['items.0.status'])
     }
     expect(await snapshot()).toEqual(before)
   })
@@ -920,7 +1003,9 @@ describe('submit-form-v2', () => {
   test('an unknown form or a form of another workspace: 400 errors.form_id', async () => {
     const { visit, user } = await startedVisit()
     for (const formId of [999_999, foreign.form.id]) {
-      expect(expectError(await submitV2(visit.id, user, formId, [{ submission_id: null, status: 'draft', answers: {} }]), 400, 'VALIDATION_ERROR').form_id).toBeArray()
+      expect(
+        expectError(await submitV2(visit.id, user, formId, [{ submission_id: null, status: 'draft', answers: {} }]), 400, 'VALIDATION_ERROR').form_id,
+      ).toBeArray()
     }
   })
 
@@ -1041,7 +1126,11 @@ describe('legacy submit-form', () => {
 
   test('answers are checked as a completed submission: missing required keys are 400 naming answers.<key> of the request', async () => {
     const { visit, user } = await startedVisit()
-    const errors = expectError(await t.app.post(`/app/v1/visits/${visit.id}/submit-form`, { form_id: shelfForm.id, answers: { facings: 1 } }, { token: user.token }), 400, 'VALIDATION_ERROR')
+    const errors = expectError(
+      await t.app.post(`/app/v1/visits/${visit.id}/submit-form`, { form_id: shelfForm.id, answers: { facings: 1 } }, { token: user.token }),
+      400,
+      'VALIDATION_ERROR',
+    )
     expect(errors).toEqual({ 'answers.brand': ['is required'] })
     expect((await submissionRow(shelfOf(visit).id)).status).toBe('pending')
   })
@@ -1078,7 +1167,10 @@ describe('approve and reject', () => {
     const { visit, submission } = await finishedVisit()
     const before = await snapshot()
     for (const body of [{}, { notes: '' }, { notes: '  ' }]) {
-      expect(expectError(await t.app.post(`/office/v1/visits/${visit.id}/submissions/${submission.id}/reject`, body, { token: admin() }), 400, 'VALIDATION_ERROR').notes).toBeArray()
+      expect(
+        expectError(await t.app.post(`/office/v1/visits/${visit.id}/submissions/${submission.id}/reject`, body, { token: admin() }), 400, 'VALIDATION_ERROR')
+          .notes,
+      ).toBeArray()
     }
     expect(await snapshot()).toEqual(before)
     const reply = await reject(visit.id, submission.id, 'blurry photo')
@@ -1100,7 +1192,9 @@ describe('approve and reject', () => {
     expect((await auditOf(ok)).map((e) => e.action)).toEqual(['approved'])
 
     expect(expectError(await t.app.post(path(second.submission.id), { status: 'rejected' }, { token: admin() }), 400, 'VALIDATION_ERROR').notes).toBeArray()
-    expect(expectError(await t.app.post(path(second.submission.id), { status: 'rejected', notes: '   ' }, { token: admin() }), 400, 'VALIDATION_ERROR').notes).toBeArray()
+    expect(
+      expectError(await t.app.post(path(second.submission.id), { status: 'rejected', notes: '   ' }, { token: admin() }), 400, 'VALIDATION_ERROR').notes,
+    ).toBeArray()
     expect(expectError(await t.app.post(path(second.submission.id), { status: 'maybe' }, { token: admin() }), 400, 'VALIDATION_ERROR').status).toBeArray()
     expect((await submissionRow(second.submission.id)).approval_status).toBe('pending')
     const no = await t.app.post(path(second.submission.id), { status: 'rejected', notes: 'wrong shelf' }, { token: admin() })
@@ -1113,17 +1207,23 @@ describe('approve and reject', () => {
   test('only a completed submission awaiting approval: pending, draft, approved or rejected ones give 409 INVALID_SUBMISSION_STATUS', async () => {
     const { visit, user } = await startedVisit()
     const pending = visit.submissions.find((s: Data) => s.form_id === noteForm.id)
-    const draft = (await submitV2(visit.id, user, (await makeForm(NOTE_FIELDS)).id, [{ submission_id: null, status: 'draft', answers: { note: 'wip' } }])).body.data.submissions[0]
+    const draft = (await submitV2(visit.id, user, (await makeForm(NOTE_FIELDS)).id, [{ submission_id: null, status: 'draft', answers: { note: 'wip' } }])).body
+      .data.submissions[0]
     const approved = await completeShelf(visit, user)
     expect((await approve(visit.id, approved.id)).status).toBe(200)
-    const rejected = (await submitV2(visit.id, user, (await makeForm(NOTE_FIELDS)).id, [{ submission_id: null, status: 'completed', answers: { note: 'x' } }])).body.data.submissions[0]
+    const rejected = (await submitV2(visit.id, user, (await makeForm(NOTE_FIELDS)).id, [{ submission_id: null, status: 'completed', answers: { note: 'x' } }]))
+      .body.data.submissions[0]
     expect((await reject(visit.id, rejected.id)).status).toBe(200)
     for (const submission of [pending, draft, approved, rejected]) {
       const before = await snapshot()
       const row = await submissionRow(submission.id)
       expectError(await approve(visit.id, submission.id), 409, 'INVALID_SUBMISSION_STATUS')
       expectError(await reject(visit.id, submission.id), 409, 'INVALID_SUBMISSION_STATUS')
-      expectError(await t.app.post(`/office/v1/outlet-visits/submissions/${submission.id}/approval`, { status: 'approved' }, { token: admin() }), 409, 'INVALID_SUBMISSION_STATUS')
+      expectError(
+        await t.app.post(`/office/v1/outlet-visits/submissions/${submission.id}/approval`, { status: 'approved' }, { token: admin() }),
+        409,
+        'INVALID_SUBMISSION_STATUS',
+      )
       expect(await snapshot()).toEqual(before)
       expect(await submissionRow(submission.id)).toEqual(row)
     }
@@ -1157,20 +1257,33 @@ describe('approve and reject', () => {
     clock().advance(1000)
     const reply = await submitV2(visit.id, user, shelfForm.id, [{ submission_id: submission.id, status: 'completed', answers: { facings: 7, brand: 'B' } }])
     expect(reply.status).toBe(200)
-    expect(reply.body.data.submissions[0]).toMatchObject({ approval_status: 'pending', status: 'completed', submitted_at: now(), reviewed_at: null, reviewed_by: null, approval_notes: null })
+    expect(reply.body.data.submissions[0]).toMatchObject({
+      approval_status: 'pending',
+      status: 'completed',
+      submitted_at: now(),
+      reviewed_at: null,
+      reviewed_by: null,
+      approval_notes: null,
+    })
     expect((await approve(visit.id, submission.id)).status).toBe(200)
   })
 
   test('a rejected submission may be resubmitted while the visit is completed (v2 and legacy) and goes back to pending', async () => {
     const first = await finishedVisit()
     await reject(first.visit.id, first.submission.id, 'redo')
-    const v2 = await submitV2(first.visit.id, first.user, shelfForm.id, [{ submission_id: first.submission.id, status: 'completed', answers: { facings: 8, brand: 'A' } }])
+    const v2 = await submitV2(first.visit.id, first.user, shelfForm.id, [
+      { submission_id: first.submission.id, status: 'completed', answers: { facings: 8, brand: 'A' } },
+    ])
     expect(v2.status).toBe(200)
     expect(await submissionRow(first.submission.id)).toMatchObject({ approval_status: 'pending', status: 'completed' })
 
     const second = await finishedVisit()
     await reject(second.visit.id, second.submission.id, 'redo')
-    const legacy = await t.app.post(`/app/v1/outlet-visits/${second.visit.id}/submit-form`, { form_id: shelfForm.id, answers: { facings: 5, brand: 'B' } }, { token: second.user.token })
+    const legacy = await t.app.post(
+      `/app/v1/outlet-visits/${second.visit.id}/submit-form`,
+      { form_id: shelfForm.id, answers: { facings: 5, brand: 'B' } },
+      { token: second.user.token },
+    )
     expect(legacy.status).toBe(200)
     expect(legacy.body.data.submissions[0]).toMatchObject({ id: second.submission.id, approval_status: 'pending', answers: { facings: 5, brand: 'B' } })
     expect((await visitRow(second.visit.id)).status).toBe('completed')
@@ -1181,7 +1294,11 @@ describe('approve and reject', () => {
     const submission = await completeShelf(visit, user)
     await reject(visit.id, submission.id, 'redo')
     await cancel(visit.id)
-    expectError(await submitV2(visit.id, user, shelfForm.id, [{ submission_id: submission.id, status: 'completed', answers: GOOD }]), 409, 'INVALID_VISIT_STATUS')
+    expectError(
+      await submitV2(visit.id, user, shelfForm.id, [{ submission_id: submission.id, status: 'completed', answers: GOOD }]),
+      409,
+      'INVALID_VISIT_STATUS',
+    )
     expect((await submissionRow(submission.id)).approval_status).toBe('rejected')
   })
 })
@@ -1197,7 +1314,11 @@ describe('photos', () => {
     expect(url).toMatch(FILE_URL)
     expect((await visitRow(visit.id)).check_in_photo_url).toBe(url)
     expect(await t.app.count('files')).toBe(files + 1)
-    expect(await one(`SELECT workspace_id, mime_type, size FROM files WHERE id = '${url.split('/').at(-1)}'`)).toEqual({ workspace_id: ws.id, mime_type: 'image/png', size: PNG_BYTES.length })
+    expect(await one(`SELECT workspace_id, mime_type, size FROM files WHERE id = '${url.split('/').at(-1)}'`)).toEqual({
+      workspace_id: ws.id,
+      mime_type: 'image/png',
+      size: PNG_BYTES.length,
+    })
 
     for (const token of [admin(), user.token]) {
       const file = await t.app.get(url.replace(/^\/api/, ''), { token })
@@ -1225,9 +1346,12 @@ describe('photos', () => {
     const big = Buffer.alloc(5 * 1024 * 1024 + 1000)
     PNG_BYTES.copy(big)
     const cases: [string, string[]][] = [
-      ['data:image/png;base64,' + Buffer.from('just some text, not an image').toString('base64'), ['must be a JPEG, PNG or WebP image (data URI or base64) or an https:// URL']],
+      [
+        `data:image/png;base64,${Buffer.from('just some text, not an image').toString('base64')}`,
+        ['must be a JPEG, PNG or WebP image (data URI or base64) or an https:// URL'],
+      ],
       ['data:image/png;base64,@@not*base64!!', ['must be a JPEG, PNG or WebP image (data URI or base64) or an https:// URL']],
-      ['data:image/png;base64,' + big.toString('base64'), ['must be at most 5 MiB']],
+      [`data:image/png;base64,${big.toString('base64')}`, ['must be at most 5 MiB']],
     ]
     for (const [photo, messages] of cases) {
       const before = await snapshot()
@@ -1267,7 +1391,9 @@ describe('photos', () => {
     expect(reply.status).toBe(200)
     expect(reply.body.data.check_out_photo_url).toMatch(FILE_URL)
     const { visit: other2, user: user2 } = await startedVisit()
-    const bad = await submitV2(other2.id, user2, shelfForm.id, [{ submission_id: shelfOf(other2).id, status: 'completed', answers: { ...GOOD, photo: 'data:image/png;base64,aGVsbG8=' } }])
+    const bad = await submitV2(other2.id, user2, shelfForm.id, [
+      { submission_id: shelfOf(other2).id, status: 'completed', answers: { ...GOOD, photo: 'data:image/png;base64,aGVsbG8=' } },
+    ])
     expect(Object.keys(expectError(bad, 400, 'VALIDATION_ERROR'))).toEqual(['items.0.answers.photo'])
   })
 })
@@ -1483,7 +1609,11 @@ describe('lists', () => {
 describe('my visits default page size', () => {
   test('a field user with 12 visits gets 10 by default, total 12', async () => {
     const user = await fieldUser()
-    const reply = await t.app.post('/office/v1/visits/bulk', { visits: Array.from({ length: 12 }, () => visitBody({ user_ids: [user.user.id] })) }, { token: admin() })
+    const reply = await t.app.post(
+      '/office/v1/visits/bulk',
+      { visits: Array.from({ length: 12 }, () => visitBody({ user_ids: [user.user.id] })) },
+      { token: admin() },
+    )
     expect(reply.status).toBe(201)
     const mine = await t.app.get('/app/v1/visits/me', { token: user.token })
     expect(mine.body.data).toHaveLength(10)
@@ -1494,7 +1624,11 @@ describe('my visits default page size', () => {
 describe('bulk create', () => {
   test('201 VISITS_CREATED with the ids; every visit gets its forms, assignees and audit entries', async () => {
     const user = await fieldUser()
-    const reply = await t.app.post('/office/v1/visits/bulk', { visits: [visitBody({ user_ids: [user.user.id] }), visitBody({ visit_date: '2026-12-24' })] }, { token: admin() })
+    const reply = await t.app.post(
+      '/office/v1/visits/bulk',
+      { visits: [visitBody({ user_ids: [user.user.id] }), visitBody({ visit_date: '2026-12-24' })] },
+      { token: admin() },
+    )
     expect(reply.status).toBe(201)
     expect(reply.body.code).toBe('VISITS_CREATED')
     expect(reply.body.data.count).toBe(2)
@@ -1512,7 +1646,11 @@ describe('bulk create', () => {
   test('all or nothing: one bad item is a 400 with errors["visits.N.field"] and nothing is written', async () => {
     const before = await snapshot()
     const errors = expectError(
-      await t.app.post('/office/v1/visits/bulk', { visits: [visitBody(), visitBody({ outlet_id: foreign.outlet.id }), visitBody(), visitBody({ user_ids: [999_999] })] }, { token: admin() }),
+      await t.app.post(
+        '/office/v1/visits/bulk',
+        { visits: [visitBody(), visitBody({ outlet_id: foreign.outlet.id }), visitBody(), visitBody({ user_ids: [999_999] })] },
+        { token: admin() },
+      ),
       400,
       'VALIDATION_ERROR',
     )
@@ -1523,7 +1661,8 @@ describe('bulk create', () => {
 })
 
 describe('CSV import', () => {
-  const importCsv = (csv: string, contentType = 'text/csv') => t.app.request('POST', '/office/v1/visits/import', { raw: csv, headers: { 'content-type': contentType }, token: admin() })
+  const importCsv = (csv: string, contentType = 'text/csv') =>
+    t.app.request('POST', '/office/v1/visits/import', { raw: csv, headers: { 'content-type': contentType }, token: admin() })
 
   test('text/csv with outlet_code, project_code, visit_date, assignee_emails: 201 VISITS_IMPORTED, one visit per row', async () => {
     const [a, b] = [await fieldUser(), await fieldUser()]
@@ -1551,7 +1690,10 @@ describe('CSV import', () => {
       [`outlet_code,project_code,visit_date\nNOPE-1,${project.code},2026-12-10\n`, ['rows.2.outlet_code']],
       [`outlet_code,project_code,visit_date\n${outlet.code},NOPE-2,2026-12-10\n`, ['rows.2.project_code']],
       [`outlet_code,project_code,visit_date,assignee_emails\n${outlet.code},${project.code},2026-12-10,nobody@example.com\n`, ['rows.2.assignee_emails']],
-      [`outlet_code,project_code,visit_date,assignee_emails\n${outlet.code},${project.code},2026-12-10,${foreign.user.user.email}\n`, ['rows.2.assignee_emails']],
+      [
+        `outlet_code,project_code,visit_date,assignee_emails\n${outlet.code},${project.code},2026-12-10,${foreign.user.user.email}\n`,
+        ['rows.2.assignee_emails'],
+      ],
       [`project_code,visit_date\n${project.code},2026-12-10\n`, ['rows.2.outlet_code']],
       [`outlet_code,project_code,visit_date\n${outlet.code},${project.code},2026-12-10\n${inactive.code},${project.code},2026-12-10\n`, ['rows.3.outlet_id']],
     ]
@@ -1572,7 +1714,7 @@ describe('CSV import', () => {
 })
 
 describe('CSV export', () => {
-  test('text/csv with a header row, the list filters applied, and formula cells prefixed with \'', async () => {
+  test("text/csv with a header row, the list filters applied, and formula cells prefixed with '", async () => {
     const exportProject = await makeProject([])
     const names = ['=1+2', '+SUM(A1)', '-3', '@cmd', 'Plain Shop']
     const planned: Data[] = []
@@ -1589,7 +1731,9 @@ describe('CSV export', () => {
     expect(rows.map((r) => r.outlet_name)).toEqual(["'=1+2", "'+SUM(A1)", "'-3", "'@cmd", 'Plain Shop'])
     expect(rows.every((r) => r.project_name === exportProject.name)).toBe(true)
 
-    const cancelled = parse((await t.app.get(`/office/v1/visits/export?project_id=${exportProject.id}&status=cancelled`, { token: admin() })).text, { columns: true }) as Record<string, string>[]
+    const cancelled = parse((await t.app.get(`/office/v1/visits/export?project_id=${exportProject.id}&status=cancelled`, { token: admin() })).text, {
+      columns: true,
+    }) as Record<string, string>[]
     expect(cancelled.map((r) => [Number(r.id), r.status])).toEqual([[planned[4].id, 'cancelled']])
 
     const none = await t.app.get(`/office/v1/visits/export?project_id=${exportProject.id}&status=completed`, { token: admin() })
@@ -1628,10 +1772,16 @@ describe('send to field', () => {
 
   test('an unknown or foreign id: 400 errors.visit_ids and nothing is sent', async () => {
     const visit = await planVisit({ user_ids: [(await fieldUser()).user.id] })
-    const foreignVisit = await create('/office/v1/visits', { outlet_id: foreign.outlet.id, project_id: foreign.project.id, visit_date: '2026-12-01' }, other.owner.token)
+    const foreignVisit = await create(
+      '/office/v1/visits',
+      { outlet_id: foreign.outlet.id, project_id: foreign.project.id, visit_date: '2026-12-01' },
+      other.owner.token,
+    )
     for (const bad of [999_999, foreignVisit.id]) {
       const before = await snapshot()
-      expect(expectError(await t.app.post('/office/v1/visits/send-to-field', { visit_ids: [visit.id, bad] }, { token: admin() }), 400, 'VALIDATION_ERROR').visit_ids).toBeArray()
+      expect(
+        expectError(await t.app.post('/office/v1/visits/send-to-field', { visit_ids: [visit.id, bad] }, { token: admin() }), 400, 'VALIDATION_ERROR').visit_ids,
+      ).toBeArray()
       expect(await snapshot()).toEqual(before)
     }
     expect((await visitRow(visit.id)).sent_to_field_at).toBeNull()
@@ -1765,7 +1915,12 @@ describe('workspace isolation', () => {
       ['GET', `/app/v1/outlet-visits/submissions/${submission.id}`, 'SUBMISSION_NOT_FOUND'],
       ['POST', `/app/v1/visits/${scheduled.id}/check-in`, 'VISIT_NOT_FOUND', HERE],
       ['POST', `/app/v1/visits/${visit.id}/check-out`, 'VISIT_NOT_FOUND', HERE],
-      ['POST', `/app/v1/visits/${visit.id}/submit-form-v2`, 'VISIT_NOT_FOUND', { form_id: foreign.form.id, items: [{ submission_id: null, status: 'draft', answers: {} }] }],
+      [
+        'POST',
+        `/app/v1/visits/${visit.id}/submit-form-v2`,
+        'VISIT_NOT_FOUND',
+        { form_id: foreign.form.id, items: [{ submission_id: null, status: 'draft', answers: {} }] },
+      ],
       ['POST', `/app/v1/visits/${visit.id}/submit-form`, 'VISIT_NOT_FOUND', { form_id: foreign.form.id, answers: { note: 'x' } }],
     ]
     for (const [method, path, code, body] of calls) {
@@ -1792,7 +1947,13 @@ describe('`updated` audit entries hold exactly the fields that changed (old and 
     clock().advance(1000)
     const entry = await onlyEntry(await checkIn(visit.id, user))
     expect(entry.old_values).toEqual({ status: 'scheduled', checked_in_at: null, check_in_latitude: null, check_in_longitude: null, check_in_distance_m: null })
-    expect(entry.new_values).toEqual({ status: 'in_progress', checked_in_at: now(), check_in_latitude: HERE.latitude, check_in_longitude: HERE.longitude, check_in_distance_m: 0 })
+    expect(entry.new_values).toEqual({
+      status: 'in_progress',
+      checked_in_at: now(),
+      check_in_latitude: HERE.latitude,
+      check_in_longitude: HERE.longitude,
+      check_in_distance_m: 0,
+    })
   })
 
   test('check-out without a photo: status, time and place; no check_out_photo_url null → null', async () => {
@@ -1800,8 +1961,20 @@ describe('`updated` audit entries hold exactly the fields that changed (old and 
     await completeShelf(visit, user)
     clock().advance(1000)
     const entry = await onlyEntry(await checkOut(visit.id, user))
-    expect(entry.old_values).toEqual({ status: 'in_progress', checked_out_at: null, check_out_latitude: null, check_out_longitude: null, check_out_distance_m: null })
-    expect(entry.new_values).toEqual({ status: 'completed', checked_out_at: now(), check_out_latitude: HERE.latitude, check_out_longitude: HERE.longitude, check_out_distance_m: 0 })
+    expect(entry.old_values).toEqual({
+      status: 'in_progress',
+      checked_out_at: null,
+      check_out_latitude: null,
+      check_out_longitude: null,
+      check_out_distance_m: null,
+    })
+    expect(entry.new_values).toEqual({
+      status: 'completed',
+      checked_out_at: now(),
+      check_out_latitude: HERE.latitude,
+      check_out_longitude: HERE.longitude,
+      check_out_distance_m: 0,
+    })
   })
 
   test('cancel records status and close_reason only', async () => {
@@ -1846,7 +2019,14 @@ describe('`updated` audit entries hold exactly the fields that changed (old and 
       reviewed_by: ws.owner.user.id,
       approval_notes: 'blurry photo',
     })
-    expect(entry.new_values).toEqual({ approval_status: 'pending', answers: changed, submitted_at: now(), reviewed_at: null, reviewed_by: null, approval_notes: null })
+    expect(entry.new_values).toEqual({
+      approval_status: 'pending',
+      answers: changed,
+      submitted_at: now(),
+      reviewed_at: null,
+      reviewed_by: null,
+      approval_notes: null,
+    })
   })
 
   test('send-to-field records sent_to_field_at only; who was notified goes to metadata, not into the values', async () => {
@@ -1884,7 +2064,8 @@ describe('a visits CSV export imports again as is', () => {
   /** Names a spreadsheet would run as formulas (guarded on export), and two that only start with `'`. */
   const NAMES = ['@Tim Timur', '=SUM(1)', '-minus', '+plus', "'quoted", "'=quoted formula"]
 
-  const importCsv = (csv: string, token: string) => t.app.request('POST', '/office/v1/visits/import', { raw: csv, headers: { 'content-type': 'text/csv' }, token })
+  const importCsv = (csv: string, token: string) =>
+    t.app.request('POST', '/office/v1/visits/import', { raw: csv, headers: { 'content-type': 'text/csv' }, token })
   const exportCsv = async (token: string) => {
     const reply = await t.app.get('/office/v1/visits/export', { token })
     expect(reply.status).toBe(200)
@@ -1912,12 +2093,24 @@ describe('a visits CSV export imports again as is', () => {
       const team = await create('/office/v1/teams', { name }, token)
       const outlet = await create('/office/v1/outlets', { name, code: `${name.replace(/[^=+\-@']/g, '')}O${index}` }, token)
       const project = await create('/office/v1/projects', { name, code: `${name.replace(/[^=+\-@']/g, '')}P${index}` }, token)
-      made.push(await create('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, team_id: team.id, visit_date: `2026-12-0${index + 1}`, user_ids: index % 2 ? [dash.user.id, plain.user.id] : [dash.user.id] }, token))
+      made.push(
+        await create(
+          '/office/v1/visits',
+          {
+            outlet_id: outlet.id,
+            project_id: project.id,
+            team_id: team.id,
+            visit_date: `2026-12-0${index + 1}`,
+            user_ids: index % 2 ? [dash.user.id, plain.user.id] : [dash.user.id],
+          },
+          token,
+        ),
+      )
     }
     return { home, token, made }
   }
 
-  test('guardCell and unguardCell undo each other; only `\'` before a guarded character is taken off', async () => {
+  test("guardCell and unguardCell undo each other; only `'` before a guarded character is taken off", async () => {
     for (const text of [...NAMES, "''=x", "''quoted", '\tTab', '\rCR', 'plain', "'", "''", '', "it's", '=', "'-"]) {
       expect(unguardCell(guardCell(text))).toBe(text)
     }
@@ -1928,7 +2121,7 @@ describe('a visits CSV export imports again as is', () => {
     expect(unguardCell("'@Tim Timur")).toBe('@Tim Timur')
   })
 
-  test('export a workspace with names starting =, +, -, @ and \' → import that file into the same workspace → 201, the same visits again', async () => {
+  test("export a workspace with names starting =, +, -, @ and ' → import that file into the same workspace → 201, the same visits again", async () => {
     const { home, token, made } = await guardedWorkspace()
     const csv = await exportCsv(token)
     const cells = parse(csv, { columns: true }) as Record<string, string>[]
@@ -1954,7 +2147,9 @@ describe('a visits CSV export imports again as is', () => {
     const quote = (text: string) => `"${text.replaceAll('"', '""')}"`
     const csv = [
       'outlet_code,project_code,team_name,visit_date,assignee_emails',
-      ...rows.map((row) => [row.outlet_code, guardCell(codeOf.get(Number(row.project_id))), row.team_name, row.visit_date, row.assignee_emails].map(quote).join(',')),
+      ...rows.map((row) =>
+        [row.outlet_code, guardCell(codeOf.get(Number(row.project_id))), row.team_name, row.visit_date, row.assignee_emails].map(quote).join(','),
+      ),
     ].join('\n')
     const before = await plans(home.id)
     const reply = await importCsv(csv, token)
@@ -1999,7 +2194,11 @@ describe('a visits CSV export imports again as is', () => {
       const exported = await fetch(`${base}/office/v1/visits/export`, { headers: { authorization: `Bearer ${token}` } })
       expect(exported.status).toBe(200)
       const bytes = await exported.arrayBuffer()
-      const imported = await fetch(`${base}/office/v1/visits/import`, { method: 'POST', body: bytes, headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv' } })
+      const imported = await fetch(`${base}/office/v1/visits/import`, {
+        method: 'POST',
+        body: bytes,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv' },
+      })
       expect(imported.status).toBe(201)
       expect((await imported.json()).data.count).toBe(made.length)
       expect(await t.app.count('visits', `workspace_id = ${home.id}`)).toBe(2 * made.length)

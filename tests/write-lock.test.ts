@@ -77,7 +77,7 @@ describe('an outlet whose regions are checked upstream does not hold the write l
       events.push(`other write ${write.status}`)
       upstream.release()
       await outletDone
-      expect(events).toEqual(['upstream asked', 'other write 201', 'outlet ' + (kind === 'create' ? 201 : 200)])
+      expect(events).toEqual(['upstream asked', 'other write 201', `outlet ${kind === 'create' ? 201 : 200}`])
       expect((await outlet).body.data).toMatchObject(kind === 'create' ? { province_id: 11 } : { city_id: 1101 })
     })
   }
@@ -143,9 +143,13 @@ describe('bulk create and CSV import are written in parts, each its own short tr
     const token = ws.owner.token
     const formIds: number[] = []
     for (let i = 0; i < FORMS; i++) {
-      formIds.push((await app.post('/office/v1/forms', { title: unique('Form'), fields: [{ key: 'note', label: 'Note', type: 'text' }] }, { token })).body.data.id)
+      formIds.push(
+        (await app.post('/office/v1/forms', { title: unique('Form'), fields: [{ key: 'note', label: 'Note', type: 'text' }] }, { token })).body.data.id,
+      )
     }
-    project = (await app.post('/office/v1/projects', { name: 'Big audit', code: 'BIG', forms: formIds.map((form_id) => ({ form_id, is_required: true })) }, { token })).body.data
+    project = (
+      await app.post('/office/v1/projects', { name: 'Big audit', code: 'BIG', forms: formIds.map((form_id) => ({ form_id, is_required: true })) }, { token })
+    ).body.data
     outlet = (await app.post('/office/v1/outlets', { name: 'Toko', code: 'T-1' }, { token })).body.data
     recorder = recordTransactions(app)
   }, 120_000)
@@ -154,7 +158,10 @@ describe('bulk create and CSV import are written in parts, each its own short tr
   })
 
   const csvOf = (rows: number, notes: string, assignee = '') =>
-    ['outlet_id,project_id,visit_date,assignee_emails,notes', ...Array.from({ length: rows }, () => `${outlet.id},${project.id},2026-12-01,${assignee},${notes}`)].join('\n')
+    [
+      'outlet_id,project_id,visit_date,assignee_emails,notes',
+      ...Array.from({ length: rows }, () => `${outlet.id},${project.id},2026-12-01,${assignee},${notes}`),
+    ].join('\n')
   const importCsv = (csv: string, idempotencyKey?: string) =>
     app.request('POST', '/office/v1/visits/import', { raw: csv, headers: { 'content-type': 'text/csv' }, token: ws.owner.token, idempotencyKey })
   const visitsWith = (notes: string) => app.count('visits', `notes = '${notes}'`)

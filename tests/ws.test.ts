@@ -325,7 +325,11 @@ describe('location.created: to the workspace’s livemap:view (web) sockets, aft
 
   test('a batch of 3 → 3 messages, one per saved ping with its data, at the owner, admin and manager sockets', async () => {
     const marks = [await owner.settled(), await admin.settled(), await manager.settled()]
-    const pings = [ping({ recorded_at: ago(3000), lat: 1 }), ping({ recorded_at: ago(2000), lat: 2, visit_id: null, source: 'gps' }), ping({ lat: 3, battery_level: 0.5 })]
+    const pings = [
+      ping({ recorded_at: ago(3000), lat: 1 }),
+      ping({ recorded_at: ago(2000), lat: 2, visit_id: null, source: 'gps' }),
+      ping({ lat: 3, battery_level: 0.5 }),
+    ]
     data(await batch(aField.token, pings), 201, 'the batch')
     const history = await h.get(`/office/v1/locations?user_id=${aField.user.id}&limit=3&sort_order=asc`, { token: a.owner.token })
     const stored = [...history.body.data].sort((x: { id: number }, y: { id: number }) => x.id - y.id)
@@ -406,7 +410,10 @@ describe('location.created: to the workspace’s livemap:view (web) sockets, aft
     const mark = await admin.settled()
     const replies = await Promise.all(
       users.map((user, u) =>
-        batch(user.token, [0, 1, 2, 3].map((i) => ping({ recorded_at: at(i), lat: 30 + u + i / 10 }))),
+        batch(
+          user.token,
+          [0, 1, 2, 3].map((i) => ping({ recorded_at: at(i), lat: 30 + u + i / 10 })),
+        ),
       ),
     )
     expect(replies.map((reply) => reply.body.data.count)).toEqual([4, 2, 4, 4])
@@ -442,7 +449,10 @@ describe('location.created: to the workspace’s livemap:view (web) sockets, aft
       let slowest = 0
       for (let i = 0; i < 100; i++) {
         const before = performance.now()
-        const reply = await batch(user.token, Array.from({ length: 50 }, () => ping({ lat: -6.2 + i / 1000 })))
+        const reply = await batch(
+          user.token,
+          Array.from({ length: 50 }, () => ping({ lat: -6.2 + i / 1000 })),
+        )
         slowest = Math.max(slowest, performance.now() - before)
         expect(reply.status).toBe(201)
       }
@@ -629,10 +639,7 @@ describe('notification.created: to its user, after commit', () => {
 
 /** The close the server sent, or an error after WAIT_MS. */
 function closeOf(client: Client) {
-  return Promise.race([
-    client.closed,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the server did not close the socket')), WAIT_MS)),
-  ])
+  return Promise.race([client.closed, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the server did not close the socket')), WAIT_MS))])
 }
 
 describe('a socket lives no longer than its user’s access (docs/API.md §Real-time socket)', () => {
@@ -1127,10 +1134,18 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
 
     // Missed: three pings and a cancelled visit (visit.updated to the office).
     data(await rBatch(field, [ping({ lat: 1 }), ping({ lat: 2 }), ping({ lat: 3 })]), 201, 'a batch')
-    const outlet = data(await r.post('/office/v1/outlets', { name: unique('Outlet'), ...{ latitude: -6.2, longitude: 106.8 } }, { token: w.owner.token }), 201, 'an outlet')
+    const outlet = data(
+      await r.post('/office/v1/outlets', { name: unique('Outlet'), ...{ latitude: -6.2, longitude: 106.8 } }, { token: w.owner.token }),
+      201,
+      'an outlet',
+    )
     const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: w.owner.token }), 201, 'a project')
     const visit = data(
-      await r.post('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field.user.id], submissions: [] }, { token: admin.token }),
+      await r.post(
+        '/office/v1/visits',
+        { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field.user.id], submissions: [] },
+        { token: admin.token },
+      ),
       201,
       'planning',
     )
@@ -1167,7 +1182,11 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
     // wait for drains. Published in slices the observer reads as they come (it is live, not replaying).
     const blob = 'x'.repeat(2000)
     for (let slice = 0; slice < 160; slice++) {
-      hub.publishEach(livemap, 'location.created', Array.from({ length: 50 }, (_, n) => ({ n: slice * 50 + n, blob })))
+      hub.publishEach(
+        livemap,
+        'location.created',
+        Array.from({ length: 50 }, (_, n) => ({ n: slice * 50 + n, blob })),
+      )
       await observer.barrier()
     }
 
@@ -1210,10 +1229,18 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
     // them) that is then cancelled (visit.updated to the office and to field2).
     data(await rBatch(field, [ping({ lat: 5 }), ping({ lat: 6 })]), 201, 'a batch')
     data(await r.post('/app/v1/locations/batch', { pings: [ping()] }, { token: otherField.token, idempotencyKey: unique('batch') }), 201, 'a batch of B')
-    const outlet = data(await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: w.owner.token }), 201, 'an outlet')
+    const outlet = data(
+      await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: w.owner.token }),
+      201,
+      'an outlet',
+    )
     const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: w.owner.token }), 201, 'a project')
     const visit = data(
-      await r.post('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field2.user.id], submissions: [] }, { token: admin.token }),
+      await r.post(
+        '/office/v1/visits',
+        { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field2.user.id], submissions: [] },
+        { token: admin.token },
+      ),
       201,
       'planning',
     )
@@ -1267,14 +1294,17 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
     expect(late.messages).toEqual([{ type: 'resync' }])
     data(await rBatch(field, [ping({ lat: 8 })]), 201, 'a live batch')
     await late.barrier()
-    expect(late.messages.map((m) => [m.type, m.data?.lat])).toEqual([['resync', undefined], ['location.created', 8]])
+    expect(late.messages.map((m) => [m.type, m.data?.lat])).toEqual([
+      ['resync', undefined],
+      ['location.created', 8],
+    ])
     await late.leave()
   })
 
   test('a since this process never issued (from before a restart, or ahead of the newest id) → resync', async () => {
     admin = await fresh(admin)
     const observer = await Feed.open(admin.token, rPort)
-    data(await rBatch(field = await fresh(field), [ping()]), 201, 'a batch')
+    data(await rBatch((field = await fresh(field)), [ping()]), 201, 'a batch')
     await observer.barrier()
     for (const since of [0, 1_000, observer.lastId + 1]) {
       const feed = await Feed.open(admin.token, rPort, since)
@@ -1299,19 +1329,34 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
       await observer.barrier()
       const lastSeen = observer.lastId
       // field2 sees a notification before the flood.
-      const outlet = data(await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: w.owner.token }), 201, 'an outlet')
+      const outlet = data(
+        await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: w.owner.token }),
+        201,
+        'an outlet',
+      )
       const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: w.owner.token }), 201, 'a project')
       await fieldFeed.barrier()
       const fieldSince = lastSeen
       await fieldFeed.leave()
       data(
-        await r.post('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field2.user.id], submissions: [] }, { token: admin.token }),
+        await r.post(
+          '/office/v1/visits',
+          { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field2.user.id], submissions: [] },
+          { token: admin.token },
+        ),
         201,
         'planning',
       )
 
       // 30 location events: more than the 20 the bound keeps.
-      data(await rBatch(field, Array.from({ length: 30 }, (_, n) => ping({ lat: n / 10 }))), 201, 'a batch of 30')
+      data(
+        await rBatch(
+          field,
+          Array.from({ length: 30 }, (_, n) => ping({ lat: n / 10 })),
+        ),
+        201,
+        'a batch of 30',
+      )
       await observer.barrier()
       const flood = after(observer, lastSeen).filter((m) => m.type === 'location.created')
       expect(flood).toHaveLength(30)
@@ -1342,15 +1387,27 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
     const quietField = await r.member(quiet, 'user')
     // The field user's socket sees an event (a notification), then leaves; no live-map socket is open.
     const feed = await Feed.open(quietField.token, rPort)
-    const outlet = data(await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: quiet.owner.token }), 201, 'an outlet')
+    const outlet = data(
+      await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: quiet.owner.token }),
+      201,
+      'an outlet',
+    )
     const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: quiet.owner.token }), 201, 'a project')
     const plan = () =>
-      r.post('/office/v1/visits', { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [quietField.user.id], submissions: [] }, { token: quiet.owner.token })
+      r.post(
+        '/office/v1/visits',
+        { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [quietField.user.id], submissions: [] },
+        { token: quiet.owner.token },
+      )
     data(await plan(), 201, 'planning')
     await feed.barrier()
     const seen = feed.lastId
     await feed.leave()
-    data(await r.post('/app/v1/locations/batch', { pings: [ping()] }, { token: quietField.token, idempotencyKey: unique('batch') }), 201, 'a batch nobody watches')
+    data(
+      await r.post('/app/v1/locations/batch', { pings: [ping()] }, { token: quietField.token, idempotencyKey: unique('batch') }),
+      201,
+      'a batch nobody watches',
+    )
     data(await plan(), 201, 'planning')
 
     const map = await Feed.open(quietAdmin.token, rPort, seen)
@@ -1368,7 +1425,12 @@ describe('?since=: a malformed value refuses the upgrade', () => {
   test('not a whole number of at most 16 digits → 400 VALIDATION_ERROR with errors.since, no socket', async () => {
     for (const since of ['abc', '-1', '1.5', '1e6', '', '%20', '12345678901234567', '9007199254740993']) {
       const reply = await upgrade(`?token=${encodeURIComponent(aField.token)}&since=${since}`)
-      expect({ since, status: reply.status, code: reply.body?.code, success: reply.body?.success }).toEqual({ since, status: 400, code: 'VALIDATION_ERROR', success: false })
+      expect({ since, status: reply.status, code: reply.body?.code, success: reply.body?.success }).toEqual({
+        since,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        success: false,
+      })
       expect(reply.body.errors.since).toBeArray()
     }
     const events = await new Promise<string[]>((resolve) => {
@@ -1496,10 +1558,14 @@ describe('a replay waits for an access re-check like every publish', () => {
 describe('the replay log in a flood', () => {
   test('a stream whose bound holds less than a minute keeps only the flood bound, and its full bound again once the rate falls', () => {
     const t0 = Date.parse('2026-11-21T08:00:00Z')
-    const log = new ReplayLog({ ...REPLAY_BOUNDS, locations: { maxEvents: 100, maxBytes: 1024 * 1024 }, flood: { maxEvents: 10, maxBytes: 1024 * 1024, spanMs: 60_000 } })
+    const log = new ReplayLog({
+      ...REPLAY_BOUNDS,
+      locations: { maxEvents: 100, maxBytes: 1024 * 1024 },
+      flood: { maxEvents: 10, maxBytes: 1024 * 1024, spanMs: 60_000 },
+    })
     const topic = ['w:1:livemap']
     // 150 events within a second: the 100 kept would span less than a minute.
-    for (let n = 0; n < 150; n++) log.record(1, topic, 'location.created', { n }, t0 + Math.floor(n / 150 * 1000))
+    for (let n = 0; n < 150; n++) log.record(1, topic, 'location.created', { n }, t0 + Math.floor((n / 150) * 1000))
     expect(log.events).toBe(10)
     // The other stream is not flooded by it.
     for (let n = 0; n < 50; n++) log.record(1, ['w:1:u:2'], 'notification.created', { n }, t0 + 1000)

@@ -12,7 +12,22 @@ db.run(`PRAGMA synchronous = ${process.env.DURABILITY === 'normal' ? 'NORMAL' : 
 db.run('PRAGMA busy_timeout = 5000')
 const workspaceId = Number(process.env.WORKSPACE_ID)
 const userId = Number(process.env.USER_ID)
-const COLUMNS = ['workspace_id', 'user_id', 'lat', 'lng', 'accuracy_m', 'speed_mps', 'source', 'battery_level', 'is_mock', 'signal_quality', 'recorded_at', 'device_time', 'created_at', 'updated_at']
+const COLUMNS = [
+  'workspace_id',
+  'user_id',
+  'lat',
+  'lng',
+  'accuracy_m',
+  'speed_mps',
+  'source',
+  'battery_level',
+  'is_mock',
+  'signal_quality',
+  'recorded_at',
+  'device_time',
+  'created_at',
+  'updated_at',
+]
 const statements = new Map<number, ReturnType<Database['query']>>()
 function insertFor(rows: number) {
   let statement = statements.get(rows)
@@ -24,10 +39,35 @@ function insertFor(rows: number) {
   return statement
 }
 
-type Ping = { lat: number; lng: number; accuracy_m?: number; speed_mps?: number; source?: string; battery_level?: number; is_mock: boolean; signal_quality?: string; recorded_at?: string }
+type Ping = {
+  lat: number
+  lng: number
+  accuracy_m?: number
+  speed_mps?: number
+  source?: string
+  battery_level?: number
+  is_mock: boolean
+  signal_quality?: string
+  recorded_at?: string
+}
 const insert = db.transaction((pings: Ping[]) => {
   const now = new Date().toISOString()
-  const values = pings.flatMap((p) => [workspaceId, userId, p.lat, p.lng, p.accuracy_m ?? null, p.speed_mps ?? null, p.source ?? null, p.battery_level ?? null, p.is_mock ? 1 : 0, p.signal_quality ?? null, p.recorded_at ? new Date(p.recorded_at).toISOString() : now, p.recorded_at ? 1 : 0, now, now])
+  const values = pings.flatMap((p) => [
+    workspaceId,
+    userId,
+    p.lat,
+    p.lng,
+    p.accuracy_m ?? null,
+    p.speed_mps ?? null,
+    p.source ?? null,
+    p.battery_level ?? null,
+    p.is_mock ? 1 : 0,
+    p.signal_quality ?? null,
+    p.recorded_at ? new Date(p.recorded_at).toISOString() : now,
+    p.recorded_at ? 1 : 0,
+    now,
+    now,
+  ])
   // One array argument binds positionally without copying 650 values into an argument list.
   insertFor(pings.length).run(values as never)
 })

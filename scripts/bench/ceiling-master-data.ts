@@ -21,7 +21,7 @@ const listAll = db.query(
 )
 const countAll = db.query('SELECT count(*) AS n FROM channel_groups WHERE workspace_id = $w AND deleted_at IS NULL')
 const insert = db.query(
-  'INSERT INTO channel_groups (workspace_id, name, name_key, created_at, updated_at) VALUES ($w, $name, $key, $now, $now) RETURNING ' + columns,
+  `INSERT INTO channel_groups (workspace_id, name, name_key, created_at, updated_at) VALUES ($w, $name, $key, $now, $now) RETURNING ${columns}`,
 )
 const insertAudit = db.query(
   `INSERT INTO audit_logs (workspace_id, actor_id, actor_name, actor_role, entity_type, entity_id, entity_name, action, old_values, new_values, metadata, created_at)
@@ -30,7 +30,14 @@ const insertAudit = db.query(
 const create = db.transaction((name: string) => {
   const now = new Date().toISOString()
   const row = insert.get({ w: workspaceId, name, key: name.toLowerCase(), now }) as { id: number }
-  insertAudit.run({ w: workspaceId, id: String(row.id), name, values: JSON.stringify(row), meta: JSON.stringify({ request_id: crypto.randomUUID(), timestamp: now }), now })
+  insertAudit.run({
+    w: workspaceId,
+    id: String(row.id),
+    name,
+    values: JSON.stringify(row),
+    meta: JSON.stringify({ request_id: crypto.randomUUID(), timestamp: now }),
+    now,
+  })
   return row
 })
 
@@ -50,6 +57,12 @@ Bun.serve({
     const params = { w: workspaceId, limit, offset: (page - 1) * limit }
     const rows = keyword ? listKeyword.all({ ...params, k: keyword.toLowerCase() }) : listAll.all(params)
     const total = (keyword ? countKeyword.get({ w: workspaceId, k: keyword.toLowerCase() }) : countAll.get({ w: workspaceId })) as { n: number }
-    return Response.json({ success: true, message: 'Success', code: 'LIST_OK', data: rows, meta: { page, limit, total: total.n, total_pages: Math.ceil(total.n / limit) } })
+    return Response.json({
+      success: true,
+      message: 'Success',
+      code: 'LIST_OK',
+      data: rows,
+      meta: { page, limit, total: total.n, total_pages: Math.ceil(total.n / limit) },
+    })
   },
 })

@@ -30,7 +30,13 @@ import { visitFlagNames } from '../../src/modules/visits/visits.integrity'
 import { addDays, localDayRange } from '../../src/platform/time-zones'
 
 const db = new Database(process.env.DB_PATH!, { strict: true })
-for (const pragma of ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA foreign_keys = ON', 'PRAGMA busy_timeout = 5000', 'PRAGMA cache_size = -65536'])
+for (const pragma of [
+  'PRAGMA journal_mode = WAL',
+  'PRAGMA synchronous = NORMAL',
+  'PRAGMA foreign_keys = ON',
+  'PRAGMA busy_timeout = 5000',
+  'PRAGMA cache_size = -65536',
+])
   db.run(pragma)
 const workspaceId = Number(process.env.WORKSPACE_ID)
 
@@ -74,7 +80,8 @@ function outletKeyword(keyword: string | null, naive: boolean): { rows: [string,
   if (naive || [...keyword].length < 3 || keyword.includes('\u0000')) return { rows: scan, total: scan }
   const phrase = `"${keyword.replaceAll('"', '""')}"`
   const byIndex: [string, Params] = [` and ${BY_INDEX}`, [phrase, keyword, keyword]]
-  const found = get(`select count(*) as n from (select 1 from "outlets_search" where "outlets_search" match ? limit ${INDEX_DRIVEN_PAGE_MAX + 1})`, [phrase])!.n as number
+  const found = get(`select count(*) as n from (select 1 from "outlets_search" where "outlets_search" match ? limit ${INDEX_DRIVEN_PAGE_MAX + 1})`, [phrase])!
+    .n as number
   return { rows: found > INDEX_DRIVEN_PAGE_MAX ? scan : byIndex, total: byIndex }
 }
 
@@ -144,11 +151,10 @@ function listVisits(query: URLSearchParams, mineUserId: number | null) {
   const { where, params } = visitWhere(query, mineUserId)
   const sortBy = SORTABLE.has(query.get('sort_by') ?? '') ? query.get('sort_by')! : 'visit_date'
   const direction = query.get('sort_order') === 'asc' ? 'asc' : 'desc'
-  const rows = all(`select ${LIST_COLUMNS} ${VISIT_FROM} where ${where} order by "visits"."${sortBy}" ${direction}, "visits"."id" ${direction} limit ?${offset ? ' offset ?' : ''}`, [
-    ...params,
-    limit,
-    ...(offset ? [offset] : []),
-  ])
+  const rows = all(
+    `select ${LIST_COLUMNS} ${VISIT_FROM} where ${where} order by "visits"."${sortBy}" ${direction}, "visits"."id" ${direction} limit ?${offset ? ' offset ?' : ''}`,
+    [...params, limit, ...(offset ? [offset] : [])],
+  )
   const total = get(`select count(*) as n from "visits" where ${where}`, params)!.n as number
   const ids = rows.map((row) => row.id as number)
   const assignees = assigneesOf(ids)
@@ -185,7 +191,10 @@ const location = (latitude: number | null, longitude: number | null) => (latitud
 
 /** The service's `visitDetail`: the visit, its assignees, submissions and logs; null when not found. */
 function visitDetail(id: number, mineUserId: number | null) {
-  const where = mineUserId === null ? '("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."id" = ?)' : `("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."id" = ? and ${ASSIGNED})`
+  const where =
+    mineUserId === null
+      ? '("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."id" = ?)'
+      : `("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."id" = ? and ${ASSIGNED})`
   const row = get(`select ${VISIT_COLUMNS} ${VISIT_FROM} where ${where} limit ?`, mineUserId === null ? [workspaceId, id, 1] : [workspaceId, id, mineUserId, 1])
   if (!row) return null
   const assignees = assigneesOf([id])
@@ -239,13 +248,13 @@ function listAuditLogs(query: URLSearchParams) {
   if (query.get('actor_id')) parts.push('"audit_logs"."actor_id" = ?'), params.push(Number(query.get('actor_id')))
   // Calendar dates only (what the suite sends): from midnight, to the next midnight exclusive.
   if (query.get('date_from')) parts.push('"audit_logs"."created_at" >= ?'), params.push(`${query.get('date_from')}T00:00:00.000Z`)
-  if (query.get('date_to')) parts.push('"audit_logs"."created_at" < ?'), params.push(new Date(Date.parse(`${query.get('date_to')}T00:00:00.000Z`) + DAY_MS).toISOString())
+  if (query.get('date_to'))
+    parts.push('"audit_logs"."created_at" < ?'), params.push(new Date(Date.parse(`${query.get('date_to')}T00:00:00.000Z`) + DAY_MS).toISOString())
   const where = `(${parts.join(' and ')})`
-  const rows = all(`select ${AUDIT_COLUMNS} from "audit_logs" where ${where} order by "audit_logs"."created_at" desc, "audit_logs"."id" desc limit ?${offset ? ' offset ?' : ''}`, [
-    ...params,
-    limit,
-    ...(offset ? [offset] : []),
-  ])
+  const rows = all(
+    `select ${AUDIT_COLUMNS} from "audit_logs" where ${where} order by "audit_logs"."created_at" desc, "audit_logs"."id" desc limit ?${offset ? ' offset ?' : ''}`,
+    [...params, limit, ...(offset ? [offset] : [])],
+  )
   const total = get(`select count(*) as n from "audit_logs" where ${where}`, params)!.n as number
   const data = rows.map((row) => ({
     ...row,
@@ -257,15 +266,43 @@ function listAuditLogs(query: URLSearchParams) {
 }
 
 // ── Location batch ──────────────────────────────────────────────────────────────────────────────
-const PING_COLUMNS = ['workspace_id', 'user_id', 'visit_id', 'lat', 'lng', 'accuracy_m', 'speed_mps', 'source', 'battery_level', 'is_mock', 'signal_quality', 'recorded_at', 'device_time', 'created_at', 'updated_at']
+const PING_COLUMNS = [
+  'workspace_id',
+  'user_id',
+  'visit_id',
+  'lat',
+  'lng',
+  'accuracy_m',
+  'speed_mps',
+  'source',
+  'battery_level',
+  'is_mock',
+  'signal_quality',
+  'recorded_at',
+  'device_time',
+  'created_at',
+  'updated_at',
+]
 const insertPings = (rows: number) =>
-  `insert into location_pings (${PING_COLUMNS.join(', ')}) values ${Array(rows).fill(`(${placeholders(PING_COLUMNS.length)})`).join(', ')}
+  `insert into location_pings (${PING_COLUMNS.join(', ')}) values ${Array(rows)
+    .fill(`(${placeholders(PING_COLUMNS.length)})`)
+    .join(', ')}
    on conflict do nothing
    returning id, workspace_id, user_id, visit_id, lat, lng, accuracy_m, speed_mps, source, battery_level, is_mock, signal_quality, recorded_at, created_at, updated_at`
 const UPSERT_LATEST = `insert into "latest_locations" ("ping_id", "workspace_id", "user_id", "visit_id", "lat", "lng", "accuracy_m", "speed_mps", "source", "battery_level", "is_mock", "signal_quality", "recorded_at", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("latest_locations"."workspace_id", "latest_locations"."user_id") do update set "ping_id" = excluded.ping_id, "visit_id" = excluded.visit_id, "lat" = excluded.lat, "lng" = excluded.lng, "accuracy_m" = excluded.accuracy_m, "speed_mps" = excluded.speed_mps, "source" = excluded.source, "battery_level" = excluded.battery_level, "is_mock" = excluded.is_mock, "signal_quality" = excluded.signal_quality, "recorded_at" = excluded.recorded_at, "created_at" = excluded.created_at, "updated_at" = excluded.updated_at where (excluded.recorded_at > "latest_locations"."recorded_at" or (excluded.recorded_at = "latest_locations"."recorded_at" and excluded.ping_id > "latest_locations"."ping_id"))`
 const STORE_KEY = `insert into "idempotency_keys" ("id", "workspace_id", "key", "fingerprint", "response_status", "created_at") values (null, ?, ?, ?, ?, ?) on conflict ("idempotency_keys"."workspace_id", "idempotency_keys"."key") do update set "fingerprint" = excluded.fingerprint, "response_status" = excluded.response_status, "created_at" = excluded.created_at`
 
-type Ping = { lat: number; lng: number; is_mock: boolean; visit_id?: number | null; accuracy_m?: number | null; speed_mps?: number | null; source?: string | null; battery_level?: number | null; signal_quality?: string | null }
+type Ping = {
+  lat: number
+  lng: number
+  is_mock: boolean
+  visit_id?: number | null
+  accuracy_m?: number | null
+  speed_mps?: number | null
+  source?: string | null
+  battery_level?: number | null
+  signal_quality?: string | null
+}
 
 const ingest = db.transaction((userId: number, key: string | null, raw: string, pings: Ping[]) => {
   const now = new Date().toISOString()
@@ -276,10 +313,29 @@ const ingest = db.transaction((userId: number, key: string | null, raw: string, 
     params.push(p.is_mock ? 1 : 0, p.signal_quality ?? null, now, 0, now, now)
   }
   const saved = all(insertPings(pings.length), params)
-  const newest = saved.reduce<Row | null>((best, p) => (!best || p.recorded_at > best.recorded_at || (p.recorded_at === best.recorded_at && p.id > best.id) ? p : best), null)
+  const newest = saved.reduce<Row | null>(
+    (best, p) => (!best || p.recorded_at > best.recorded_at || (p.recorded_at === best.recorded_at && p.id > best.id) ? p : best),
+    null,
+  )
   if (newest) {
     const n = newest
-    run(UPSERT_LATEST, [n.id, n.workspace_id, n.user_id, n.visit_id, n.lat, n.lng, n.accuracy_m, n.speed_mps, n.source, n.battery_level, n.is_mock, n.signal_quality, n.recorded_at, n.created_at, n.updated_at])
+    run(UPSERT_LATEST, [
+      n.id,
+      n.workspace_id,
+      n.user_id,
+      n.visit_id,
+      n.lat,
+      n.lng,
+      n.accuracy_m,
+      n.speed_mps,
+      n.source,
+      n.battery_level,
+      n.is_mock,
+      n.signal_quality,
+      n.recorded_at,
+      n.created_at,
+      n.updated_at,
+    ])
   }
   return saved.length
 })
@@ -298,40 +354,68 @@ const nameOf = (userId: number) => {
 }
 
 class Refused extends Error {
-  constructor(readonly status: number, readonly code: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+  ) {
     super(code)
   }
 }
 
-const transition = db.transaction((userId: number, visitId: number, action: 'check_in' | 'check_out', body: { latitude: number; longitude: number }, ip: string | null, userAgent: string | null) => {
-  const visit = get(FIND_VISIT, [workspaceId, visitId, userId, 1])
-  if (!visit) throw new Refused(404, 'VISIT_NOT_FOUND')
-  const side = action === 'check_in' ? 'in' : 'out'
-  if (action === 'check_in') {
-    if (visit.status !== 'scheduled') throw new Refused(409, visit.status === 'in_progress' ? 'VISIT_ALREADY_CHECKED_IN' : 'INVALID_VISIT_STATUS')
-    if (get(OTHER_ACTIVE, [workspaceId, 'in_progress', visitId, userId, 1])) throw new Refused(409, 'ACTIVE_VISIT_EXISTS')
-  } else {
-    if (visit.status !== 'in_progress') throw new Refused(409, visit.status === 'scheduled' ? 'VISIT_NOT_STARTED' : 'INVALID_VISIT_STATUS')
-    if (all(MISSING_FORMS, [visitId, 1, 'completed']).length) throw new Refused(422, 'SUBMISSION_REQUIRED')
-  }
-  const now = new Date().toISOString()
-  const to = action === 'check_in' ? 'in_progress' : 'completed'
-  const changes = { [`checked_${side}_at`]: now, [`check_${side}_latitude`]: body.latitude, [`check_${side}_longitude`]: body.longitude, [`check_${side}_photo_url`]: null }
-  run(`update "visits" set "status" = ?, "checked_${side}_at" = ?, "check_${side}_latitude" = ?, "check_${side}_longitude" = ?, "check_${side}_photo_url" = ?, "updated_at" = ? where "visits"."id" = ?`, [
-    to, now, body.latitude, body.longitude, null, now, visitId,
-  ])
-  const userName = nameOf(userId)
-  run(INSERT_LOG, [workspaceId, visitId, action, userId, userName, null, now])
-  all('select "user_id" from "visit_assignees" where "visit_assignees"."visit_id" = ?', [visitId])
-  const outlet = get('select "name" from "outlets" where "outlets"."id" = ? limit ?', [visit.outlet_id, 1])
-  const newValues = { ...changes, status: to }
-  const oldValues = Object.fromEntries(Object.keys(newValues).map((key) => [key, visit[key]]))
-  run(INSERT_AUDIT, [
-    workspaceId, userId, userName, 'user', 'visit', String(visitId), `${outlet?.name ?? 'Outlet'} · ${visit.visit_date} (#${visitId})`, 'updated',
-    JSON.stringify(oldValues), JSON.stringify(newValues), JSON.stringify({ ip, user_agent: userAgent, request_id: crypto.randomUUID(), timestamp: now }), now,
-  ])
-  return visitDetail(visitId, userId)
-})
+const transition = db.transaction(
+  (
+    userId: number,
+    visitId: number,
+    action: 'check_in' | 'check_out',
+    body: { latitude: number; longitude: number },
+    ip: string | null,
+    userAgent: string | null,
+  ) => {
+    const visit = get(FIND_VISIT, [workspaceId, visitId, userId, 1])
+    if (!visit) throw new Refused(404, 'VISIT_NOT_FOUND')
+    const side = action === 'check_in' ? 'in' : 'out'
+    if (action === 'check_in') {
+      if (visit.status !== 'scheduled') throw new Refused(409, visit.status === 'in_progress' ? 'VISIT_ALREADY_CHECKED_IN' : 'INVALID_VISIT_STATUS')
+      if (get(OTHER_ACTIVE, [workspaceId, 'in_progress', visitId, userId, 1])) throw new Refused(409, 'ACTIVE_VISIT_EXISTS')
+    } else {
+      if (visit.status !== 'in_progress') throw new Refused(409, visit.status === 'scheduled' ? 'VISIT_NOT_STARTED' : 'INVALID_VISIT_STATUS')
+      if (all(MISSING_FORMS, [visitId, 1, 'completed']).length) throw new Refused(422, 'SUBMISSION_REQUIRED')
+    }
+    const now = new Date().toISOString()
+    const to = action === 'check_in' ? 'in_progress' : 'completed'
+    const changes = {
+      [`checked_${side}_at`]: now,
+      [`check_${side}_latitude`]: body.latitude,
+      [`check_${side}_longitude`]: body.longitude,
+      [`check_${side}_photo_url`]: null,
+    }
+    run(
+      `update "visits" set "status" = ?, "checked_${side}_at" = ?, "check_${side}_latitude" = ?, "check_${side}_longitude" = ?, "check_${side}_photo_url" = ?, "updated_at" = ? where "visits"."id" = ?`,
+      [to, now, body.latitude, body.longitude, null, now, visitId],
+    )
+    const userName = nameOf(userId)
+    run(INSERT_LOG, [workspaceId, visitId, action, userId, userName, null, now])
+    all('select "user_id" from "visit_assignees" where "visit_assignees"."visit_id" = ?', [visitId])
+    const outlet = get('select "name" from "outlets" where "outlets"."id" = ? limit ?', [visit.outlet_id, 1])
+    const newValues = { ...changes, status: to }
+    const oldValues = Object.fromEntries(Object.keys(newValues).map((key) => [key, visit[key]]))
+    run(INSERT_AUDIT, [
+      workspaceId,
+      userId,
+      userName,
+      'user',
+      'visit',
+      String(visitId),
+      `${outlet?.name ?? 'Outlet'} · ${visit.visit_date} (#${visitId})`,
+      'updated',
+      JSON.stringify(oldValues),
+      JSON.stringify(newValues),
+      JSON.stringify({ ip, user_agent: userAgent, request_id: crypto.randomUUID(), timestamp: now }),
+      now,
+    ])
+    return visitDetail(visitId, userId)
+  },
+)
 
 // ── Route replay and field day ──────────────────────────────────────────────────────────────────
 const timeZone = (get('select timezone from workspaces where id = ?', [workspaceId])?.timezone as string) ?? 'UTC'
@@ -387,7 +471,11 @@ function fieldDay(query: URLSearchParams) {
   const team = query.get('team_id') ? Number(query.get('team_id')) : null
   const only = query.get('user_id') ? Number(query.get('user_id')) : null
   const filters: Params = [workspaceId, workspaceId, date, team, workspaceId, team, only, only]
-  const people = all(`select m.user_id, u.name ${FIELD_USERS_FROM} where ${FIELD_USERS_WHERE} order by u.name, m.user_id limit ? offset ?`, [...filters, limit, offset])
+  const people = all(`select m.user_id, u.name ${FIELD_USERS_FROM} where ${FIELD_USERS_WHERE} order by u.name, m.user_id limit ? offset ?`, [
+    ...filters,
+    limit,
+    offset,
+  ])
   const total = get(`select count(*) as n ${FIELD_USERS_FROM} where ${FIELD_USERS_WHERE}`, filters)!.n as number
   if (!people.length) return list([], page, limit, total)
   const range = localDayRange(date, timeZone)
@@ -456,7 +544,9 @@ const server = Bun.serve({
           const body = (await request.json()) as { latitude: number; longitude: number }
           const action = step[2] === 'in' ? 'check_in' : 'check_out'
           const visit = transition(userId, Number(step[1]), action, body, srv.requestIP(request)?.address ?? null, request.headers.get('user-agent'))
-          return Response.json(ok(visit, action === 'check_in' ? 'VISIT_CHECKED_IN' : 'VISIT_CHECKED_OUT', action === 'check_in' ? 'checked in' : 'checked out'))
+          return Response.json(
+            ok(visit, action === 'check_in' ? 'VISIT_CHECKED_IN' : 'VISIT_CHECKED_OUT', action === 'check_in' ? 'checked in' : 'checked out'),
+          )
         }
       }
       return error(404, 'ROUTE_NOT_FOUND')

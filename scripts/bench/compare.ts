@@ -123,7 +123,8 @@ try {
     }
     const server = await start(build, build.setupDb, port)
     if (scenarioKeys.includes('ingest')) build.ingest = await setUpIngestWorkspace(base)
-    if (scenarioKeys.includes('check-in-out')) build.field = await setupFieldWorkspace(base, { fieldUsers: concurrency, visitsPerUser: VISITS_PER_CLIENT, tag: 'bench' })
+    if (scenarioKeys.includes('check-in-out'))
+      build.field = await setupFieldWorkspace(base, { fieldUsers: concurrency, visitsPerUser: VISITS_PER_CLIENT, tag: 'bench' })
     server.kill('SIGTERM')
     await server.exited
   }
@@ -139,7 +140,9 @@ try {
         server.kill('SIGTERM')
         await server.exited
         ;(build.results[scenario] ??= []).push(result)
-        console.log(`round ${round + 1} ${scenario} ${build.name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, errors ${result.errors}`)
+        console.log(
+          `round ${round + 1} ${scenario} ${build.name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, errors ${result.errors}`,
+        )
       }
     }
   }

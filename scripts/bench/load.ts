@@ -51,7 +51,9 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
       const headers: Record<string, string> = { ...spec.headers }
       if (spec.uniqueIdempotencyKey) headers['x-idempotency-key'] = `k-${process.pid}-${n}`
       const body = spec.pingBatches
-        ? JSON.stringify({ pings: pingBatch(n, { count: spec.pingBatches.count, recordedFromMs: spec.pingBatches.recordedFromMs + n * spec.pingBatches.count }) })
+        ? JSON.stringify({
+            pings: pingBatch(n, { count: spec.pingBatches.count, recordedFromMs: spec.pingBatches.recordedFromMs + n * spec.pingBatches.count }),
+          })
         : spec.bodies
           ? spec.bodies[n % spec.bodies.length]
           : spec.body

@@ -93,7 +93,9 @@ try {
     ceiling.kill('SIGTERM')
     await ceiling.exited
     ceilingRounds.push(bare)
-    console.log(`round ${round}: service ${service.rps.toFixed(0)} req/s (p99 ${service.p99.toFixed(1)} ms), ceiling ${bare.rps.toFixed(0)} req/s (p99 ${bare.p99.toFixed(1)} ms): ${((service.rps / bare.rps) * 100).toFixed(0)}%`)
+    console.log(
+      `round ${round}: service ${service.rps.toFixed(0)} req/s (p99 ${service.p99.toFixed(1)} ms), ceiling ${bare.rps.toFixed(0)} req/s (p99 ${bare.p99.toFixed(1)} ms): ${((service.rps / bare.rps) * 100).toFixed(0)}%`,
+    )
   }
 
   // The round with the median req/s stands for each server.
@@ -101,13 +103,17 @@ try {
   rows.push({ scenario: `location batch, ${PINGS} pings`, target: 'service', result: pick(serviceRounds), rssMiB: serviceRss })
   rows.push({ scenario: `location batch, ${PINGS} pings`, target: 'ceiling', result: pick(ceilingRounds), rssMiB: ceilingRss })
 
-  console.log(`\nlocation ingest: ${concurrency} concurrent clients, ${rounds} rounds of ${seconds} s after ${WARMUP_SECONDS} s warm-up (median round shown), ${PINGS} pings per batch, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores\n`)
+  console.log(
+    `\nlocation ingest: ${concurrency} concurrent clients, ${rounds} rounds of ${seconds} s after ${WARMUP_SECONDS} s warm-up (median round shown), ${PINGS} pings per batch, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores\n`,
+  )
   printTable(rows)
   const pingsPerSecond = (row: Row) => row.result.rps * PINGS
   console.log(`\n| server | pings/s |\n|---|---:|`)
   for (const row of rows) console.log(`| ${row.target} | ${pingsPerSecond(row).toFixed(0)} |`)
   const perRound = serviceRounds.map((service, i) => service.rps / ceilingRounds[i].rps)
-  console.log(`\nservice / ceiling (pings/s), median of the rounds: ${(median(perRound) * 100).toFixed(0)}% (per round: ${perRound.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')})`)
+  console.log(
+    `\nservice / ceiling (pings/s), median of the rounds: ${(median(perRound) * 100).toFixed(0)}% (per round: ${perRound.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')})`,
+  )
   console.log(`service WAL high-water mark: ${(walHighWater / 1024 / 1024).toFixed(1)} MiB`)
   console.log(`live-map socket received ${listened} location.created messages (${(listened / PINGS).toFixed(0)} batches' worth)`)
 } finally {

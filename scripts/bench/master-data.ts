@@ -81,7 +81,13 @@ async function measureReads(target: Target) {
     if (target === 'service' && !token) await seed(base)
     else if (target === 'service') {
       // A fresh process: log in again for a token signed with the persisted secret.
-      const login = await (await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'password123' }) })).json()
+      const login = await (
+        await fetch(`${base}/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'bench@example.com', password: 'password123' }),
+        })
+      ).json()
       token = login.data.token
     }
     for (const { scenario, path } of reads) {
@@ -93,7 +99,13 @@ async function measureReads(target: Target) {
 async function measureWrites(target: Target) {
   return withServer(target, async (base) => {
     if (target === 'service') {
-      const login = await (await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'password123' }) })).json()
+      const login = await (
+        await fetch(`${base}/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'bench@example.com', password: 'password123' }),
+        })
+      ).json()
       token = login.data.token
     }
     const result = await load({
@@ -116,7 +128,9 @@ try {
   rss.ceiling = Math.max(rss.ceiling, await measureWrites('ceiling'))
   for (const target of ['service', 'ceiling'] as const) for (const row of results[target]) row.rssMiB = rss[target]
 
-  console.log(`\nmaster data: ${rowCount} channel groups, ${concurrency} concurrent clients, ${seconds} s per scenario, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores\n`)
+  console.log(
+    `\nmaster data: ${rowCount} channel groups, ${concurrency} concurrent clients, ${seconds} s per scenario, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores\n`,
+  )
   printTable(results.service.flatMap((row, i) => [row, results.ceiling[i]]))
   console.log('\n| scenario | service / ceiling (req/s) |\n|---|---:|')
   results.service.forEach((row, i) => console.log(`| ${row.scenario} | ${((row.result.rps / results.ceiling[i].result.rps) * 100).toFixed(0)}% |`))

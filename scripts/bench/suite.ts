@@ -171,7 +171,11 @@ async function generateOpenLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
     if (wait >= 1) await Bun.sleep(wait)
     const request = (async () => {
       try {
-        const response = await fetch(plan.base + step.path.replace('{id}', ids ? String(ids[n % ids.length]) : ''), { method: step.method, headers, body: step.body })
+        const response = await fetch(plan.base + step.path.replace('{id}', ids ? String(ids[n % ids.length]) : ''), {
+          method: step.method,
+          headers,
+          body: step.body,
+        })
         await response.arrayBuffer()
         if (due >= measureFrom) {
           latencies.push(performance.now() - due)
@@ -203,7 +207,9 @@ const ROUNDS = Number(process.env.ROUNDS ?? 1)
 const SECONDS = Number(process.env.SECONDS ?? 8)
 const WARMUP = Number(process.env.WARMUP ?? 1)
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32)
-const ONLY = process.env.ONLY?.split(',').map((key) => key.trim()).filter(Boolean)
+const ONLY = process.env.ONLY?.split(',')
+  .map((key) => key.trim())
+  .filter(Boolean)
 const PASSWORD = 'password123'
 /** Aim for reads (issue "Prove it"), defined at 32 clients. */
 const AIM = { p99Ms: 25, ratio: 0.4, clients: 32 }
@@ -232,7 +238,9 @@ function cacheFile() {
   const hash = new Bun.CryptoHasher('sha256')
   hash.update(`${FIXTURE_VERSION}|${SCALE}|${OUTLETS ?? ''}|${today}|`)
   hash.update(readFileSync(join(ROOT, 'scripts/seed-demo.ts')))
-  for (const file of readdirSync(join(ROOT, 'drizzle')).filter((name) => name.endsWith('.sql')).sort()) {
+  for (const file of readdirSync(join(ROOT, 'drizzle'))
+    .filter((name) => name.endsWith('.sql'))
+    .sort()) {
     hash.update(file)
     hash.update(readFileSync(join(ROOT, 'drizzle', file)))
   }
@@ -248,7 +256,8 @@ async function ensureDemoDatabase(): Promise<string> {
   mkdirSync(CACHE_DIR, { recursive: true })
   // Only this suite's own cache files are removed: one database per size is enough.
   const prefix = `demo-scale${SCALE}${OUTLETS ? `-outlets${OUTLETS}` : ''}-`
-  for (const old of readdirSync(CACHE_DIR).filter((name) => name.startsWith(prefix) && (OUTLETS || !name.includes('-outlets')))) rmSync(join(CACHE_DIR, old), { force: true })
+  for (const old of readdirSync(CACHE_DIR).filter((name) => name.startsWith(prefix) && (OUTLETS || !name.includes('-outlets'))))
+    rmSync(join(CACHE_DIR, old), { force: true })
   const building = `${file}.building`
   for (const suffix of ['', '-wal', '-shm']) rmSync(building + suffix, { force: true })
   console.log(`demo database: seeding ${file} (scale ${SCALE})`)
@@ -315,7 +324,18 @@ function writeAuditHistory(file: string, workspaceId: number) {
     user_id: number
     user_name: string
   }[]
-  type Entry = [at: string, actorId: number, actorName: string, role: string, entityId: number, entityName: string, oldValues: string | null, newValues: string, action: string, userAgent: string]
+  type Entry = [
+    at: string,
+    actorId: number,
+    actorName: string,
+    role: string,
+    entityId: number,
+    entityName: string,
+    oldValues: string | null,
+    newValues: string,
+    action: string,
+    userAgent: string,
+  ]
   const entries: Entry[] = []
   const OFFICE_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36'
   const PHONE_AGENT = 'FieldForce/2.4.1 (Android 14; SM-A155F)'
@@ -323,7 +343,20 @@ function writeAuditHistory(file: string, workspaceId: number) {
   for (const v of visits) {
     const name = `${v.outlet_name} · ${v.visit_date} (#${v.id})`
     const planned = clock(dayFrom(v.visit_date, -1 - Math.floor(rand() * 5)), 1 + Math.floor(rand() * 8))
-    const created = { id: v.id, workspace_id: workspaceId, outlet_id: v.outlet_id, project_id: v.project_id, team_id: v.team_id, visit_date: v.visit_date, status: 'scheduled', notes: null, created_by: owner.id, created_at: planned, updated_at: planned, user_ids: [v.user_id] }
+    const created = {
+      id: v.id,
+      workspace_id: workspaceId,
+      outlet_id: v.outlet_id,
+      project_id: v.project_id,
+      team_id: v.team_id,
+      visit_date: v.visit_date,
+      status: 'scheduled',
+      notes: null,
+      created_by: owner.id,
+      created_at: planned,
+      updated_at: planned,
+      user_ids: [v.user_id],
+    }
     entries.push([planned, owner.id, owner.name, 'super_admin', v.id, name, null, JSON.stringify(created), 'created', OFFICE_AGENT])
     if (v.checked_in_at) {
       const values = { checked_in_at: v.checked_in_at, check_in_latitude: -6.2, check_in_longitude: 106.8, check_in_photo_url: null, status: 'in_progress' }
@@ -339,7 +372,18 @@ function writeAuditHistory(file: string, workspaceId: number) {
       const manager = managers[v.id % managers.length]
       const values = { close_reason: v.close_reason, status: v.status }
       const before = { close_reason: null, status: v.status === 'cancelled' ? 'scheduled' : 'in_progress' }
-      entries.push([clock(v.visit_date, 12), manager.id, manager.name, 'manager', v.id, name, JSON.stringify(before), JSON.stringify(values), 'updated', OFFICE_AGENT])
+      entries.push([
+        clock(v.visit_date, 12),
+        manager.id,
+        manager.name,
+        'manager',
+        v.id,
+        name,
+        JSON.stringify(before),
+        JSON.stringify(values),
+        'updated',
+        OFFICE_AGENT,
+      ])
     }
   }
   entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
@@ -349,7 +393,12 @@ function writeAuditHistory(file: string, workspaceId: number) {
   )
   raw.transaction(() => {
     for (const [at, actorId, actorName, role, entityId, entityName, oldValues, newValues, action, userAgent] of entries) {
-      const metadata = JSON.stringify({ ip: `10.20.${actorId % 256}.${Math.floor(rand() * 254) + 1}`, user_agent: userAgent, request_id: crypto.randomUUID(), timestamp: at })
+      const metadata = JSON.stringify({
+        ip: `10.20.${actorId % 256}.${Math.floor(rand() * 254) + 1}`,
+        user_agent: userAgent,
+        request_id: crypto.randomUUID(),
+        timestamp: at,
+      })
       insert.run(workspaceId, actorId, actorName, role, String(entityId), entityName, action, oldValues, newValues, metadata, at)
     }
   })()
@@ -400,20 +449,33 @@ function addFixture(file: string, perUser: number): Fixture {
   )
   if (!fieldUser) throw new Error(`no field user has visits on ${today} in the demo database`)
   const visitIds = many<{ id: number }>('select id from visits where workspace_id = ? and deleted_at is null order by id', workspaceId).map((row) => row.id)
-  const detailIds = Array.from({ length: Math.min(1000, visitIds.length) }, (_, i) => visitIds[Math.floor((i * visitIds.length) / Math.min(1000, visitIds.length))])
+  const detailIds = Array.from(
+    { length: Math.min(1000, visitIds.length) },
+    (_, i) => visitIds[Math.floor((i * visitIds.length) / Math.min(1000, visitIds.length))],
+  )
   const roleId = one<{ id: number }>("select id from roles where workspace_id = ? and slug = 'user' and deleted_at is null", workspaceId).id
   // The dense track is the only one with flagged pings: its local day is the route scenario's.
   const routeUser = one<{ id: number }>("select id from users where email = 'field1@demo.example'").id
   const timeZone = one<{ timezone: string }>('select timezone from workspaces where id = ?', workspaceId).timezone
-  const jump = one<{ recorded_at: string } | null>('select recorded_at from location_pings where workspace_id = ? and user_id = ? and flags != 0 order by recorded_at limit 1', workspaceId, routeUser)
+  const jump = one<{ recorded_at: string } | null>(
+    'select recorded_at from location_pings where workspace_id = ? and user_id = ? and flags != 0 order by recorded_at limit 1',
+    workspaceId,
+    routeUser,
+  )
   if (!jump) throw new Error('the demo database has no dense route day (seeded before scripts/seed-demo.ts wrote one)')
   const routeDay = localDate(Date.parse(jump.recorded_at), timeZone)
   const outlets = many<{ id: number }>('select id from outlets where workspace_id = ? and deleted_at is null order by id', workspaceId).map((row) => row.id)
-  const projects = many<{ id: number }>("select id from projects where workspace_id = ? and deleted_at is null and status = 'active' order by id", workspaceId).map((row) => row.id)
+  const projects = many<{ id: number }>(
+    "select id from projects where workspace_id = ? and deleted_at is null and status = 'active' order by id",
+    workspaceId,
+  ).map((row) => row.id)
   const formsOf = new Map(
     projects.map((projectId) => [
       projectId,
-      many<{ form_id: number; order: number; title: string }>('select pf.form_id, pf."order" as "order", f.title from project_forms pf join forms f on f.id = pf.form_id where pf.project_id = ? order by pf."order"', projectId),
+      many<{ form_id: number; order: number; title: string }>(
+        'select pf.form_id, pf."order" as "order", f.title from project_forms pf join forms f on f.id = pf.form_id where pf.project_id = ? order by pf."order"',
+        projectId,
+      ),
     ]),
   )
   // A bench user carries as many assigned visits as an average demo field user: "my" queries and
@@ -439,7 +501,9 @@ function addFixture(file: string, perUser: number): Fixture {
     const submission = raw.query(
       `insert into submissions (workspace_id, visit_id, form_id, title, is_required, "order", status, answers, created_at, updated_at) values (?, ?, ?, ?, 0, ?, 'pending', '{}', ?, ?)`,
     )
-    const log = raw.query("insert into visit_logs (workspace_id, visit_id, action, user_id, user_name, created_at) values (?, ?, 'created', ?, 'Demo Owner', ?)")
+    const log = raw.query(
+      "insert into visit_logs (workspace_id, visit_id, action, user_id, user_name, created_at) values (?, ?, 'created', ?, 'Demo Owner', ?)",
+    )
     // Done long ago (100-180 days back): outside every read scenario's filters.
     const done = raw.query(
       `insert into visits (workspace_id, outlet_id, project_id, team_id, visit_date, status, created_by, checked_in_at, checked_out_at, created_at, updated_at)
@@ -455,7 +519,9 @@ function addFixture(file: string, perUser: number): Fixture {
       const own: number[] = []
       for (let k = 0; k < perUser; k++) {
         const projectId = projects[k % projects.length]
-        const { id: visitId } = visit.get(workspaceId, outlets[(i * perUser + k) % outlets.length], projectId, teamId, planned, owner.id, now, now) as { id: number }
+        const { id: visitId } = visit.get(workspaceId, outlets[(i * perUser + k) % outlets.length], projectId, teamId, planned, owner.id, now, now) as {
+          id: number
+        }
         assignee.run(visitId, id, workspaceId, now)
         for (const form of formsOf.get(projectId)!) submission.run(workspaceId, visitId, form.form_id, form.title, form.order, now, now)
         log.run(workspaceId, visitId, owner.id, now)
@@ -464,7 +530,18 @@ function addFixture(file: string, perUser: number): Fixture {
       cycleVisits.push(own)
       for (let k = 0; k < history; k++) {
         const date = dayFrom(today, -100 - (k % 80))
-        const { id: visitId } = done.get(workspaceId, outlets[(i * 7919 + k) % outlets.length], projects[k % projects.length], teamId, date, owner.id, `${date}T03:00:00.000Z`, `${date}T04:00:00.000Z`, now, now) as { id: number }
+        const { id: visitId } = done.get(
+          workspaceId,
+          outlets[(i * 7919 + k) % outlets.length],
+          projects[k % projects.length],
+          teamId,
+          date,
+          owner.id,
+          `${date}T03:00:00.000Z`,
+          `${date}T04:00:00.000Z`,
+          now,
+          now,
+        ) as { id: number }
         assignee.run(visitId, id, workspaceId, now)
       }
     }
@@ -473,7 +550,13 @@ function addFixture(file: string, perUser: number): Fixture {
   const route = {
     userId: routeUser,
     day: routeDay,
-    pings: one<{ n: number }>('select count(*) as n from location_pings where workspace_id = ? and user_id = ? and recorded_at >= ? and recorded_at < ?', workspaceId, routeUser, range.from, range.until).n,
+    pings: one<{ n: number }>(
+      'select count(*) as n from location_pings where workspace_id = ? and user_id = ? and recorded_at >= ? and recorded_at < ?',
+      workspaceId,
+      routeUser,
+      range.from,
+      range.until,
+    ).n,
     fieldUsers: one<{ n: number }>(
       "select count(*) as n from memberships m join roles r on r.id = m.role_id where m.workspace_id = ? and m.deleted_at is null and m.is_active = 1 and r.slug = 'user'",
       workspaceId,
@@ -509,7 +592,11 @@ function scenarios(fixture: Fixture, owner: Caller, field: Caller, bench: Caller
     target === 'service'
       ? { authorization: `Bearer ${caller.token}`, 'content-type': 'application/json' }
       : { 'x-user-id': String(caller.id), 'content-type': 'application/json', ...(target === 'scan' ? { 'x-search': 'scan' } : {}) }
-  const get = (path: string, caller: Caller, ids?: number[]) => (target: Target): Omit<LoadPlan, 'base' | 'concurrency' | 'seconds' | 'warmupSeconds'> => ({ clients: [{ headers: headersFor(target, caller), steps: [{ method: 'GET' as const, path }], ids }] })
+  const get =
+    (path: string, caller: Caller, ids?: number[]) =>
+    (target: Target): Omit<LoadPlan, 'base' | 'concurrency' | 'seconds' | 'warmupSeconds'> => ({
+      clients: [{ headers: headersFor(target, caller), steps: [{ method: 'GET' as const, path }], ids }],
+    })
   const location = JSON.stringify({ latitude: -6.2001, longitude: 106.8002 })
   const batches = pingBodies(500)
   return [
@@ -568,7 +655,10 @@ function scenarios(fixture: Fixture, owner: Caller, field: Caller, bench: Caller
       name: `location batch, ${PINGS_PER_BATCH} pings, unique idempotency key`,
       read: false,
       plan: (target) => ({
-        clients: bench.map((caller) => ({ headers: headersFor(target, caller), steps: [{ method: 'POST' as const, path: '/api/app/v1/locations/batch', rotateBody: true }] })),
+        clients: bench.map((caller) => ({
+          headers: headersFor(target, caller),
+          steps: [{ method: 'POST' as const, path: '/api/app/v1/locations/batch', rotateBody: true }],
+        })),
         bodies: batches,
         idempotencyKeys: true,
       }),
@@ -615,7 +705,11 @@ function resetPeakRss(pid: number) {
 }
 
 async function login(base: string, email: string): Promise<Caller> {
-  const response = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) })
+  const response = await fetch(`${base}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: PASSWORD }),
+  })
   const body = (await response.json()) as { data?: { token: string; user: { id: number } } }
   if (!response.ok || !body.data) throw new Error(`login ${email}: ${response.status} ${JSON.stringify(body)}`)
   return { id: body.data.user.id, token: body.data.token }
@@ -648,8 +742,11 @@ async function compareAnswers(list: Scenario[], bases: Record<Target, string>) {
     )
     const [service, ...ceilings] = answers
     const same = ceilings.every((ceiling) => service.status === ceiling.status && service.summary === ceiling.summary)
-    console.log(`${same ? 'same answer' : 'ANSWERS DIFFER'}: ${scenario.key}: service ${service.status} ${service.summary}${same ? '' : ceilings.map((c) => `; ceiling ${c.status} ${c.summary}`).join('')}`)
-    if (service.status !== 200 || /^0 (rows|features)|nothing/.test(service.summary)) throw new Error(`${scenario.key}: the service answered ${service.status} ${service.summary}; the scenario would measure nothing`)
+    console.log(
+      `${same ? 'same answer' : 'ANSWERS DIFFER'}: ${scenario.key}: service ${service.status} ${service.summary}${same ? '' : ceilings.map((c) => `; ceiling ${c.status} ${c.summary}`).join('')}`,
+    )
+    if (service.status !== 200 || /^0 (rows|features)|nothing/.test(service.summary))
+      throw new Error(`${scenario.key}: the service answered ${service.status} ${service.summary}; the scenario would measure nothing`)
   }
 }
 
@@ -674,7 +771,8 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
     const key = `${row.scenario.key}#${row.round}`
     byScenario.set(key, { ...byScenario.get(key), [row.target]: row })
   }
-  const ratio = (pair: Partial<Record<Target, Measured>>, over: Target = 'ceiling') => (pair.service && pair[over]?.result.rps ? pair.service.result.rps / pair[over]!.result.rps : NaN)
+  const ratio = (pair: Partial<Record<Target, Measured>>, over: Target = 'ceiling') =>
+    pair.service && pair[over]?.result.rps ? pair.service.result.rps / pair[over]!.result.rps : NaN
   const times = (value: number) => `${value.toFixed(1)}×`
 
   console.log(
@@ -690,7 +788,17 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
       const row = pair[target]
       if (!row) continue
       const { result } = row
-      line([row.scenario.name, row.round, TARGET_LABEL[target], fixed(result.rps, 0), fixed(result.p50), fixed(result.p99), result.errors, row.rssMiB, target === 'service' ? percent(ratio(pair)) : ''])
+      line([
+        row.scenario.name,
+        row.round,
+        TARGET_LABEL[target],
+        fixed(result.rps, 0),
+        fixed(result.p50),
+        fixed(result.p99),
+        result.errors,
+        row.rssMiB,
+        target === 'service' ? percent(ratio(pair)) : '',
+      ])
     }
   }
 
@@ -707,7 +815,16 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
       const service = pair.service!
       const selective = service.scenario.key === 'outlets-code'
       const pass = ratio(pair, 'scan') >= SEARCH_AIM.overScan(outlets) && ratio(pair) >= SEARCH_AIM.ofCeiling
-      line([service.scenario.name, service.round, fixed(service.result.rps, 0), fixed(pair.ceiling?.result.rps ?? NaN, 0), fixed(pair.scan?.result.rps ?? NaN, 0), times(ratio(pair, 'scan')), percent(ratio(pair)), selective ? (pass ? 'PASS' : 'MISS') : '–'])
+      line([
+        service.scenario.name,
+        service.round,
+        fixed(service.result.rps, 0),
+        fixed(pair.ceiling?.result.rps ?? NaN, 0),
+        fixed(pair.scan?.result.rps ?? NaN, 0),
+        times(ratio(pair, 'scan')),
+        percent(ratio(pair)),
+        selective ? (pass ? 'PASS' : 'MISS') : '–',
+      ])
     }
   }
   const open = measured.filter((m) => m.round === 0)
@@ -717,11 +834,23 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
     line(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---'])
     for (const row of open) {
       const aim = row.target === 'service' ? (row.result.p99 < SEARCH_AIM.openP99Ms && row.result.errors === 0 ? 'PASS' : 'MISS') : ''
-      line([row.scenario.name, TARGET_LABEL[row.target], fixed(row.offered ?? 0, 0), fixed(row.result.rps, 0), fixed(row.result.p50), fixed(row.result.p99), fixed(row.result.max), row.result.errors, aim])
+      line([
+        row.scenario.name,
+        TARGET_LABEL[row.target],
+        fixed(row.offered ?? 0, 0),
+        fixed(row.result.rps, 0),
+        fixed(row.result.p50),
+        fixed(row.result.p99),
+        fixed(row.result.max),
+        row.result.errors,
+        aim,
+      ])
     }
   }
 
-  console.log(`\nAim for reads: p99 < ${AIM.p99Ms} ms at ${AIM.clients} clients and ≥ ${percent(AIM.ratio)} of the ceiling's req/s${CONCURRENCY === AIM.clients ? '' : ` (this run: ${CONCURRENCY} clients)`}.\n`)
+  console.log(
+    `\nAim for reads: p99 < ${AIM.p99Ms} ms at ${AIM.clients} clients and ≥ ${percent(AIM.ratio)} of the ceiling's req/s${CONCURRENCY === AIM.clients ? '' : ` (this run: ${CONCURRENCY} clients)`}.\n`,
+  )
   line(['read scenario', 'service p99 ms', 'ceiling p99 ms', 'service / ceiling', 'aim'])
   line(['---', '---:', '---:', '---:', '---'])
   for (const [, pair] of byScenario) {
@@ -736,16 +865,24 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
   const notes: string[] = []
   const cycle = byScenario.get('check-in-out')
   if (cycle?.service && cycle.ceiling) {
-    notes.push(`check-in + check-out: ${fixed(cycle.service.result.cycles, 0)} cycles/s on the service, ${fixed(cycle.ceiling.result.cycles, 0)} on the ceiling (a cycle is 2 requests; req/s above counts both).`)
+    notes.push(
+      `check-in + check-out: ${fixed(cycle.service.result.cycles, 0)} cycles/s on the service, ${fixed(cycle.ceiling.result.cycles, 0)} on the ceiling (a cycle is 2 requests; req/s above counts both).`,
+    )
   }
   const pings = byScenario.get('locations')
   if (pings?.service && pings.ceiling) {
-    notes.push(`location batch: ${fixed(pings.service.result.rps * PINGS_PER_BATCH, 0)} pings/s on the service, ${fixed(pings.ceiling.result.rps * PINGS_PER_BATCH, 0)} on the ceiling.`)
+    notes.push(
+      `location batch: ${fixed(pings.service.result.rps * PINGS_PER_BATCH, 0)} pings/s on the service, ${fixed(pings.ceiling.result.rps * PINGS_PER_BATCH, 0)} on the ceiling.`,
+    )
   }
   for (const row of measured) {
     const other = Object.entries(row.result.statuses).filter(([status]) => Number(status) >= 400)
-    if (row.result.errors) notes.push(`${row.scenario.key} (${row.target}): ${row.result.errors} errors; statuses ${other.map(([s, n]) => `${s}×${n}`).join(', ') || 'none (network errors)'}`)
-    if (row.result.exhausted) notes.push(`${row.scenario.key} (${row.target}): ${row.result.exhausted} clients ran out of visits before the end; raise CYCLE_RATE_MAX`)
+    if (row.result.errors)
+      notes.push(
+        `${row.scenario.key} (${row.target}): ${row.result.errors} errors; statuses ${other.map(([s, n]) => `${s}×${n}`).join(', ') || 'none (network errors)'}`,
+      )
+    if (row.result.exhausted)
+      notes.push(`${row.scenario.key} (${row.target}): ${row.result.exhausted} clients ran out of visits before the end; raise CYCLE_RATE_MAX`)
   }
   if (notes.length) console.log(`\n${notes.map((note) => `- ${note}`).join('\n')}`)
 }
@@ -774,14 +911,19 @@ async function main() {
       WORKSPACE_ID: String(fixture.workspaceId),
     })
     running.push(ceiling)
-    const bases: Record<Target, string> = { service: `http://127.0.0.1:${servicePort}`, ceiling: `http://127.0.0.1:${ceilingPort}`, scan: `http://127.0.0.1:${ceilingPort}` }
+    const bases: Record<Target, string> = {
+      service: `http://127.0.0.1:${servicePort}`,
+      ceiling: `http://127.0.0.1:${ceilingPort}`,
+      scan: `http://127.0.0.1:${ceilingPort}`,
+    }
     await Promise.all([waitFor(`${bases.service}/api/health`, 60_000), waitFor(`${bases.ceiling}/api/health`)])
 
     // 3. Sessions: the owner, a field user with visits today, and one bench user per client.
     const owner = await login(bases.service, 'owner@demo.example')
     const field = await login(bases.service, fixture.fieldUser.email)
     const bench: Caller[] = []
-    for (let i = 0; i < fixture.benchUsers.length; i += 8) bench.push(...(await Promise.all(fixture.benchUsers.slice(i, i + 8).map((user) => login(bases.service, user.email)))))
+    for (let i = 0; i < fixture.benchUsers.length; i += 8)
+      bench.push(...(await Promise.all(fixture.benchUsers.slice(i, i + 8).map((user) => login(bases.service, user.email)))))
 
     // 4. Each scenario on the service, then on its ceilings, ROUNDS times in turn; search scenarios
     //    then once more each open-loop at half the median closed-loop rate of that server.
@@ -797,7 +939,9 @@ async function main() {
           resetPeakRss(pids[target])
           const result = await runLoad({ base: bases[target], concurrency: CONCURRENCY, seconds: SECONDS, warmupSeconds: WARMUP, ...scenario.plan(target) })
           measured.push({ scenario, target, round, result, rssMiB: peakRssMiB(pids[target]) })
-          console.log(`${scenario.key.padEnd(14)} ${TARGET_LABEL[target].padEnd(12)} ${fixed(result.rps, 0).padStart(6)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}`)
+          console.log(
+            `${scenario.key.padEnd(14)} ${TARGET_LABEL[target].padEnd(12)} ${fixed(result.rps, 0).padStart(6)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}`,
+          )
           // Let the service's WAL checkpoint (every 250 ms) and any other settling happen between runs.
           await Bun.sleep(1000)
         }
@@ -806,9 +950,18 @@ async function main() {
       for (const target of targetsOf(scenario)) {
         const offered = median(measured.filter((m) => m.scenario === scenario && m.target === target && m.round > 0).map((m) => m.result.rps)) / 2
         resetPeakRss(pids[target])
-        const result = await runLoad({ base: bases[target], concurrency: CONCURRENCY, seconds: SECONDS, warmupSeconds: WARMUP, rate: offered, ...scenario.plan(target) })
+        const result = await runLoad({
+          base: bases[target],
+          concurrency: CONCURRENCY,
+          seconds: SECONDS,
+          warmupSeconds: WARMUP,
+          rate: offered,
+          ...scenario.plan(target),
+        })
         measured.push({ scenario, target, round: 0, offered, result, rssMiB: peakRssMiB(pids[target]) })
-        console.log(`${scenario.key.padEnd(14)} ${TARGET_LABEL[target].padEnd(12)} open loop at ${fixed(offered, 0)} req/s: p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}`)
+        console.log(
+          `${scenario.key.padEnd(14)} ${TARGET_LABEL[target].padEnd(12)} open loop at ${fixed(offered, 0)} req/s: p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}`,
+        )
         await Bun.sleep(1000)
       }
     }
@@ -817,7 +970,19 @@ async function main() {
     if (process.env.BENCH_JSON) {
       writeFileSync(
         process.env.BENCH_JSON,
-        JSON.stringify({ scale: SCALE, seconds: SECONDS, concurrency: CONCURRENCY, bun: Bun.version, at: new Date().toISOString(), outlets: fixture.counts.outlets, rows: measured.map((m) => ({ scenario: m.scenario.key, target: m.target, round: m.round, offered: m.offered, rssMiB: m.rssMiB, ...m.result })) }, null, 2),
+        JSON.stringify(
+          {
+            scale: SCALE,
+            seconds: SECONDS,
+            concurrency: CONCURRENCY,
+            bun: Bun.version,
+            at: new Date().toISOString(),
+            outlets: fixture.counts.outlets,
+            rows: measured.map((m) => ({ scenario: m.scenario.key, target: m.target, round: m.round, offered: m.offered, rssMiB: m.rssMiB, ...m.result })),
+          },
+          null,
+          2,
+        ),
       )
     }
   } finally {

@@ -39,7 +39,7 @@ function ceiling(path: string, port: number) {
         ? `select t.*, p.id as p_id, p.name as p_name from ${table} t left join ${parent} p on p.id = t.${key} where t.workspace_id = $ws and t.deleted_at is null and t.id ${ids}`
         : `select * from ${table} where workspace_id = $ws and deleted_at is null and id ${ids}`,
     )
-  const loaders: Record<string, ((ws: number, list: string, user: number) => Record<string, unknown>[])> = {}
+  const loaders: Record<string, (ws: number, list: string, user: number) => Record<string, unknown>[]> = {}
   const simple = (name: string, statement: ReturnType<typeof byIds>) => {
     loaders[name] = (ws, list) => statement.all({ ws, ids: list }) as Record<string, unknown>[]
   }
@@ -50,9 +50,16 @@ function ceiling(path: string, port: number) {
   simple('form', master('forms'))
   simple('principal', master('principals'))
   simple('product', master('products', 'principals', 'principal_id'))
-  simple('outlet', byIds(`select o.*, a.name as account_name, a.channel_id, s.name as sub_area_name from outlets o left join accounts a on a.id = o.account_id left join sub_areas s on s.id = o.sub_area_id where o.workspace_id = $ws and o.deleted_at is null and o.id ${ids}`))
+  simple(
+    'outlet',
+    byIds(
+      `select o.*, a.name as account_name, a.channel_id, s.name as sub_area_name from outlets o left join accounts a on a.id = o.account_id left join sub_areas s on s.id = o.sub_area_id where o.workspace_id = $ws and o.deleted_at is null and o.id ${ids}`,
+    ),
+  )
   const projects = master('projects')
-  const projectForms = byIds(`select pf.*, f.title from project_forms pf join forms f on f.id = pf.form_id where pf.project_id ${ids} order by pf."order", pf.form_id`)
+  const projectForms = byIds(
+    `select pf.*, f.title from project_forms pf join forms f on f.id = pf.form_id where pf.project_id ${ids} order by pf."order", pf.form_id`,
+  )
   loaders.project = (ws, list) => {
     const found = projects.all({ ws, ids: list }) as Record<string, unknown>[]
     const forms = projectForms.all({ ids: JSON.stringify(found.map((row) => row.id)) }) as Record<string, unknown>[]
@@ -61,9 +68,13 @@ function ceiling(path: string, port: number) {
   const visits = byIds(`select v.*, o.name as outlet_name, o.address as outlet_address, p.name as project_name, t.name as team_name from visits v
     join outlets o on o.id = v.outlet_id join projects p on p.id = v.project_id left join teams t on t.id = v.team_id
     where v.workspace_id = $ws and v.deleted_at is null and v.id ${ids} and exists (select 1 from visit_assignees va where va.visit_id = v.id and va.user_id = $user)`)
-  const assignees = byIds(`select va.visit_id, u.id as user_id, u.name, u.email from visit_assignees va join users u on u.id = va.user_id where va.visit_id ${ids} order by va.created_at, u.id`)
+  const assignees = byIds(
+    `select va.visit_id, u.id as user_id, u.name, u.email from visit_assignees va join users u on u.id = va.user_id where va.visit_id ${ids} order by va.created_at, u.id`,
+  )
   const submissionColumns = `s.*, (select name from users where id = s.submitted_by) as submitted_by_name, (select name from users where id = s.reviewed_by) as reviewed_by_name`
-  const visitSubmissions = byIds(`select ${submissionColumns} from submissions s where s.visit_id ${ids} and s.deleted_at is null order by s.visit_id, s."order", s.id`)
+  const visitSubmissions = byIds(
+    `select ${submissionColumns} from submissions s where s.visit_id ${ids} and s.deleted_at is null order by s.visit_id, s."order", s.id`,
+  )
   const logs = byIds(`select * from visit_logs where visit_id ${ids} order by visit_id, created_at, id`)
   loaders.visit = (ws, list, user) => {
     const found = visits.all({ ws, ids: list, user }) as Record<string, unknown>[]
@@ -109,7 +120,12 @@ function ceiling(path: string, port: number) {
       const changes = [...latest].map(([key, { entity, id }]) =>
         found.has(key) ? { entity, id, op: 'upsert', data: found.get(key) } : { entity, id, op: 'delete' },
       )
-      return Response.json({ success: true, message: 'Success', code: 'SYNC_OK', data: { changes, cursor: String(more ? taken[taken.length - 1].seq : top), has_more: more } })
+      return Response.json({
+        success: true,
+        message: 'Success',
+        code: 'SYNC_OK',
+        data: { changes, cursor: String(more ? taken[taken.length - 1].seq : top), has_more: more },
+      })
     },
   })
 }
@@ -168,7 +184,11 @@ export async function benchSync(cache: string, dir: string) {
     const ceilingBase = `http://127.0.0.1:${ceilingPort}`
     await waitFor(`${ceilingBase}/api/health`)
     const login = async (email: string) => {
-      const reply = await fetch(`${service}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'password123' }) })
+      const reply = await fetch(`${service}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password: 'password123' }),
+      })
       const body = (await reply.json()) as { data: { token: string; user: { id: number; workspace_id: number } } }
       return body.data
     }
@@ -176,7 +196,8 @@ export async function benchSync(cache: string, dir: string) {
     const owner = await login('owner@demo.example')
     const auth = { authorization: `Bearer ${field.token}` }
     const serviceUrl = (cursor: string | null) => `${service}/api/app/v1/sync?limit=1000${cursor ? `&cursor=${cursor}` : ''}`
-    const ceilingUrl = (cursor: string | null) => `${ceilingBase}/sync?ws=${field.user.workspace_id}&user=${field.user.id}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`
+    const ceilingUrl = (cursor: string | null) =>
+      `${ceilingBase}/sync?ws=${field.user.workspace_id}&user=${field.user.id}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`
 
     // First sync, each server ROUNDS times (one warm-up first).
     await follow(serviceUrl, auth, null)
@@ -194,7 +215,9 @@ export async function benchSync(cache: string, dir: string) {
     }
 
     // Incremental: 10 outlet changes by the owner, then one sync from the last cursor.
-    const outlets = new Database(file, { readonly: true }).query('select id from outlets where workspace_id = ? and deleted_at is null order by id limit 10').all(field.user.workspace_id) as { id: number }[]
+    const outlets = new Database(file, { readonly: true })
+      .query('select id from outlets where workspace_id = ? and deleted_at is null order by id limit 10')
+      .all(field.user.workspace_id) as { id: number }[]
     const incremental = { service: [] as Run[], ceiling: [] as Run[] }
     for (let round = 0; round < ROUNDS * 3; round++) {
       for (const { id } of outlets) {
@@ -226,7 +249,16 @@ export async function benchSync(cache: string, dir: string) {
       const ratio = c / s
       const row = (target: 'service' | 'ceiling', ms: number) => {
         const run = runs[target][0]
-        line([name, target, ms.toFixed(1), run.pages, run.changes, size(run.bytes), size(run.gzipBytes), target === 'service' ? `${(ratio * 100).toFixed(0)}% ${ratio >= AIM ? 'PASS' : 'MISS'}` : ''])
+        line([
+          name,
+          target,
+          ms.toFixed(1),
+          run.pages,
+          run.changes,
+          size(run.bytes),
+          size(run.gzipBytes),
+          target === 'service' ? `${(ratio * 100).toFixed(0)}% ${ratio >= AIM ? 'PASS' : 'MISS'}` : '',
+        ])
       }
       row('service', s)
       row('ceiling', c)

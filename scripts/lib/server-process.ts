@@ -120,7 +120,9 @@ async function startServerOnce(options: StartOptions): Promise<ServerHandle> {
     stdout: 'pipe',
     stderr: 'pipe',
   })
-  const drained = Promise.all([drain(proc.stdout as ReadableStream<Uint8Array>, log), drain(proc.stderr as ReadableStream<Uint8Array>, log)]).catch(() => undefined)
+  const drained = Promise.all([drain(proc.stdout as ReadableStream<Uint8Array>, log), drain(proc.stderr as ReadableStream<Uint8Array>, log)]).catch(
+    () => undefined,
+  )
   const base = `http://127.0.0.1:${port}/api`
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000)
   for (;;) {
@@ -238,7 +240,10 @@ export async function setupFieldWorkspace(base: string, options: { fieldUsers: n
   const workspaceId = registered.body.data.user.workspace_id as number
   const ownerId = registered.body.data.user.id as number
   const owner = { token: ownerToken }
-  const outlet = await expectCall(base, 'POST', '/office/v1/outlets', 201, { ...owner, body: { name: 'Toko Durable', code: `DUR-${tag}`, latitude: -6.2, longitude: 106.8 } })
+  const outlet = await expectCall(base, 'POST', '/office/v1/outlets', 201, {
+    ...owner,
+    body: { name: 'Toko Durable', code: `DUR-${tag}`, latitude: -6.2, longitude: 106.8 },
+  })
   const project = await expectCall(base, 'POST', '/office/v1/projects', 201, { ...owner, body: { name: 'Durability project', code: `P-${tag}` } })
   const roles = await expectCall(base, 'GET', '/office/v1/roles', 200, owner)
   const roleId = (roles.body.data as { id: number; slug: string }[]).find((role) => role.slug === 'user')!.id
@@ -262,7 +267,12 @@ export async function setupFieldWorkspace(base: string, options: { fieldUsers: n
   for (const user of users) {
     for (let planned = 0; planned < options.visitsPerUser; planned += 500) {
       const count = Math.min(500, options.visitsPerUser - planned)
-      const visits = Array.from({ length: count }, () => ({ outlet_id: outlet.body.data.id, project_id: project.body.data.id, visit_date: '2026-11-22', user_ids: [user.id] }))
+      const visits = Array.from({ length: count }, () => ({
+        outlet_id: outlet.body.data.id,
+        project_id: project.body.data.id,
+        visit_date: '2026-11-22',
+        user_ids: [user.id],
+      }))
       const bulk = await expectCall(base, 'POST', '/office/v1/visits/bulk', 201, { ...owner, body: { visits } })
       user.visitIds.push(...(bulk.body.data.ids as number[]))
     }

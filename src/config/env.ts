@@ -22,9 +22,7 @@ const duration = z
   .transform(parseDuration)
   .refine((ms) => ms > 0, 'must be greater than zero')
 
-const flag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes')
+const flag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => value === 'true' || value === '1' || value === 'yes')
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -57,7 +55,10 @@ const EnvSchema = z.object({
   UPLOAD_DIR: z.string().min(1).default('./data/uploads'),
   /** Where export files are written (removed after 7 days). */
   EXPORT_DIR: z.string().min(1).default('./data/exports'),
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'smtp://… or smtps://…').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'smtp://… or smtps://…')
+    .optional(),
   MAIL_FROM: z.string().min(3).default('Field Force <no-reply@localhost>'),
   /** Base URL put into e-mailed links (password reset). */
   PUBLIC_URL: z.url().default('http://localhost:3000'),

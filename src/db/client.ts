@@ -177,8 +177,7 @@ function openBunSqlite(path: string, config: Config): Database {
   }
   const checkpointer: Checkpointer | null = path === ':memory:' ? null : startCheckpointer(path, { onBehind: catchUp })
 
-  const all = (connection: SqliteDatabase, statement: string) =>
-    connection.query(statement).all() as Record<string, unknown>[]
+  const all = (connection: SqliteDatabase, statement: string) => connection.query(statement).all() as Record<string, unknown>[]
 
   return {
     driver: 'bun-sqlite',

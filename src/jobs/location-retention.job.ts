@@ -17,14 +17,18 @@ export async function purgeExpiredLocations(deps: Deps): Promise<{ removed: numb
   let removed = 0
   for (const workspace of all) {
     const cutoff = new Date(now - workspace.days * DAY_MS).toISOString()
-    removed += await removeInBatches((fn) => deps.db.transaction(fn), RETENTION_BATCH, async (tx, limit) => {
-      const expired = tx
-        .select({ id: locationPings.id })
-        .from(locationPings)
-        .where(and(eq(locationPings.workspace_id, workspace.id), lt(locationPings.recorded_at, cutoff)))
-        .limit(limit)
-      return (await tx.delete(locationPings).where(inArray(locationPings.id, expired)).returning({ id: locationPings.id })).length
-    })
+    removed += await removeInBatches(
+      (fn) => deps.db.transaction(fn),
+      RETENTION_BATCH,
+      async (tx, limit) => {
+        const expired = tx
+          .select({ id: locationPings.id })
+          .from(locationPings)
+          .where(and(eq(locationPings.workspace_id, workspace.id), lt(locationPings.recorded_at, cutoff)))
+          .limit(limit)
+        return (await tx.delete(locationPings).where(inArray(locationPings.id, expired)).returning({ id: locationPings.id })).length
+      },
+    )
     await deps.db.transaction(async (tx) => {
       await tx.delete(latestLocations).where(and(eq(latestLocations.workspace_id, workspace.id), lt(latestLocations.recorded_at, cutoff)))
     })
@@ -32,4 +36,3 @@ export async function purgeExpiredLocations(deps: Deps): Promise<{ removed: numb
   deps.logger.info('location retention', { removed, workspaces: all.length })
   return { removed, workspaces: all.length }
 }
-

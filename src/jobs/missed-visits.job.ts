@@ -141,7 +141,8 @@ async function reportBatch(deps: Deps, workspaceId: number, from: string, to: st
         const leaderOfVisitTeam = visitTeams.find((team) => team.id === visit.team_id)?.leader_id
         if (leaderOfVisitTeam && activeLeaders.has(leaderOfVisitTeam)) recipients.add(leaderOfVisitTeam)
         for (const assignee of own) {
-          for (const row of memberTeams) if (row.user_id === assignee.user_id && row.leader_id && activeLeaders.has(row.leader_id)) recipients.add(row.leader_id)
+          for (const row of memberTeams)
+            if (row.user_id === assignee.user_id && row.leader_id && activeLeaders.has(row.leader_id)) recipients.add(row.leader_id)
         }
         const outlet = outletNames.get(visit.outlet_id) ?? `outlet ${visit.outlet_id}`
         const who = own.length ? own.map((row) => row.name).join(', ') : 'nobody'
@@ -151,7 +152,13 @@ async function reportBatch(deps: Deps, workspaceId: number, from: string, to: st
           type: 'visit.missed',
           title: 'Visit missed',
           body: `${outlet} on ${visit.visit_date} was not visited (assigned to ${who})`,
-          data: { visit_id: visit.id, visit_date: visit.visit_date, outlet_id: visit.outlet_id, team_id: visit.team_id, user_ids: own.map((row) => row.user_id) },
+          data: {
+            visit_id: visit.id,
+            visit_date: visit.visit_date,
+            outlet_id: visit.outlet_id,
+            team_id: visit.team_id,
+            user_ids: own.map((row) => row.user_id),
+          },
         })
         notifications += recipients.size
       }

@@ -59,9 +59,7 @@ export function permissionsOf(role: { role: string; isBuiltin: boolean; grants: 
   return permissions
 }
 
-const readEpoch = prepared((db) =>
-  db.select({ value: authEpoch.value }).from(authEpoch).where(eq(authEpoch.id, 1)).prepare(),
-)
+const readEpoch = prepared((db) => db.select({ value: authEpoch.value }).from(authEpoch).where(eq(authEpoch.id, 1)).prepare())
 
 /**
  * Active members by `user:workspace`, each with the auth epoch it was read at. The epoch row changes
@@ -87,7 +85,7 @@ export async function loadMember(db: Db, userId: number, workspaceId: number): P
   if (known && known.epoch === epoch) return { ...known.actor }
 
   const [member] = await findMember(db).all({ userId, workspaceId })
-  if (!member || !member.isActive) {
+  if (!member?.isActive) {
     members.delete(cacheKey)
     return null
   }

@@ -74,7 +74,8 @@ function refineProperty(name: string, schema: Json) {
     const values = schema.enum ? null : listedValues(schema.description)
     if (values) schema.enum = types.includes('null') ? [...values, null] : values
   }
-  if ((name === 'id' || name.endsWith('_id')) && types.includes('number')) schema.type = Array.isArray(schema.type) ? schema.type.map((t: string) => (t === 'number' ? 'integer' : t)) : 'integer'
+  if ((name === 'id' || name.endsWith('_id')) && types.includes('number'))
+    schema.type = Array.isArray(schema.type) ? schema.type.map((t: string) => (t === 'number' ? 'integer' : t)) : 'integer'
 }
 
 function refineSchemas(node: unknown) {

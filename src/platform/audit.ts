@@ -35,17 +35,7 @@ export const AUDIT_ENTITY_TYPES = [
 ] as const
 export type AuditEntityType = (typeof AUDIT_ENTITY_TYPES)[number]
 
-export const AUDIT_ACTIONS = [
-  'created',
-  'updated',
-  'deleted',
-  'approved',
-  'rejected',
-  'assigned',
-  'unassigned',
-  'login',
-  'logout',
-] as const
+export const AUDIT_ACTIONS = ['created', 'updated', 'deleted', 'approved', 'rejected', 'assigned', 'unassigned', 'login', 'logout'] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
 type Values = Record<string, unknown>
@@ -121,12 +111,14 @@ export function changedFields(before: Values, after: Values): { oldValues: Value
 }
 
 export async function insertAudit(tx: Db, ctx: RequestContext, entry: AuditEntry): Promise<void> {
-  const actor = entry.actor ?? (ctx.actor && {
-    id: ctx.actor.userId,
-    name: ctx.actor.name,
-    role: ctx.actor.role,
-    workspaceId: ctx.actor.workspaceId,
-  })
+  const actor =
+    entry.actor ??
+    (ctx.actor && {
+      id: ctx.actor.userId,
+      name: ctx.actor.name,
+      role: ctx.actor.role,
+      workspaceId: ctx.actor.workspaceId,
+    })
   if (!actor) throw new Error('an audit entry needs an actor')
   await tx.insert(auditLogs).values({
     workspace_id: actor.workspaceId,

@@ -70,4 +70,3 @@ export const TimeZoneString = (options: { description?: string } = {}) =>
 /** A `YYYY-MM-DD` calendar date in a body or query. */
 export const DateString = (options: { description?: string } = {}) =>
   Type.String({ format: 'calendar-date', maxLength: 10, examples: ['2026-11-21'], ...options })
-

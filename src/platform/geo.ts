@@ -15,5 +15,4 @@ export function requireLocation(input: GeoInput): { latitude: number; longitude:
   return { latitude: input.latitude!, longitude: input.longitude! }
 }
 
-export const locationOf = (latitude: number | null, longitude: number | null) =>
-  latitude === null || longitude === null ? null : { latitude, longitude }
+export const locationOf = (latitude: number | null, longitude: number | null) => (latitude === null || longitude === null ? null : { latitude, longitude })

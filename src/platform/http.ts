@@ -96,9 +96,7 @@ export class RouteTable {
       const declared = (route.hooks as { detail?: Record<string, unknown> }).detail?.[CREATED_LOCATION]
       if (declared === false) continue
       const detail =
-        typeof declared === 'string'
-          ? reads.find((path) => path.endsWith(declared))
-          : reads.find((path) => path.slice(0, path.lastIndexOf('/')) === route.path)
+        typeof declared === 'string' ? reads.find((path) => path.endsWith(declared)) : reads.find((path) => path.slice(0, path.lastIndexOf('/')) === route.path)
       if (typeof declared === 'string' && !detail) throw new Error(`${CREATED_LOCATION} of POST ${route.path}: no GET route ${declared}`)
       if (detail) this.createdLocations.set(route.path, detail)
     }
@@ -273,18 +271,15 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
           ...errorFields(error),
         })
       }
-      return new Response(
-        JSON.stringify({ success: false, message: failure.message, code: failure.code, errors: failure.errors, ...failure.extra }),
-        {
-          status: failure.status,
-          headers: {
-            'content-type': 'application/json; charset=utf-8',
-            'x-request-id': state(c).meta?.requestId ?? '',
-            'x-content-type-options': 'nosniff',
-            ...failure.headers,
-          },
+      return new Response(JSON.stringify({ success: false, message: failure.message, code: failure.code, errors: failure.errors, ...failure.extra }), {
+        status: failure.status,
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'x-request-id': state(c).meta?.requestId ?? '',
+          'x-content-type-options': 'nosniff',
+          ...failure.headers,
         },
-      )
+      })
     })
     .mapResponse({ as: 'global' }, (c) => {
       // Error answers and replays (already Responses, built by onError above) pass untouched.
@@ -387,8 +382,7 @@ function carriesTokens(value: unknown): boolean {
   return typeof data?.refresh_token === 'string'
 }
 
-const payloadTooLarge = () =>
-  new AppError(413, 'PAYLOAD_TOO_LARGE', 'request body is larger than 10 MiB', {}, { connection: 'close' })
+const payloadTooLarge = () => new AppError(413, 'PAYLOAD_TOO_LARGE', 'request body is larger than 10 MiB', {}, { connection: 'close' })
 
 /**
  * The body's bytes, or null when it is larger than MAX_BODY_BYTES. With a Content-Length (already

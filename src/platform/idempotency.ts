@@ -141,9 +141,7 @@ export class IdempotencyStore {
   }
 
   async claim(key: string, input: ClaimInput): Promise<IdempotencyClaim> {
-    const fingerprint = sha256Hex(
-      [input.userId, input.method, input.target, sha256Hex(input.rawBody ?? new ArrayBuffer(0))].join('\n'),
-    )
+    const fingerprint = sha256Hex([input.userId, input.method, input.target, sha256Hex(input.rawBody ?? new ArrayBuffer(0))].join('\n'))
     const slot = `${input.workspaceId}:${key}`
     const running = this.running.get(slot)
     if (running !== undefined) throw running === fingerprint ? new KeyInProgress() : new KeyReused()

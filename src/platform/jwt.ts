@@ -23,10 +23,7 @@ export interface AccessClaims {
   exp: number
 }
 
-export type VerifiedToken =
-  | { status: 'valid'; claims: AccessClaims }
-  | { status: 'expired' }
-  | { status: 'invalid' }
+export type VerifiedToken = { status: 'valid'; claims: AccessClaims } | { status: 'expired' } | { status: 'invalid' }
 
 export interface TokenService {
   /** Lifetime of access tokens in seconds (`expires_in`). */
@@ -54,7 +51,14 @@ export async function createTokenService(secret: string, accessTtlMs: number, cl
     accessTtlSeconds,
     async signAccessToken({ userId, workspaceId, role, sessionId }) {
       const issuedAt = Math.floor(clock.now().getTime() / 1000)
-      return sign({ sub: String(userId), wid: workspaceId, role, ...(sessionId ? { sid: sessionId } : {}), jti: randomUUID(), exp: issuedAt + accessTtlSeconds })
+      return sign({
+        sub: String(userId),
+        wid: workspaceId,
+        role,
+        ...(sessionId ? { sid: sessionId } : {}),
+        jti: randomUUID(),
+        exp: issuedAt + accessTtlSeconds,
+      })
     },
     async verifyAccessToken(token) {
       const now = clock.now()
@@ -97,12 +101,14 @@ const JWT_SECRET_SETTING = 'jwt_secret'
  */
 export async function resolveJwtSecret(db: Database, configured: string | undefined): Promise<string> {
   if (configured) return configured
-  const read = async () =>
-    (await db.read.select({ value: appSettings.value }).from(appSettings).where(eq(appSettings.key, JWT_SECRET_SETTING)))[0]?.value
+  const read = async () => (await db.read.select({ value: appSettings.value }).from(appSettings).where(eq(appSettings.key, JWT_SECRET_SETTING)))[0]?.value
   const existing = await read()
   if (existing) return existing
   await db.transaction(async (tx) => {
-    await tx.insert(appSettings).values({ key: JWT_SECRET_SETTING, value: randomToken(48) }).onConflictDoNothing()
+    await tx
+      .insert(appSettings)
+      .values({ key: JWT_SECRET_SETTING, value: randomToken(48) })
+      .onConflictDoNothing()
   })
   return (await read())!
 }

@@ -14,15 +14,16 @@ export interface Logger {
 }
 
 export function createLogger(level: LogLevel): Logger {
-  const write = (at: Exclude<LogLevel, 'silent'>) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (RANK[at] < RANK[level]) return
-    const line = JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })
-    if (RANK[at] >= RANK.warn) process.stderr.write(`${line}\n`)
-    else process.stdout.write(`${line}\n`)
-  }
+  const write =
+    (at: Exclude<LogLevel, 'silent'>) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      if (RANK[at] < RANK[level]) return
+      const line = JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })
+      if (RANK[at] >= RANK.warn) process.stderr.write(`${line}\n`)
+      else process.stdout.write(`${line}\n`)
+    }
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') }
 }
 
 /** An error as log fields: message and stack for us, never for the client. */
-export const errorFields = (error: unknown) =>
-  error instanceof Error ? { error: error.message, stack: error.stack } : { error: String(error) }
+export const errorFields = (error: unknown) => (error instanceof Error ? { error: error.message, stack: error.stack } : { error: String(error) })

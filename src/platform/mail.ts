@@ -24,13 +24,7 @@ export interface Mailer {
   flush(): Promise<void>
 }
 
-export function createMailer(options: {
-  db: Database
-  clock: Clock
-  logger: Logger
-  smtpUrl?: string
-  from: string
-}): Mailer {
+export function createMailer(options: { db: Database; clock: Clock; logger: Logger; smtpUrl?: string; from: string }): Mailer {
   const { db, clock, logger } = options
   const transport: Transporter | null = options.smtpUrl ? createTransport(options.smtpUrl) : null
   let flushing: Promise<void> | null = null

@@ -68,8 +68,7 @@ export const BUILTIN_ROLE_NAMES: Record<BuiltinRoleSlug, string> = {
   user: 'Field User',
 }
 
-const grantAll = (keys: Iterable<string>, platform: Platform, access: Access): Grant[] =>
-  [...keys].map((key) => ({ key, platform, access }))
+const grantAll = (keys: Iterable<string>, platform: Platform, access: Access): Grant[] => [...keys].map((key) => ({ key, platform, access }))
 
 const everywhere = (keys: Iterable<string>): Grant[] => [...grantAll(keys, 'web', 'full'), ...grantAll(keys, 'mobile', 'full')]
 

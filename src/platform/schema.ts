@@ -49,11 +49,9 @@ export const OneOf = <const T extends string>(values: readonly T[], options: { d
 export const IdParams = t.Object({ id: t.Integer({ minimum: 1, maximum: MAX_ID }) })
 
 /** ISO 8601 UTC timestamp as the service writes it. */
-export const Timestamp = (options: { description?: string } = {}) =>
-  Type.String({ examples: ['2026-11-21T08:15:00.000Z'], ...options })
+export const Timestamp = (options: { description?: string } = {}) => Type.String({ examples: ['2026-11-21T08:15:00.000Z'], ...options })
 
-export const NullableTimestamp = (options: { description?: string } = {}) =>
-  Type.Union([Timestamp(options), Type.Null()])
+export const NullableTimestamp = (options: { description?: string } = {}) => Type.Union([Timestamp(options), Type.Null()])
 
 export const PageMeta = Type.Object({
   page: Type.Integer(),
@@ -63,8 +61,7 @@ export const PageMeta = Type.Object({
 })
 
 /** `{success, message, code, data}` */
-export const Envelope = <T extends TSchema>(data: T) =>
-  Type.Object({ success: Type.Boolean(), message: Type.String(), code: Type.String(), data })
+export const Envelope = <T extends TSchema>(data: T) => Type.Object({ success: Type.Boolean(), message: Type.String(), code: Type.String(), data })
 
 /** `{success, message, code, data: [...], meta}` */
 export const ListEnvelope = <T extends TSchema>(item: T) =>

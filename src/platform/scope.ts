@@ -37,18 +37,24 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T): WorkspaceSc
   // Drizzle's generic table types do not survive this level of abstraction; the public surface is typed.
   const anyTable = table as any
   const live = table.deleted_at ? isNull(table.deleted_at) : undefined
-  const where = (workspaceId: number | Placeholder, ...conditions: (SQL | undefined)[]) =>
-    and(eq(table.workspace_id, workspaceId), live, ...conditions)!
+  const where = (workspaceId: number | Placeholder, ...conditions: (SQL | undefined)[]) => and(eq(table.workspace_id, workspaceId), live, ...conditions)!
 
   return {
     table,
     where,
     async find(db, workspaceId, id) {
-      const [row] = await db.select().from(anyTable).where(where(workspaceId, eq(table.id, id))).limit(1)
+      const [row] = await db
+        .select()
+        .from(anyTable)
+        .where(where(workspaceId, eq(table.id, id)))
+        .limit(1)
       return row as Row<T> | undefined
     },
     async count(db, workspaceId, ...conditions) {
-      const [row] = await db.select({ n: count() }).from(anyTable).where(where(workspaceId, ...conditions))
+      const [row] = await db
+        .select({ n: count() })
+        .from(anyTable)
+        .where(where(workspaceId, ...conditions))
       return row?.n ?? 0
     },
     async isTaken(db, workspaceId, column, value, exceptId) {

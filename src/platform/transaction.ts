@@ -42,11 +42,7 @@ export class MissingAuditEntry extends Error {
   }
 }
 
-export async function withTransaction<T>(
-  ctx: RequestContext,
-  fn: (scope: TxScope) => Promise<T>,
-  options: TransactionOptions = {},
-): Promise<T> {
+export async function withTransaction<T>(ctx: RequestContext, fn: (scope: TxScope) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   const claim = options.idempotency !== undefined ? options.idempotency : ctx.idempotency
   const effects: (() => void)[] = []
   // The transaction that stores the request's record also stores where the created resource is.

@@ -135,8 +135,7 @@ function isNumericSchema(schema: SchemaLike): boolean {
   )
 }
 
-const hasType = (schema: SchemaLike, type: string) =>
-  schema.type === type || (Array.isArray(schema.type) && schema.type.includes(type))
+const hasType = (schema: SchemaLike, type: string) => schema.type === type || (Array.isArray(schema.type) && schema.type.includes(type))
 
 /** Does the value have the expected type? Text counts only where the schema coerces it (query, path). */
 function matchesType(value: unknown, expected: Expected, coerces: boolean): boolean {
@@ -144,7 +143,9 @@ function matchesType(value: unknown, expected: Expected, coerces: boolean): bool
     case 'integer':
       return (typeof value === 'number' && Number.isInteger(value)) || (coerces && typeof value === 'string' && /^-?\d+$/.test(value))
     case 'number':
-      return (typeof value === 'number' && Number.isFinite(value)) || (coerces && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+      return (
+        (typeof value === 'number' && Number.isFinite(value)) || (coerces && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+      )
     case 'boolean':
       return typeof value === 'boolean' || (coerces && (value === 'true' || value === 'false'))
     case 'array':

@@ -31,7 +31,11 @@ function dms(value: number): [number, number][] {
   const degrees = Math.floor(abs)
   const minutes = Math.floor((abs - degrees) * 60)
   const seconds = (abs - degrees - minutes / 60) * 3600
-  return [[degrees, 1], [minutes, 1], [Math.round(seconds * 1_000_000), 1_000_000]]
+  return [
+    [degrees, 1],
+    [minutes, 1],
+    [Math.round(seconds * 1_000_000), 1_000_000],
+  ]
 }
 
 /** One IFD at `offset` (from the TIFF header): entries, next-IFD 0, then the values that do not fit in 4 bytes. */

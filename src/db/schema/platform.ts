@@ -56,8 +56,5 @@ export const idempotencyKeys = sqliteTable(
     location: text('location'),
     created_at: createdAt(),
   },
-  (t) => [
-    uniqueIndex('idempotency_keys_workspace_key').on(t.workspace_id, t.key),
-    index('idempotency_keys_created').on(t.created_at),
-  ],
+  (t) => [uniqueIndex('idempotency_keys_workspace_key').on(t.workspace_id, t.key), index('idempotency_keys_created').on(t.created_at)],
 )

@@ -20,11 +20,7 @@ import { assertWorkspaceUsers } from '../teams/teams.service'
 export const attendanceScope = workspaceScoped(attendances)
 
 function selectAttendances(db: Db, where: SQL) {
-  return db
-    .select({ attendance: attendances, user_name: users.name })
-    .from(attendances)
-    .innerJoin(users, eq(users.id, attendances.user_id))
-    .where(where)
+  return db.select({ attendance: attendances, user_name: users.name }).from(attendances).innerJoin(users, eq(users.id, attendances.user_id)).where(where)
 }
 type Row = Awaited<ReturnType<typeof selectAttendances>>[number]
 
@@ -57,8 +53,7 @@ async function findAttendance(db: Db, workspaceId: number, id: number) {
   return present(row)
 }
 
-const openOf = (workspaceId: number, userId: number) =>
-  attendanceScope.where(workspaceId, eq(attendances.user_id, userId), isNull(attendances.check_out_at))
+const openOf = (workspaceId: number, userId: number) => attendanceScope.where(workspaceId, eq(attendances.user_id, userId), isNull(attendances.check_out_at))
 
 /** The caller's open attendance (clocked in, not out), read inside the clock-in/out transaction. */
 async function openAttendanceId(tx: Db, ctx: AuthedContext): Promise<number | undefined> {
@@ -99,7 +94,10 @@ export async function listAttendances(ctx: AuthedContext, query: AttendanceListQ
   )
   const result = await paginate(
     page,
-    selectAttendances(db, where).orderBy(...order).limit(page.limit).offset(page.offset),
+    selectAttendances(db, where)
+      .orderBy(...order)
+      .limit(page.limit)
+      .offset(page.offset),
     db.select({ total: count() }).from(attendances).where(where),
   )
   return { rows: result.rows.map(present), meta: result.meta }
@@ -118,7 +116,11 @@ export async function todayAttendance(ctx: AuthedContext) {
   const today = localDate(ctx.deps.clock.now(), ctx.actor.timeZone)
   const [row] = await selectAttendances(
     ctx.deps.db.read,
-    attendanceScope.where(ctx.actor.workspaceId, eq(attendances.user_id, ctx.actor.userId), sql`(${attendances.date} = ${today} or ${attendances.check_out_at} is null)`),
+    attendanceScope.where(
+      ctx.actor.workspaceId,
+      eq(attendances.user_id, ctx.actor.userId),
+      sql`(${attendances.date} = ${today} or ${attendances.check_out_at} is null)`,
+    ),
   )
     .orderBy(sql`${attendances.check_in_at} desc`)
     .limit(1)
@@ -223,4 +225,3 @@ export function createAttendance(ctx: AuthedContext, input: ManualAttendanceInpu
     return result
   })
 }
-

@@ -21,16 +21,19 @@ const AuditLogSchema = Type.Object({
   action: Type.String(),
   old_values: JsonObject,
   new_values: JsonObject,
-  metadata: Type.Object({
-    ip: Type.Union([Type.String(), Type.Null()]),
-    user_agent: Type.Union([Type.String(), Type.Null()]),
-    request_id: Type.String(),
-    timestamp: Timestamp(),
-  }, {
-    // Extras an entry may carry beside the four request fields (e.g. `notified_user_ids`); a typed
-    // `additionalProperties` keeps the response normaliser from dropping them.
-    additionalProperties: Type.Unknown(),
-  }),
+  metadata: Type.Object(
+    {
+      ip: Type.Union([Type.String(), Type.Null()]),
+      user_agent: Type.Union([Type.String(), Type.Null()]),
+      request_id: Type.String(),
+      timestamp: Timestamp(),
+    },
+    {
+      // Extras an entry may carry beside the four request fields (e.g. `notified_user_ids`); a typed
+      // `additionalProperties` keeps the response normaliser from dropping them.
+      additionalProperties: Type.Unknown(),
+    },
+  ),
   created_at: Timestamp(),
 })
 

@@ -64,9 +64,7 @@ async function auditableWorkspaceIds(db: Db, userId: number): Promise<number[]> 
     .from(memberships)
     .innerJoin(roles, eq(roles.id, memberships.role_id))
     .where(and(eq(memberships.user_id, userId), isNull(memberships.deleted_at), eq(memberships.is_active, true)))
-  return rows
-    .filter((row) => row.role !== 'manager' && can(permissionsOf(row), 'audit_log.view', 'web', 'view'))
-    .map((row) => row.workspaceId)
+  return rows.filter((row) => row.role !== 'manager' && can(permissionsOf(row), 'audit_log.view', 'web', 'view')).map((row) => row.workspaceId)
 }
 
 async function visibilityOf(ctx: AuthedContext, requestedWorkspace?: number): Promise<Visibility> {
@@ -88,7 +86,10 @@ function visibilityCondition(shape: string): SQL {
   if (shape.startsWith('workspaces:')) {
     const count = Number(shape.slice('workspaces:'.length))
     if (count === 0) return sql`0`
-    return inArray(auditLogs.workspace_id, Array.from({ length: count }, (_, i) => sql.placeholder(`workspace${i}`)))
+    return inArray(
+      auditLogs.workspace_id,
+      Array.from({ length: count }, (_, i) => sql.placeholder(`workspace${i}`)),
+    )
   }
   const own = eq(auditLogs.workspace_id, sql.placeholder('workspaceId'))
   return shape === 'team' ? and(own, sql`${auditLogs.actor_id} in (select value from json_each(${sql.placeholder('actorIds')}))`)! : own
@@ -193,13 +194,14 @@ export async function listAuditLogs(ctx: AuthedContext, query: AuditLogQuery) {
   return { data: rows, meta: pageMeta(page, counted?.total ?? 0) }
 }
 
-const entryStatement = preparedVariants((db, shape: string) =>
-  db
-    .select()
-    .from(auditLogs)
-    .where(and(eq(auditLogs.id, sql.placeholder('id')), visibilityCondition(shape)))
-    .limit(1)
-    .prepare(),
+const entryStatement = preparedVariants(
+  (db, shape: string) =>
+    db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.id, sql.placeholder('id')), visibilityCondition(shape)))
+      .limit(1)
+      .prepare(),
   { max: 64 },
 )
 

@@ -65,7 +65,11 @@ interface RefreshGrant {
 }
 
 const workspaceTimeZone = prepared((db) =>
-  db.select({ timezone: workspaces.timezone }).from(workspaces).where(eq(workspaces.id, sql.placeholder('id'))).prepare(),
+  db
+    .select({ timezone: workspaces.timezone })
+    .from(workspaces)
+    .where(eq(workspaces.id, sql.placeholder('id')))
+    .prepare(),
 )
 
 /** The answer of every call that hands out tokens; `user` also carries the workspace's time zone. */
@@ -77,11 +81,14 @@ async function sessionFor(ctx: RequestContext, user: SessionUser, refresh: Refre
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
-const rateLimited = (message: string, retryAfterSeconds: number) =>
-  new AppError(429, 'RATE_LIMITED', message, {}, { 'retry-after': String(retryAfterSeconds) })
+const rateLimited = (message: string, retryAfterSeconds: number) => new AppError(429, 'RATE_LIMITED', message, {}, { 'retry-after': String(retryAfterSeconds) })
 
 async function findLiveUserByEmail(db: Db, email: string) {
-  const [user] = await db.select().from(users).where(and(eq(users.email, email), isNull(users.deleted_at))).limit(1)
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.email, email), isNull(users.deleted_at)))
+    .limit(1)
   return user
 }
 
@@ -217,9 +224,8 @@ export async function refresh(ctx: RequestContext, input: { refresh_token: strin
       }
       if (stored.revoked_at) return revokeFamily()
       if (stored.used_at) {
-        const [successor] = stored.replaced_by_id === null
-          ? []
-          : await tx.select().from(refreshTokens).where(eq(refreshTokens.id, stored.replaced_by_id)).limit(1)
+        const [successor] =
+          stored.replaced_by_id === null ? [] : await tx.select().from(refreshTokens).where(eq(refreshTokens.id, stored.replaced_by_id)).limit(1)
         const isRetry =
           successor !== undefined &&
           successor.used_at === null &&
@@ -317,7 +323,10 @@ export async function forgotPassword(ctx: RequestContext, input: { email: string
  * Runs in the caller's transaction.
  */
 export async function voidPasswordResets(tx: Db, userId: number, now: string) {
-  await tx.update(passwordResets).set({ used_at: now }).where(and(eq(passwordResets.user_id, userId), isNull(passwordResets.used_at)))
+  await tx
+    .update(passwordResets)
+    .set({ used_at: now })
+    .where(and(eq(passwordResets.user_id, userId), isNull(passwordResets.used_at)))
 }
 
 export async function resetPassword(ctx: RequestContext, input: { token: string; password: string }) {
@@ -330,12 +339,19 @@ export async function resetPassword(ctx: RequestContext, input: { token: string;
       .where(and(eq(passwordResets.token_hash, sha256Hex(input.token)), isNull(passwordResets.used_at), gt(passwordResets.expires_at, now)))
       .limit(1)
     const [user] = reset
-      ? await tx.select().from(users).where(and(eq(users.id, reset.user_id), isNull(users.deleted_at))).limit(1)
+      ? await tx
+          .select()
+          .from(users)
+          .where(and(eq(users.id, reset.user_id), isNull(users.deleted_at)))
+          .limit(1)
       : []
     if (!reset || !user) throw ValidationFailed.field('token', 'is invalid or expired')
     await tx.update(users).set({ password_hash: passwordHash, updated_at: now }).where(eq(users.id, user.id))
     await voidPasswordResets(tx, user.id, now)
-    await tx.update(refreshTokens).set({ revoked_at: now }).where(and(eq(refreshTokens.user_id, user.id), isNull(refreshTokens.revoked_at)))
+    await tx
+      .update(refreshTokens)
+      .set({ revoked_at: now })
+      .where(and(eq(refreshTokens.user_id, user.id), isNull(refreshTokens.revoked_at)))
     const landing = await landingMembership(tx, user.id, user.last_workspace_id)
     const membership = landing.membership
     if (membership) {
@@ -368,9 +384,5 @@ export async function switchWorkspace(ctx: AuthedContext, input: { workspace_id:
     })
     return insertRefreshToken(ctx, tx, member.userId, member.workspaceId)
   })
-  return sessionFor(
-    ctx,
-    { id: member.userId, email: member.email, name: member.name, role: member.role, workspace_id: member.workspaceId },
-    refreshToken,
-  )
+  return sessionFor(ctx, { id: member.userId, email: member.email, name: member.name, role: member.role, workspace_id: member.workspaceId }, refreshToken)
 }

@@ -3,7 +3,19 @@ import { Elysia, t } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
 import { listQuery } from '../../platform/pagination'
 import { created, listed, ok } from '../../platform/reply'
-import { Envelope, Id, IdParams, ListEnvelope, MAX_ID, Nullable, NullableTimestamp, OptionalText, RequiredText, responses, Timestamp } from '../../platform/schema'
+import {
+  Envelope,
+  Id,
+  IdParams,
+  ListEnvelope,
+  MAX_ID,
+  Nullable,
+  NullableTimestamp,
+  OptionalText,
+  RequiredText,
+  responses,
+  Timestamp,
+} from '../../platform/schema'
 import {
   createPrincipal,
   createProduct,
@@ -104,13 +116,17 @@ export function catalogueRoutes(platform: PlatformPlugin) {
       response: responses({ 201: Envelope(PrincipalSchema) }, [400, 401, 403, 409]),
       detail: { summary: 'Create a principal' },
     })
-    .put('/office/v1/principals/:id', async ({ ctx, params, body }) => ok(await updatePrincipal(ctx, params.id, body), 'PRINCIPAL_UPDATED', 'principal updated'), {
-      auth: 'principal.manage',
-      params: IdParams,
-      body: Type.Object({ ...principalFields, name: Type.Optional(principalFields.name) }, { minProperties: 1 }),
-      response: responses({ 200: Envelope(PrincipalSchema) }, [400, 401, 403, 404, 409]),
-      detail: { summary: 'Update a principal' },
-    })
+    .put(
+      '/office/v1/principals/:id',
+      async ({ ctx, params, body }) => ok(await updatePrincipal(ctx, params.id, body), 'PRINCIPAL_UPDATED', 'principal updated'),
+      {
+        auth: 'principal.manage',
+        params: IdParams,
+        body: Type.Object({ ...principalFields, name: Type.Optional(principalFields.name) }, { minProperties: 1 }),
+        response: responses({ 200: Envelope(PrincipalSchema) }, [400, 401, 403, 404, 409]),
+        detail: { summary: 'Update a principal' },
+      },
+    )
     .delete('/office/v1/principals/:id', async ({ ctx, params }) => ok(await deletePrincipal(ctx, params.id), 'PRINCIPAL_DELETED', 'principal deleted'), {
       auth: 'principal.manage',
       params: IdParams,

@@ -50,15 +50,30 @@ export async function listPrincipals(ctx: AuthedContext, query: ListQuery) {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
   const search = keyword
-    ? await keywordFilters(ctx.deps.db.read, principalSearch, keyword, or(sql`instr(${principals.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${principals.code_key}, ''), ${keyword}) > 0`)!)
+    ? await keywordFilters(
+        ctx.deps.db.read,
+        principalSearch,
+        keyword,
+        or(sql`instr(${principals.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${principals.code_key}, ''), ${keyword}) > 0`)!,
+      )
     : null
   // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
   const where = (of: 'rows' | 'total') => principalScope.where(ctx.actor.workspaceId, search?.[of], updatedSince(query, principals.updated_at))
   const db = ctx.deps.db.read
-  const order = orderFor(query, { created_at: principals.created_at, updated_at: principals.updated_at, name: principals.name_key, id: principals.id }, principals.id)
+  const order = orderFor(
+    query,
+    { created_at: principals.created_at, updated_at: principals.updated_at, name: principals.name_key, id: principals.id },
+    principals.id,
+  )
   const result = await paginate(
     page,
-    db.select().from(principals).where(where('rows')).orderBy(...order).limit(page.limit).offset(page.offset),
+    db
+      .select()
+      .from(principals)
+      .where(where('rows'))
+      .orderBy(...order)
+      .limit(page.limit)
+      .offset(page.offset),
     db.select({ total: count() }).from(principals).where(where('total')),
   )
   return { rows: result.rows.map(presentPrincipal), meta: result.meta }
@@ -67,7 +82,12 @@ export async function listPrincipals(ctx: AuthedContext, query: ListQuery) {
 /** Live principals of the workspace among `ids`, as the detail answers them. */
 export async function principalsByIds(db: Db, workspaceId: number, ids: number[]) {
   if (ids.length === 0) return []
-  return (await db.select().from(principals).where(principalScope.where(workspaceId, inArray(principals.id, ids)))).map(presentPrincipal)
+  return (
+    await db
+      .select()
+      .from(principals)
+      .where(principalScope.where(workspaceId, inArray(principals.id, ids)))
+  ).map(presentPrincipal)
 }
 
 export const getPrincipal = async (ctx: AuthedContext, id: number) => presentPrincipal(await findPrincipal(ctx.deps.db.read, ctx.actor.workspaceId, id))
@@ -88,7 +108,13 @@ export function createPrincipal(ctx: AuthedContext, input: PrincipalInput) {
   return withTransaction(ctx, async ({ tx, audit }) => {
     const values = await principalValues(tx, ctx.actor.workspaceId, input)
     const now = ctx.deps.clock.now().toISOString()
-    const row = await principalScope.insert(tx, ctx.actor.workspaceId, { ...values, name: input.name, name_key: values.name_key!, created_at: now, updated_at: now })
+    const row = await principalScope.insert(tx, ctx.actor.workspaceId, {
+      ...values,
+      name: input.name,
+      name_key: values.name_key!,
+      created_at: now,
+      updated_at: now,
+    })
     const result = presentPrincipal(row)
     await audit({ entityType: 'principal', entityId: row.id, entityName: row.name, action: 'created', newValues: result })
     return result
@@ -100,7 +126,14 @@ export function updatePrincipal(ctx: AuthedContext, id: number, input: Partial<P
     const before = await findPrincipal(tx, ctx.actor.workspaceId, id)
     const values = await principalValues(tx, ctx.actor.workspaceId, input, id)
     const after = (await principalScope.update(tx, ctx.actor.workspaceId, id, { ...values, updated_at: ctx.deps.clock.now().toISOString() }))!
-    await audit({ entityType: 'principal', entityId: id, entityName: after.name, action: 'updated', before: presentPrincipal(before), after: presentPrincipal(after) })
+    await audit({
+      entityType: 'principal',
+      entityId: id,
+      entityName: after.name,
+      action: 'updated',
+      before: presentPrincipal(before),
+      after: presentPrincipal(after),
+    })
     return presentPrincipal(after)
   })
 }
@@ -109,8 +142,14 @@ export function deletePrincipal(ctx: AuthedContext, id: number) {
   return withTransaction(ctx, async ({ tx, audit }) => {
     const before = await findPrincipal(tx, ctx.actor.workspaceId, id)
     const [[{ productCount }], [{ projectCount }]] = await Promise.all([
-      tx.select({ productCount: count() }).from(products).where(and(eq(products.principal_id, id), isNull(products.deleted_at))),
-      tx.select({ projectCount: count() }).from(projects).where(and(eq(projects.principal_id, id), isNull(projects.deleted_at))),
+      tx
+        .select({ productCount: count() })
+        .from(products)
+        .where(and(eq(products.principal_id, id), isNull(products.deleted_at))),
+      tx
+        .select({ projectCount: count() })
+        .from(projects)
+        .where(and(eq(projects.principal_id, id), isNull(projects.deleted_at))),
     ])
     if (productCount + projectCount > 0) {
       throw new Conflict('PRINCIPAL_IN_USE', 'principal still has products or projects', { product_count: productCount, project_count: projectCount })
@@ -168,20 +207,29 @@ export async function listProducts(ctx: AuthedContext, query: ListQuery & { prin
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
   const search = keyword
-    ? await keywordFilters(ctx.deps.db.read, productSearch, keyword, or(sql`instr(${products.name_key}, ${keyword}) > 0`, sql`instr(${products.sku_key}, ${keyword}) > 0`)!)
+    ? await keywordFilters(
+        ctx.deps.db.read,
+        productSearch,
+        keyword,
+        or(sql`instr(${products.name_key}, ${keyword}) > 0`, sql`instr(${products.sku_key}, ${keyword}) > 0`)!,
+      )
     : null
   // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
-  const where = (of: 'rows' | 'total') => productScope.where(
-    ctx.actor.workspaceId,
-    search ? or(search[of], eq(products.barcode, query.keyword!.trim())) : undefined,
-    query.principal_id !== undefined ? eq(products.principal_id, query.principal_id) : undefined,
-    updatedSince(query, products.updated_at),
-  )
+  const where = (of: 'rows' | 'total') =>
+    productScope.where(
+      ctx.actor.workspaceId,
+      search ? or(search[of], eq(products.barcode, query.keyword!.trim())) : undefined,
+      query.principal_id !== undefined ? eq(products.principal_id, query.principal_id) : undefined,
+      updatedSince(query, products.updated_at),
+    )
   const db = ctx.deps.db.read
   const order = orderFor(query, { created_at: products.created_at, updated_at: products.updated_at, name: products.name_key, id: products.id }, products.id)
   const result = await paginate(
     page,
-    selectProducts(db, where('rows')).orderBy(...order).limit(page.limit).offset(page.offset),
+    selectProducts(db, where('rows'))
+      .orderBy(...order)
+      .limit(page.limit)
+      .offset(page.offset),
     db.select({ total: count() }).from(products).where(where('total')),
   )
   return { rows: result.rows.map(presentProduct), meta: result.meta }

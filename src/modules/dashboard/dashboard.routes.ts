@@ -60,7 +60,13 @@ export const dashboardRoutes = (platform: PlatformPlugin) =>
               }),
             ),
             users: Type.Array(
-              Type.Object({ user_id: Type.Integer(), name: Type.String(), visits_total: Type.Integer(), visits_completed: Type.Integer(), completion_rate: Rate }),
+              Type.Object({
+                user_id: Type.Integer(),
+                name: Type.String(),
+                visits_total: Type.Integer(),
+                visits_completed: Type.Integer(),
+                completion_rate: Rate,
+              }),
             ),
           }),
         ),

@@ -28,7 +28,8 @@ export function rangeOf(ctx: AuthedContext, query: RangeQuery) {
   const to = query.date_to ?? today
   const from = query.date_from ?? addDays(to, -(DEFAULT_RANGE_DAYS - 1))
   if (from > to) throw ValidationFailed.field('date_from', 'must not be after date_to')
-  if ((Date.parse(to) - Date.parse(from)) / DAY_MS >= MAX_RANGE_DAYS) throw ValidationFailed.field('date_from', `the range must be at most ${MAX_RANGE_DAYS} days`)
+  if ((Date.parse(to) - Date.parse(from)) / DAY_MS >= MAX_RANGE_DAYS)
+    throw ValidationFailed.field('date_from', `the range must be at most ${MAX_RANGE_DAYS} days`)
   return {
     date_from: from,
     date_to: to,

@@ -43,7 +43,11 @@ export const exportRoutes = (platform: PlatformPlugin) =>
     )
     .get('/jobs', async ({ ctx, query }) => listed(await listExportJobs(ctx, query)), {
       auth: 'export.view',
-      query: t.Object({ page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE })), limit: t.Optional(t.Integer({ minimum: 1 })), updated_since: UpdatedSinceParam }),
+      query: t.Object({
+        page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE })),
+        limit: t.Optional(t.Integer({ minimum: 1 })),
+        updated_since: UpdatedSinceParam,
+      }),
       response: responses({ 200: ListEnvelope(JobSchema) }),
       detail: { summary: 'Your export jobs, newest first' },
     })
@@ -59,7 +63,10 @@ export const exportRoutes = (platform: PlatformPlugin) =>
       detail: {
         summary: 'Download a finished export (409 EXPORT_NOT_READY before, 409 EXPORT_FAILED if it failed)',
         responses: {
-          200: { description: 'text/csv or application/pdf', content: { 'text/csv': { schema: { type: 'string' } }, 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
+          200: {
+            description: 'text/csv or application/pdf',
+            content: { 'text/csv': { schema: { type: 'string' } }, 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+          },
           404: { description: 'EXPORT_JOB_NOT_FOUND' },
           409: { description: 'EXPORT_NOT_READY or EXPORT_FAILED' },
         },

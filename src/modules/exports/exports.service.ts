@@ -30,7 +30,11 @@ export const PDF_MAX_ROWS = 2_000
 export const EXPORT_TTL_MS = 7 * 86_400_000
 
 type Job = typeof exportJobs.$inferSelect
-const present = ({ path: _path, filters, ...job }: Job) => ({ ...job, filters, download_url: job.status === 'done' ? `/api/office/v1/export/jobs/${job.id}/download` : null })
+const present = ({ path: _path, filters, ...job }: Job) => ({
+  ...job,
+  filters,
+  download_url: job.status === 'done' ? `/api/office/v1/export/jobs/${job.id}/download` : null,
+})
 export type PresentedJob = ReturnType<typeof present>
 
 /** Runs queued jobs one after another in this process. */
@@ -54,7 +58,11 @@ export class ExportRunner {
 
   /** Jobs a restart interrupted. */
   async resume() {
-    const pending = await this.deps.db.read.select({ id: exportJobs.id }).from(exportJobs).where(inArray(exportJobs.status, ['queued', 'running'])).orderBy(exportJobs.id)
+    const pending = await this.deps.db.read
+      .select({ id: exportJobs.id })
+      .from(exportJobs)
+      .where(inArray(exportJobs.status, ['queued', 'running']))
+      .orderBy(exportJobs.id)
     for (const job of pending) this.enqueue(job.id)
   }
 
@@ -79,9 +87,17 @@ async function runJob(deps: Deps, id: number) {
   try {
     const actor = await loadMember(deps.db.read, job.user_id, job.workspace_id)
     if (!actor || !can(actor.permissions, 'export.view', 'web', 'view')) throw new Error('the requester no longer has access to exports of this workspace')
-    const ctx: AuthedContext = { deps, actor, idempotency: null, meta: { requestId: `export:${id}`, ip: null, userAgent: null, timestamp: deps.clock.now().toISOString() } }
+    const ctx: AuthedContext = {
+      deps,
+      actor,
+      idempotency: null,
+      meta: { requestId: `export:${id}`, ip: null, userAgent: null, timestamp: deps.clock.now().toISOString() },
+    }
     await mkdir(dirname(absolute), { recursive: true })
-    const rows = job.format === 'csv' ? await writeCsv(ctx, job.filters as SubmissionListQuery, absolute) : await writePdf(ctx, job.filters as SubmissionListQuery, absolute)
+    const rows =
+      job.format === 'csv'
+        ? await writeCsv(ctx, job.filters as SubmissionListQuery, absolute)
+        : await writePdf(ctx, job.filters as SubmissionListQuery, absolute)
     await setJob(deps, id, { status: 'done', row_count: rows, path, finished_at: deps.clock.now().toISOString() })
   } catch (error) {
     await rm(absolute, { force: true })
@@ -268,7 +284,11 @@ export async function listExportJobs(ctx: AuthedContext, query: { page?: number;
 }
 
 async function findJob(ctx: AuthedContext, id: number) {
-  const [job] = await ctx.deps.db.read.select().from(exportJobs).where(and(ownJobs(ctx), eq(exportJobs.id, id))).limit(1)
+  const [job] = await ctx.deps.db.read
+    .select()
+    .from(exportJobs)
+    .where(and(ownJobs(ctx), eq(exportJobs.id, id)))
+    .limit(1)
   if (!job) throw new NotFound('EXPORT_JOB')
   return job
 }
@@ -298,10 +318,14 @@ export async function purgeOldExports(deps: Deps): Promise<number> {
   for (const job of old) if (job.path) await rm(resolve(deps.config.EXPORT_DIR, job.path), { force: true })
   if (old.length) {
     await deps.db.transaction(async (tx) => {
-      await tx.delete(exportJobs).where(inArray(exportJobs.id, old.map((job) => job.id)))
+      await tx.delete(exportJobs).where(
+        inArray(
+          exportJobs.id,
+          old.map((job) => job.id),
+        ),
+      )
     })
   }
   deps.logger.info('export cleanup', { removed: old.length })
   return old.length
 }
-

@@ -98,8 +98,7 @@ export class PhotoBatch {
   }
 }
 
-const invalidPhoto = (field: string) =>
-  ValidationFailed.field(field, 'must be a JPEG, PNG or WebP image (data URI or base64) or an https:// URL')
+const invalidPhoto = (field: string) => ValidationFailed.field(field, 'must be a JPEG, PNG or WebP image (data URI or base64) or an https:// URL')
 
 /** The file of the caller's workspace; another workspace's id is a 404 like a missing one. */
 export async function openFile(ctx: AuthedContext, id: string) {

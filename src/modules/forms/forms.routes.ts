@@ -74,7 +74,10 @@ export const formRoutes = (platform: PlatformPlugin) =>
         .put('/:id', async ({ ctx, params, body }) => ok(await updateForm(ctx, params.id, body), 'FORM_UPDATED', 'form updated'), {
           auth: 'form.manage',
           params: IdParams,
-          body: Type.Object({ title: Type.Optional(fields.title), description: fields.description, fields: Type.Optional(fields.fields) }, { minProperties: 1 }),
+          body: Type.Object(
+            { title: Type.Optional(fields.title), description: fields.description, fields: Type.Optional(fields.fields) },
+            { minProperties: 1 },
+          ),
           response: responses({ 200: Envelope(FormSchema) }, [400, 401, 403, 404]),
           detail: { summary: 'Update a form; new answers are checked against the new fields' },
         })

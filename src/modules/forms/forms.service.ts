@@ -56,16 +56,33 @@ export async function findForm(db: Db, workspaceId: number, id: number): Promise
 
 export async function listForms(
   ctx: AuthedContext,
-  query: { page?: number; limit?: number; keyword?: string; sort_by?: 'created_at' | 'updated_at' | 'title' | 'id'; sort_order?: 'asc' | 'desc'; updated_since?: string },
+  query: {
+    page?: number
+    limit?: number
+    keyword?: string
+    sort_by?: 'created_at' | 'updated_at' | 'title' | 'id'
+    sort_order?: 'asc' | 'desc'
+    updated_since?: string
+  },
 ): Promise<Page<PresentedForm>> {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
-  const where = formScope.where(ctx.actor.workspaceId, keyword ? sql`instr(${forms.title_key}, ${keyword}) > 0` : undefined, updatedSince(query, forms.updated_at))
+  const where = formScope.where(
+    ctx.actor.workspaceId,
+    keyword ? sql`instr(${forms.title_key}, ${keyword}) > 0` : undefined,
+    updatedSince(query, forms.updated_at),
+  )
   const db = ctx.deps.db.read
   const order = orderFor(query, { created_at: forms.created_at, updated_at: forms.updated_at, title: forms.title_key, id: forms.id }, forms.id)
   const result = await paginate(
     page,
-    db.select().from(forms).where(where).orderBy(...order).limit(page.limit).offset(page.offset),
+    db
+      .select()
+      .from(forms)
+      .where(where)
+      .orderBy(...order)
+      .limit(page.limit)
+      .offset(page.offset),
     db.select({ total: count() }).from(forms).where(where),
   )
   return { rows: result.rows.map(present), meta: result.meta }
@@ -74,7 +91,12 @@ export async function listForms(
 /** Live forms of the workspace among `ids`, as the detail answers them. */
 export async function formsByIds(db: Db, workspaceId: number, ids: number[]) {
   if (ids.length === 0) return []
-  return (await db.select().from(forms).where(formScope.where(workspaceId, inArray(forms.id, ids)))).map(present)
+  return (
+    await db
+      .select()
+      .from(forms)
+      .where(formScope.where(workspaceId, inArray(forms.id, ids)))
+  ).map(present)
 }
 
 export const getForm = async (ctx: AuthedContext, id: number) => present(await findForm(ctx.deps.db.read, ctx.actor.workspaceId, id))

@@ -23,9 +23,7 @@ const PingBody = Type.Object({
   source: Optional(OneOf(PING_SOURCES)),
   battery_level: Optional(Type.Number({ minimum: 0, maximum: 1 })),
   signal_quality: Optional(OneOf(SIGNAL_QUALITIES)),
-  recorded_at: Optional(
-    Type.String({ format: 'iso-date-time', maxLength: 40, description: 'Device time (ISO 8601); at most 5 minutes in the future' }),
-  ),
+  recorded_at: Optional(Type.String({ format: 'iso-date-time', maxLength: 40, description: 'Device time (ISO 8601); at most 5 minutes in the future' })),
 })
 
 const BatchBody = Type.Object({ pings: Type.Array(PingBody, { minItems: 1, maxItems: PINGS_PER_BATCH }) })
@@ -46,7 +44,8 @@ const PingSchema = Type.Object({
   signal_quality: Nullable(Type.String()),
   recorded_at: Timestamp({ description: 'Device time, or the server’s receive time when the phone sent none' }),
   flags: Type.Array(Type.String({ enum: Object.keys(PING_FLAG_BITS) }), {
-    description: 'Computed by the server: mock (the phone said so), impossible_speed (over 70 m/s from the previous ping by device time), teleport (over 5 km within 60 s)',
+    description:
+      'Computed by the server: mock (the phone said so), impossible_speed (over 70 m/s from the previous ping by device time), teleport (over 5 km within 60 s)',
   }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
@@ -116,7 +115,10 @@ export const locationRoutes = (platform: PlatformPlugin) =>
       headers: t.Object({
         'x-idempotency-key': t.String({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, description: 'Required here: a UUID per batch, reused on retry' }),
       }),
-      response: responses({ 201: Envelope(Type.Object({ count: Type.Integer({ description: 'Pings saved (backlog duplicates are not)' }) })) }, [400, 401, 403, 409, 422]),
+      response: responses(
+        { 201: Envelope(Type.Object({ count: Type.Integer({ description: 'Pings saved (backlog duplicates are not)' }) })) },
+        [400, 401, 403, 409, 422],
+      ),
       detail: {
         summary: 'Upload a batch of 1–50 GPS pings (all or nothing)',
         requestBody: { required: true, content: { 'application/json': { schema: BatchBody as never } } },

@@ -15,7 +15,7 @@ import { latestLocations, locationPings, users, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { dateBound, parseDateTime } from '../../platform/dates'
 import { ValidationFailed } from '../../platform/errors'
-import { pageMeta, paging, updatedSince, type ListLimits, type Page } from '../../platform/pagination'
+import { pageMeta, paging, updatedSince, type ListLimits, } from '../../platform/pagination'
 import { withTransaction } from '../../platform/transaction'
 import { topics } from '../../ws/hub'
 import { jumpFlags, PING_FLAG_BITS, pingFlagBits, pingFlagMask, pingFlagNames, type PingFlag, type TrackPoint } from './geometry'
@@ -77,7 +77,9 @@ interface SavedPing {
 
 /** A batch of `rows` pings as one multi-row INSERT; duplicates of device time are skipped. */
 const insertText = (rows: number) =>
-  `insert into location_pings (${COLUMNS.join(', ')}) values ${Array(rows).fill(`(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}
+  `insert into location_pings (${COLUMNS.join(', ')}) values ${Array(rows)
+    .fill(`(${COLUMNS.map(() => '?').join(', ')})`)
+    .join(', ')}
    on conflict do nothing`
 const INSERT_TEXT = Array.from({ length: PINGS_PER_BATCH + 1 }, (_, rows) => (rows ? insertText(rows) : ''))
 
@@ -161,9 +163,7 @@ const pingsAddedAfter = prepared((db) =>
 const upsertLatest = prepared((db) =>
   db
     .insert(latestLocations)
-    .values(
-      Object.fromEntries(['ping_id', ...COLUMNS.filter((c) => c !== 'device_time')].map((column) => [column, sql.placeholder(column)])) as never,
-    )
+    .values(Object.fromEntries(['ping_id', ...COLUMNS.filter((c) => c !== 'device_time')].map((column) => [column, sql.placeholder(column)])) as never)
     .onConflictDoUpdate({
       target: [latestLocations.workspace_id, latestLocations.user_id],
       set: Object.fromEntries(

@@ -240,7 +240,13 @@ export function routeGeoJson(route: RouteOfDay) {
     features.push({
       type: 'Feature',
       geometry: { type: 'Point', coordinates: position(stop) },
-      properties: { kind: 'stop', started_at: iso(stop.started_at), ended_at: iso(stop.ended_at), duration_s: Math.round(stop.duration_s), visit_id: stop.visit_id },
+      properties: {
+        kind: 'stop',
+        started_at: iso(stop.started_at),
+        ended_at: iso(stop.ended_at),
+        duration_s: Math.round(stop.duration_s),
+        visit_id: stop.visit_id,
+      },
     })
   }
   for (const visit of route.visits) {

@@ -23,29 +23,9 @@ import type { AuditEntityType } from '../../platform/audit'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import type { PlatformPlugin } from '../../platform/http'
-import {
-  foldText,
-  keywordOf,
-  listQuery,
-  MASTER_DATA_LIST,
-  pageMeta,
-  paging,
-  updatedSinceAt,
-  updatedSinceOf,
-  type Page,
-} from '../../platform/pagination'
+import { foldText, keywordOf, listQuery, MASTER_DATA_LIST, pageMeta, paging, updatedSinceAt, updatedSinceOf, type Page } from '../../platform/pagination'
 import { created, listed, ok } from '../../platform/reply'
-import {
-  Envelope,
-  Id,
-  IdParams,
-  ListEnvelope,
-  MAX_ID,
-  NullableTimestamp,
-  RequiredText,
-  responses,
-  Timestamp,
-} from '../../platform/schema'
+import { Envelope, Id, IdParams, ListEnvelope, MAX_ID, NullableTimestamp, RequiredText, responses, Timestamp } from '../../platform/schema'
 import type { WorkspaceScoped } from '../../platform/scope'
 import { ftsPhrase, matchesIndex, planKeyword, searchIndex, type KeywordMethod } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
@@ -131,10 +111,7 @@ export function masterDataService(def: MasterDataDefinition) {
   /** Rows with their nested parent object, in one query. */
   function selectPresented(db: Db, where: SQL) {
     const query = db.select(selection as never).from(table as never)
-    const joined =
-      def.parent && parentTable && parentColumn
-        ? query.leftJoin(def.parent.scope.table as never, eq(parentTable.id, parentColumn))
-        : query
+    const joined = def.parent && parentTable && parentColumn ? query.leftJoin(def.parent.scope.table as never, eq(parentTable.id, parentColumn)) : query
     return joined.where(where)
   }
 
@@ -206,7 +183,10 @@ export function masterDataService(def: MasterDataDefinition) {
   )
 
   const byIdsStatement = prepared((db) =>
-    selectPresented(db, def.scope.where(sql.placeholder('workspaceId'), sql`${table.id} in (select value from json_each(${sql.placeholder('ids')}))`)).prepare(),
+    selectPresented(
+      db,
+      def.scope.where(sql.placeholder('workspaceId'), sql`${table.id} in (select value from json_each(${sql.placeholder('ids')}))`),
+    ).prepare(),
   )
 
   return {
@@ -220,9 +200,17 @@ export function masterDataService(def: MasterDataDefinition) {
       const page = paging(query, MASTER_DATA_LIST)
       const keyword = keywordOf(query)
       const parentId = def.parent ? (query[def.parent.field] as number | undefined) : undefined
-      const plan: { rows: KeywordMethod | 'none'; total: KeywordMethod | 'none' } = keyword === null ? { rows: 'none', total: 'none' } : await planKeyword(ctx.deps.db.read, search, keyword)
+      const plan: { rows: KeywordMethod | 'none'; total: KeywordMethod | 'none' } =
+        keyword === null ? { rows: 'none', total: 'none' } : await planKeyword(ctx.deps.db.read, search, keyword)
       const updatedSince = updatedSinceOf(query)
-      const shape = [query.sort_by ?? 'created_at', query.sort_order ?? 'desc', plan.rows, plan.total, parentId !== undefined ? 1 : 0, updatedSince ? 1 : 0].join(':')
+      const shape = [
+        query.sort_by ?? 'created_at',
+        query.sort_order ?? 'desc',
+        plan.rows,
+        plan.total,
+        parentId !== undefined ? 1 : 0,
+        updatedSince ? 1 : 0,
+      ].join(':')
       const statements = listStatements(ctx.deps.db.read, shape)
       const phrase = keyword === null ? null : ftsPhrase(keyword)
       const values = { workspaceId: ctx.actor.workspaceId, keyword, phrase, parentId, updatedSince, limit: page.limit, offset: page.offset }
@@ -311,16 +299,15 @@ export function masterDataRoutes(def: MasterDataDefinition, platform: PlatformPl
   const manage = `${def.permission}.manage`
   const tags = ['Master data']
   const listQuerySchema = listQuery(
-    def.parent ? { [def.parent.field]: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: `Only children of this ${def.parent.entity.toLowerCase()}` })) } : {},
+    def.parent
+      ? { [def.parent.field]: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: `Only children of this ${def.parent.entity.toLowerCase()}` })) }
+      : {},
   )
 
   const createFields: Record<string, TSchema> = { name: RequiredText(255, { description: 'Max 255 characters' }) }
   if (def.parent) createFields[def.parent.field] = Id({ description: `A live ${def.parent.entity.toLowerCase()} of your workspace` })
   const createBody = Type.Object(createFields)
-  const updateBody = Type.Object(
-    Object.fromEntries(Object.entries(createFields).map(([key, schema]) => [key, Type.Optional(schema)])),
-    { minProperties: 1 },
-  )
+  const updateBody = Type.Object(Object.fromEntries(Object.entries(createFields).map(([key, schema]) => [key, Type.Optional(schema)])), { minProperties: 1 })
   const plural = `${def.label}s`
 
   const readRoutes = (prefix: string, platformName: string) =>

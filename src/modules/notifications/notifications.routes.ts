@@ -54,13 +54,28 @@ export function notificationRoutes(platform: PlatformPlugin) {
         detail: { summary: 'Mark all your notifications as read' },
       })
   }
-  return app.post('/app/v1/notifications/tokens', async ({ ctx, body }) => created(await registerPushToken(ctx, body), 'PUSH_TOKEN_REGISTERED', 'push token registered'), {
-    auth: true,
-    body: Type.Object({ token: Type.String({ minLength: 8, maxLength: 4096, pattern: '\\S' }), platform: OneOf(['android', 'ios', 'web']) }),
-    response: responses(
-      { 201: Envelope(Type.Object({ id: Type.Integer(), user_id: Type.Integer(), token: Type.String(), platform: Type.String(), created_at: Timestamp(), updated_at: Timestamp() })) },
-      [400, 401],
-    ),
-    detail: { summary: 'Register this device’s push token (de-duplicated)' },
-  })
+  return app.post(
+    '/app/v1/notifications/tokens',
+    async ({ ctx, body }) => created(await registerPushToken(ctx, body), 'PUSH_TOKEN_REGISTERED', 'push token registered'),
+    {
+      auth: true,
+      body: Type.Object({ token: Type.String({ minLength: 8, maxLength: 4096, pattern: '\\S' }), platform: OneOf(['android', 'ios', 'web']) }),
+      response: responses(
+        {
+          201: Envelope(
+            Type.Object({
+              id: Type.Integer(),
+              user_id: Type.Integer(),
+              token: Type.String(),
+              platform: Type.String(),
+              created_at: Timestamp(),
+              updated_at: Timestamp(),
+            }),
+          ),
+        },
+        [400, 401],
+      ),
+      detail: { summary: 'Register this device’s push token (de-duplicated)' },
+    },
+  )
 }

@@ -40,17 +40,20 @@ export async function notify(scope: TxScope, ctx: RequestContext, notice: Notice
   const userIds = [...new Set(notice.userIds)]
   if (userIds.length === 0) return
   const now = ctx.deps.clock.now().toISOString()
-  const rows = await scope.tx.insert(notifications).values(
-    userIds.map((userId) => ({
-      workspace_id: notice.workspaceId,
-      user_id: userId,
-      type: notice.type,
-      title: notice.title,
-      body: notice.body,
-      data: notice.data,
-      created_at: now,
-    })),
-  ).returning()
+  const rows = await scope.tx
+    .insert(notifications)
+    .values(
+      userIds.map((userId) => ({
+        workspace_id: notice.workspaceId,
+        user_id: userId,
+        type: notice.type,
+        title: notice.title,
+        body: notice.body,
+        data: notice.data,
+        created_at: now,
+      })),
+    )
+    .returning()
   scope.afterCommit(() => {
     for (const row of rows) ctx.deps.hub.publish(topics.user(row.workspace_id, row.user_id), { type: 'notification.created', data: row })
     void deliver(ctx, rows)
@@ -95,7 +98,10 @@ export async function listNotifications(ctx: AuthedContext, query: { page?: numb
 }
 
 export async function unreadCount(ctx: AuthedContext) {
-  const [{ total }] = await ctx.deps.db.read.select({ total: count() }).from(notifications).where(and(mine(ctx), isNull(notifications.read_at)))
+  const [{ total }] = await ctx.deps.db.read
+    .select({ total: count() })
+    .from(notifications)
+    .where(and(mine(ctx), isNull(notifications.read_at)))
   return { count: total }
 }
 
@@ -104,7 +110,11 @@ export function markRead(ctx: AuthedContext, id: number) {
   return withTransaction(
     ctx,
     async ({ tx }) => {
-      const [row] = await tx.select().from(notifications).where(and(mine(ctx), eq(notifications.id, id))).limit(1)
+      const [row] = await tx
+        .select()
+        .from(notifications)
+        .where(and(mine(ctx), eq(notifications.id, id)))
+        .limit(1)
       if (!row) throw new NotFound('NOTIFICATION')
       if (row.read_at) return present(row)
       const [updated] = await tx.update(notifications).set({ read_at: ctx.deps.clock.now().toISOString() }).where(eq(notifications.id, id)).returning()
@@ -137,7 +147,14 @@ export function registerPushToken(ctx: AuthedContext, input: { token: string; pl
       const now = ctx.deps.clock.now().toISOString()
       const [row] = await tx
         .insert(pushTokens)
-        .values({ workspace_id: ctx.actor.workspaceId, user_id: ctx.actor.userId, token: input.token, platform: input.platform, created_at: now, updated_at: now })
+        .values({
+          workspace_id: ctx.actor.workspaceId,
+          user_id: ctx.actor.userId,
+          token: input.token,
+          platform: input.platform,
+          created_at: now,
+          updated_at: now,
+        })
         .onConflictDoUpdate({
           target: pushTokens.token,
           set: { workspace_id: ctx.actor.workspaceId, user_id: ctx.actor.userId, platform: input.platform, updated_at: now },

@@ -3,7 +3,19 @@ import { Elysia, t } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
 import { listQuery } from '../../platform/pagination'
 import { created, listed, ok } from '../../platform/reply'
-import { Envelope, Id, IdParams, ListEnvelope, MAX_ID, Nullable, NullableTimestamp, OptionalText, RequiredText, responses, Timestamp } from '../../platform/schema'
+import {
+  Envelope,
+  Id,
+  IdParams,
+  ListEnvelope,
+  MAX_ID,
+  Nullable,
+  NullableTimestamp,
+  OptionalText,
+  RequiredText,
+  responses,
+  Timestamp,
+} from '../../platform/schema'
 import { GEOFENCE_RADIUS_MAX, GEOFENCE_RADIUS_MIN } from '../workspaces/workspaces.service'
 import { createOutlet, deleteOutlet, getOutlet, listOutlets, updateOutlet } from './outlets.service'
 
@@ -42,7 +54,10 @@ const fields = {
   latitude: Type.Optional(Type.Union([Type.Number({ minimum: -90, maximum: 90 }), Type.Null()])),
   longitude: Type.Optional(Type.Union([Type.Number({ minimum: -180, maximum: 180 }), Type.Null()])),
   geofence_radius_m: Type.Optional(
-    Type.Union([Type.Integer({ minimum: GEOFENCE_RADIUS_MIN, maximum: GEOFENCE_RADIUS_MAX, description: 'Overrides the workspace’s geofence radius (metres)' }), Type.Null()]),
+    Type.Union([
+      Type.Integer({ minimum: GEOFENCE_RADIUS_MIN, maximum: GEOFENCE_RADIUS_MAX, description: 'Overrides the workspace’s geofence radius (metres)' }),
+      Type.Null(),
+    ]),
   ),
   account_id: OptionalRef('A live account of your workspace'),
   sub_area_id: OptionalRef('A live sub-area of your workspace'),

@@ -89,33 +89,49 @@ export async function listOutlets(ctx: AuthedContext, query: OutletListQuery): P
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
   const search = keyword
-    ? await keywordFilters(ctx.deps.db.read, outletSearch, keyword, or(sql`instr(${outlets.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${outlets.code_key}, ''), ${keyword}) > 0`)!)
+    ? await keywordFilters(
+        ctx.deps.db.read,
+        outletSearch,
+        keyword,
+        or(sql`instr(${outlets.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${outlets.code_key}, ''), ${keyword}) > 0`)!,
+      )
     : null
   // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
-  const where = (of: 'rows' | 'total') => outletScope.where(
-    ctx.actor.workspaceId,
-    search?.[of],
-    query.account_id !== undefined ? eq(outlets.account_id, query.account_id) : undefined,
-    query.channel_id !== undefined
-      ? inArray(outlets.account_id, ctx.deps.db.read.select({ id: accounts.id }).from(accounts).where(eq(accounts.channel_id, query.channel_id)))
-      : undefined,
-    query.sub_area_id !== undefined ? eq(outlets.sub_area_id, query.sub_area_id) : undefined,
-    query.city_id !== undefined ? eq(outlets.city_id, query.city_id) : undefined,
-    query.is_active !== undefined ? eq(outlets.is_active, query.is_active) : undefined,
-    updatedSince(query, outlets.updated_at),
-  )
+  const where = (of: 'rows' | 'total') =>
+    outletScope.where(
+      ctx.actor.workspaceId,
+      search?.[of],
+      query.account_id !== undefined ? eq(outlets.account_id, query.account_id) : undefined,
+      query.channel_id !== undefined
+        ? inArray(outlets.account_id, ctx.deps.db.read.select({ id: accounts.id }).from(accounts).where(eq(accounts.channel_id, query.channel_id)))
+        : undefined,
+      query.sub_area_id !== undefined ? eq(outlets.sub_area_id, query.sub_area_id) : undefined,
+      query.city_id !== undefined ? eq(outlets.city_id, query.city_id) : undefined,
+      query.is_active !== undefined ? eq(outlets.is_active, query.is_active) : undefined,
+      updatedSince(query, outlets.updated_at),
+    )
   const db = ctx.deps.db.read
-  const order = orderFor(query, { created_at: outlets.created_at, updated_at: outlets.updated_at, name: outlets.name_key, id: outlets.id, code: outlets.code_key }, outlets.id)
+  const order = orderFor(
+    query,
+    { created_at: outlets.created_at, updated_at: outlets.updated_at, name: outlets.name_key, id: outlets.id, code: outlets.code_key },
+    outlets.id,
+  )
   const result = await paginate(
     page,
-    selectOutlets(db, where('rows')).orderBy(...order).limit(page.limit).offset(page.offset),
+    selectOutlets(db, where('rows'))
+      .orderBy(...order)
+      .limit(page.limit)
+      .offset(page.offset),
     db.select({ total: count() }).from(outlets).where(where('total')),
   )
   return { rows: result.rows.map(present), meta: result.meta }
 }
 
 const outletsOfIds = prepared((db) =>
-  selectOutlets(db, outletScope.where(sql.placeholder('workspaceId'), sql`${outlets.id} in (select value from json_each(${sql.placeholder('ids')}))`)).prepare(),
+  selectOutlets(
+    db,
+    outletScope.where(sql.placeholder('workspaceId'), sql`${outlets.id} in (select value from json_each(${sql.placeholder('ids')}))`),
+  ).prepare(),
 )
 
 /** Live outlets of the workspace among `ids`, as the detail answers them (sync pages: one query per page). */
@@ -169,7 +185,7 @@ const touchesRegions = (input: Partial<OutletInput>) => REGION_FIELDS.some(([fie
 
 /** The chain after the write: the fields of `input`, the others as `current` has them. */
 const regionIdsAfter = (input: Partial<OutletInput>, current?: PresentedOutlet): RegionIds =>
-  Object.fromEntries(REGION_FIELDS.map(([field]) => [field, input[field] !== undefined ? input[field] : current?.[field] ?? null])) as RegionIds
+  Object.fromEntries(REGION_FIELDS.map(([field]) => [field, input[field] !== undefined ? input[field] : (current?.[field] ?? null)])) as RegionIds
 
 /** The outlet's regions changed between the check before the transaction and the transaction. */
 class RegionsChanged extends Error {}
@@ -205,8 +221,8 @@ async function resolveInput(
     if (REGION_FIELDS.some(([field]) => ids[field] !== regions.ids[field])) throw new RegionsChanged()
     if (Object.keys(regions.errors).length) throw new ValidationFailed(regions.errors)
   }
-  const latitude = input.latitude !== undefined ? input.latitude : current?.latitude ?? null
-  const longitude = input.longitude !== undefined ? input.longitude : current?.longitude ?? null
+  const latitude = input.latitude !== undefined ? input.latitude : (current?.latitude ?? null)
+  const longitude = input.longitude !== undefined ? input.longitude : (current?.longitude ?? null)
   if ((latitude === null) !== (longitude === null)) {
     throw ValidationFailed.field(latitude === null ? 'latitude' : 'longitude', 'latitude and longitude come together')
   }
@@ -231,7 +247,9 @@ export async function updateOutlet(ctx: AuthedContext, id: number, input: Partia
   for (let attempt = 1; ; attempt++) {
     // The regions are checked against the outlet as last committed; the transaction makes sure it
     // still has those (else the check runs again: an update of its regions came in between).
-    const regions = touchesRegions(input) ? await checkRegions(ctx.deps.regional, regionIdsAfter(input, await findOutlet(ctx.deps.db.read, workspaceId, id))) : null
+    const regions = touchesRegions(input)
+      ? await checkRegions(ctx.deps.regional, regionIdsAfter(input, await findOutlet(ctx.deps.db.read, workspaceId, id)))
+      : null
     try {
       return await withTransaction(ctx, async ({ tx, audit }) => {
         const before = await findOutlet(tx, workspaceId, id)
@@ -255,7 +273,9 @@ export function deleteOutlet(ctx: AuthedContext, id: number) {
     const [{ open }] = await tx
       .select({ open: count() })
       .from(visits)
-      .where(and(eq(visits.workspace_id, workspaceId), eq(visits.outlet_id, id), isNull(visits.deleted_at), inArray(visits.status, ['scheduled', 'in_progress'])))
+      .where(
+        and(eq(visits.workspace_id, workspaceId), eq(visits.outlet_id, id), isNull(visits.deleted_at), inArray(visits.status, ['scheduled', 'in_progress'])),
+      )
     if (open > 0) throw new Conflict('OUTLET_HAS_ACTIVE_VISITS', 'outlet still has scheduled or in-progress visits', { visit_count: open })
     const deleted = (await outletScope.softDelete(tx, workspaceId, id, ctx.deps.clock.now().toISOString()))!
     await audit({ entityType: 'outlet', entityId: id, entityName: before.name, action: 'deleted', oldValues: before })

@@ -5,9 +5,21 @@ import { DateString } from '../../platform/dates'
 import type { PlatformPlugin } from '../../platform/http'
 import { listQuery } from '../../platform/pagination'
 import { created, listed, ok } from '../../platform/reply'
-import { Envelope, Id, IdParams, ListEnvelope, MAX_ID, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, responses, Timestamp } from '../../platform/schema'
+import {
+  Envelope,
+  Id,
+  IdParams,
+  ListEnvelope,
+  MAX_ID,
+  Nullable,
+  NullableTimestamp,
+  OneOf,
+  OptionalText,
+  RequiredText,
+  responses,
+  Timestamp,
+} from '../../platform/schema'
 import { createProject, deleteProject, getProject, listProjects, updateProject } from './projects.service'
-
 
 export const ProjectSchema = Type.Object({
   id: Type.Integer(),
@@ -32,10 +44,10 @@ const fields = {
   end_date: Type.Optional(Nullable(DateString({ description: 'Not before start_date' }))),
   status: Type.Optional(OneOf(PROJECT_STATUSES, { description: 'Default active' })),
   forms: Type.Optional(
-    Type.Array(
-      Type.Object({ form_id: Id(), is_required: Type.Boolean(), order: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })) }),
-      { maxItems: 100, description: 'Forms filled on this project’s visits (replaces the list on update)' },
-    ),
+    Type.Array(Type.Object({ form_id: Id(), is_required: Type.Boolean(), order: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })) }), {
+      maxItems: 100,
+      description: 'Forms filled on this project’s visits (replaces the list on update)',
+    }),
   ),
 }
 

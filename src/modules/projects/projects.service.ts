@@ -41,7 +41,13 @@ type ProjectRow = typeof projects.$inferSelect
 export async function formsOfProjects(db: Db, projectIds: number[]) {
   if (projectIds.length === 0) return []
   return db
-    .select({ project_id: projectForms.project_id, form_id: projectForms.form_id, title: forms.title, is_required: projectForms.is_required, order: projectForms.order })
+    .select({
+      project_id: projectForms.project_id,
+      form_id: projectForms.form_id,
+      title: forms.title,
+      is_required: projectForms.is_required,
+      order: projectForms.order,
+    })
     .from(projectForms)
     .innerJoin(forms, eq(forms.id, projectForms.form_id))
     .where(inArray(projectForms.project_id, projectIds))
@@ -49,7 +55,10 @@ export async function formsOfProjects(db: Db, projectIds: number[]) {
 }
 
 async function present(db: Db, rows: ProjectRow[]) {
-  const attached = await formsOfProjects(db, rows.map((row) => row.id))
+  const attached = await formsOfProjects(
+    db,
+    rows.map((row) => row.id),
+  )
   return rows.map(({ name_key: _n, code_key: _c, ...project }) => ({
     ...project,
     forms: attached.filter((form) => form.project_id === project.id).map(({ project_id: _p, ...form }) => form),
@@ -79,16 +88,22 @@ export async function listProjects(
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
   const search = keyword
-    ? await keywordFilters(ctx.deps.db.read, projectSearch, keyword, sql`(instr(${projects.name_key}, ${keyword}) > 0 or instr(coalesce(${projects.code_key}, ''), ${keyword}) > 0)`)
+    ? await keywordFilters(
+        ctx.deps.db.read,
+        projectSearch,
+        keyword,
+        sql`(instr(${projects.name_key}, ${keyword}) > 0 or instr(coalesce(${projects.code_key}, ''), ${keyword}) > 0)`,
+      )
     : null
   // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
-  const where = (of: 'rows' | 'total') => projectScope.where(
-    ctx.actor.workspaceId,
-    search?.[of],
-    query.status ? eq(projects.status, query.status) : undefined,
-    query.principal_id !== undefined ? eq(projects.principal_id, query.principal_id) : undefined,
-    updatedSince(query, projects.updated_at),
-  )
+  const where = (of: 'rows' | 'total') =>
+    projectScope.where(
+      ctx.actor.workspaceId,
+      search?.[of],
+      query.status ? eq(projects.status, query.status) : undefined,
+      query.principal_id !== undefined ? eq(projects.principal_id, query.principal_id) : undefined,
+      updatedSince(query, projects.updated_at),
+    )
   const db = ctx.deps.db.read
   const order = orderFor(
     query,
@@ -97,7 +112,13 @@ export async function listProjects(
   )
   const result = await paginate(
     page,
-    db.select().from(projects).where(where('rows')).orderBy(...order).limit(page.limit).offset(page.offset),
+    db
+      .select()
+      .from(projects)
+      .where(where('rows'))
+      .orderBy(...order)
+      .limit(page.limit)
+      .offset(page.offset),
     db.select({ total: count() }).from(projects).where(where('total')),
   )
   return { rows: await present(db, result.rows), meta: result.meta }
@@ -106,7 +127,13 @@ export async function listProjects(
 /** Live projects of the workspace among `ids`, as the detail answers them. */
 export async function projectsByIds(db: Db, workspaceId: number, ids: number[]) {
   if (ids.length === 0) return []
-  return present(db, await db.select().from(projects).where(projectScope.where(workspaceId, inArray(projects.id, ids))))
+  return present(
+    db,
+    await db
+      .select()
+      .from(projects)
+      .where(projectScope.where(workspaceId, inArray(projects.id, ids))),
+  )
 }
 
 export async function getProject(ctx: AuthedContext, id: number) {
@@ -130,8 +157,8 @@ async function checkInput(tx: Db, workspaceId: number, input: Partial<ProjectInp
   if (input.principal_id != null && !(await principalScope.find(tx, workspaceId, input.principal_id))) {
     throw ValidationFailed.field('principal_id', `principal ${input.principal_id} does not exist`)
   }
-  const start = input.start_date !== undefined ? input.start_date : current?.start_date ?? null
-  const end = input.end_date !== undefined ? input.end_date : current?.end_date ?? null
+  const start = input.start_date !== undefined ? input.start_date : (current?.start_date ?? null)
+  const end = input.end_date !== undefined ? input.end_date : (current?.end_date ?? null)
   if (start && end && end < start) throw ValidationFailed.field('end_date', 'must not be before start_date')
   if (input.forms) {
     const errors: Record<string, string[]> = {}
@@ -149,9 +176,9 @@ async function checkInput(tx: Db, workspaceId: number, input: Partial<ProjectInp
 async function setForms(tx: Db, projectId: number, list: ProjectFormInput[]) {
   await tx.delete(projectForms).where(eq(projectForms.project_id, projectId))
   if (list.length > 0) {
-    await tx.insert(projectForms).values(
-      list.map((form, index) => ({ project_id: projectId, form_id: form.form_id, is_required: form.is_required, order: form.order ?? index })),
-    )
+    await tx
+      .insert(projectForms)
+      .values(list.map((form, index) => ({ project_id: projectId, form_id: form.form_id, is_required: form.is_required, order: form.order ?? index })))
   }
 }
 
@@ -189,7 +216,9 @@ export function deleteProject(ctx: AuthedContext, id: number) {
     const [{ open }] = await tx
       .select({ open: count() })
       .from(visits)
-      .where(and(eq(visits.workspace_id, workspaceId), eq(visits.project_id, id), isNull(visits.deleted_at), inArray(visits.status, ['scheduled', 'in_progress'])))
+      .where(
+        and(eq(visits.workspace_id, workspaceId), eq(visits.project_id, id), isNull(visits.deleted_at), inArray(visits.status, ['scheduled', 'in_progress'])),
+      )
     if (open > 0) throw new Conflict('PROJECT_HAS_ACTIVE_VISITS', 'project still has scheduled or in-progress visits', { visit_count: open })
     const deleted = (await projectScope.softDelete(tx, workspaceId, id, ctx.deps.clock.now().toISOString()))!
     await audit({ entityType: 'project', entityId: id, entityName: before.name, action: 'deleted', oldValues: before })

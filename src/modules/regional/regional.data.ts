@@ -61,7 +61,13 @@ export function readRegionalData(): RegionalData {
   return {
     version,
     provinces: csv(provincesCsv, (row) => ({ id: idOf(row.code), code: row.code, name: row.name })),
-    cities: csv(regenciesCsv, (row) => ({ id: idOf(row.code), code: row.code, province_id: idOf(row.province_code), name: row.name, type: cityType(row.name) })),
+    cities: csv(regenciesCsv, (row) => ({
+      id: idOf(row.code),
+      code: row.code,
+      province_id: idOf(row.province_code),
+      name: row.name,
+      type: cityType(row.name),
+    })),
     districts: csv(districtsCsv, (row) => ({ id: idOf(row.code), code: row.code, city_id: idOf(row.regency_code), name: row.name })),
     villages: csv(villagesCsv, (row) => ({ id: idOf(row.code), code: row.code, district_id: idOf(row.district_code), name: row.name })),
   }

@@ -27,9 +27,18 @@ export function exportRegionalTree(dir: string) {
     }
     return byParent
   }
-  write('provinces.json', data.provinces.map(({ id, code, name }) => ({ id, code, name })))
+  write(
+    'provinces.json',
+    data.provinces.map(({ id, code, name }) => ({ id, code, name })),
+  )
   for (const [parent, records] of groups(data.cities, (c) => c.province_id)) write(`regencies/${parent}.json`, records)
   for (const [parent, records] of groups(data.districts, (d) => d.city_id)) write(`districts/${parent}.json`, records)
   for (const [parent, records] of groups(data.villages, (v) => v.district_id)) write(`villages/${parent}.json`, records)
-  return { version: data.version, provinces: data.provinces.length, cities: data.cities.length, districts: data.districts.length, villages: data.villages.length }
+  return {
+    version: data.version,
+    provinces: data.provinces.length,
+    cities: data.cities.length,
+    districts: data.districts.length,
+    villages: data.villages.length,
+  }
 }

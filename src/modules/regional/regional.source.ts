@@ -126,7 +126,9 @@ export function upstreamSource(baseUrl: string, options: UpstreamOptions = {}): 
         if (level === 'province') throw serviceUnavailable()
         throw parentNotFound(PARENT_OF[level])
       }
-      const matching = (keyword ? records.filter((record) => foldText(record.name).includes(keyword)) : records).sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0))
+      const matching = (keyword ? records.filter((record) => foldText(record.name).includes(keyword)) : records).sort((a, b) =>
+        a.code < b.code ? -1 : a.code > b.code ? 1 : 0,
+      )
       return { rows: matching.slice(paging.offset, paging.offset + paging.limit), meta: pageMeta(paging, matching.length) }
     },
     async exists(level, id) {

@@ -90,13 +90,23 @@ const visitsByAssignee = prepared((db) =>
       planned: sql<number>`sum(${visits.status} != 'cancelled')`,
       completed: sql<number>`sum(${visits.status} = 'completed')`,
       scheduled: sql<number>`sum(${visits.status} = 'scheduled')`,
-      on_site_s: sql<number | null>`sum(case when ${visits.status} = 'completed' and ${visits.checked_in_at} is not null and ${visits.checked_out_at} is not null
+      on_site_s: sql<
+        number | null
+      >`sum(case when ${visits.status} = 'completed' and ${visits.checked_in_at} is not null and ${visits.checked_out_at} is not null
         then (julianday(${visits.checked_out_at}) - julianday(${visits.checked_in_at})) * 86400.0 end)`,
       flagged: sql<number>`sum(${visits.flags} != 0)`,
-      first_in: sql<string | null>`min(case when ${visits.checked_in_at} >= ${sql.placeholder('from')} and ${visits.checked_in_at} < ${sql.placeholder('until')} then ${visits.checked_in_at} end)`,
-      last_in: sql<string | null>`max(case when ${visits.checked_in_at} >= ${sql.placeholder('from')} and ${visits.checked_in_at} < ${sql.placeholder('until')} then ${visits.checked_in_at} end)`,
-      first_out: sql<string | null>`min(case when ${visits.checked_out_at} >= ${sql.placeholder('from')} and ${visits.checked_out_at} < ${sql.placeholder('until')} then ${visits.checked_out_at} end)`,
-      last_out: sql<string | null>`max(case when ${visits.checked_out_at} >= ${sql.placeholder('from')} and ${visits.checked_out_at} < ${sql.placeholder('until')} then ${visits.checked_out_at} end)`,
+      first_in: sql<
+        string | null
+      >`min(case when ${visits.checked_in_at} >= ${sql.placeholder('from')} and ${visits.checked_in_at} < ${sql.placeholder('until')} then ${visits.checked_in_at} end)`,
+      last_in: sql<
+        string | null
+      >`max(case when ${visits.checked_in_at} >= ${sql.placeholder('from')} and ${visits.checked_in_at} < ${sql.placeholder('until')} then ${visits.checked_in_at} end)`,
+      first_out: sql<
+        string | null
+      >`min(case when ${visits.checked_out_at} >= ${sql.placeholder('from')} and ${visits.checked_out_at} < ${sql.placeholder('until')} then ${visits.checked_out_at} end)`,
+      last_out: sql<
+        string | null
+      >`max(case when ${visits.checked_out_at} >= ${sql.placeholder('from')} and ${visits.checked_out_at} < ${sql.placeholder('until')} then ${visits.checked_out_at} end)`,
     })
     .from(visitAssignees)
     .innerJoin(visits, eq(visits.id, visitAssignees.visit_id))

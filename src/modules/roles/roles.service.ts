@@ -46,7 +46,11 @@ export async function listRoles(
 ): Promise<Page<PresentedRole>> {
   const page = paging(query, ROLE_LIST)
   const keyword = query.keyword?.trim() ? foldText(query.keyword.trim()) : null
-  const where = roleScope.where(ctx.actor.workspaceId, keyword ? sql`instr(lower(${roles.name}), ${keyword}) > 0` : undefined, updatedSince(query, roles.updated_at))
+  const where = roleScope.where(
+    ctx.actor.workspaceId,
+    keyword ? sql`instr(lower(${roles.name}), ${keyword}) > 0` : undefined,
+    updatedSince(query, roles.updated_at),
+  )
   const direction = query.sort_order === 'desc' ? desc : asc
   const column = { created_at: roles.created_at, updated_at: roles.updated_at, name: roles.name, id: roles.id }[query.sort_by ?? 'id'] ?? roles.id
   const db = ctx.deps.db.read
@@ -122,8 +126,7 @@ export function assertHoldsGrants(held: PermissionSet, grants: readonly Grant[],
 }
 
 const grantKey = (grant: Grant) => `${grant.platform}|${grant.key}|${grant.access}`
-const sameGrants = (a: readonly Grant[], b: readonly Grant[]) =>
-  a.length === b.length && a.map(grantKey).sort().join() === b.map(grantKey).sort().join()
+const sameGrants = (a: readonly Grant[], b: readonly Grant[]) => a.length === b.length && a.map(grantKey).sort().join() === b.map(grantKey).sort().join()
 
 /** A custom role of the workspace that the caller may change: not built-in, and not above the caller. */
 async function findEditableRole(ctx: AuthedContext, db: Db, id: number) {

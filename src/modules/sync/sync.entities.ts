@@ -74,7 +74,13 @@ export const FEED_ENTITIES: readonly FeedEntity[] = [
   {
     name: 'role',
     mobileKey: null,
-    load: async (db, workspaceId, ids) => (await db.select().from(roles).where(roleScope.where(workspaceId, inArray(roles.id, ids)))).map(presentRole),
+    load: async (db, workspaceId, ids) =>
+      (
+        await db
+          .select()
+          .from(roles)
+          .where(roleScope.where(workspaceId, inArray(roles.id, ids)))
+      ).map(presentRole),
   },
   { name: 'attendance', mobileKey: null, load: attendancesByIds },
 ]

@@ -16,7 +16,11 @@ export async function purgeOldTombstones(deps: Deps): Promise<{ removed: number 
   const cutoff = new Date(deps.clock.now().getTime() - TOMBSTONE_RETENTION_DAYS * DAY_MS).toISOString()
   const removed = await deps.db.transaction(async (tx) => {
     const old = and(eq(changes.op, 'delete'), lt(changes.created_at, cutoff))
-    const tops = await tx.select({ workspaceId: changes.workspace_id, seq: max(changes.seq) }).from(changes).where(old).groupBy(changes.workspace_id)
+    const tops = await tx
+      .select({ workspaceId: changes.workspace_id, seq: max(changes.seq) })
+      .from(changes)
+      .where(old)
+      .groupBy(changes.workspace_id)
     for (const { workspaceId, seq } of tops) {
       await tx
         .insert(changeHorizons)

@@ -53,8 +53,7 @@ interface FeedRequest {
   limit?: number
 }
 
-const EXPIRED =
-  'this cursor is older than the change log keeps deletions (30 days): drop the local copy and sync again without a cursor'
+const EXPIRED = 'this cursor is older than the change log keeps deletions (30 days): drop the local copy and sync again without a cursor'
 
 const uptoOf = prepared((db) =>
   db
@@ -74,11 +73,7 @@ const horizonOf = prepared((db) =>
 const issuedUpTo = (db: Db) => db.all<{ seq: number }>(sql`select seq from sqlite_sequence where name = 'changes'`)
 
 const window = () =>
-  and(
-    eq(changes.workspace_id, sql.placeholder('workspaceId')),
-    gt(changes.seq, sql.placeholder('after')),
-    lte(changes.seq, sql.placeholder('upto')),
-  )
+  and(eq(changes.workspace_id, sql.placeholder('workspaceId')), gt(changes.seq, sql.placeholder('after')), lte(changes.seq, sql.placeholder('upto')))
 const columns = { seq: changes.seq, entity: changes.entity, entity_id: changes.entity_id }
 
 /**

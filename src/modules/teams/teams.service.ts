@@ -53,7 +53,10 @@ export async function assertWorkspaceUsers(db: Db, workspaceId: number, ids: num
 /** Live teams of the workspace among `ids`. */
 export async function assertWorkspaceTeams(db: Db, workspaceId: number, ids: number[], field: string) {
   if (ids.length === 0) return
-  const rows = await db.select({ id: teams.id }).from(teams).where(teamScope.where(workspaceId, inArray(teams.id, ids)))
+  const rows = await db
+    .select({ id: teams.id })
+    .from(teams)
+    .where(teamScope.where(workspaceId, inArray(teams.id, ids)))
   const known = new Set(rows.map((row) => row.id))
   const unknown = [...new Set(ids)].filter((id) => !known.has(id))
   if (unknown.length > 0) throw ValidationFailed.field(field, `unknown team${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`)
@@ -69,9 +72,7 @@ async function present(db: Db, rows: (typeof teams.$inferSelect)[]) {
     .where(inArray(teamMembers.team_id, ids))
     .orderBy(asc(users.name), asc(users.id))
   const leaderIds = rows.map((row) => row.leader_id).filter((id): id is number => id !== null)
-  const leaders = leaderIds.length
-    ? await db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, leaderIds))
-    : []
+  const leaders = leaderIds.length ? await db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, leaderIds)) : []
   return rows.map(({ name_key: _key, ...team }) => ({
     ...team,
     leader: leaders.find((leader) => leader.id === team.leader_id) ?? null,
@@ -111,7 +112,13 @@ export async function listTeams(ctx: AuthedContext, query: TeamListQuery): Promi
 /** Live teams of the workspace among `ids`, as the detail answers them. */
 export async function teamsByIds(db: Db, workspaceId: number, ids: number[]) {
   if (ids.length === 0) return []
-  return present(db, await db.select().from(teams).where(teamScope.where(workspaceId, inArray(teams.id, ids))))
+  return present(
+    db,
+    await db
+      .select()
+      .from(teams)
+      .where(teamScope.where(workspaceId, inArray(teams.id, ids))),
+  )
 }
 
 export async function getTeam(ctx: AuthedContext, id: number) {
@@ -215,7 +222,12 @@ export async function teamScopeOf(db: Db, workspaceId: number, userId: number): 
     const members = await db
       .select({ id: teamMembers.user_id })
       .from(teamMembers)
-      .where(inArray(teamMembers.team_id, related.map((team) => team.id)))
+      .where(
+        inArray(
+          teamMembers.team_id,
+          related.map((team) => team.id),
+        ),
+      )
     for (const member of members) ids.add(member.id)
   }
   return [...ids]

@@ -44,7 +44,9 @@ const columns = {
   is_active: memberships.is_active,
   last_login_at: users.last_login_at,
   /** Live teams of the user in this workspace, as a comma list (split in `present`). */
-  team_ids: sql<string | null>`(select group_concat(${teamMembers.team_id}) from ${teamMembers} join ${teams} on ${teams.id} = ${teamMembers.team_id} and ${teams.deleted_at} is null where ${teamMembers.user_id} = ${users.id} and ${teamMembers.workspace_id} = ${memberships.workspace_id})`,
+  team_ids: sql<
+    string | null
+  >`(select group_concat(${teamMembers.team_id}) from ${teamMembers} join ${teams} on ${teams.id} = ${teamMembers.team_id} and ${teams.deleted_at} is null where ${teamMembers.user_id} = ${users.id} and ${teamMembers.workspace_id} = ${memberships.workspace_id})`,
   created_at: users.created_at,
   updated_at: users.updated_at,
 }
@@ -54,7 +56,12 @@ function present(row: UserRow) {
   return {
     ...user,
     role: { id: row.role_id, slug: role_slug, name: role_name },
-    team_ids: team_ids ? team_ids.split(',').map(Number).sort((a, b) => a - b) : [],
+    team_ids: team_ids
+      ? team_ids
+          .split(',')
+          .map(Number)
+          .sort((a, b) => a - b)
+      : [],
   }
 }
 export type PresentedUser = ReturnType<typeof present>
@@ -92,7 +99,12 @@ export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promi
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
   const search = keyword
-    ? await keywordFilters(ctx.deps.db.read, userSearch, keyword, or(sql`instr(lower(${users.name}), ${keyword}) > 0`, sql`instr(${users.email}, ${keyword}) > 0`)!)
+    ? await keywordFilters(
+        ctx.deps.db.read,
+        userSearch,
+        keyword,
+        or(sql`instr(lower(${users.name}), ${keyword}) > 0`, sql`instr(${users.email}, ${keyword}) > 0`)!,
+      )
     : null
   // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
   const conditions = [
@@ -244,13 +256,20 @@ export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUs
     if (input.email !== undefined) person.email = input.email
     if (input.phone !== undefined) person.phone = input.phone
     if (passwordHash) person.password_hash = passwordHash
-    if (Object.keys(person).length > 0) await tx.update(users).set({ ...person, updated_at: now }).where(eq(users.id, id))
+    if (Object.keys(person).length > 0)
+      await tx
+        .update(users)
+        .set({ ...person, updated_at: now })
+        .where(eq(users.id, id))
 
     const membership: Partial<typeof memberships.$inferInsert> = {}
     if (input.role_id !== undefined) membership.role_id = input.role_id
     if (input.is_active !== undefined) membership.is_active = input.is_active
     if (Object.keys(membership).length > 0) {
-      await tx.update(memberships).set({ ...membership, updated_at: now }).where(membershipScope.where(ctx.actor.workspaceId, eq(memberships.user_id, id)))
+      await tx
+        .update(memberships)
+        .set({ ...membership, updated_at: now })
+        .where(membershipScope.where(ctx.actor.workspaceId, eq(memberships.user_id, id)))
     }
     // A new password or a deactivation ends the user's sessions.
     if (passwordHash || input.is_active === false) await revokeSessions(tx, id, now, passwordHash ? undefined : ctx.actor.workspaceId)
@@ -287,7 +306,10 @@ export function deleteUser(ctx: AuthedContext, id: number) {
     if (remaining === 0) await tx.update(users).set({ deleted_at: now, updated_at: now }).where(eq(users.id, id))
     // Gone from the workspace means gone from its teams, as member and as leader.
     await tx.delete(teamMembers).where(and(eq(teamMembers.user_id, id), eq(teamMembers.workspace_id, ctx.actor.workspaceId)))
-    await tx.update(teams).set({ leader_id: null, updated_at: now }).where(and(eq(teams.workspace_id, ctx.actor.workspaceId), eq(teams.leader_id, id)))
+    await tx
+      .update(teams)
+      .set({ leader_id: null, updated_at: now })
+      .where(and(eq(teams.workspace_id, ctx.actor.workspaceId), eq(teams.leader_id, id)))
     await revokeSessions(tx, id, now, remaining === 0 ? undefined : ctx.actor.workspaceId)
     const result = { ...present(before), deleted_at: now }
     await audit({ entityType: 'user', entityId: id, entityName: before.name, action: 'deleted', oldValues: present(before) })
@@ -296,7 +318,11 @@ export function deleteUser(ctx: AuthedContext, id: number) {
 }
 
 async function membershipOf(db: Db, workspaceId: number, userId: number) {
-  const [membership] = await db.select({ id: memberships.id }).from(memberships).where(membershipScope.where(workspaceId, eq(memberships.user_id, userId))).limit(1)
+  const [membership] = await db
+    .select({ id: memberships.id })
+    .from(memberships)
+    .where(membershipScope.where(workspaceId, eq(memberships.user_id, userId)))
+    .limit(1)
   if (!membership) throw new NotFound('USER')
   return membership
 }
@@ -331,18 +357,11 @@ async function assertManagesEverywhere(ctx: AuthedContext, db: Db, userId: numbe
   }
 }
 
-const selfLockout = () =>
-  new Conflict('CANNOT_MODIFY_SELF', 'you cannot deactivate, delete or change the role of your own account')
+const selfLockout = () => new Conflict('CANNOT_MODIFY_SELF', 'you cannot deactivate, delete or change the role of your own account')
 
 async function revokeSessions(tx: Db, userId: number, now: string, workspaceId?: number) {
   await tx
     .update(refreshTokens)
     .set({ revoked_at: now })
-    .where(
-      and(
-        eq(refreshTokens.user_id, userId),
-        isNull(refreshTokens.revoked_at),
-        workspaceId ? eq(refreshTokens.workspace_id, workspaceId) : undefined,
-      ),
-    )
+    .where(and(eq(refreshTokens.user_id, userId), isNull(refreshTokens.revoked_at), workspaceId ? eq(refreshTokens.workspace_id, workspaceId) : undefined))
 }

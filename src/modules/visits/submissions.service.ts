@@ -46,7 +46,10 @@ const openSubmissionsOfForm = prepared((db) =>
 
 /** New submissions go after the visit's existing ones. */
 async function nextOrder(tx: Db, visitId: number) {
-  const [{ last }] = await tx.select({ last: max(submissions.order) }).from(submissions).where(eq(submissions.visit_id, visitId))
+  const [{ last }] = await tx
+    .select({ last: max(submissions.order) })
+    .from(submissions)
+    .where(eq(submissions.visit_id, visitId))
   return (last ?? -1) + 1
 }
 
@@ -154,7 +157,14 @@ export async function submitForms(
         ? await tx
             .select()
             .from(submissions)
-            .where(and(inArray(submissions.id, existingIds), eq(submissions.visit_id, visitId), eq(submissions.workspace_id, ctx.actor.workspaceId), isNull(submissions.deleted_at)))
+            .where(
+              and(
+                inArray(submissions.id, existingIds),
+                eq(submissions.visit_id, visitId),
+                eq(submissions.workspace_id, ctx.actor.workspaceId),
+                isNull(submissions.deleted_at),
+              ),
+            )
         : []
       const byId = new Map(existing.map((row) => [row.id, row]))
       // An item without an id fills the form's oldest submission on the visit that is not yet
@@ -199,7 +209,14 @@ export async function submitForms(
         const status: SubmissionStatus = item.status
         const completion =
           status === 'completed'
-            ? { submitted_at: now, submitted_by: ctx.actor.userId, approval_status: 'pending' as const, reviewed_at: null, reviewed_by: null, approval_notes: null }
+            ? {
+                submitted_at: now,
+                submitted_by: ctx.actor.userId,
+                approval_status: 'pending' as const,
+                reviewed_at: null,
+                reviewed_by: null,
+                approval_notes: null,
+              }
             : {}
         const id = 'row' in target ? target.row.id : createdIds[target.created]
         if (id === undefined) {
@@ -223,10 +240,20 @@ export async function submitForms(
           createdIds.push(row.id)
           latest.set(row.id, row)
           savedIds.push(row.id)
-          await audit({ entityType: 'submission', entityId: row.id, entityName: form.title, action: 'created', newValues: { visit_id: visitId, form_id: form.id, status, answers } })
+          await audit({
+            entityType: 'submission',
+            entityId: row.id,
+            entityName: form.title,
+            action: 'created',
+            newValues: { visit_id: visitId, form_id: form.id, status, answers },
+          })
         } else {
           const before = latest.get(id) ?? ('row' in target ? target.row : null)!
-          const [after] = await tx.update(submissions).set({ status, answers, updated_at: now, ...completion }).where(eq(submissions.id, id)).returning()
+          const [after] = await tx
+            .update(submissions)
+            .set({ status, answers, updated_at: now, ...completion })
+            .where(eq(submissions.id, id))
+            .returning()
           latest.set(id, after)
           if (!savedIds.includes(id)) savedIds.push(id)
           await audit({
@@ -258,17 +285,16 @@ export async function submitFormLegacy(ctx: AuthedContext, visitId: number, inpu
     .where(and(eq(submissions.visit_id, visitId), eq(submissions.form_id, input.form_id), isNull(submissions.deleted_at)))
     .orderBy(submissions.order, submissions.id)
     .then((rows) => rows.filter((row) => row.status !== 'completed' || row.approval === 'rejected'))
-  return submitForms(ctx, visitId, { form_id: input.form_id, items: [{ submission_id: open?.id ?? null, status: 'completed', answers: input.answers }] }, () => '')
+  return submitForms(
+    ctx,
+    visitId,
+    { form_id: input.form_id, items: [{ submission_id: open?.id ?? null, status: 'completed', answers: input.answers }] },
+    () => '',
+  )
 }
 
 /** Office: approve or reject a completed submission awaiting approval; the submitter is notified. */
-export function reviewSubmission(
-  ctx: AuthedContext,
-  id: number,
-  decision: 'approved' | 'rejected',
-  notes: string | null,
-  visitId?: number,
-) {
+export function reviewSubmission(ctx: AuthedContext, id: number, decision: 'approved' | 'rejected', notes: string | null, visitId?: number) {
   return withTransaction(ctx, async (scope) => {
     const { tx, audit } = scope
     if (visitId !== undefined) await findVisit(tx, ctx, visitId, { mine: false })

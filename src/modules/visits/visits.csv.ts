@@ -104,19 +104,49 @@ export async function importVisits(ctx: AuthedContext, text: string) {
   const db = ctx.deps.db.read
   const workspaceId = ctx.actor.workspaceId
 
-  const outletCodes = [...new Set(rows.map((row) => row.outlet_code).filter(Boolean).map(foldText))]
-  const projectCodes = [...new Set(rows.map((row) => row.project_code).filter(Boolean).map(foldText))]
-  const teamNames = [...new Set(rows.map((row) => row.team_name).filter(Boolean).map(foldText))]
+  const outletCodes = [
+    ...new Set(
+      rows
+        .map((row) => row.outlet_code)
+        .filter(Boolean)
+        .map(foldText),
+    ),
+  ]
+  const projectCodes = [
+    ...new Set(
+      rows
+        .map((row) => row.project_code)
+        .filter(Boolean)
+        .map(foldText),
+    ),
+  ]
+  const teamNames = [
+    ...new Set(
+      rows
+        .map((row) => row.team_name)
+        .filter(Boolean)
+        .map(foldText),
+    ),
+  ]
   const emails = [...new Set(rows.flatMap((row) => list(row.assignee_emails)).map((email) => email.toLowerCase()))]
   const [outletRows, projectRows, teamRows, userRows] = await Promise.all([
     outletCodes.length
-      ? db.select({ id: outlets.id, key: outlets.code_key }).from(outlets).where(and(eq(outlets.workspace_id, workspaceId), isNull(outlets.deleted_at), inArray(outlets.code_key, outletCodes)))
+      ? db
+          .select({ id: outlets.id, key: outlets.code_key })
+          .from(outlets)
+          .where(and(eq(outlets.workspace_id, workspaceId), isNull(outlets.deleted_at), inArray(outlets.code_key, outletCodes)))
       : [],
     projectCodes.length
-      ? db.select({ id: projects.id, key: projects.code_key }).from(projects).where(and(eq(projects.workspace_id, workspaceId), isNull(projects.deleted_at), inArray(projects.code_key, projectCodes)))
+      ? db
+          .select({ id: projects.id, key: projects.code_key })
+          .from(projects)
+          .where(and(eq(projects.workspace_id, workspaceId), isNull(projects.deleted_at), inArray(projects.code_key, projectCodes)))
       : [],
     teamNames.length
-      ? db.select({ id: teams.id, key: teams.name_key }).from(teams).where(and(eq(teams.workspace_id, workspaceId), isNull(teams.deleted_at), inArray(teams.name_key, teamNames)))
+      ? db
+          .select({ id: teams.id, key: teams.name_key })
+          .from(teams)
+          .where(and(eq(teams.workspace_id, workspaceId), isNull(teams.deleted_at), inArray(teams.name_key, teamNames)))
       : [],
     emails.length
       ? db
@@ -231,7 +261,12 @@ export function exportVisits(ctx: AuthedContext, query: VisitListQuery) {
             .select({ visit_id: visitAssignees.visit_id, name: users.name, email: users.email })
             .from(visitAssignees)
             .innerJoin(users, eq(users.id, visitAssignees.user_id))
-            .where(inArray(visitAssignees.visit_id, page.map((row) => row.id)))
+            .where(
+              inArray(
+                visitAssignees.visit_id,
+                page.map((row) => row.id),
+              ),
+            )
         : []
       const records = page.map((row) => {
         const mine = assignees.filter((a) => a.visit_id === row.id)

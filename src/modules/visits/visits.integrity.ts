@@ -66,8 +66,7 @@ export function checkSite({ at, accuracyM, outlet, radiusM, mode }: SiteCheck): 
 }
 
 /** `impossible_travel` when the check-in could not be reached from the user's last ping in the time between. */
-export const travelFlags = (lastPing: TrackPoint | null, checkIn: TrackPoint): VisitFlag[] =>
-  jumpFlags(lastPing, checkIn).length ? ['impossible_travel'] : []
+export const travelFlags = (lastPing: TrackPoint | null, checkIn: TrackPoint): VisitFlag[] => (jumpFlags(lastPing, checkIn).length ? ['impossible_travel'] : [])
 
 /** The photo against the action it came with: capture time against the server's time, position against the phone's. */
 export function photoFlags(exif: PhotoExif | null, at: Position, now: number): VisitFlag[] {

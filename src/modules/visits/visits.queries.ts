@@ -7,17 +7,7 @@
  */
 import { and, count, eq, gte, isNull, lte, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import {
-  outlets,
-  projects,
-  submissions,
-  teams,
-  users,
-  visitAssignees,
-  visitLogs,
-  visits,
-  type VisitStatus,
-} from '../../db/schema'
+import { outlets, projects, submissions, teams, users, visitAssignees, visitLogs, visits, type VisitStatus } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
 import { locationOf } from '../../platform/geo'
@@ -97,12 +87,24 @@ const PROJECT_OF_VISIT = eq(projects.id, visits.project_id)
 const TEAM_OF_VISIT = eq(teams.id, visits.team_id)
 
 function selectVisits(db: Db, where: SQL) {
-  return db.select(listColumns).from(visits).innerJoin(outlets, OUTLET_OF_VISIT).innerJoin(projects, PROJECT_OF_VISIT).leftJoin(teams, TEAM_OF_VISIT).where(where)
+  return db
+    .select(listColumns)
+    .from(visits)
+    .innerJoin(outlets, OUTLET_OF_VISIT)
+    .innerJoin(projects, PROJECT_OF_VISIT)
+    .leftJoin(teams, TEAM_OF_VISIT)
+    .where(where)
 }
 type VisitRow = Awaited<ReturnType<typeof selectVisits>>[number]
 
 function selectVisitDetails(db: Db, where: SQL) {
-  return db.select(detailColumns).from(visits).innerJoin(outlets, OUTLET_OF_VISIT).innerJoin(projects, PROJECT_OF_VISIT).leftJoin(teams, TEAM_OF_VISIT).where(where)
+  return db
+    .select(detailColumns)
+    .from(visits)
+    .innerJoin(outlets, OUTLET_OF_VISIT)
+    .innerJoin(projects, PROJECT_OF_VISIT)
+    .leftJoin(teams, TEAM_OF_VISIT)
+    .where(where)
 }
 
 /** Assignees of a page of visits (or of one): one statement for any number of ids, prepared once. */
@@ -258,7 +260,11 @@ const listStatements = preparedShapes(
     const where = filterConditions(present, sql.placeholder('workspaceId'), sql.placeholder('userId'), shape.scope === 'mine', (name) => sql.placeholder(name))
     const order = orderFor({ sort_by: shape.sortBy as keyof typeof VISIT_SORT, sort_order: shape.sortOrder }, VISIT_SORT, visits.id)
     return {
-      page: selectVisits(db, where).orderBy(...order).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).prepare(),
+      page: selectVisits(db, where)
+        .orderBy(...order)
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'))
+        .prepare(),
       // The outlet is joined for counting only when the keyword (outlet name/code) needs it.
       count: (present.keyword !== undefined
         ? db.select({ total: count() }).from(visits).innerJoin(outlets, eq(outlets.id, visits.outlet_id)).where(where)
@@ -351,7 +357,12 @@ const submissionsOfOne = prepared((db) =>
     .prepare(),
 )
 const logsOfOne = prepared((db) =>
-  db.select().from(visitLogs).where(eq(visitLogs.visit_id, sql.placeholder('visitId'))).orderBy(visitLogs.created_at, visitLogs.id).prepare(),
+  db
+    .select()
+    .from(visitLogs)
+    .where(eq(visitLogs.visit_id, sql.placeholder('visitId')))
+    .orderBy(visitLogs.created_at, visitLogs.id)
+    .prepare(),
 )
 
 type DetailRow = Awaited<ReturnType<typeof selectVisitDetails>>[number]
@@ -544,7 +555,10 @@ export async function listSubmissions(
   )
   const result = await paginate(
     page,
-    selectSubmissions(db, where).orderBy(...order).limit(page.limit).offset(page.offset),
+    selectSubmissions(db, where)
+      .orderBy(...order)
+      .limit(page.limit)
+      .offset(page.offset),
     needsVisit(query, access)
       ? db.select({ total: count() }).from(submissions).innerJoin(visits, eq(visits.id, submissions.visit_id)).where(where)
       : db.select({ total: count() }).from(submissions).where(where),

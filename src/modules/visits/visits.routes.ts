@@ -186,13 +186,22 @@ export function visitRoutes(platform: PlatformPlugin) {
         response: responses({ 200: ListEnvelope(SubmissionSchema) }, [400, 401, 403, 404]),
         detail: { summary: 'Submissions of a visit' },
       })
-      .post(path, async ({ ctx, params, body }) => created(await addSubmission(ctx, params.id, { form_id: body.form_id, is_required: body.is_required ?? false }), 'SUBMISSION_CREATED', 'submission created'), {
-        auth: 'visit:create',
-        params: IdParams,
-        body: AddSubmissionBody,
-        response: responses({ 201: OneSubmission }, [400, 401, 403, 404, 409]),
-        detail: { summary: 'Attach a form to an open visit' },
-      })
+      .post(
+        path,
+        async ({ ctx, params, body }) =>
+          created(
+            await addSubmission(ctx, params.id, { form_id: body.form_id, is_required: body.is_required ?? false }),
+            'SUBMISSION_CREATED',
+            'submission created',
+          ),
+        {
+          auth: 'visit:create',
+          params: IdParams,
+          body: AddSubmissionBody,
+          response: responses({ 201: OneSubmission }, [400, 401, 403, 404, 409]),
+          detail: { summary: 'Attach a form to an open visit' },
+        },
+      )
   }
   for (const path of at(OFFICE, '/:id/submissions/:submission_id')) {
     office
@@ -238,7 +247,10 @@ export function visitRoutes(platform: PlatformPlugin) {
       body: SelfVisitBody,
       response: responses({ 201: OneVisit }, [400, 401, 403]),
       // The new visit is read at the caller's own visit route (a replay's Location).
-      detail: { summary: 'Plan a visit for yourself (forms from the project)', [CREATED_LOCATION]: path === '/app/v1/visits/self' ? '/app/v1/visits/me/:id' : '/app/v1/outlet-visits/:id' },
+      detail: {
+        summary: 'Plan a visit for yourself (forms from the project)',
+        [CREATED_LOCATION]: path === '/app/v1/visits/self' ? '/app/v1/visits/me/:id' : '/app/v1/outlet-visits/:id',
+      },
     })
   }
   for (const path of ['/app/v1/visits/me', '/app/v1/outlet-visits']) {
@@ -298,22 +310,30 @@ export function visitRoutes(platform: PlatformPlugin) {
     })
   }
   for (const path of at(MOBILE, '/:id/check-in')) {
-    mobile.post(path, async ({ ctx, params, body }) => ok(await checkIn(ctx, params.id, { ...body, photo: body.check_in_photo }), 'VISIT_CHECKED_IN', 'checked in'), {
-      auth: 'visit:execute',
-      params: IdParams,
-      body: CheckInBody,
-      response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409]),
-      detail: { summary: 'Check in on site (latitude and longitude required: LOCATION_REQUIRED)' },
-    })
+    mobile.post(
+      path,
+      async ({ ctx, params, body }) => ok(await checkIn(ctx, params.id, { ...body, photo: body.check_in_photo }), 'VISIT_CHECKED_IN', 'checked in'),
+      {
+        auth: 'visit:execute',
+        params: IdParams,
+        body: CheckInBody,
+        response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409]),
+        detail: { summary: 'Check in on site (latitude and longitude required: LOCATION_REQUIRED)' },
+      },
+    )
   }
   for (const path of at(MOBILE, '/:id/check-out')) {
-    mobile.post(path, async ({ ctx, params, body }) => ok(await checkOut(ctx, params.id, { ...body, photo: body.check_out_photo }), 'VISIT_CHECKED_OUT', 'checked out'), {
-      auth: 'visit:execute',
-      params: IdParams,
-      body: CheckOutBody,
-      response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409, 422]),
-      detail: { summary: 'Check out; required forms must be completed (SUBMISSION_REQUIRED)' },
-    })
+    mobile.post(
+      path,
+      async ({ ctx, params, body }) => ok(await checkOut(ctx, params.id, { ...body, photo: body.check_out_photo }), 'VISIT_CHECKED_OUT', 'checked out'),
+      {
+        auth: 'visit:execute',
+        params: IdParams,
+        body: CheckOutBody,
+        response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409, 422]),
+        detail: { summary: 'Check out; required forms must be completed (SUBMISSION_REQUIRED)' },
+      },
+    )
   }
   for (const path of at(MOBILE, '/:id/submit-form-v2')) {
     mobile.post(path, async ({ ctx, params, body }) => ok(await submitForms(ctx, params.id, body), 'FORM_SUBMITTED', 'form submitted'), {

@@ -121,7 +121,9 @@ export const SendToFieldBody = Type.Object({ visit_ids: Type.Array(Id(), { minIt
 
 const Coordinate = (min: number, max: number) => Type.Optional(Nullable(Type.Number({ minimum: min, maximum: max })))
 const Photo = Type.Optional(Nullable(Type.String({ maxLength: 7_100_000, description: 'Data URI or base64 JPEG/PNG/WebP (≤ 5 MiB), or an https:// URL' })))
-const Accuracy = Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100_000, description: 'The phone’s accuracy radius in metres: counted in its favour by the geofence' })))
+const Accuracy = Type.Optional(
+  Nullable(Type.Number({ minimum: 0, maximum: 100_000, description: 'The phone’s accuracy radius in metres: counted in its favour by the geofence' })),
+)
 const IsMock = Type.Optional(Nullable(Type.Boolean({ description: 'The phone reported a mocked position: the visit is flagged mock_location' })))
 export const CheckInBody = Type.Object({
   latitude: Coordinate(-90, 90),

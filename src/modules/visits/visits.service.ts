@@ -56,7 +56,8 @@ function messageFor(code: string, status: string) {
 
 /** The ids a batch of create inputs refers to, checked against the workspace in a few queries. */
 async function referenceErrors(tx: Db, workspaceId: number, items: CreateVisitInput[], prefix: (index: number) => string) {
-  const ids = <K extends keyof CreateVisitInput>(key: K) => [...new Set(items.map((item) => item[key]).filter((v): v is NonNullable<typeof v> => v != null))] as number[]
+  const ids = <K extends keyof CreateVisitInput>(key: K) =>
+    [...new Set(items.map((item) => item[key]).filter((v): v is NonNullable<typeof v> => v != null))] as number[]
   const outletIds = ids('outlet_id')
   const projectIds = ids('project_id')
   const teamIds = ids('team_id')
@@ -64,17 +65,45 @@ async function referenceErrors(tx: Db, workspaceId: number, items: CreateVisitIn
   const formIds = [...new Set(items.flatMap((item) => (item.submissions ?? []).map((s) => s.form_id)))]
 
   const [outletRows, projectRows, teamRows, userRows, formRows] = await Promise.all([
-    outletIds.length ? tx.select({ id: outlets.id, active: outlets.is_active }).from(outlets).where(and(eq(outlets.workspace_id, workspaceId), isNull(outlets.deleted_at), inArray(outlets.id, outletIds))) : [],
-    projectIds.length ? tx.select({ id: projects.id, status: projects.status }).from(projects).where(and(eq(projects.workspace_id, workspaceId), isNull(projects.deleted_at), inArray(projects.id, projectIds))) : [],
-    teamIds.length ? tx.select({ id: teams.id }).from(teams).where(and(eq(teams.workspace_id, workspaceId), isNull(teams.deleted_at), inArray(teams.id, teamIds))) : [],
+    outletIds.length
+      ? tx
+          .select({ id: outlets.id, active: outlets.is_active })
+          .from(outlets)
+          .where(and(eq(outlets.workspace_id, workspaceId), isNull(outlets.deleted_at), inArray(outlets.id, outletIds)))
+      : [],
+    projectIds.length
+      ? tx
+          .select({ id: projects.id, status: projects.status })
+          .from(projects)
+          .where(and(eq(projects.workspace_id, workspaceId), isNull(projects.deleted_at), inArray(projects.id, projectIds)))
+      : [],
+    teamIds.length
+      ? tx
+          .select({ id: teams.id })
+          .from(teams)
+          .where(and(eq(teams.workspace_id, workspaceId), isNull(teams.deleted_at), inArray(teams.id, teamIds)))
+      : [],
     userIds.length
       ? tx
           .select({ id: memberships.user_id })
           .from(memberships)
           .innerJoin(users, eq(users.id, memberships.user_id))
-          .where(and(eq(memberships.workspace_id, workspaceId), isNull(memberships.deleted_at), eq(memberships.is_active, true), isNull(users.deleted_at), inArray(memberships.user_id, userIds)))
+          .where(
+            and(
+              eq(memberships.workspace_id, workspaceId),
+              isNull(memberships.deleted_at),
+              eq(memberships.is_active, true),
+              isNull(users.deleted_at),
+              inArray(memberships.user_id, userIds),
+            ),
+          )
       : [],
-    formIds.length ? tx.select({ id: forms.id, title: forms.title }).from(forms).where(and(eq(forms.workspace_id, workspaceId), isNull(forms.deleted_at), inArray(forms.id, formIds))) : [],
+    formIds.length
+      ? tx
+          .select({ id: forms.id, title: forms.title })
+          .from(forms)
+          .where(and(eq(forms.workspace_id, workspaceId), isNull(forms.deleted_at), inArray(forms.id, formIds)))
+      : [],
   ])
   const outletById = new Map(outletRows.map((row) => [row.id, row]))
   const projectById = new Map(projectRows.map((row) => [row.id, row]))
@@ -109,7 +138,14 @@ async function referenceErrors(tx: Db, workspaceId: number, items: CreateVisitIn
 /** How a visit is named in audit entries: its outlet and date. */
 // The statements every transition runs, prepared once per connection (check-in and check-out are
 // the field app's most frequent writes).
-const outletNameOf = prepared((db) => db.select({ name: outlets.name }).from(outlets).where(eq(outlets.id, sql.placeholder('id'))).limit(1).prepare())
+const outletNameOf = prepared((db) =>
+  db
+    .select({ name: outlets.name })
+    .from(outlets)
+    .where(eq(outlets.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare(),
+)
 const insertLog = prepared((db) =>
   db
     .insert(visitLogs)
@@ -125,7 +161,11 @@ const insertLog = prepared((db) =>
     .prepare(),
 )
 const assigneesOfVisit = prepared((db) =>
-  db.select({ id: visitAssignees.user_id }).from(visitAssignees).where(eq(visitAssignees.visit_id, sql.placeholder('visitId'))).prepare(),
+  db
+    .select({ id: visitAssignees.user_id })
+    .from(visitAssignees)
+    .where(eq(visitAssignees.visit_id, sql.placeholder('visitId')))
+    .prepare(),
 )
 const otherVisitInProgress = prepared((db) =>
   db
@@ -146,7 +186,14 @@ const missingRequiredForms = prepared((db) =>
   db
     .select({ form_id: submissions.form_id })
     .from(submissions)
-    .where(and(eq(submissions.visit_id, sql.placeholder('visitId')), isNull(submissions.deleted_at), eq(submissions.is_required, true), ne(submissions.status, 'completed')))
+    .where(
+      and(
+        eq(submissions.visit_id, sql.placeholder('visitId')),
+        isNull(submissions.deleted_at),
+        eq(submissions.is_required, true),
+        ne(submissions.status, 'completed'),
+      ),
+    )
     .prepare(),
 )
 
@@ -263,7 +310,9 @@ const SUBMISSION_COLUMNS = ['workspace_id', 'visit_id', 'form_id', 'title', 'is_
 const SUBMISSIONS_PER_STATEMENT = 100
 const submissionInsertTexts: string[] = []
 const submissionInsertText = (rows: number) =>
-  (submissionInsertTexts[rows] ??= `insert into submissions (${SUBMISSION_COLUMNS.join(', ')}) values ${Array(rows).fill(`(${SUBMISSION_COLUMNS.map(() => '?').join(', ')})`).join(', ')}`)
+  (submissionInsertTexts[rows] ??= `insert into submissions (${SUBMISSION_COLUMNS.join(', ')}) values ${Array(rows)
+    .fill(`(${SUBMISSION_COLUMNS.map(() => '?').join(', ')})`)
+    .join(', ')}`)
 
 /**
  * Writes visits `from`..`to` of a plan with their submissions, logs and assignees, each with its audit
@@ -302,13 +351,33 @@ async function writeVisits(scope: TxScope, ctx: AuthedContext, plan: VisitPlan, 
       params.push(workspaceId, visit.id, form.form_id, form.title, form.is_required ? 1 : 0, form.order, 'pending', '{}', now, now)
       if (++pending === SUBMISSIONS_PER_STATEMENT) await flush()
     }
-    logs.push({ workspace_id: workspaceId, visit_id: visit.id, action: 'created', user_id: ctx.actor.userId, user_name: ctx.actor.name, notes: input.notes ?? null, created_at: now })
+    logs.push({
+      workspace_id: workspaceId,
+      visit_id: visit.id,
+      action: 'created',
+      user_id: ctx.actor.userId,
+      user_name: ctx.actor.name,
+      notes: input.notes ?? null,
+      created_at: now,
+    })
     const entityName = `${plan.outletNames.get(visit.outlet_id) ?? 'Outlet'} · ${visit.visit_date} (#${visit.id})`
     const userIds = [...new Set(input.user_ids ?? [])]
-    entries.push({ entityType: 'visit', entityId: visit.id, entityName, action: 'created', newValues: { ...visit, form_ids: forms.map((f) => f.form_id), user_ids: input.user_ids ?? [] } })
+    entries.push({
+      entityType: 'visit',
+      entityId: visit.id,
+      entityName,
+      action: 'created',
+      newValues: { ...visit, form_ids: forms.map((f) => f.form_id), user_ids: input.user_ids ?? [] },
+    })
     for (const userId of userIds) {
       assignees.push({ visit_id: visit.id, user_id: userId, workspace_id: workspaceId, created_at: now })
-      entries.push({ entityType: 'visit', entityId: visit.id, entityName, action: 'assigned', newValues: { user_id: userId, user_name: plan.userNames.get(userId) ?? '' } })
+      entries.push({
+        entityType: 'visit',
+        entityId: visit.id,
+        entityName,
+        action: 'assigned',
+        newValues: { user_id: userId, user_name: plan.userNames.get(userId) ?? '' },
+      })
     }
   }
   await flush()
@@ -579,7 +648,9 @@ export function sendToField(ctx: AuthedContext, visitIds: number[]) {
       const userIds = assignees.filter((a) => a.visit_id === id).map((a) => a.user_id)
       const [after] = await scope.tx.update(visits).set({ sent_to_field_at: now, updated_at: now }).where(eq(visits.id, id)).returning()
       if (userIds.length) {
-        await scope.tx.insert(visitDispatches).values(userIds.map((user_id) => ({ workspace_id: ctx.actor.workspaceId, visit_id: id, user_id, sent_by: ctx.actor.userId, created_at: now })))
+        await scope.tx
+          .insert(visitDispatches)
+          .values(userIds.map((user_id) => ({ workspace_id: ctx.actor.workspaceId, visit_id: id, user_id, sent_by: ctx.actor.userId, created_at: now })))
       }
       await notify(scope, ctx, {
         userIds,

@@ -5,7 +5,7 @@
  */
 import { and, desc, eq, isNull, lte, sql } from 'drizzle-orm'
 import { prepared } from '../../db/prepared'
-import { locationPings, outlets, teams, visits, workspaces } from '../../db/schema'
+import { locationPings, outlets, teams, type visits, workspaces } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AppError } from '../../platform/errors'
 import type { TxScope } from '../../platform/transaction'
@@ -104,7 +104,10 @@ export async function notifyFlaggedCheckIn(scope: TxScope, ctx: AuthedContext, v
   if (!flags.length) return
   const recipients = new Set(await workspaceAdminIds(scope.tx, ctx.actor.workspaceId))
   if (visit.team_id !== null) {
-    const [team] = await scope.tx.select({ leader: teams.leader_id }).from(teams).where(and(eq(teams.id, visit.team_id), isNull(teams.deleted_at)))
+    const [team] = await scope.tx
+      .select({ leader: teams.leader_id })
+      .from(teams)
+      .where(and(eq(teams.id, visit.team_id), isNull(teams.deleted_at)))
     if (team?.leader) recipients.add(team.leader)
   }
   recipients.delete(ctx.actor.userId)

@@ -38,19 +38,25 @@ export const workspaceRoutes = (platform: PlatformPlugin) =>
       response: responses({ 201: Envelope(WorkspaceSchema) }, [400, 401, 403]),
       detail: { summary: 'Create a workspace (super_admin); you become its super_admin' },
     })
-    .put('/:id/settings', async ({ ctx, params, body }) => ok(await updateWorkspaceSettings(ctx, params.id, body), 'WORKSPACE_UPDATED', 'workspace settings updated'), {
-      auth: 'workspace.manage',
-      params: IdParams,
-      body: Type.Object(
-        {
-          name: Type.Optional(RequiredText(255)),
-          location_retention_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'Pings older than this are removed daily (default 90)' })),
-          timezone: Type.Optional(TimeZoneString()),
-          geofence_mode: Type.Optional(GeofenceMode),
-          geofence_radius_m: Type.Optional(Type.Integer({ minimum: GEOFENCE_RADIUS_MIN, maximum: GEOFENCE_RADIUS_MAX, description: 'Default 200' })),
-        },
-        { minProperties: 1 },
-      ),
-      response: responses({ 200: Envelope(WorkspaceSchema) }, [400, 401, 403, 404]),
-      detail: { summary: 'Change the settings of your current workspace (super_admin)' },
-    })
+    .put(
+      '/:id/settings',
+      async ({ ctx, params, body }) => ok(await updateWorkspaceSettings(ctx, params.id, body), 'WORKSPACE_UPDATED', 'workspace settings updated'),
+      {
+        auth: 'workspace.manage',
+        params: IdParams,
+        body: Type.Object(
+          {
+            name: Type.Optional(RequiredText(255)),
+            location_retention_days: Type.Optional(
+              Type.Integer({ minimum: 1, maximum: 3650, description: 'Pings older than this are removed daily (default 90)' }),
+            ),
+            timezone: Type.Optional(TimeZoneString()),
+            geofence_mode: Type.Optional(GeofenceMode),
+            geofence_radius_m: Type.Optional(Type.Integer({ minimum: GEOFENCE_RADIUS_MIN, maximum: GEOFENCE_RADIUS_MAX, description: 'Default 200' })),
+          },
+          { minProperties: 1 },
+        ),
+        response: responses({ 200: Envelope(WorkspaceSchema) }, [400, 401, 403, 404]),
+        detail: { summary: 'Change the settings of your current workspace (super_admin)' },
+      },
+    )

@@ -49,7 +49,14 @@ export function presentWorkspace(workspace: WorkspaceRow, role: string) {
 /** Workspaces the caller is an active member of, with their role in each. */
 export async function listAccessibleWorkspaces(
   ctx: AuthedContext,
-  query: { page?: number; limit?: number; keyword?: string; sort_by?: 'created_at' | 'updated_at' | 'name' | 'id'; sort_order?: 'asc' | 'desc'; updated_since?: string },
+  query: {
+    page?: number
+    limit?: number
+    keyword?: string
+    sort_by?: 'created_at' | 'updated_at' | 'name' | 'id'
+    sort_order?: 'asc' | 'desc'
+    updated_since?: string
+  },
 ): Promise<Page<ReturnType<typeof presentWorkspace>>> {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
@@ -85,12 +92,7 @@ export async function accessibleWorkspaceIds(db: Db, userId: number, roleSlug?: 
     .from(memberships)
     .innerJoin(roles, eq(roles.id, memberships.role_id))
     .where(
-      and(
-        eq(memberships.user_id, userId),
-        isNull(memberships.deleted_at),
-        eq(memberships.is_active, true),
-        roleSlug ? eq(roles.slug, roleSlug) : undefined,
-      ),
+      and(eq(memberships.user_id, userId), isNull(memberships.deleted_at), eq(memberships.is_active, true), roleSlug ? eq(roles.slug, roleSlug) : undefined),
     )
   return rows.map((row) => row.id)
 }
