@@ -157,10 +157,12 @@ export async function runConcurrencyTest(overrides: Partial<ConcurrencyOptions> 
     const request = async (kind: RequestKind, method: string, path: string, callOptions: CallOptions = {}) => {
       const requestId = `conc-${runTag}-${nextRequest++}`
       const began = performance.now()
-      const byStatus = (counts[kind] ??= {})
+      counts[kind] ??= {}
+      const byStatus = counts[kind]
       try {
         const result = await call(base, method, path, { ...callOptions, requestId })
-        ;(latencies[kind] ??= []).push(performance.now() - began)
+        latencies[kind] ??= []
+        latencies[kind].push(performance.now() - began)
         byStatus[result.status] = (byStatus[result.status] ?? 0) + 1
         const verdict = judgeAnswer(kind, result.status, result.text)
         if (verdict.fiveHundred) fiveHundreds += 1
