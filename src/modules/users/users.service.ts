@@ -218,27 +218,7 @@ export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUs
       await assertWorkspaceTeams(tx, ctx.actor.workspaceId, input.team_ids, 'team_ids')
       await setUserTeams(tx, ctx.actor.workspaceId, id, input.team_ids, now)
     }
-
-    const person: Partial<typeof users.$inferInsert> = {}
-    if (input.name !== undefined) person.name = input.name
-    if (input.email !== undefined) person.email = input.email
-    if (input.phone !== undefined) person.phone = input.phone
-    if (passwordHash) person.password_hash = passwordHash
-    if (Object.keys(person).length > 0)
-      await tx
-        .update(users)
-        .set({ ...person, updated_at: now })
-        .where(eq(users.id, id))
-
-    const membership: Partial<typeof memberships.$inferInsert> = {}
-    if (input.role_id !== undefined) membership.role_id = input.role_id
-    if (input.is_active !== undefined) membership.is_active = input.is_active
-    if (Object.keys(membership).length > 0) {
-      await tx
-        .update(memberships)
-        .set({ ...membership, updated_at: now })
-        .where(membershipScope.where(ctx.actor.workspaceId, eq(memberships.user_id, id)))
-    }
+    await writeUserChanges(tx, ctx.actor.workspaceId, id, input, passwordHash, now)
     // A new password or a deactivation ends the user's sessions.
     if (passwordHash || input.is_active === false) await revokeSessions(tx, id, now, passwordHash ? undefined : ctx.actor.workspaceId)
     if (passwordHash) await voidPasswordResets(tx, id, now)
@@ -256,6 +236,30 @@ export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUs
     })
     return present(after)
   })
+}
+
+/** The person's fields (every workspace sees them) and this workspace's membership (role, active flag). */
+async function writeUserChanges(tx: Db, workspaceId: number, id: number, input: UpdateUserInput, passwordHash: string | null, now: string) {
+  const person: Partial<typeof users.$inferInsert> = {}
+  if (input.name !== undefined) person.name = input.name
+  if (input.email !== undefined) person.email = input.email
+  if (input.phone !== undefined) person.phone = input.phone
+  if (passwordHash) person.password_hash = passwordHash
+  if (Object.keys(person).length > 0)
+    await tx
+      .update(users)
+      .set({ ...person, updated_at: now })
+      .where(eq(users.id, id))
+
+  const membership: Partial<typeof memberships.$inferInsert> = {}
+  if (input.role_id !== undefined) membership.role_id = input.role_id
+  if (input.is_active !== undefined) membership.is_active = input.is_active
+  if (Object.keys(membership).length > 0) {
+    await tx
+      .update(memberships)
+      .set({ ...membership, updated_at: now })
+      .where(membershipScope.where(workspaceId, eq(memberships.user_id, id)))
+  }
 }
 
 export function deleteUser(ctx: AuthedContext, id: number) {
