@@ -1,66 +1,22 @@
-import { Type } from '@sinclair/typebox'
-import { Elysia, t } from 'elysia'
-import { DateString } from '../../platform/dates'
+import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
-import { listQuery } from '../../platform/pagination'
 import { created, listed, ok } from '../../platform/reply'
-import { Envelope, Id, IdParams, ListEnvelope, MAX_ID, Nullable, NullableTimestamp, OptionalText, responses, Timestamp } from '../../platform/schema'
+import { Envelope, IdParams, ListEnvelope, Nullable, responses } from '../../platform/schema'
+import { AttendanceQuery, AttendanceSchema, ClockBody, ManualAttendanceBody } from './attendance.schemas'
 import { clockIn, clockOut, createAttendance, getAttendance, listAttendances, todayAttendance } from './attendance.service'
-
-const Location = Nullable(Type.Object({ latitude: Type.Number(), longitude: Type.Number() }))
-const AttendanceSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  user_id: Type.Integer(),
-  user: Type.Object({ id: Type.Integer(), name: Type.String() }),
-  date: Type.String(),
-  check_in_at: Timestamp(),
-  check_in_location: Location,
-  check_in_photo_url: Nullable(Type.String()),
-  check_out_at: NullableTimestamp(),
-  check_out_location: Location,
-  check_out_photo_url: Nullable(Type.String()),
-  worked_minutes: Nullable(Type.Integer({ description: 'From clock-in to clock-out; null while open' })),
-  notes: Nullable(Type.String()),
-  source: Type.String({ description: 'mobile or manual' }),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-})
-
-const ClockBody = Type.Object({
-  latitude: Type.Optional(Nullable(Type.Number({ minimum: -90, maximum: 90 }))),
-  longitude: Type.Optional(Nullable(Type.Number({ minimum: -180, maximum: 180 }))),
-  photo: Type.Optional(Nullable(Type.String({ maxLength: 7_100_000, description: 'Data URI or base64 JPEG/PNG/WebP (≤ 5 MiB), or an https:// URL' }))),
-  notes: OptionalText(1000),
-})
-const DateTime = (description: string) => Type.String({ format: 'iso-date-time', maxLength: 40, description })
 
 export const attendanceRoutes = (platform: PlatformPlugin) =>
   new Elysia({ tags: ['Attendance'] })
     .use(platform)
     .get('/office/v1/attendances', async ({ ctx, query }) => listed(await listAttendances(ctx, query)), {
       auth: 'attendance.view',
-      query: listQuery(
-        {
-          user_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
-          team_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
-          date_from: t.Optional(t.String({ format: 'calendar-date', maxLength: 10 })),
-          date_to: t.Optional(t.String({ format: 'calendar-date', maxLength: 10 })),
-        },
-        ['date', 'check_in_at', 'created_at', 'id'],
-      ),
+      query: AttendanceQuery,
       response: responses({ 200: ListEnvelope(AttendanceSchema) }),
       detail: { summary: 'List attendances (filters: user, team, date range)' },
     })
     .post('/office/v1/attendances', async ({ ctx, body }) => created(await createAttendance(ctx, body), 'ATTENDANCE_CREATED', 'attendance created'), {
       auth: 'attendance.manage',
-      body: Type.Object({
-        user_id: Id(),
-        date: DateString(),
-        check_in_at: DateTime('Clock-in time (ISO 8601)'),
-        check_out_at: Type.Optional(Nullable(DateTime('Clock-out time, after check_in_at'))),
-        notes: OptionalText(1000),
-      }),
+      body: ManualAttendanceBody,
       response: responses({ 201: Envelope(AttendanceSchema) }, [400, 401, 403, 409]),
       detail: { summary: 'Enter an attendance by hand' },
     })

@@ -10,12 +10,13 @@ import type { AuthedContext } from '../../platform/context'
 import { parseDateTime } from '../../platform/dates'
 import { localDate } from '../../platform/time-zones'
 import { Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { locationOf, requireLocation, type GeoInput } from '../../platform/geo'
+import { locationOf, requireLocation } from '../../platform/geo'
 import { DEFAULT_LIST, orderFor, paginate, paging, updatedSince } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import { PhotoBatch } from '../files/files.service'
 import { assertWorkspaceUsers } from '../teams/teams.service'
+import type { AttendanceListQuery, ClockInput, ManualAttendanceInput } from './attendance.schemas'
 
 export const attendanceScope = workspaceScoped(attendances)
 
@@ -59,18 +60,6 @@ const openOf = (workspaceId: number, userId: number) => attendanceScope.where(wo
 async function openAttendanceId(tx: Db, ctx: AuthedContext): Promise<number | undefined> {
   const [open] = await tx.select({ id: attendances.id }).from(attendances).where(openOf(ctx.actor.workspaceId, ctx.actor.userId)).limit(1)
   return open?.id
-}
-
-export interface AttendanceListQuery {
-  page?: number
-  limit?: number
-  sort_by?: 'date' | 'check_in_at' | 'created_at' | 'id'
-  sort_order?: 'asc' | 'desc'
-  user_id?: number
-  team_id?: number
-  date_from?: string
-  date_to?: string
-  updated_since?: string
 }
 
 export async function listAttendances(ctx: AuthedContext, query: AttendanceListQuery) {
@@ -127,11 +116,6 @@ export async function todayAttendance(ctx: AuthedContext) {
   return row ? present(row) : null
 }
 
-export interface ClockInput extends GeoInput {
-  photo?: string | null
-  notes?: string | null
-}
-
 export async function clockIn(ctx: AuthedContext, input: ClockInput) {
   const location = requireLocation(input)
   const photos = new PhotoBatch(ctx)
@@ -186,14 +170,6 @@ export async function clockOut(ctx: AuthedContext, input: ClockInput) {
       return after
     }),
   )
-}
-
-export interface ManualAttendanceInput {
-  user_id: number
-  date: string
-  check_in_at: string
-  check_out_at?: string | null
-  notes?: string | null
 }
 
 /** Office: a day entered by hand (a forgotten clock-in, a phone without signal). */

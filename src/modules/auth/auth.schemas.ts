@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { TimeZoneString } from '../../platform/dates'
 import { Envelope, Id, RequiredText } from '../../platform/schema'
@@ -27,17 +27,23 @@ export const RegisterBody = Type.Object({
   workspace_name: RequiredText(255),
   timezone: Type.Optional(TimeZoneString({ description: 'The new workspace’s IANA time zone; default: the server’s DEFAULT_TIMEZONE' })),
 })
+export type RegisterInput = Static<typeof RegisterBody>
 
 /** Login takes any password string: length rules apply when one is set, not when one is tried. */
 export const LoginBody = Type.Object({ email: Email, password: Type.String({ minLength: 1, maxLength: 1024, pattern: '\\S' }) })
+export type LoginInput = Static<typeof LoginBody>
 
 export const RefreshBody = Type.Object({ refresh_token: OpaqueToken })
+export type RefreshInput = Static<typeof RefreshBody>
 
 export const ForgotPasswordBody = Type.Object({ email: Email })
+export type ForgotPasswordInput = Static<typeof ForgotPasswordBody>
 
 export const ResetPasswordBody = Type.Object({ token: OpaqueToken, password: Password })
+export type ResetPasswordInput = Static<typeof ResetPasswordBody>
 
 export const SwitchWorkspaceBody = Type.Object({ workspace_id: Id() })
+export type SwitchWorkspaceInput = Static<typeof SwitchWorkspaceBody>
 
 export const SessionSchema = Type.Object({
   token: Type.String({ description: 'Access token (JWT HS256)' }),
@@ -52,6 +58,10 @@ export const SessionSchema = Type.Object({
     timezone: Type.String({ description: 'The workspace’s IANA time zone' }),
   }),
 })
+
+export type Session = Static<typeof SessionSchema>
+/** Who a session is for; the workspace's time zone is added when the session is answered. */
+export type SessionUser = Omit<Session['user'], 'timezone'>
 
 export const SessionEnvelope = Envelope(SessionSchema)
 export const EmptyEnvelope = Envelope(Type.Object({}))

@@ -18,24 +18,19 @@ import { randomToken, sha256Hex } from '../../platform/crypto'
 import { AlreadyExists, AppError, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../../platform/errors'
 import { withTransaction } from '../../platform/transaction'
 import { insertWorkspace } from '../workspaces/workspaces.service'
+import type {
+  ForgotPasswordInput,
+  LoginInput,
+  RefreshInput,
+  RegisterInput,
+  ResetPasswordInput,
+  Session,
+  SessionUser,
+  SwitchWorkspaceInput,
+} from './auth.schemas'
 import { hashPassword, verifyPassword } from './passwords'
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000
-
-export interface SessionUser {
-  id: number
-  email: string
-  name: string
-  role: string
-  workspace_id: number
-}
-
-export interface Session {
-  token: string
-  refresh_token: string
-  expires_in: number
-  user: SessionUser & { timezone: string }
-}
 
 /** A rotated token presented again this soon after its rotation, its successor never used, is a retry. */
 export const REFRESH_RETRY_WINDOW_MS = 30_000
@@ -92,10 +87,7 @@ async function findLiveUserByEmail(db: Db, email: string) {
   return user
 }
 
-export async function register(
-  ctx: RequestContext,
-  input: { name: string; email: string; password: string; workspace_name: string; timezone?: string },
-): Promise<Session> {
+export async function register(ctx: RequestContext, input: RegisterInput): Promise<Session> {
   if (!ctx.deps.config.REGISTRATION_ENABLED) throw new Forbidden('REGISTRATION_DISABLED', 'registration is disabled')
   // Every attempt counts, decided before any await (see platform/rate-limit.ts).
   const retryAfterSeconds = ctx.deps.limits.register.tryConsume(ctx.meta.ip ?? 'unknown')
@@ -148,7 +140,7 @@ async function landingMembership(db: Db, userId: number, preferredWorkspaceId: n
   }
 }
 
-export async function login(ctx: RequestContext, input: { email: string; password: string }): Promise<Session> {
+export async function login(ctx: RequestContext, input: LoginInput): Promise<Session> {
   const email = normalizeEmail(input.email)
   // A slot is reserved before the password is checked: the limiter decides and counts in one step
   // (see platform/rate-limit.ts), and the attempt is settled exactly once below.
@@ -205,7 +197,7 @@ export async function login(ctx: RequestContext, input: { email: string; passwor
  * exactly one live token, the one issued last. (Access tokens stay stateless: one already issued
  * lives until its `exp`.)
  */
-export async function refresh(ctx: RequestContext, input: { refresh_token: string }): Promise<Session> {
+export async function refresh(ctx: RequestContext, input: RefreshInput): Promise<Session> {
   const tokenHash = sha256Hex(input.refresh_token)
   // The outcome is decided in the transaction; a reuse must commit its revocation before answering 401.
   const outcome = await withTransaction(
@@ -254,7 +246,7 @@ export async function refresh(ctx: RequestContext, input: { refresh_token: strin
   return sessionFor(ctx, outcome.user, outcome.next)
 }
 
-export function logout(ctx: AuthedContext, input: { refresh_token: string }) {
+export function logout(ctx: AuthedContext, input: RefreshInput) {
   return withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
     const [stored] = await tx
       .select({ family: refreshTokens.family_id })
@@ -279,7 +271,7 @@ export function logout(ctx: AuthedContext, input: { refresh_token: string }) {
  * and nothing is sent. Both counts are taken before any await; an IP over its limit does not count
  * against the email.
  */
-export async function forgotPassword(ctx: RequestContext, input: { email: string }) {
+export async function forgotPassword(ctx: RequestContext, input: ForgotPasswordInput) {
   const email = normalizeEmail(input.email)
   const { forgotPasswordByIp, forgotPasswordByEmail } = ctx.deps.limits
   const allowed = forgotPasswordByIp.tryConsume(ctx.meta.ip ?? 'unknown') === 0 && forgotPasswordByEmail.tryConsume(email) === 0
@@ -329,7 +321,7 @@ export async function voidPasswordResets(tx: Db, userId: number, now: string) {
     .where(and(eq(passwordResets.user_id, userId), isNull(passwordResets.used_at)))
 }
 
-export async function resetPassword(ctx: RequestContext, input: { token: string; password: string }) {
+export async function resetPassword(ctx: RequestContext, input: ResetPasswordInput) {
   const passwordHash = await hashPassword(input.password)
   await withTransaction(ctx, async ({ tx, audit }) => {
     const now = ctx.deps.clock.now().toISOString()
@@ -370,7 +362,7 @@ export async function resetPassword(ctx: RequestContext, input: { token: string;
   })
 }
 
-export async function switchWorkspace(ctx: AuthedContext, input: { workspace_id: number }): Promise<Session> {
+export async function switchWorkspace(ctx: AuthedContext, input: SwitchWorkspaceInput): Promise<Session> {
   const member = await loadMember(ctx.deps.db.read, ctx.actor.userId, input.workspace_id)
   if (!member) throw new NotFound('WORKSPACE')
   const refreshToken = await withTransaction(ctx, async ({ tx, audit }) => {

@@ -11,6 +11,7 @@ import { memberships, notifications, pushTokens, roles } from '../../db/schema'
 import type { AuthedContext, RequestContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
 import { paginate, paging, updatedSince, type ListLimits } from '../../platform/pagination'
+import type { NotificationListQuery, PushTokenInput } from './notifications.schemas'
 import { withTransaction, type TxScope } from '../../platform/transaction'
 import { topics } from '../../ws/hub'
 
@@ -80,7 +81,7 @@ export const NOTIFICATION_LIST: ListLimits = { defaultLimit: 10, maxLimit: 100 }
 
 const mine = (ctx: AuthedContext) => and(eq(notifications.workspace_id, ctx.actor.workspaceId), eq(notifications.user_id, ctx.actor.userId))
 
-export async function listNotifications(ctx: AuthedContext, query: { page?: number; limit?: number; unread?: boolean; updated_since?: string }) {
+export async function listNotifications(ctx: AuthedContext, query: NotificationListQuery) {
   const page = paging(query, NOTIFICATION_LIST)
   const where = and(
     mine(ctx),
@@ -140,7 +141,7 @@ export function markAllRead(ctx: AuthedContext) {
 }
 
 /** A token belongs to the last user who registered it (a shared phone); registration is not audited. */
-export function registerPushToken(ctx: AuthedContext, input: { token: string; platform: 'android' | 'ios' | 'web' }) {
+export function registerPushToken(ctx: AuthedContext, input: PushTokenInput) {
   return withTransaction(
     ctx,
     async ({ tx }) => {

@@ -1,10 +1,10 @@
-import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
 import { ok } from '../../platform/reply'
-import { Envelope, OptionalText, RequiredText, responses } from '../../platform/schema'
-import { Password } from '../auth/auth.schemas'
-import { UserSchema } from '../users/users.routes'
+import { Envelope, responses } from '../../platform/schema'
+import { EmptyEnvelope } from '../auth/auth.schemas'
+import { UserSchema } from '../users/users.schemas'
+import { PasswordChangeBody, ProfileBody } from './profile.schemas'
 import { changePassword, getProfile, updateProfile } from './profile.service'
 
 export const profileRoutes = (platform: PlatformPlugin) =>
@@ -17,7 +17,7 @@ export const profileRoutes = (platform: PlatformPlugin) =>
     })
     .put('', async ({ ctx, body }) => ok(await updateProfile(ctx, body), 'PROFILE_UPDATED', 'profile updated'), {
       auth: true,
-      body: Type.Object({ name: Type.Optional(RequiredText(255)), phone: OptionalText(32) }, { minProperties: 1 }),
+      body: ProfileBody,
       response: responses({ 200: Envelope(UserSchema) }, [400, 401]),
       detail: { summary: 'Change your name or phone' },
     })
@@ -29,8 +29,8 @@ export const profileRoutes = (platform: PlatformPlugin) =>
       },
       {
         auth: true,
-        body: Type.Object({ current_password: Type.String({ minLength: 1, maxLength: 1024 }), new_password: Password }),
-        response: responses({ 200: Envelope(Type.Object({})) }, [400, 401]),
+        body: PasswordChangeBody,
+        response: responses({ 200: EmptyEnvelope }, [400, 401]),
         detail: { summary: 'Change your password; signs out your other sessions' },
       },
     )

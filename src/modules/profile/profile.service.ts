@@ -12,10 +12,11 @@ import { withTransaction } from '../../platform/transaction'
 import { voidPasswordResets } from '../auth/auth.service'
 import { hashPassword, verifyPassword } from '../auth/passwords'
 import { getUser, userById } from '../users/users.service'
+import type { PasswordChangeInput, ProfileInput } from './profile.schemas'
 
 export const getProfile = (ctx: AuthedContext) => getUser(ctx, ctx.actor.userId)
 
-export function updateProfile(ctx: AuthedContext, input: { name?: string; phone?: string | null }) {
+export function updateProfile(ctx: AuthedContext, input: ProfileInput) {
   return withTransaction(ctx, async ({ tx, audit }) => {
     const [before] = await tx.select({ name: users.name, phone: users.phone }).from(users).where(eq(users.id, ctx.actor.userId))
     const [after] = await tx
@@ -28,7 +29,7 @@ export function updateProfile(ctx: AuthedContext, input: { name?: string; phone?
   })
 }
 
-export async function changePassword(ctx: AuthedContext, input: { current_password: string; new_password: string }) {
+export async function changePassword(ctx: AuthedContext, input: PasswordChangeInput) {
   const [user] = await ctx.deps.db.read.select({ hash: users.password_hash }).from(users).where(eq(users.id, ctx.actor.userId))
   if (!user || !(await verifyPassword(input.current_password, user.hash))) throw ValidationFailed.field('current_password', 'is incorrect')
   if (input.current_password === input.new_password) throw ValidationFailed.field('new_password', 'must differ from the current password')

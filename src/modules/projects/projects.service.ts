@@ -6,7 +6,7 @@
  */
 import { and, isNull, asc, count, eq, inArray, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { forms, principals, projectForms, projects, visits, type ProjectStatus } from '../../db/schema'
+import { forms, principals, projectForms, projects, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
@@ -14,26 +14,11 @@ import { workspaceScoped } from '../../platform/scope'
 import { keywordFilters, searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
 import { formScope } from '../forms/forms.service'
+import type { ProjectFormInput, ProjectInput, ProjectListQuery, ProjectUpdateInput } from './projects.schemas'
 
 export const projectScope = workspaceScoped(projects)
 export const principalScope = workspaceScoped(principals)
 const projectSearch = searchIndex('projects_search', projects.id)
-
-export interface ProjectFormInput {
-  form_id: number
-  is_required: boolean
-  order?: number
-}
-
-export interface ProjectInput {
-  name: string
-  code?: string | null
-  principal_id?: number | null
-  start_date?: string | null
-  end_date?: string | null
-  status?: ProjectStatus
-  forms?: ProjectFormInput[]
-}
 
 type ProjectRow = typeof projects.$inferSelect
 
@@ -72,19 +57,7 @@ export async function findProject(db: Db, workspaceId: number, id: number): Prom
   return project
 }
 
-export async function listProjects(
-  ctx: AuthedContext,
-  query: {
-    page?: number
-    limit?: number
-    keyword?: string
-    sort_by?: 'created_at' | 'updated_at' | 'name' | 'id' | 'start_date'
-    sort_order?: 'asc' | 'desc'
-    status?: ProjectStatus
-    principal_id?: number
-    updated_since?: string
-  },
-): Promise<Page<PresentedProject>> {
+export async function listProjects(ctx: AuthedContext, query: ProjectListQuery): Promise<Page<PresentedProject>> {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
   const search = keyword
@@ -141,7 +114,7 @@ export async function getProject(ctx: AuthedContext, id: number) {
   return (await present(db, [await findProject(db, ctx.actor.workspaceId, id)]))[0]
 }
 
-async function checkInput(tx: Db, workspaceId: number, input: Partial<ProjectInput>, current?: ProjectRow, exceptId?: number) {
+async function checkInput(tx: Db, workspaceId: number, input: ProjectUpdateInput, current?: ProjectRow, exceptId?: number) {
   const values: Partial<typeof projects.$inferInsert> = {}
   for (const key of ['name', 'code', 'principal_id', 'start_date', 'end_date', 'status'] as const) {
     if (input[key] !== undefined) (values as Record<string, unknown>)[key] = input[key]
@@ -195,7 +168,7 @@ export function createProject(ctx: AuthedContext, input: ProjectInput) {
   })
 }
 
-export function updateProject(ctx: AuthedContext, id: number, input: Partial<ProjectInput>) {
+export function updateProject(ctx: AuthedContext, id: number, input: ProjectUpdateInput) {
   const workspaceId = ctx.actor.workspaceId
   return withTransaction(ctx, async ({ tx, audit }) => {
     const current = await findProject(tx, workspaceId, id)

@@ -7,12 +7,12 @@
  * the role they hold. `assertHoldsGrants` is the one place that decides "the caller holds every
  * permission of that role"; the users service asks it too before giving anyone a role.
  */
-import { and, asc, count, desc, eq, isNull, ne, sql } from 'drizzle-orm'
+import { and, count, eq, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, roles } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, AppError, Conflict, Forbidden, NotFound, ValidationFailed } from '../../platform/errors'
-import { foldText, pageMeta, paging, updatedSince, type ListLimits, type Page } from '../../platform/pagination'
+import { keywordOf, orderFor, pageMeta, paginate, paging, updatedSince, type ListLimits, type Page } from '../../platform/pagination'
 import {
   compileGrants,
   grantsBeyond,
@@ -28,6 +28,7 @@ import {
 } from '../../platform/permissions'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
+import type { PermissionListQuery, RoleInput, RoleListQuery, RoleUpdateInput } from './roles.schemas'
 
 export const roleScope = workspaceScoped(roles)
 export const ROLE_LIST: ListLimits = { defaultLimit: 100, maxLimit: 100 }
@@ -40,25 +41,31 @@ export function presentRole(role: RoleRow) {
 }
 export type PresentedRole = ReturnType<typeof presentRole>
 
-export async function listRoles(
-  ctx: AuthedContext,
-  query: { page?: number; limit?: number; keyword?: string; sort_by?: string; sort_order?: 'asc' | 'desc'; updated_since?: string },
-): Promise<Page<PresentedRole>> {
+export async function listRoles(ctx: AuthedContext, query: RoleListQuery): Promise<Page<PresentedRole>> {
   const page = paging(query, ROLE_LIST)
-  const keyword = query.keyword?.trim() ? foldText(query.keyword.trim()) : null
+  const keyword = keywordOf(query)
   const where = roleScope.where(
     ctx.actor.workspaceId,
     keyword ? sql`instr(lower(${roles.name}), ${keyword}) > 0` : undefined,
     updatedSince(query, roles.updated_at),
   )
-  const direction = query.sort_order === 'desc' ? desc : asc
-  const column = { created_at: roles.created_at, updated_at: roles.updated_at, name: roles.name, id: roles.id }[query.sort_by ?? 'id'] ?? roles.id
+  const order = orderFor(query, { created_at: roles.created_at, updated_at: roles.updated_at, name: roles.name, id: roles.id }, roles.id, {
+    sort_by: 'id',
+    sort_order: 'asc',
+  })
   const db = ctx.deps.db.read
-  const [rows, [{ total }]] = await Promise.all([
-    db.select().from(roles).where(where).orderBy(direction(column), direction(roles.id)).limit(page.limit).offset(page.offset),
+  const result = await paginate(
+    page,
+    db
+      .select()
+      .from(roles)
+      .where(where)
+      .orderBy(...order)
+      .limit(page.limit)
+      .offset(page.offset),
     db.select({ total: count() }).from(roles).where(where),
-  ])
-  return { rows: rows.map(presentRole), meta: pageMeta(page, total) }
+  )
+  return { rows: result.rows.map(presentRole), meta: result.meta }
 }
 
 export async function getRole(ctx: AuthedContext, id: number) {
@@ -138,7 +145,7 @@ async function findEditableRole(ctx: AuthedContext, db: Db, id: number) {
   return { role, held }
 }
 
-export function createRole(ctx: AuthedContext, input: { name: string; permissions: Grant[] }) {
+export function createRole(ctx: AuthedContext, input: RoleInput) {
   const permissions = normalizeGrants(input.permissions)
   const slug = slugify(input.name)
   return withTransaction(ctx, async ({ tx, audit }) => {
@@ -160,7 +167,7 @@ export function createRole(ctx: AuthedContext, input: { name: string; permission
   })
 }
 
-export function updateRole(ctx: AuthedContext, id: number, input: { name?: string; permissions?: Grant[] }) {
+export function updateRole(ctx: AuthedContext, id: number, input: RoleUpdateInput) {
   const permissions = input.permissions && normalizeGrants(input.permissions)
   return withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
     afterCommit(() => ctx.deps.hub.revalidateRole(id))
@@ -203,13 +210,7 @@ export function deleteRole(ctx: AuthedContext, id: number) {
   })
 }
 
-export function listPermissions(query: {
-  page?: number
-  limit?: number
-  keyword?: string
-  sort_by?: 'key' | 'group'
-  sort_order?: 'asc' | 'desc'
-}): Page<PermissionInfo> {
+export function listPermissions(query: PermissionListQuery): Page<PermissionInfo> {
   const page = paging(query, { defaultLimit: 100, maxLimit: 100 })
   const keyword = query.keyword?.trim().toLowerCase()
   const matching = keyword

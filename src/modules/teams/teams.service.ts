@@ -3,34 +3,17 @@
  * (case-insensitive, live rows). Members and the leader must be users of the workspace. Teams also
  * decide what a manager sees of the audit log (docs/API.md §Roles and permissions): see `teamScopeOf`.
  */
-import { and, asc, count, desc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, pageMeta, paging, updatedSince, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
+import type { TeamInput, TeamListQuery, TeamUpdateInput } from './teams.schemas'
 
 export const teamScope = workspaceScoped(teams)
-
-export interface TeamInput {
-  name: string
-  description?: string | null
-  leader_id?: number | null
-  user_ids?: number[]
-}
-
-export interface TeamListQuery {
-  page?: number
-  limit?: number
-  keyword?: string
-  sort_by?: 'created_at' | 'updated_at' | 'name' | 'id'
-  sort_order?: 'asc' | 'desc'
-  leader_id?: number
-  user_id?: number
-  updated_since?: string
-}
 
 /** Users of the workspace among `ids` (live membership). */
 export async function workspaceUserIds(db: Db, workspaceId: number, ids: number[]): Promise<Set<number>> {
@@ -99,14 +82,20 @@ export async function listTeams(ctx: AuthedContext, query: TeamListQuery): Promi
       : undefined,
     updatedSince(query, teams.updated_at),
   )
-  const direction = query.sort_order === 'asc' ? asc : desc
-  const column = { created_at: teams.created_at, updated_at: teams.updated_at, name: teams.name_key, id: teams.id }[query.sort_by ?? 'created_at']
+  const order = orderFor(query, { created_at: teams.created_at, updated_at: teams.updated_at, name: teams.name_key, id: teams.id }, teams.id)
   const db = ctx.deps.db.read
-  const [rows, [{ total }]] = await Promise.all([
-    db.select().from(teams).where(where).orderBy(direction(column), direction(teams.id)).limit(page.limit).offset(page.offset),
+  const result = await paginate(
+    page,
+    db
+      .select()
+      .from(teams)
+      .where(where)
+      .orderBy(...order)
+      .limit(page.limit)
+      .offset(page.offset),
     db.select({ total: count() }).from(teams).where(where),
-  ])
-  return { rows: await present(db, rows), meta: pageMeta(page, total) }
+  )
+  return { rows: await present(db, result.rows), meta: result.meta }
 }
 
 /** Live teams of the workspace among `ids`, as the detail answers them. */
@@ -163,7 +152,7 @@ export function createTeam(ctx: AuthedContext, input: TeamInput) {
   })
 }
 
-export function updateTeam(ctx: AuthedContext, id: number, input: Partial<TeamInput>) {
+export function updateTeam(ctx: AuthedContext, id: number, input: TeamUpdateInput) {
   const workspaceId = ctx.actor.workspaceId
   return withTransaction(ctx, async ({ tx, audit }) => {
     const beforeRow = await findTeam(tx, workspaceId, id)

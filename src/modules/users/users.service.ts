@@ -15,12 +15,12 @@
  * Each guard is decided inside the write transaction, on what it reads; updates and creates also
  * ask once before hashing a password, so a refused request costs no hash.
  */
-import { and, asc, count, desc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, refreshTokens, roles, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, AppError, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, keywordOf, pageMeta, paging, updatedSince, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { keywordFilters, searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
@@ -29,6 +29,7 @@ import { hashPassword } from '../auth/passwords'
 import { can, compileGrants, grantsBeyond, grantsOfRole, type PermissionSet } from '../../platform/permissions'
 import { assertHoldsGrants, callerPermissions, membershipRoles, roleScope } from '../roles/roles.service'
 import { assertWorkspaceTeams, setUserTeams } from '../teams/teams.service'
+import type { CreateUserInput, UpdateUserInput, UserListQuery } from './users.schemas'
 
 export const membershipScope = workspaceScoped(memberships)
 const userSearch = searchIndex('users_search', users.id)
@@ -83,18 +84,6 @@ async function findUser(db: Db, workspaceId: number, id: number): Promise<UserRo
   return row
 }
 
-export interface UserListQuery {
-  page?: number
-  limit?: number
-  keyword?: string
-  sort_by?: 'created_at' | 'updated_at' | 'name' | 'id' | 'email'
-  sort_order?: 'asc' | 'desc'
-  role_id?: number
-  is_active?: boolean
-  team_id?: number
-  updated_since?: string
-}
-
 export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promise<Page<PresentedUser>> {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
@@ -116,14 +105,12 @@ export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promi
     // A user's answer comes from the person and from their membership here (role, active flag).
     updatedSince(query, users.updated_at, memberships.updated_at),
   ]
-  const direction = query.sort_order === 'asc' ? asc : desc
-  const sortColumn = { created_at: users.created_at, updated_at: users.updated_at, name: users.name, id: users.id, email: users.email }[
-    query.sort_by ?? 'created_at'
-  ]
+  const order = orderFor(query, { created_at: users.created_at, updated_at: users.updated_at, name: users.name, id: users.id, email: users.email }, users.id)
   const db = ctx.deps.db.read
-  const [rows, [{ total }]] = await Promise.all([
+  const result = await paginate(
+    page,
     selectUsers(db, ctx.actor.workspaceId, search?.rows, ...conditions)
-      .orderBy(direction(sortColumn), direction(users.id))
+      .orderBy(...order)
       .limit(page.limit)
       .offset(page.offset),
     db
@@ -131,8 +118,8 @@ export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promi
       .from(memberships)
       .innerJoin(users, eq(users.id, memberships.user_id))
       .where(membershipScope.where(ctx.actor.workspaceId, isNull(users.deleted_at), search?.total, ...conditions)),
-  ])
-  return { rows: rows.map(present), meta: pageMeta(page, total) }
+  )
+  return { rows: result.rows.map(present), meta: result.meta }
 }
 
 /** A user of the workspace as answered, read through `db` (a transaction sees its own writes). */
@@ -161,15 +148,6 @@ async function assertEmailFree(db: Db, email: string, exceptUserId?: number) {
     .where(and(eq(users.email, email), isNull(users.deleted_at), exceptUserId ? ne(users.id, exceptUserId) : undefined))
     .limit(1)
   if (taken) throw new AlreadyExists('USER', 'email', 'a user with this email already exists')
-}
-
-export interface CreateUserInput {
-  name: string
-  email: string
-  password: string
-  role_id: number
-  phone?: string | null
-  team_ids?: number[]
 }
 
 export async function createUser(ctx: AuthedContext, input: CreateUserInput) {
@@ -201,16 +179,6 @@ export async function createUser(ctx: AuthedContext, input: CreateUserInput) {
     await audit({ entityType: 'user', entityId: user.id, entityName: user.name, action: 'created', newValues: result })
     return result
   })
-}
-
-export interface UpdateUserInput {
-  name?: string
-  email?: string
-  phone?: string | null
-  role_id?: number
-  is_active?: boolean
-  password?: string
-  team_ids?: number[]
 }
 
 /**
@@ -250,27 +218,7 @@ export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUs
       await assertWorkspaceTeams(tx, ctx.actor.workspaceId, input.team_ids, 'team_ids')
       await setUserTeams(tx, ctx.actor.workspaceId, id, input.team_ids, now)
     }
-
-    const person: Partial<typeof users.$inferInsert> = {}
-    if (input.name !== undefined) person.name = input.name
-    if (input.email !== undefined) person.email = input.email
-    if (input.phone !== undefined) person.phone = input.phone
-    if (passwordHash) person.password_hash = passwordHash
-    if (Object.keys(person).length > 0)
-      await tx
-        .update(users)
-        .set({ ...person, updated_at: now })
-        .where(eq(users.id, id))
-
-    const membership: Partial<typeof memberships.$inferInsert> = {}
-    if (input.role_id !== undefined) membership.role_id = input.role_id
-    if (input.is_active !== undefined) membership.is_active = input.is_active
-    if (Object.keys(membership).length > 0) {
-      await tx
-        .update(memberships)
-        .set({ ...membership, updated_at: now })
-        .where(membershipScope.where(ctx.actor.workspaceId, eq(memberships.user_id, id)))
-    }
+    await writeUserChanges(tx, ctx.actor.workspaceId, id, input, passwordHash, now)
     // A new password or a deactivation ends the user's sessions.
     if (passwordHash || input.is_active === false) await revokeSessions(tx, id, now, passwordHash ? undefined : ctx.actor.workspaceId)
     if (passwordHash) await voidPasswordResets(tx, id, now)
@@ -288,6 +236,30 @@ export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUs
     })
     return present(after)
   })
+}
+
+/** The person's fields (every workspace sees them) and this workspace's membership (role, active flag). */
+async function writeUserChanges(tx: Db, workspaceId: number, id: number, input: UpdateUserInput, passwordHash: string | null, now: string) {
+  const person: Partial<typeof users.$inferInsert> = {}
+  if (input.name !== undefined) person.name = input.name
+  if (input.email !== undefined) person.email = input.email
+  if (input.phone !== undefined) person.phone = input.phone
+  if (passwordHash) person.password_hash = passwordHash
+  if (Object.keys(person).length > 0)
+    await tx
+      .update(users)
+      .set({ ...person, updated_at: now })
+      .where(eq(users.id, id))
+
+  const membership: Partial<typeof memberships.$inferInsert> = {}
+  if (input.role_id !== undefined) membership.role_id = input.role_id
+  if (input.is_active !== undefined) membership.is_active = input.is_active
+  if (Object.keys(membership).length > 0) {
+    await tx
+      .update(memberships)
+      .set({ ...membership, updated_at: now })
+      .where(membershipScope.where(workspaceId, eq(memberships.user_id, id)))
+  }
 }
 
 export function deleteUser(ctx: AuthedContext, id: number) {

@@ -2,21 +2,21 @@
  * Workspaces: the tenant boundary. A workspace is born with its four built-in roles; a super_admin
  * may create more workspaces and reach them with /auth/switch-workspace (docs/API.md §Roles and permissions).
  */
-import { and, asc, count, desc, eq, isNull, sql } from 'drizzle-orm'
+import { and, count, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, roles, workspaces } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { DEFAULT_LIST, keywordOf, pageMeta, paging, updatedSince, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLE_SLUGS, type BuiltinRoleSlug } from '../../platform/permissions'
 import { NotFound } from '../../platform/errors'
 import { canonicalTimeZone } from '../../platform/time-zones'
 import { withTransaction } from '../../platform/transaction'
+import type { WorkspaceInput, WorkspaceListQuery, WorkspaceSettingsInput } from './workspaces.schemas'
 
 export type WorkspaceRow = typeof workspaces.$inferSelect
 
-export const GEOFENCE_MODES = ['off', 'warn', 'block'] as const
-export const GEOFENCE_RADIUS_MIN = 10
-export const GEOFENCE_RADIUS_MAX = 5_000
+/** Validation limits of the settings; outlets validate their own radius against the same ones. */
+export { GEOFENCE_RADIUS_MAX, GEOFENCE_RADIUS_MIN } from './workspaces.schemas'
 
 /** Inserts a workspace (in `timeZone`, any spelling Intl accepts) and its built-in roles; returns both. */
 export async function insertWorkspace(tx: Db, name: string, now: string, timeZone: string) {
@@ -47,17 +47,7 @@ export function presentWorkspace(workspace: WorkspaceRow, role: string) {
 }
 
 /** Workspaces the caller is an active member of, with their role in each. */
-export async function listAccessibleWorkspaces(
-  ctx: AuthedContext,
-  query: {
-    page?: number
-    limit?: number
-    keyword?: string
-    sort_by?: 'created_at' | 'updated_at' | 'name' | 'id'
-    sort_order?: 'asc' | 'desc'
-    updated_since?: string
-  },
-): Promise<Page<ReturnType<typeof presentWorkspace>>> {
+export async function listAccessibleWorkspaces(ctx: AuthedContext, query: WorkspaceListQuery): Promise<Page<ReturnType<typeof presentWorkspace>>> {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
   const where = and(
@@ -67,22 +57,27 @@ export async function listAccessibleWorkspaces(
     keyword ? sql`instr(lower(${workspaces.name}), ${keyword}) > 0` : undefined,
     updatedSince(query, workspaces.updated_at),
   )
-  const direction = query.sort_order === 'desc' ? desc : asc
-  const column = { created_at: workspaces.created_at, updated_at: workspaces.updated_at, name: workspaces.name, id: workspaces.id }[query.sort_by ?? 'id']
+  const order = orderFor(
+    query,
+    { created_at: workspaces.created_at, updated_at: workspaces.updated_at, name: workspaces.name, id: workspaces.id },
+    workspaces.id,
+    { sort_by: 'id', sort_order: 'asc' },
+  )
   const db = ctx.deps.db.read
-  const [rows, [{ total }]] = await Promise.all([
+  const result = await paginate(
+    page,
     db
       .select({ workspace: workspaces, role: roles.slug })
       .from(memberships)
       .innerJoin(workspaces, eq(workspaces.id, memberships.workspace_id))
       .innerJoin(roles, eq(roles.id, memberships.role_id))
       .where(where)
-      .orderBy(direction(column), direction(workspaces.id))
+      .orderBy(...order)
       .limit(page.limit)
       .offset(page.offset),
     db.select({ total: count() }).from(memberships).innerJoin(workspaces, eq(workspaces.id, memberships.workspace_id)).where(where),
-  ])
-  return { rows: rows.map((row) => presentWorkspace(row.workspace, row.role)), meta: pageMeta(page, total) }
+  )
+  return { rows: result.rows.map((row) => presentWorkspace(row.workspace, row.role)), meta: result.meta }
 }
 
 /** Ids of the workspaces where the user is an active member (optionally with one role only). */
@@ -97,7 +92,7 @@ export async function accessibleWorkspaceIds(db: Db, userId: number, roleSlug?: 
   return rows.map((row) => row.id)
 }
 
-export function createWorkspace(ctx: AuthedContext, input: { name: string; timezone?: string }) {
+export function createWorkspace(ctx: AuthedContext, input: WorkspaceInput) {
   return withTransaction(ctx, async ({ tx, audit }) => {
     const now = ctx.deps.clock.now().toISOString()
     const { workspace, roles: created } = await insertWorkspace(tx, input.name, now, input.timezone ?? ctx.deps.config.DEFAULT_TIMEZONE)
@@ -127,14 +122,6 @@ export function createWorkspace(ctx: AuthedContext, input: { name: string; timez
  * PUT /office/v1/workspaces/:id/settings: settings of the caller's current workspace (another id,
  * even an accessible one, is a 404: switch to it first).
  */
-export interface WorkspaceSettingsInput {
-  name?: string
-  location_retention_days?: number
-  timezone?: string
-  geofence_mode?: (typeof GEOFENCE_MODES)[number]
-  geofence_radius_m?: number
-}
-
 export function updateWorkspaceSettings(ctx: AuthedContext, id: number, input: WorkspaceSettingsInput) {
   return withTransaction(ctx, async ({ tx, audit }) => {
     if (id !== ctx.actor.workspaceId) throw new NotFound('WORKSPACE')

@@ -1,0 +1,44 @@
+import { type Static, Type } from '@sinclair/typebox'
+import { TimeZoneString } from '../../platform/dates'
+import { listQuery } from '../../platform/pagination'
+import { RequiredText, Timestamp } from '../../platform/schema'
+
+export const GEOFENCE_RADIUS_MIN = 10
+export const GEOFENCE_RADIUS_MAX = 5_000
+
+const GeofenceMode = Type.Union([Type.Literal('off'), Type.Literal('warn'), Type.Literal('block')], {
+  description: 'Check-in/out outside the radius: off (ignored), warn (allowed and flagged) or block (refused)',
+})
+
+export const WorkspaceSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  location_retention_days: Type.Integer(),
+  timezone: Type.String({ description: 'IANA time zone: "today" and every calendar date are its local days' }),
+  geofence_mode: GeofenceMode,
+  geofence_radius_m: Type.Integer({ description: 'Metres around an outlet (an outlet may set its own)' }),
+  role: Type.String({ description: 'Your role slug in this workspace' }),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+})
+
+export const WorkspaceQuery = listQuery({})
+export type WorkspaceListQuery = Static<typeof WorkspaceQuery>
+
+export const WorkspaceBody = Type.Object({
+  name: RequiredText(255),
+  timezone: Type.Optional(TimeZoneString({ description: 'Default: the server’s DEFAULT_TIMEZONE' })),
+})
+export type WorkspaceInput = Static<typeof WorkspaceBody>
+
+export const WorkspaceSettingsBody = Type.Object(
+  {
+    name: Type.Optional(RequiredText(255)),
+    location_retention_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'Pings older than this are removed daily (default 90)' })),
+    timezone: Type.Optional(TimeZoneString()),
+    geofence_mode: Type.Optional(GeofenceMode),
+    geofence_radius_m: Type.Optional(Type.Integer({ minimum: GEOFENCE_RADIUS_MIN, maximum: GEOFENCE_RADIUS_MAX, description: 'Default 200' })),
+  },
+  { minProperties: 1 },
+)
+export type WorkspaceSettingsInput = Static<typeof WorkspaceSettingsBody>
