@@ -22,6 +22,7 @@ import { formScope } from '../forms/forms.service'
 import { notify } from '../notifications/notifications.service'
 import { canChangeSubmissions, canSubmit } from './visits.machine'
 import { findVisit, getSubmission, submissionsOfVisit } from './visits.queries'
+import type { AddSubmissionInput, ApprovalInput, SubmitFormInput, SubmitFormsInput, SubmitItem } from './visits.schemas'
 import { VisitStateConflict } from './visits.service'
 
 type SubmissionRow = typeof submissions.$inferSelect
@@ -64,7 +65,7 @@ async function findSubmission(tx: Db, workspaceId: number, visitId: number, id: 
 }
 
 /** Office: attach a form to an open visit. */
-export function addSubmission(ctx: AuthedContext, visitId: number, input: { form_id: number; is_required: boolean }) {
+export function addSubmission(ctx: AuthedContext, visitId: number, input: AddSubmissionInput) {
   return withTransaction(ctx, async ({ tx, audit }) => {
     const visit = await findVisit(tx, ctx, visitId, { mine: false })
     if (!canChangeSubmissions(visit.status)) throw new VisitStateConflict('INVALID_VISIT_STATUS', visit.status)
@@ -78,7 +79,7 @@ export function addSubmission(ctx: AuthedContext, visitId: number, input: { form
         visit_id: visitId,
         form_id: form.id,
         title: form.title,
-        is_required: input.is_required,
+        is_required: input.is_required ?? false,
         order: await nextOrder(tx, visitId),
         status: 'pending',
         answers: {},
@@ -107,12 +108,6 @@ export function deleteSubmission(ctx: AuthedContext, visitId: number, id: number
   })
 }
 
-export interface SubmitItem {
-  submission_id: number | null
-  status: 'draft' | 'completed'
-  answers: Answers
-}
-
 /**
  * The field saves forms of a visit (submit-form-v2). Every item is checked before anything is
  * written; errors are keyed `items.N.*`. Photos in answers are stored and replaced by their URLs.
@@ -120,7 +115,7 @@ export interface SubmitItem {
 export async function submitForms(
   ctx: AuthedContext,
   visitId: number,
-  input: { form_id: number; items: SubmitItem[] },
+  input: SubmitFormsInput,
   /** Where item N's fields live in the request body (`items.N.` for v2, `` for the legacy body). */
   at: (index: number) => string = (index) => `items.${index}.`,
 ) {
@@ -276,7 +271,7 @@ export async function submitForms(
  * Legacy submit-form `{form_id, answers}`: one completed item, filling the visit's open (or
  * rejected) submission of that form, or a new one when there is none.
  */
-export async function submitFormLegacy(ctx: AuthedContext, visitId: number, input: { form_id: number; answers: Answers }) {
+export async function submitFormLegacy(ctx: AuthedContext, visitId: number, input: SubmitFormInput) {
   const db = ctx.deps.db.read
   await findVisit(db, ctx, visitId, { mine: true })
   const [open] = await db
@@ -293,8 +288,14 @@ export async function submitFormLegacy(ctx: AuthedContext, visitId: number, inpu
   )
 }
 
-/** Office: approve or reject a completed submission awaiting approval; the submitter is notified. */
-export function reviewSubmission(ctx: AuthedContext, id: number, decision: 'approved' | 'rejected', notes: string | null, visitId?: number) {
+/**
+ * Office: approve or reject a completed submission awaiting approval (with `visitId`, one of that
+ * visit); rejecting needs notes. The submitter is notified.
+ */
+export function reviewSubmission(ctx: AuthedContext, id: number, input: ApprovalInput, visitId?: number) {
+  const decision = input.status
+  const notes = input.notes ?? null
+  if (decision === 'rejected' && !notes) throw ValidationFailed.field('notes', 'is required when rejecting')
   return withTransaction(ctx, async (scope) => {
     const { tx, audit } = scope
     if (visitId !== undefined) await findVisit(tx, ctx, visitId, { mine: false })

@@ -24,8 +24,9 @@ import { isCalendarDate } from '../../platform/dates'
 import { localDate } from '../../platform/time-zones'
 import { ValidationFailed } from '../../platform/errors'
 import { foldText } from '../../platform/pagination'
-import { createVisits, type CreateVisitInput } from './visits.service'
-import { visitFilters, type VisitListQuery } from './visits.queries'
+import { createVisits } from './visits.service'
+import { visitFilters } from './visits.queries'
+import type { CreateVisitInput, VisitListQuery } from './visits.schemas'
 
 export const IMPORT_MAX_ROWS = 5000
 const EXPORT_PAGE = 500
@@ -167,17 +168,21 @@ export async function importVisits(ctx: AuthedContext, text: string) {
     const at = (column: string, message: string) => {
       errors[`rows.${line}.${column}`] ??= [message]
     }
+    /** Notes the error and gives the value that stands in for the bad one (the row is never written). */
+    const invalid = <T>(column: string, message: string, placeholder: T): T => {
+      at(column, message)
+      return placeholder
+    }
     const resolve = (idColumn: string, codeColumn: string, lookup: Map<string, number>, what: string) => {
-      if (row[idColumn]) return positiveInt(row[idColumn]) ?? (at(idColumn, 'must be a positive integer'), 0)
-      if (row[codeColumn]) return lookup.get(foldText(row[codeColumn])) ?? (at(codeColumn, `no ${what} with this ${codeColumn.split('_')[1]}`), 0)
-      at(codeColumn, `${codeColumn} or ${idColumn} is required`)
-      return 0
+      if (row[idColumn]) return positiveInt(row[idColumn]) ?? invalid(idColumn, 'must be a positive integer', 0)
+      if (row[codeColumn]) return lookup.get(foldText(row[codeColumn])) ?? invalid(codeColumn, `no ${what} with this ${codeColumn.split('_')[1]}`, 0)
+      return invalid(codeColumn, `${codeColumn} or ${idColumn} is required`, 0)
     }
     const outlet_id = resolve('outlet_id', 'outlet_code', outletByCode, 'outlet')
     const project_id = resolve('project_id', 'project_code', projectByCode, 'project')
     let team_id: number | null = null
-    if (row.team_id) team_id = positiveInt(row.team_id) ?? (at('team_id', 'must be a positive integer'), null)
-    else if (row.team_name) team_id = teamByName.get(foldText(row.team_name)) ?? (at('team_name', 'no team with this name'), null)
+    if (row.team_id) team_id = positiveInt(row.team_id) ?? invalid('team_id', 'must be a positive integer', null)
+    else if (row.team_name) team_id = teamByName.get(foldText(row.team_name)) ?? invalid('team_name', 'no team with this name', null)
     const visit_date = row.visit_date ?? ''
     if (!isCalendarDate(visit_date)) at('visit_date', 'must be a date (YYYY-MM-DD)')
     const user_ids: number[] = []
