@@ -12,7 +12,18 @@ import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
 import { locationOf } from '../../platform/geo'
 import { visitFlagNames } from './visits.integrity'
-import { DEFAULT_LIST, orderFor, pageMeta, paginate, paging, updatedSince, updatedSinceAt, updatedSinceOf, type Page } from '../../platform/pagination'
+import {
+  DEFAULT_LIST,
+  keywordOf,
+  orderFor,
+  pageMeta,
+  paginate,
+  paging,
+  updatedSince,
+  updatedSinceAt,
+  updatedSinceOf,
+  type Page,
+} from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { prepared, preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
 import type { SubmissionListQuery, VisitListQuery } from './visits.schemas'
@@ -165,7 +176,7 @@ function presentListItem(row: VisitRow, assignees: Awaited<ReturnType<typeof ass
 }
 export type VisitListItem = ReturnType<typeof presentListItem>
 
-/** A list query's filters as they reach SQL: absent ones left out, the keyword folded. */
+/** A list query's filters as they reach SQL: absent ones left out, the keyword folded like the stored keys. */
 type FilterValues = Omit<VisitListQuery, 'page' | 'limit' | 'sort_by' | 'sort_order' | 'flagged'> & {
   /** `flagged=true` / `flagged=false`: two filters without a bound value, so each is its own statement shape. */
   flagged?: true
@@ -184,7 +195,7 @@ function filterValues(query: VisitListQuery): FilterValues {
   if (query.date_to) values.date_to = query.date_to
   if (query.flagged === true) values.flagged = true
   if (query.flagged === false) values.unflagged = true
-  const keyword = query.keyword?.trim().toLowerCase()
+  const keyword = keywordOf(query)
   if (keyword) values.keyword = keyword
   const since = updatedSinceOf(query)
   if (since) values.updated_since = since
