@@ -56,8 +56,8 @@ const PARSE_SLICE_CHARS = 32 * 1024
 
 /**
  * The rows of an import, parsed in slices (cut after a line break, so no character is split) with a
- * turn of the event loop between them: a 5,000-row file parsed in one call held the one thread for
- * long enough to delay every other workspace's requests past the 250 ms the write-lock rule allows.
+ * turn of the event loop between them: a large file parsed in one call holds the one thread, and every
+ * other workspace's requests wait behind it (the write-lock rule, docs/PERFORMANCE.md).
  */
 async function readCsv(text: string, maxRows: number): Promise<Row[]> {
   const rows: Row[] = []
