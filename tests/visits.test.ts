@@ -1480,6 +1480,27 @@ describe('lists', () => {
       }
     })
 
+    test('the keyword is folded exactly like the stored outlet keys (NFKC, then lower case): full-width and decomposed spellings find the visit', async () => {
+      // A workspace of its own: the outlet's name carries a composed accent.
+      const kw = await t.app.workspace()
+      const token = kw.owner.token
+      const kwForm = await makeForm(NOTE_FIELDS, token)
+      const kwProject = await makeProject([{ form_id: kwForm.id, is_required: false }], {}, token)
+      const cafe = await makeOutlet({ name: 'Café Gamma', code: 'CAFÉ-1' }, token)
+      const visit = await create('/office/v1/visits', { outlet_id: cafe.id, project_id: kwProject.id, visit_date: '2026-03-01' }, token)
+      const search = async (keyword: string) => {
+        for (const base of ['/office/v1/visits', '/office/v1/outlet-visits']) {
+          const reply = await t.app.get(`${base}?keyword=${encodeURIComponent(keyword)}`, { token })
+          expect([keyword, base, reply.status]).toEqual([keyword, base, 200])
+          expect([keyword, base, ids(reply)]).toEqual([keyword, base, [visit.id]])
+        }
+      }
+      await search('ＧＡＭＭＡ') // full-width: NFKC gives "GAMMA"
+      await search('CAFE\u0301') // decomposed é: NFKC composes it
+      await search('ｃａｆｅ\u0301-１') // the code, full-width and decomposed
+      expect(ids(await t.app.get(`/office/v1/visits?keyword=${encodeURIComponent('cafe-1')}`, { token }))).toEqual([])
+    })
+
     test('page and limit paginate with meta {page, limit, total, total_pages}', async () => {
       const first = await list('?limit=2')
       expect(first.body.meta).toEqual({ page: 1, limit: 2, total: 5, total_pages: 3 })

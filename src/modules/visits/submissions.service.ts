@@ -15,13 +15,14 @@ import { prepared } from '../../db/prepared'
 import { submissions, type Answers, type SubmissionStatus } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { withTransaction } from '../../platform/transaction'
+import { type TxScope, withTransaction } from '../../platform/transaction'
 import { PhotoBatch } from '../files/files.service'
 import { validateAnswers } from '../forms/forms.answers'
 import { formScope } from '../forms/forms.service'
 import { notify } from '../notifications/notifications.service'
 import { canChangeSubmissions, canSubmit } from './visits.machine'
 import { findVisit, getSubmission, submissionsOfVisit } from './visits.queries'
+import type { AddSubmissionInput, ApprovalInput, SubmitFormInput, SubmitFormsInput, SubmitItem } from './visits.schemas'
 import { VisitStateConflict } from './visits.service'
 
 type SubmissionRow = typeof submissions.$inferSelect
@@ -64,7 +65,7 @@ async function findSubmission(tx: Db, workspaceId: number, visitId: number, id: 
 }
 
 /** Office: attach a form to an open visit. */
-export function addSubmission(ctx: AuthedContext, visitId: number, input: { form_id: number; is_required: boolean }) {
+export function addSubmission(ctx: AuthedContext, visitId: number, input: AddSubmissionInput) {
   return withTransaction(ctx, async ({ tx, audit }) => {
     const visit = await findVisit(tx, ctx, visitId, { mine: false })
     if (!canChangeSubmissions(visit.status)) throw new VisitStateConflict('INVALID_VISIT_STATUS', visit.status)
@@ -78,7 +79,7 @@ export function addSubmission(ctx: AuthedContext, visitId: number, input: { form
         visit_id: visitId,
         form_id: form.id,
         title: form.title,
-        is_required: input.is_required,
+        is_required: input.is_required ?? false,
         order: await nextOrder(tx, visitId),
         status: 'pending',
         answers: {},
@@ -107,23 +108,39 @@ export function deleteSubmission(ctx: AuthedContext, visitId: number, id: number
   })
 }
 
-export interface SubmitItem {
-  submission_id: number | null
-  status: 'draft' | 'completed'
-  answers: Answers
-}
+/** Where item N's fields live in the request body (`items.N.` for v2, `` for the legacy body). */
+type ItemPath = (index: number) => string
+type Form = NonNullable<Awaited<ReturnType<typeof formScope.find>>>
+/** An item with its answers as checked against the form (photos replaced by their URLs). */
+type CheckedItem = { item: SubmitItem; answers: Answers }
+/** Where an item is saved: an existing row, or the n-th submission this request creates. */
+type Target = { row: SubmissionRow } | { created: number }
+type Step = CheckedItem & { target: Target }
 
 /**
  * The field saves forms of a visit (submit-form-v2). Every item is checked before anything is
  * written; errors are keyed `items.N.*`. Photos in answers are stored and replaced by their URLs.
  */
-export async function submitForms(
-  ctx: AuthedContext,
-  visitId: number,
-  input: { form_id: number; items: SubmitItem[] },
-  /** Where item N's fields live in the request body (`items.N.` for v2, `` for the legacy body). */
-  at: (index: number) => string = (index) => `items.${index}.`,
-) {
+export async function submitForms(ctx: AuthedContext, visitId: number, input: SubmitFormsInput, at: ItemPath = (index) => `items.${index}.`) {
+  const photos = new PhotoBatch(ctx)
+  const { form, checked } = await checkItems(ctx, visitId, input, at, photos)
+  return photos.guard(() =>
+    withTransaction(ctx, async (scope) => {
+      const steps = await decideTargets(scope.tx, ctx, visitId, form, checked, at)
+      await photos.record(scope.tx)
+      const savedIds = await writeSteps(scope, ctx, visitId, form, steps)
+      const all = await submissionsOfVisit(scope.tx, visitId)
+      return { visit_id: visitId, submissions: all.filter((submission) => savedIds.includes(submission.id)) }
+    }),
+  )
+}
+
+/**
+ * Everything about a submit-form request that needs no writer: the visit is the caller's, no id is
+ * listed twice, the form exists, every item's answers fit it; then the photos are stored (slow work
+ * never holds the writer).
+ */
+async function checkItems(ctx: AuthedContext, visitId: number, input: SubmitFormsInput, at: ItemPath, photos: PhotoBatch) {
   const db = ctx.deps.db.read
   // Someone else's visit is a 404 before anything about the body is said (checked again in the transaction).
   await findVisit(db, ctx, visitId, { mine: true })
@@ -133,9 +150,7 @@ export async function submitForms(
   if (repeated !== -1) throw ValidationFailed.field(`${at(repeated)}submission_id`, 'is listed twice')
   const form = await formScope.find(db, ctx.actor.workspaceId, input.form_id)
   if (!form) throw ValidationFailed.field('form_id', `form ${input.form_id} does not exist`)
-  // Answers are checked, and photos stored, before the transaction (slow work never holds the writer).
-  const photos = new PhotoBatch(ctx)
-  const checked: { item: SubmitItem; answers: Answers }[] = []
+  const checked: CheckedItem[] = []
   const errors: Record<string, string[]> = {}
   for (const [index, item] of input.items.entries()) {
     const result = validateAnswers(form.fields, item.answers, item.status === 'completed')
@@ -148,135 +163,138 @@ export async function submitForms(
       answers[key] = await photos.accept(String(answers[key]), `${at(index)}answers.${key}`)
     }
   }
+  return { form, checked }
+}
 
-  return photos.guard(() =>
-    withTransaction(ctx, async ({ tx, audit }) => {
-      const visit = await findVisit(tx, ctx, visitId, { mine: true })
-      const existingIds = checked.map(({ item }) => item.submission_id).filter((id): id is number => id !== null)
-      const existing = existingIds.length
-        ? await tx
-            .select()
-            .from(submissions)
-            .where(
-              and(
-                inArray(submissions.id, existingIds),
-                eq(submissions.visit_id, visitId),
-                eq(submissions.workspace_id, ctx.actor.workspaceId),
-                isNull(submissions.deleted_at),
-              ),
-            )
-        : []
-      const byId = new Map(existing.map((row) => [row.id, row]))
-      // An item without an id fills the form's oldest submission on the visit that is not yet
-      // completed (a phone that never learned the pre-created ids must not strand a required form),
-      // and creates one only when there is none. Read under the write lock, so concurrent requests
-      // fill the same submission instead of each adding one. Ids named by other items stay theirs.
-      const open = checked.some(({ item }) => item.submission_id === null)
-        ? (await openSubmissionsOfForm(tx).all({ visitId, formId: form.id, workspaceId: ctx.actor.workspaceId })).filter((row) => !byId.has(row.id))
-        : []
-      // First every decision, in item order (each item sees what the ones before it did), then the
-      // writes: a refused item leaves the others unwritten too. A target is an existing row or the
-      // n-th submission this request creates.
-      type Target = { row: SubmissionRow } | { created: number }
-      const openTargets: Target[] = open.map((row) => ({ row }))
-      let creating = 0
-      const steps: { item: SubmitItem; answers: Answers; target: Target }[] = []
-      for (const [index, { item, answers }] of checked.entries()) {
-        let target: Target
-        if (item.submission_id === null) {
-          target = openTargets[0] ?? { created: creating++ }
-          // Completed, it is no longer open; a draft stays the one the next id-less item fills.
-          if (item.status === 'completed') openTargets.shift()
-          else if (openTargets.length === 0) openTargets.push(target)
-        } else {
-          const row = byId.get(item.submission_id)
-          if (!row) throw ValidationFailed.field(`${at(index)}submission_id`, `submission ${item.submission_id} is not on this visit`)
-          if (row.form_id !== form.id) throw ValidationFailed.field(`${at(index)}submission_id`, `submission ${item.submission_id} is for another form`)
-          target = { row }
-        }
-        const decision = canSubmit(visit.status, 'row' in target ? target.row : null, item.status === 'completed')
-        if (decision === 'SUBMISSION_ALREADY_SUBMITTED') throw new Conflict(decision, `submission ${item.submission_id} was already submitted`)
-        if (decision !== 'allowed') throw new VisitStateConflict(decision, visit.status)
-        steps.push({ item, answers, target })
-      }
-      await photos.record(tx)
-      const now = ctx.deps.clock.now().toISOString()
-      const savedIds: number[] = []
-      /** Rows as the earlier items of this request left them (for the audit's old values). */
-      const latest = new Map<number, SubmissionRow>()
-      const createdIds: number[] = []
-      for (const { item, answers, target } of steps) {
-        const status: SubmissionStatus = item.status
-        const completion =
-          status === 'completed'
-            ? {
-                submitted_at: now,
-                submitted_by: ctx.actor.userId,
-                approval_status: 'pending' as const,
-                reviewed_at: null,
-                reviewed_by: null,
-                approval_notes: null,
-              }
-            : {}
-        const id = 'row' in target ? target.row.id : createdIds[target.created]
-        if (id === undefined) {
-          const order = await nextOrder(tx, visitId)
-          const [row] = await tx
-            .insert(submissions)
-            .values({
-              workspace_id: ctx.actor.workspaceId,
-              visit_id: visitId,
-              form_id: form.id,
-              title: form.title,
-              is_required: false,
-              order,
-              status,
-              answers,
-              created_at: now,
-              updated_at: now,
-              ...completion,
-            })
-            .returning()
-          createdIds.push(row.id)
-          latest.set(row.id, row)
-          savedIds.push(row.id)
-          await audit({
-            entityType: 'submission',
-            entityId: row.id,
-            entityName: form.title,
-            action: 'created',
-            newValues: { visit_id: visitId, form_id: form.id, status, answers },
-          })
-        } else {
-          const before = latest.get(id) ?? ('row' in target ? target.row : null)!
-          const [after] = await tx
-            .update(submissions)
-            .set({ status, answers, updated_at: now, ...completion })
-            .where(eq(submissions.id, id))
-            .returning()
-          latest.set(id, after)
-          if (!savedIds.includes(id)) savedIds.push(id)
-          await audit({
-            entityType: 'submission',
-            entityId: id,
-            entityName: before.title,
-            action: 'updated',
-            before,
-            after,
-          })
-        }
-      }
-      const all = await submissionsOfVisit(tx, visitId)
-      return { visit_id: visitId, submissions: all.filter((submission) => savedIds.includes(submission.id)) }
-    }),
-  )
+/**
+ * Inside the transaction, before any write: every item's target and whether the visit and the target
+ * allow it, in item order (each item sees what the ones before it did), so a refused item leaves the
+ * others unwritten too.
+ */
+async function decideTargets(tx: Db, ctx: AuthedContext, visitId: number, form: Form, checked: CheckedItem[], at: ItemPath): Promise<Step[]> {
+  const visit = await findVisit(tx, ctx, visitId, { mine: true })
+  const existingIds = checked.map(({ item }) => item.submission_id).filter((id): id is number => id !== null)
+  const existing = existingIds.length
+    ? await tx
+        .select()
+        .from(submissions)
+        .where(
+          and(
+            inArray(submissions.id, existingIds),
+            eq(submissions.visit_id, visitId),
+            eq(submissions.workspace_id, ctx.actor.workspaceId),
+            isNull(submissions.deleted_at),
+          ),
+        )
+    : []
+  const byId = new Map(existing.map((row) => [row.id, row]))
+  // An item without an id fills the form's oldest submission on the visit that is not yet
+  // completed (a phone that never learned the pre-created ids must not strand a required form),
+  // and creates one only when there is none. Read under the write lock, so concurrent requests
+  // fill the same submission instead of each adding one. Ids named by other items stay theirs.
+  const open = checked.some(({ item }) => item.submission_id === null)
+    ? (await openSubmissionsOfForm(tx).all({ visitId, formId: form.id, workspaceId: ctx.actor.workspaceId })).filter((row) => !byId.has(row.id))
+    : []
+  const openTargets: Target[] = open.map((row) => ({ row }))
+  let creating = 0
+  const steps: Step[] = []
+  for (const [index, { item, answers }] of checked.entries()) {
+    let target: Target
+    if (item.submission_id === null) {
+      target = openTargets[0] ?? { created: creating++ }
+      // Completed, it is no longer open; a draft stays the one the next id-less item fills.
+      if (item.status === 'completed') openTargets.shift()
+      else if (openTargets.length === 0) openTargets.push(target)
+    } else {
+      const row = byId.get(item.submission_id)
+      if (!row) throw ValidationFailed.field(`${at(index)}submission_id`, `submission ${item.submission_id} is not on this visit`)
+      if (row.form_id !== form.id) throw ValidationFailed.field(`${at(index)}submission_id`, `submission ${item.submission_id} is for another form`)
+      target = { row }
+    }
+    const decision = canSubmit(visit.status, 'row' in target ? target.row : null, item.status === 'completed')
+    if (decision === 'SUBMISSION_ALREADY_SUBMITTED') throw new Conflict(decision, `submission ${item.submission_id} was already submitted`)
+    if (decision !== 'allowed') throw new VisitStateConflict(decision, visit.status)
+    steps.push({ item, answers, target })
+  }
+  return steps
+}
+
+/** Writes the decided steps in order, each with its audit entry; the ids saved, in first-saved order. */
+async function writeSteps({ tx, audit }: TxScope, ctx: AuthedContext, visitId: number, form: Form, steps: Step[]): Promise<number[]> {
+  const now = ctx.deps.clock.now().toISOString()
+  const savedIds: number[] = []
+  /** Rows as the earlier items of this request left them (for the audit's old values). */
+  const latest = new Map<number, SubmissionRow>()
+  const createdIds: number[] = []
+  for (const { item, answers, target } of steps) {
+    const status: SubmissionStatus = item.status
+    const completion =
+      status === 'completed'
+        ? {
+            submitted_at: now,
+            submitted_by: ctx.actor.userId,
+            approval_status: 'pending' as const,
+            reviewed_at: null,
+            reviewed_by: null,
+            approval_notes: null,
+          }
+        : {}
+    const id = 'row' in target ? target.row.id : createdIds[target.created]
+    if (id === undefined) {
+      const order = await nextOrder(tx, visitId)
+      const [row] = await tx
+        .insert(submissions)
+        .values({
+          workspace_id: ctx.actor.workspaceId,
+          visit_id: visitId,
+          form_id: form.id,
+          title: form.title,
+          is_required: false,
+          order,
+          status,
+          answers,
+          created_at: now,
+          updated_at: now,
+          ...completion,
+        })
+        .returning()
+      createdIds.push(row.id)
+      latest.set(row.id, row)
+      savedIds.push(row.id)
+      await audit({
+        entityType: 'submission',
+        entityId: row.id,
+        entityName: form.title,
+        action: 'created',
+        newValues: { visit_id: visitId, form_id: form.id, status, answers },
+      })
+    } else {
+      const before = latest.get(id) ?? ('row' in target ? target.row : null)!
+      const [after] = await tx
+        .update(submissions)
+        .set({ status, answers, updated_at: now, ...completion })
+        .where(eq(submissions.id, id))
+        .returning()
+      latest.set(id, after)
+      if (!savedIds.includes(id)) savedIds.push(id)
+      await audit({
+        entityType: 'submission',
+        entityId: id,
+        entityName: before.title,
+        action: 'updated',
+        before,
+        after,
+      })
+    }
+  }
+  return savedIds
 }
 
 /**
  * Legacy submit-form `{form_id, answers}`: one completed item, filling the visit's open (or
  * rejected) submission of that form, or a new one when there is none.
  */
-export async function submitFormLegacy(ctx: AuthedContext, visitId: number, input: { form_id: number; answers: Answers }) {
+export async function submitFormLegacy(ctx: AuthedContext, visitId: number, input: SubmitFormInput) {
   const db = ctx.deps.db.read
   await findVisit(db, ctx, visitId, { mine: true })
   const [open] = await db
@@ -293,8 +311,14 @@ export async function submitFormLegacy(ctx: AuthedContext, visitId: number, inpu
   )
 }
 
-/** Office: approve or reject a completed submission awaiting approval; the submitter is notified. */
-export function reviewSubmission(ctx: AuthedContext, id: number, decision: 'approved' | 'rejected', notes: string | null, visitId?: number) {
+/**
+ * Office: approve or reject a completed submission awaiting approval (with `visitId`, one of that
+ * visit); rejecting needs notes. The submitter is notified.
+ */
+export function reviewSubmission(ctx: AuthedContext, id: number, input: ApprovalInput, visitId?: number) {
+  const decision = input.status
+  const notes = input.notes ?? null
+  if (decision === 'rejected' && !notes) throw ValidationFailed.field('notes', 'is required when rejecting')
   return withTransaction(ctx, async (scope) => {
     const { tx, audit } = scope
     if (visitId !== undefined) await findVisit(tx, ctx, visitId, { mine: false })

@@ -24,8 +24,9 @@ import { isCalendarDate } from '../../platform/dates'
 import { localDate } from '../../platform/time-zones'
 import { ValidationFailed } from '../../platform/errors'
 import { foldText } from '../../platform/pagination'
-import { createVisits, type CreateVisitInput } from './visits.service'
-import { visitFilters, type VisitListQuery } from './visits.queries'
+import { createVisits } from './visits.service'
+import { visitFilters } from './visits.queries'
+import type { CreateVisitInput, VisitListQuery } from './visits.schemas'
 
 export const IMPORT_MAX_ROWS = 5000
 const EXPORT_PAGE = 500
@@ -55,8 +56,8 @@ const PARSE_SLICE_CHARS = 32 * 1024
 
 /**
  * The rows of an import, parsed in slices (cut after a line break, so no character is split) with a
- * turn of the event loop between them: a 5,000-row file parsed in one call held the one thread for
- * long enough to delay every other workspace's requests past the 250 ms the write-lock rule allows.
+ * turn of the event loop between them: a large file parsed in one call holds the one thread, and every
+ * other workspace's requests wait behind it (the write-lock rule, docs/PERFORMANCE.md).
  */
 async function readCsv(text: string, maxRows: number): Promise<Row[]> {
   const rows: Row[] = []
@@ -101,33 +102,32 @@ export async function importVisits(ctx: AuthedContext, text: string) {
   const rows = await readCsv(text, IMPORT_MAX_ROWS)
   if (rows.length === 0) throw ValidationFailed.field('csv', 'has no data rows')
   if (rows.length > IMPORT_MAX_ROWS) throw ValidationFailed.field('csv', `has more than ${IMPORT_MAX_ROWS} rows`)
+  const lookups = await lookupsOf(ctx, rows)
+  const errors: Record<string, string[]> = {}
+  // The header is line 1.
+  const items = rows.map((row, position) => itemOf(row, position + 2, lookups, errors))
+  if (Object.keys(errors).length) throw new ValidationFailed(errors)
+  const ids = await createVisits(ctx, items, (index) => `rows.${index + 2}.`)
+  return { count: ids.length, ids }
+}
+
+/** Distinct folded values of a column, as the stored keys spell them. */
+const foldedOf = (rows: Row[], column: string) => [
+  ...new Set(
+    rows
+      .map((row) => row[column])
+      .filter(Boolean)
+      .map(foldText),
+  ),
+]
+
+/** The ids behind the codes, team names and emails the rows name, in the caller's workspace: one query each. */
+async function lookupsOf(ctx: AuthedContext, rows: Row[]) {
   const db = ctx.deps.db.read
   const workspaceId = ctx.actor.workspaceId
-
-  const outletCodes = [
-    ...new Set(
-      rows
-        .map((row) => row.outlet_code)
-        .filter(Boolean)
-        .map(foldText),
-    ),
-  ]
-  const projectCodes = [
-    ...new Set(
-      rows
-        .map((row) => row.project_code)
-        .filter(Boolean)
-        .map(foldText),
-    ),
-  ]
-  const teamNames = [
-    ...new Set(
-      rows
-        .map((row) => row.team_name)
-        .filter(Boolean)
-        .map(foldText),
-    ),
-  ]
+  const outletCodes = foldedOf(rows, 'outlet_code')
+  const projectCodes = foldedOf(rows, 'project_code')
+  const teamNames = foldedOf(rows, 'team_name')
   const emails = [...new Set(rows.flatMap((row) => list(row.assignee_emails)).map((email) => email.toLowerCase()))]
   const [outletRows, projectRows, teamRows, userRows] = await Promise.all([
     outletCodes.length
@@ -157,46 +157,43 @@ export async function importVisits(ctx: AuthedContext, text: string) {
       : [],
   ])
   const index = (entries: { id: number; key: string | null }[]) => new Map(entries.map((entry) => [entry.key!, entry.id]))
-  const [outletByCode, projectByCode, teamByName, userByEmail] = [index(outletRows), index(projectRows), index(teamRows), index(userRows)]
+  return { outletByCode: index(outletRows), projectByCode: index(projectRows), teamByName: index(teamRows), userByEmail: index(userRows) }
+}
 
-  const errors: Record<string, string[]> = {}
-  const items: CreateVisitInput[] = []
-  const lines: number[] = []
-  rows.forEach((row, position) => {
-    const line = position + 2
-    const at = (column: string, message: string) => {
-      errors[`rows.${line}.${column}`] ??= [message]
-    }
-    const resolve = (idColumn: string, codeColumn: string, lookup: Map<string, number>, what: string) => {
-      if (row[idColumn]) return positiveInt(row[idColumn]) ?? (at(idColumn, 'must be a positive integer'), 0)
-      if (row[codeColumn]) return lookup.get(foldText(row[codeColumn])) ?? (at(codeColumn, `no ${what} with this ${codeColumn.split('_')[1]}`), 0)
-      at(codeColumn, `${codeColumn} or ${idColumn} is required`)
-      return 0
-    }
-    const outlet_id = resolve('outlet_id', 'outlet_code', outletByCode, 'outlet')
-    const project_id = resolve('project_id', 'project_code', projectByCode, 'project')
-    let team_id: number | null = null
-    if (row.team_id) team_id = positiveInt(row.team_id) ?? (at('team_id', 'must be a positive integer'), null)
-    else if (row.team_name) team_id = teamByName.get(foldText(row.team_name)) ?? (at('team_name', 'no team with this name'), null)
-    const visit_date = row.visit_date ?? ''
-    if (!isCalendarDate(visit_date)) at('visit_date', 'must be a date (YYYY-MM-DD)')
-    const user_ids: number[] = []
-    for (const email of list(row.assignee_emails)) {
-      const id = userByEmail.get(email.toLowerCase())
-      if (id === undefined) at('assignee_emails', `no user with email ${email}`)
-      else user_ids.push(id)
-    }
-    for (const value of list(row.user_ids)) {
-      const id = positiveInt(value)
-      if (id === null) at('user_ids', 'must be positive integers separated by ;')
-      else user_ids.push(id)
-    }
-    items.push({ outlet_id, project_id, team_id, visit_date, user_ids: [...new Set(user_ids)], notes: row.notes?.slice(0, 2000) || null })
-    lines.push(line)
-  })
-  if (Object.keys(errors).length) throw new ValidationFailed(errors)
-  const ids = await createVisits(ctx, items, (index) => `rows.${lines[index]}.`)
-  return { count: ids.length, ids }
+/** One row as a create input; what is wrong with it is noted in `errors` under `rows.<line>.<column>`. */
+function itemOf(row: Row, line: number, lookups: Awaited<ReturnType<typeof lookupsOf>>, errors: Record<string, string[]>): CreateVisitInput {
+  const at = (column: string, message: string) => {
+    errors[`rows.${line}.${column}`] ??= [message]
+  }
+  /** Notes the error and gives the value that stands in for the bad one (the row is never written). */
+  const invalid = <T>(column: string, message: string, placeholder: T): T => {
+    at(column, message)
+    return placeholder
+  }
+  const resolve = (idColumn: string, codeColumn: string, lookup: Map<string, number>, what: string) => {
+    if (row[idColumn]) return positiveInt(row[idColumn]) ?? invalid(idColumn, 'must be a positive integer', 0)
+    if (row[codeColumn]) return lookup.get(foldText(row[codeColumn])) ?? invalid(codeColumn, `no ${what} with this ${codeColumn.split('_')[1]}`, 0)
+    return invalid(codeColumn, `${codeColumn} or ${idColumn} is required`, 0)
+  }
+  const outlet_id = resolve('outlet_id', 'outlet_code', lookups.outletByCode, 'outlet')
+  const project_id = resolve('project_id', 'project_code', lookups.projectByCode, 'project')
+  let team_id: number | null = null
+  if (row.team_id) team_id = positiveInt(row.team_id) ?? invalid('team_id', 'must be a positive integer', null)
+  else if (row.team_name) team_id = lookups.teamByName.get(foldText(row.team_name)) ?? invalid('team_name', 'no team with this name', null)
+  const visit_date = row.visit_date ?? ''
+  if (!isCalendarDate(visit_date)) at('visit_date', 'must be a date (YYYY-MM-DD)')
+  const user_ids: number[] = []
+  for (const email of list(row.assignee_emails)) {
+    const id = lookups.userByEmail.get(email.toLowerCase())
+    if (id === undefined) at('assignee_emails', `no user with email ${email}`)
+    else user_ids.push(id)
+  }
+  for (const value of list(row.user_ids)) {
+    const id = positiveInt(value)
+    if (id === null) at('user_ids', 'must be positive integers separated by ;')
+    else user_ids.push(id)
+  }
+  return { outlet_id, project_id, team_id, visit_date, user_ids: [...new Set(user_ids)], notes: row.notes?.slice(0, 2000) || null }
 }
 
 const EXPORT_COLUMNS = [

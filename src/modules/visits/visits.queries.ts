@@ -7,14 +7,28 @@
  */
 import { and, count, eq, gte, isNull, lte, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { outlets, projects, submissions, teams, users, visitAssignees, visitLogs, visits, type VisitStatus } from '../../db/schema'
+import { outlets, projects, submissions, teams, users, visitAssignees, visitLogs, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
 import { locationOf } from '../../platform/geo'
 import { visitFlagNames } from './visits.integrity'
-import { DEFAULT_LIST, orderFor, pageMeta, paginate, paging, updatedSince, updatedSinceAt, updatedSinceOf, type Page } from '../../platform/pagination'
+import {
+  DEFAULT_LIST,
+  keywordOf,
+  orderFor,
+  pageMeta,
+  paginate,
+  paging,
+  updatedSince,
+  updatedSinceAt,
+  updatedSinceOf,
+  type Page,
+} from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { prepared, preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
+import type { SubmissionListQuery, VisitListQuery } from './visits.schemas'
+
+export type { SubmissionListQuery } from './visits.schemas'
 
 export const visitScope = workspaceScoped(visits)
 export const submissionScope = workspaceScoped(submissions)
@@ -33,10 +47,8 @@ export const assignedTo = (userId: number | Placeholder) =>
 
 /**
  * The same condition for lists, where a field user may have thousands of visits: one range of the
- * assignees' (workspace, user, visit date) index. The assignee rows carry their visit's date
- * (triggers of migration 0010). Measured on the demo workspace (2,000 visits per user, ~1,700 per
- * day in the workspace): a day's page and count went from ~1 ms (probing each of the day's visits
- * for the assignee) to ~0.1 ms.
+ * assignees' (workspace, user, visit date) index instead of probing each of the day's visits for the
+ * assignee. The assignee rows carry their visit's date (triggers of migration 0010).
  */
 export function assignedWithin(workspaceId: number | Placeholder, userId: number | Placeholder, from?: string | Placeholder, to?: string | Placeholder): SQL {
   return sql`${visits.id} in (select ${visitAssignees.visit_id} from ${visitAssignees}
@@ -164,25 +176,7 @@ function presentListItem(row: VisitRow, assignees: Awaited<ReturnType<typeof ass
 }
 export type VisitListItem = ReturnType<typeof presentListItem>
 
-export interface VisitListQuery {
-  page?: number
-  limit?: number
-  keyword?: string
-  sort_by?: 'visit_date' | 'created_at' | 'updated_at' | 'id'
-  sort_order?: 'asc' | 'desc'
-  status?: VisitStatus
-  outlet_id?: number
-  project_id?: number
-  team_id?: number
-  user_id?: number
-  date_from?: string
-  date_to?: string
-  /** `true`: only visits with integrity flags; `false`: only clean ones. */
-  flagged?: boolean
-  updated_since?: string
-}
-
-/** A list query's filters as they reach SQL: absent ones left out, the keyword folded. */
+/** A list query's filters as they reach SQL: absent ones left out, the keyword folded like the stored keys. */
 type FilterValues = Omit<VisitListQuery, 'page' | 'limit' | 'sort_by' | 'sort_order' | 'flagged'> & {
   /** `flagged=true` / `flagged=false`: two filters without a bound value, so each is its own statement shape. */
   flagged?: true
@@ -201,7 +195,7 @@ function filterValues(query: VisitListQuery): FilterValues {
   if (query.date_to) values.date_to = query.date_to
   if (query.flagged === true) values.flagged = true
   if (query.flagged === false) values.unflagged = true
-  const keyword = query.keyword?.trim().toLowerCase()
+  const keyword = keywordOf(query)
   if (keyword) values.keyword = keyword
   const since = updatedSinceOf(query)
   if (since) values.updated_since = since
@@ -250,9 +244,9 @@ export const VISIT_SORT = {
 }
 
 /**
- * A list's page and count statements, prepared once per shape: which filters are present, whose
- * visits, the order. Building and preparing them per request was half of the list's CPU time on the
- * demo workspace. Of the 4,096 possible shapes the 64 most recently new are kept.
+ * A list's page and count statements, prepared once per shape (which filters are present, whose
+ * visits, the order): building and preparing them per request dominated the list's CPU time. Of the
+ * 4,096 possible shapes the 64 most recently new are kept.
  */
 const listStatements = preparedShapes(
   (db, shape: ListShape) => {
@@ -378,6 +372,9 @@ export async function visitDetail(db: Db, ctx: AuthedContext, id: number, access
   return presentDetail(row, assignees, attached, logs)
 }
 
+/** A visit as its GET route answers it (read connection). */
+export const readVisit = (ctx: AuthedContext, id: number, access: VisitAccess) => visitDetail(ctx.deps.db.read, ctx, id, access)
+
 /** Groups rows by their visit id, keeping their order. */
 function byVisit<T extends { visit_id: number }>(rows: T[]): Map<number, T[]> {
   const groups = new Map<number, T[]>()
@@ -494,24 +491,6 @@ export async function activeVisit(ctx: AuthedContext) {
   return row ? visitDetail(ctx.deps.db.read, ctx, row.id, { mine: true }) : null
 }
 
-export interface SubmissionListQuery {
-  page?: number
-  limit?: number
-  sort_by?: 'created_at' | 'updated_at' | 'submitted_at' | 'id'
-  sort_order?: 'asc' | 'desc'
-  approval_status?: 'pending' | 'approved' | 'rejected'
-  status?: 'pending' | 'draft' | 'completed'
-  team_id?: number
-  project_id?: number
-  outlet_id?: number
-  form_id?: number
-  visit_id?: number
-  user_id?: number
-  date_from?: string
-  date_to?: string
-  updated_since?: string
-}
-
 /** Whether the filters need the visit row (the caller's own visits, team, project, outlet, dates). */
 export const needsVisit = (query: SubmissionListQuery, access: VisitAccess) =>
   access.mine || query.team_id !== undefined || query.project_id !== undefined || query.outlet_id !== undefined || !!query.date_from || !!query.date_to
@@ -572,3 +551,6 @@ export async function getSubmission(db: Db, ctx: AuthedContext, id: number, acce
   if (!row) throw new NotFound('SUBMISSION')
   return presentSubmission(row)
 }
+
+/** A submission as its GET routes answer it (read connection); with `visitId`, only one of that visit. */
+export const readSubmission = (ctx: AuthedContext, id: number, access: VisitAccess & { visitId?: number }) => getSubmission(ctx.deps.db.read, ctx, id, access)

@@ -1,7 +1,8 @@
 /**
- * Request and response shapes of the visit routes (docs/API.md §Visits, §Other areas).
+ * Request and response shapes of the visit routes (docs/API.md §Visits, §Other areas). Each shape is
+ * written once, here: the services take the `Static` types of these schemas as their input.
  */
-import { Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { APPROVAL_STATUSES, SUBMISSION_STATUSES, VISIT_STATUSES } from '../../db/schema'
 import { DateString } from '../../platform/dates'
@@ -108,6 +109,10 @@ export const CreateVisitBody = Type.Object({
 export const BULK_MAX = 500
 export const BulkVisitBody = Type.Object({ visits: Type.Array(CreateVisitBody, { minItems: 1, maxItems: BULK_MAX }) })
 
+export type AttachedFormInput = Static<typeof AttachedForm>
+export type CreateVisitInput = Static<typeof CreateVisitBody>
+export type BulkVisitInput = Static<typeof BulkVisitBody>
+
 export const SelfVisitBody = Type.Object({
   outlet_id: Id(),
   project_id: Id(),
@@ -118,6 +123,10 @@ export const SelfVisitBody = Type.Object({
 export const AssignBody = Type.Object({ user_ids: Type.Array(Id(), { maxItems: 100, description: 'The new assignee list' }) })
 export const ReasonBody = Type.Object({ reason: RequiredText(1000) })
 export const SendToFieldBody = Type.Object({ visit_ids: Type.Array(Id(), { minItems: 1, maxItems: BULK_MAX }) })
+export type SelfVisitInput = Static<typeof SelfVisitBody>
+export type AssignInput = Static<typeof AssignBody>
+export type ReasonInput = Static<typeof ReasonBody>
+export type SendToFieldInput = Static<typeof SendToFieldBody>
 
 const Coordinate = (min: number, max: number) => Type.Optional(Nullable(Type.Number({ minimum: min, maximum: max })))
 const Photo = Type.Optional(Nullable(Type.String({ maxLength: 7_100_000, description: 'Data URI or base64 JPEG/PNG/WebP (≤ 5 MiB), or an https:// URL' })))
@@ -141,6 +150,8 @@ export const CheckOutBody = Type.Object({
   check_out_photo: Photo,
   notes: OptionalText(1000),
 })
+export type CheckInInput = Static<typeof CheckInBody>
+export type CheckOutInput = Static<typeof CheckOutBody>
 
 const Answers = Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 500, description: 'Field key → answer' })
 export const SubmitFormV2Body = Type.Object({
@@ -155,11 +166,16 @@ export const SubmitFormV2Body = Type.Object({
   ),
 })
 export const SubmitFormBody = Type.Object({ form_id: Id(), answers: Answers })
+export type SubmitFormsInput = Static<typeof SubmitFormV2Body>
+export type SubmitItem = SubmitFormsInput['items'][number]
+export type SubmitFormInput = Static<typeof SubmitFormBody>
 
 export const AddSubmissionBody = Type.Object({ form_id: Id(), is_required: Type.Optional(Type.Boolean({ default: false })) })
 export const ApproveBody = Type.Object({ notes: OptionalText(2000) })
 export const RejectBody = Type.Object({ notes: RequiredText(2000) })
 export const ApprovalBody = Type.Object({ status: OneOf(['approved', 'rejected']), notes: OptionalText(2000) })
+export type AddSubmissionInput = Static<typeof AddSubmissionBody>
+export type ApprovalInput = Static<typeof ApprovalBody>
 
 const visitFilters = {
   status: t.Optional(OneOf(VISIT_STATUSES)),
@@ -173,6 +189,8 @@ const VISIT_SORTABLE = ['visit_date', 'created_at', 'updated_at', 'id'] as const
 
 export const OfficeVisitQuery = listQuery({ ...visitFilters, team_id: QueryId(), user_id: QueryId() }, VISIT_SORTABLE)
 export const MyVisitQuery = listQuery(visitFilters, VISIT_SORTABLE)
+/** The office's query; the phone's (MyVisitQuery) is the same without `team_id` and `user_id`. */
+export type VisitListQuery = Static<typeof OfficeVisitQuery>
 export const SubmissionQuery = listQuery(
   {
     approval_status: t.Optional(OneOf(APPROVAL_STATUSES)),
@@ -188,6 +206,7 @@ export const SubmissionQuery = listQuery(
   },
   ['created_at', 'updated_at', 'submitted_at', 'id'],
 )
+export type SubmissionListQuery = Static<typeof SubmissionQuery>
 
 export const VisitSubmissionParams = t.Object({
   id: t.Integer({ minimum: 1, maximum: MAX_ID }),

@@ -23,23 +23,17 @@ import { formsOfProjects } from '../projects/projects.service'
 import { canAssign, transition, type VisitAction } from './visits.machine'
 import { assignedTo, findVisit, visitDetail, visitScope, type VisitDetail } from './visits.queries'
 import { visitFlagMask } from './visits.integrity'
+import type {
+  AssignInput,
+  BulkVisitInput,
+  CheckInInput,
+  CheckOutInput,
+  CreateVisitInput,
+  ReasonInput,
+  SelfVisitInput,
+  SendToFieldInput,
+} from './visits.schemas'
 import { assessSite, notifyFlaggedCheckIn, type SiteAssessment } from './visits.site'
-
-export interface VisitSubmissionInput {
-  form_id: number
-  is_required: boolean
-  order?: number
-}
-
-export interface CreateVisitInput {
-  outlet_id: number
-  project_id: number
-  visit_date: string
-  team_id?: number | null
-  user_ids?: number[]
-  submissions?: VisitSubmissionInput[]
-  notes?: string | null
-}
 
 /** A transition refused by the state machine: 409 with the machine's code. */
 export class VisitStateConflict extends Conflict {
@@ -135,7 +129,6 @@ async function referenceErrors(tx: Db, workspaceId: number, items: CreateVisitIn
   return { errors, formTitles }
 }
 
-/** How a visit is named in audit entries: its outlet and date. */
 // The statements every transition runs, prepared once per connection (check-in and check-out are
 // the field app's most frequent writes).
 const outletNameOf = prepared((db) =>
@@ -197,6 +190,7 @@ const missingRequiredForms = prepared((db) =>
     .prepare(),
 )
 
+/** How a visit is named in audit entries: its outlet and date. */
 async function visitName(tx: Db, visit: { id: number; outlet_id: number; visit_date: string }) {
   const [outlet] = await outletNameOf(tx).all({ id: visit.outlet_id })
   return `${outlet?.name ?? 'Outlet'} · ${visit.visit_date} (#${visit.id})`
@@ -411,7 +405,7 @@ export function createVisit(ctx: AuthedContext, input: CreateVisitInput): Promis
  * the request alone (its forms as the most a project may have), so a repeat of the same request cuts
  * the same parts.
  */
-/** Small: each part is a turn of the writer; two visits of 100 forms keep a part's hold to a few ms. */
+/** Small, so each part is a short turn of the writer (about two visits of 100 forms). */
 export const WRITE_PART_ROWS = 250
 /** projects.routes.ts caps a project's forms at 100. */
 const PROJECT_FORMS_MAX = 100
@@ -464,8 +458,14 @@ export async function createVisits(ctx: AuthedContext, items: CreateVisitInput[]
   return ids
 }
 
+/** Office bulk create: all or nothing, errors keyed `visits.N.*`. */
+export async function bulkCreateVisits(ctx: AuthedContext, input: BulkVisitInput) {
+  const ids = await createVisits(ctx, input.visits)
+  return { count: ids.length, ids }
+}
+
 /** A field user plans a visit for themselves: assigned to the caller, forms from the project. */
-export function createSelfVisit(ctx: AuthedContext, input: { outlet_id: number; project_id: number; notes?: string | null; visit_date?: string }) {
+export function createSelfVisit(ctx: AuthedContext, input: SelfVisitInput) {
   return createVisit(ctx, {
     outlet_id: input.outlet_id,
     project_id: input.project_id,
@@ -479,7 +479,7 @@ async function assigneeIds(tx: Db, visitId: number) {
   return (await assigneesOfVisit(tx).all({ visitId })).map((row) => row.id)
 }
 
-export function assignVisit(ctx: AuthedContext, visitId: number, userIds: number[]) {
+export function assignVisit(ctx: AuthedContext, visitId: number, { user_ids: userIds }: AssignInput) {
   return withTransaction(ctx, async (scope) => {
     const visit = await findVisit(scope.tx, ctx, visitId, { mine: false })
     if (!canAssign(visit.status)) throw new VisitStateConflict('INVALID_VISIT_STATUS', visit.status)
@@ -496,15 +496,6 @@ export function assignVisit(ctx: AuthedContext, visitId: number, userIds: number
     }
     return visitDetail(scope.tx, ctx, visitId, { mine: false })
   })
-}
-
-export interface LocationInput {
-  latitude?: number | null
-  longitude?: number | null
-  accuracy_m?: number | null
-  is_mock?: boolean | null
-  photo?: string | null
-  notes?: string | null
 }
 
 /** The EXIF of the image accepted for `field`, read before the write transaction (CPU work, no writer held). */
@@ -537,10 +528,10 @@ async function applyTransition(
   await scope.audit({ entityType: 'visit', entityId: visit.id, entityName: await visitName(scope.tx, visit), action: 'updated', before: visit, after })
 }
 
-export async function checkIn(ctx: AuthedContext, visitId: number, input: LocationInput) {
+export async function checkIn(ctx: AuthedContext, visitId: number, input: CheckInInput) {
   const location = requireLocation(input)
   const photos = new PhotoBatch(ctx)
-  const photoUrl = input.photo ? await photos.accept(input.photo, 'check_in_photo') : null
+  const photoUrl = input.check_in_photo ? await photos.accept(input.check_in_photo, 'check_in_photo') : null
   const photo = exifOf(ctx, photos, 'check_in_photo')
   return photos.guard(() =>
     withTransaction(ctx, async (scope) => {
@@ -573,10 +564,10 @@ export async function checkIn(ctx: AuthedContext, visitId: number, input: Locati
   )
 }
 
-export async function checkOut(ctx: AuthedContext, visitId: number, input: LocationInput) {
+export async function checkOut(ctx: AuthedContext, visitId: number, input: CheckOutInput) {
   const location = requireLocation(input)
   const photos = new PhotoBatch(ctx)
-  const photoUrl = input.photo ? await photos.accept(input.photo, 'check_out_photo') : null
+  const photoUrl = input.check_out_photo ? await photos.accept(input.check_out_photo, 'check_out_photo') : null
   const photo = exifOf(ctx, photos, 'check_out_photo')
   return photos.guard(() =>
     withTransaction(ctx, async (scope) => {
@@ -611,7 +602,7 @@ export async function checkOut(ctx: AuthedContext, visitId: number, input: Locat
 }
 
 /** Office: cancel (scheduled or in progress) or force-close (in progress) with a reason. */
-export function closeVisit(ctx: AuthedContext, visitId: number, action: 'cancel' | 'force_close', reason: string) {
+export function closeVisit(ctx: AuthedContext, visitId: number, action: 'cancel' | 'force_close', { reason }: ReasonInput) {
   return withTransaction(ctx, async (scope) => {
     const visit = await findVisit(scope.tx, ctx, visitId, { mine: false })
     await applyTransition(scope, ctx, visit, action, { close_reason: reason }, reason)
@@ -623,8 +614,8 @@ export function closeVisit(ctx: AuthedContext, visitId: number, action: 'cancel'
  * Sends scheduled visits to their assignees' phones: marks them sent, records who was notified and
  * notifies them. All or nothing: an unknown id or a visit that is not scheduled refuses the request.
  */
-export function sendToField(ctx: AuthedContext, visitIds: number[]) {
-  const ids = [...new Set(visitIds)]
+export function sendToField(ctx: AuthedContext, input: SendToFieldInput) {
+  const ids = [...new Set(input.visit_ids)]
   return withTransaction(ctx, async (scope) => {
     const rows = await scope.tx
       .select()

@@ -12,6 +12,7 @@ import type { TxScope } from '../../platform/transaction'
 import type { PhotoExif } from '../files/photo-exif'
 import { notify, workspaceAdminIds } from '../notifications/notifications.service'
 import { checkSite, photoFlags, travelFlags, type GeofenceMode, type VisitFlag } from './visits.integrity'
+import type { CheckInInput } from './visits.schemas'
 
 const siteOfVisit = prepared((db) =>
   db
@@ -45,14 +46,11 @@ const lastPingBefore = prepared((db) =>
     .prepare(),
 )
 
-export interface SiteInput {
-  latitude: number
-  longitude: number
-  accuracy_m?: number | null
-  is_mock?: boolean | null
-  /** The EXIF of the photo sent with the action, when it was an uploaded image. */
-  photo: PhotoExif | null
-}
+/**
+ * What the phone sent with the action (its accuracy and mock flag as the body has them), the position
+ * once required, and the EXIF of the photo when it was an uploaded image.
+ */
+export type SiteInput = Pick<CheckInInput, 'accuracy_m' | 'is_mock'> & { latitude: number; longitude: number; photo: PhotoExif | null }
 
 export interface SiteAssessment {
   distanceM: number | null
