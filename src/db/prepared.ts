@@ -25,7 +25,10 @@ export function preparedVariants<K extends string | number, T>(build: (db: Db, k
   const max = options.max ?? Infinity
   return (db, key) => {
     let statements = cache.get(db)
-    if (!statements) cache.set(db, (statements = new Map()))
+    if (!statements) {
+      statements = new Map()
+      cache.set(db, statements)
+    }
     let statement = statements.get(key)
     if (statement === undefined) {
       statement = build(db, key)

@@ -421,7 +421,10 @@ function repeatedQueryKeys(url: string): Record<string, string[]> | null {
   const seen = new Set<string>()
   let repeated: Record<string, string[]> | null = null
   for (const key of new URLSearchParams(url.slice(start + 1)).keys()) {
-    if (seen.has(key)) (repeated ??= {})[key] = ['must be given at most once']
+    if (seen.has(key)) {
+      repeated ??= {}
+      repeated[key] = ['must be given at most once']
+    }
     seen.add(key)
   }
   return repeated
