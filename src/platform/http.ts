@@ -16,7 +16,7 @@
  *
  * Routes declare `auth: 'channel_group.manage'` (key; access is `view` for *view keys, else `full`;
  * platform from the path: /office → web, /app → mobile), `auth: true` (any signed-in user) or
- * `public: true`.
+ * `public: true`; and, optionally, `idempotency: 'in-transaction'` (see IdempotencyMode).
  */
 import { randomUUID } from 'node:crypto'
 import { Elysia, ElysiaCustomStatusResponse } from 'elysia'
@@ -43,8 +43,32 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 const CSV_TYPE = /^text\/csv\s*(?:;|$)/i
 
-/** Route detail value: the idempotency key is looked up only inside the transaction (see ClaimInput). */
-export const IDEMPOTENCY_CHECK_IN_TRANSACTION = 'in-transaction'
+/**
+ * Route option `idempotency`: `'in-transaction'` looks the X-Idempotency-Key up only inside the
+ * mutation's transaction, not before the handler (see ClaimInput.checkBeforeHandler): for a route
+ * whose handler refuses nothing before its transaction.
+ */
+export type IdempotencyMode = 'in-transaction'
+
+/** What the kernel's route options (macros) say about one route, gathered when the route is built. */
+interface RouteOptions {
+  checkInTransaction: boolean
+}
+
+/**
+ * One RouteOptions per route, keyed by the route's hook object. Elysia hands a macro only its own
+ * option's value, and applies a route's macros in the order they are written; each macro's
+ * `introspect` receives the route's hook object, so `auth` and `idempotency` meet here in either order.
+ */
+const routeOptions = new WeakMap<object, RouteOptions>()
+function optionsOf(hook: object): RouteOptions {
+  let options = routeOptions.get(hook)
+  if (!options) {
+    options = { checkInTransaction: false }
+    routeOptions.set(hook, options)
+  }
+  return options
+}
 
 export type AuthRequirement = true | string | { key: string; access: Access }
 
@@ -61,21 +85,29 @@ interface RouteInfo {
   hooks: unknown
 }
 
-/** Success status per route (`POST /api/office/v1/...` → 201), filled by createApp once routes exist. */
+/**
+ * Success status per route (`POST /api/office/v1/...` → 201) and where a created resource is read,
+ * learnt by createApp from the built routes (`learn`): both need a route's method and path, which
+ * no route option is told.
+ */
 export class RouteTable {
   private readonly statuses = new Map<string, number>()
-  private readonly checkedInTransaction = new Set<string>()
   /** `POST <route>` → the path of the GET route that reads what it creates; its last segment is the new id. */
   private readonly createdLocations = new Map<string, string>()
 
-  register(method: string, path: string, status: number, idempotencyCheck?: unknown) {
-    this.statuses.set(`${method} ${path}`, status)
-    if (idempotencyCheck === IDEMPOTENCY_CHECK_IN_TRANSACTION) this.checkedInTransaction.add(`${method} ${path}`)
+  /** The idempotency record stores the status a route answers on success: its lowest 2xx schema. */
+  learn(all: readonly RouteInfo[]) {
+    for (const route of all) {
+      const declared = Object.keys((route.hooks as { response?: Record<string, unknown> }).response ?? {})
+        .map(Number)
+        .filter((status) => status >= 200 && status < 300)
+      if (declared.length > 0) this.register(route.method, route.path, Math.min(...declared))
+    }
+    this.linkCreatedLocations(all)
   }
 
-  /** False for routes that declare `detail: { 'x-idempotency-check': 'in-transaction' }`. */
-  checkBeforeHandler(method: string, path: string | undefined): boolean {
-    return !(path && this.checkedInTransaction.has(`${method} ${path}`))
+  register(method: string, path: string, status: number) {
+    this.statuses.set(`${method} ${path}`, status)
   }
 
   successStatus(method: string, path: string | undefined): number {
@@ -153,7 +185,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
     return null
   }
 
-  async function prepare(c: KernelState, requirement: AuthRequirement | null) {
+  async function prepare(c: KernelState, requirement: AuthRequirement | null, options?: RouteOptions) {
     const actor = requirement === null ? null : await authenticate(db.read, tokens, c.request.headers.get('authorization'))
     if (actor && requirement !== true && requirement !== null) {
       const { key, access } =
@@ -179,7 +211,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
           rawBody: c.rawBody,
           successStatus: routes.successStatus(method, c.route),
           createdUnder: routes.createdUnder(method, c.route, c.params),
-          checkBeforeHandler: routes.checkBeforeHandler(method, c.route),
+          checkBeforeHandler: !options?.checkInTransaction,
         })
       }
     }
@@ -315,16 +347,27 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
       })
     })
     .macro({
-      auth: (requirement: AuthRequirement) => ({
-        // Bodies are JSON (the parser above does the work; this tells the OpenAPI document).
-        parse: 'json' as never,
-        // Shown in the OpenAPI document and read by the security test suite.
-        detail: { security: [{ bearerAuth: [] }], 'x-permission': describeRequirement(requirement) } as never,
-        async transform(c) {
-          await prepare(state(c), requirement)
+      auth: (requirement: AuthRequirement) => {
+        let options: RouteOptions | undefined
+        return {
+          // Bodies are JSON (the parser above does the work; this tells the OpenAPI document).
+          parse: 'json' as never,
+          // Shown in the OpenAPI document and read by the security test suite.
+          detail: { security: [{ bearerAuth: [] }], 'x-permission': describeRequirement(requirement) } as never,
+          introspect(hook: object) {
+            options = optionsOf(hook)
+          },
+          async transform(c) {
+            await prepare(state(c), requirement, options)
+          },
+          resolve: (c) => ({ ctx: state(c).ctx as AuthedContext }),
+          afterResponse: release,
+        }
+      },
+      idempotency: (mode: IdempotencyMode) => ({
+        introspect(hook: object) {
+          optionsOf(hook).checkInTransaction = mode === 'in-transaction'
         },
-        resolve: (c) => ({ ctx: state(c).ctx as AuthedContext }),
-        afterResponse: release,
       }),
       public: (enabled: boolean) => ({
         parse: 'json' as never,

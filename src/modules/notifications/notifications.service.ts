@@ -12,7 +12,7 @@ import type { AuthedContext, RequestContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
 import { paginate, paging, updatedSince, type ListLimits } from '../../platform/pagination'
 import { withTransaction, type TxScope } from '../../platform/transaction'
-import { topics } from '../../ws/hub'
+import { topics } from '../../platform/hub'
 
 export type NotificationRow = typeof notifications.$inferSelect
 
