@@ -166,24 +166,24 @@ interface KernelState {
 
 const state = (c: unknown) => c as KernelState
 
+function clientIp(request: Request, server: { requestIP(r: Request): { address: string } | null } | null, trustProxy: boolean) {
+  if (trustProxy) {
+    const forwarded = request.headers.get('fly-client-ip') ?? request.headers.get('x-forwarded-for')?.split(',')[0]
+    if (forwarded?.trim()) return forwarded.trim()
+  }
+  return server?.requestIP(request)?.address ?? null
+}
+
+function platformOf(path: string): Platform | null {
+  if (path.startsWith('/api/office/')) return 'web'
+  if (path.startsWith('/api/app/')) return 'mobile'
+  return null
+}
+
 export function createPlatform(deps: Deps, routes: RouteTable) {
   const { clock, config, logger, db, tokens, idempotency, metrics } = deps
   // The request line is built only when it would be written (LOG_LEVEL debug or info).
   const logRequests = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'info'
-
-  function clientIp(request: Request, server: { requestIP(r: Request): { address: string } | null } | null) {
-    if (config.TRUST_PROXY) {
-      const forwarded = request.headers.get('fly-client-ip') ?? request.headers.get('x-forwarded-for')?.split(',')[0]
-      if (forwarded?.trim()) return forwarded.trim()
-    }
-    return server?.requestIP(request)?.address ?? null
-  }
-
-  function platformOf(path: string): Platform | null {
-    if (path.startsWith('/api/office/')) return 'web'
-    if (path.startsWith('/api/app/')) return 'mobile'
-    return null
-  }
 
   async function prepare(c: KernelState, requirement: AuthRequirement | null, options?: RouteOptions) {
     const actor = requirement === null ? null : await authenticate(db.read, tokens, c.request.headers.get('authorization'))
@@ -224,160 +224,179 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
     if (claim) idempotency.release(claim)
   }
 
-  return new Elysia({ name: 'platform' })
-    .onRequest((c) => {
-      const s = state(c)
-      s.started = performance.now()
-      s.failedWith = 0
-      const incoming = c.request.headers.get('x-request-id')
-      const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
-      s.meta = {
-        requestId,
-        ip: clientIp(c.request, c.server),
-        userAgent: c.request.headers.get('user-agent')?.slice(0, 512) ?? null,
-        timestamp: clock.now().toISOString(),
-      }
-      s.rawBody = null
-      s.bodyProblem = null
-      s.claim = null
-      c.set.headers['x-request-id'] = requestId
-      c.set.headers['x-content-type-options'] = 'nosniff'
-      const length = Number(c.request.headers.get('content-length') ?? 0)
-      if (length > MAX_BODY_BYTES) throw payloadTooLarge()
-    })
-    .onParse({ as: 'global' }, async (c) => {
-      const s = state(c)
-      // Problems are noted, not thrown: Elysia would turn a throw here into a generic parse error.
-      const bytes = await readBody(c.request)
-      if (bytes === null) {
-        s.bodyProblem = payloadTooLarge()
-        return null
-      }
-      s.rawBody = bytes
-      if (bytes.byteLength === 0) return null
-      const contentType = c.request.headers.get('content-type') ?? ''
-      // CSV uploads (visit import) arrive as text; a JSON route then refuses a string body.
-      if (CSV_TYPE.test(contentType)) return new TextDecoder().decode(bytes)
-      if (!JSON_TYPE.test(contentType)) {
-        s.bodyProblem = ValidationFailed.field('content-type', 'must be application/json')
-        return null
-      }
-      try {
-        const value = parseRequestJson(new TextDecoder().decode(bytes))
-        if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value
-        s.bodyProblem = ValidationFailed.field('body', 'must be a JSON object')
-      } catch (error) {
-        s.bodyProblem = ValidationFailed.field('body', error instanceof JsonTooDeep ? `is nested more than ${MAX_JSON_DEPTH} levels deep` : 'is not valid JSON')
-      }
-      return null
-    })
-    .onError({ as: 'global' }, (c) => {
-      const { code, error } = c
-      release(c)
-      if (error instanceof IdempotentReplay) {
-        state(c).failedWith = 204
-        const headers: Record<string, string> = {
-          'x-request-id': state(c).meta?.requestId ?? '',
-          'x-idempotency-code': 'IDEMPOTENT_DUPLICATE',
-          'cache-control': 'no-store',
-          'x-content-type-options': 'nosniff',
+  return (
+    new Elysia({ name: 'platform' })
+      .onRequest((c) => {
+        const s = state(c)
+        s.started = performance.now()
+        s.failedWith = 0
+        const incoming = c.request.headers.get('x-request-id')
+        const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+        s.meta = {
+          requestId,
+          ip: clientIp(c.request, c.server, config.TRUST_PROXY),
+          userAgent: c.request.headers.get('user-agent')?.slice(0, 512) ?? null,
+          timestamp: clock.now().toISOString(),
         }
-        // The first run created this resource: a client that lost its answer learns the id here.
-        if (error.location) headers.location = error.location
-        return new Response(null, { status: 204, headers })
-      }
-      let failure: AppError
-      try {
-        failure = toAppError(code, error, { ...(c.query as object), ...(c.params as object) })
-      } catch (mapping) {
-        // The error could not even be described: still the envelope, never Bun's own 500 page.
-        logger.error('error mapping failed', { request_id: state(c).meta?.requestId, ...errorFields(mapping) })
-        failure = new AppError(500, 'INTERNAL_ERROR', 'an unexpected error occurred')
-      }
-      state(c).failedWith = failure.status
-      if (failure.status >= 500) {
-        logger.error('request failed', {
-          request_id: state(c).meta?.requestId,
+        s.rawBody = null
+        s.bodyProblem = null
+        s.claim = null
+        c.set.headers['x-request-id'] = requestId
+        c.set.headers['x-content-type-options'] = 'nosniff'
+        const length = Number(c.request.headers.get('content-length') ?? 0)
+        if (length > MAX_BODY_BYTES) throw payloadTooLarge()
+      })
+      .onParse({ as: 'global' }, async (c) => await parseBody(state(c)))
+      // Elysia reads a hook's source to tell whether to wait for it: no call right after `return` keeps
+      // this one synchronous, as the error path always was.
+      .onError({ as: 'global' }, (c) => {
+        release(c)
+        const answer = errorAnswer(c, logger)
+        return answer
+      })
+      .mapResponse({ as: 'global' }, (c) => {
+        // Error answers and replays (already Responses, built by onError above) pass untouched.
+        if (state(c).failedWith) return
+        const value = c.responseValue
+        if (c.request.method !== 'GET') {
+          // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
+          // Mutation answers are sent as they are: no tag, no compression (docs/API.md §Caching and compression).
+          if (carriesTokens(value)) c.set.headers['cache-control'] = 'no-store'
+          return
+        }
+        return representRead(c.request, value, c.set)
+      })
+      .onAfterResponse({ as: 'global' }, (c) => {
+        // After the answer is handed to the socket: one log line and one observation per request.
+        const s = state(c)
+        if (s.started === undefined) return
+        const seconds = (performance.now() - s.started) / 1000
+        const status = s.failedWith || (typeof c.set.status === 'number' ? c.set.status : 200)
+        metrics.observe(c.request.method, c.route || undefined, status, seconds)
+        if (!logRequests) return
+        const actor = s.ctx?.actor
+        logger.info('request', {
+          request_id: s.meta?.requestId,
           method: c.request.method,
-          path: c.path,
-          ...errorFields(error),
+          route: c.route || null,
+          path: c.path.length > 512 ? `${c.path.slice(0, 512)}…` : c.path,
+          status,
+          duration_ms: Math.round(seconds * 100_000) / 100,
+          user_id: actor?.userId ?? null,
+          workspace_id: actor?.workspaceId ?? null,
+          ip: s.meta?.ip ?? null,
         })
-      }
-      return new Response(JSON.stringify({ success: false, message: failure.message, code: failure.code, errors: failure.errors, ...failure.extra }), {
-        status: failure.status,
-        headers: {
-          'content-type': 'application/json; charset=utf-8',
-          'x-request-id': state(c).meta?.requestId ?? '',
-          'x-content-type-options': 'nosniff',
-          ...failure.headers,
+      })
+      .macro({
+        auth: (requirement: AuthRequirement) => {
+          let options: RouteOptions | undefined
+          return {
+            // Bodies are JSON (the parser above does the work; this tells the OpenAPI document).
+            parse: 'json' as never,
+            // Shown in the OpenAPI document and read by the security test suite.
+            detail: { security: [{ bearerAuth: [] }], 'x-permission': describeRequirement(requirement) } as never,
+            introspect(hook: object) {
+              options = optionsOf(hook)
+            },
+            async transform(c) {
+              await prepare(state(c), requirement, options)
+            },
+            resolve: (c) => ({ ctx: state(c).ctx as AuthedContext }),
+            afterResponse: release,
+          }
         },
-      })
-    })
-    .mapResponse({ as: 'global' }, (c) => {
-      // Error answers and replays (already Responses, built by onError above) pass untouched.
-      if (state(c).failedWith) return
-      const value = c.responseValue
-      if (c.request.method !== 'GET') {
-        // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
-        // Mutation answers are sent as they are: no tag, no compression (docs/API.md §Caching and compression).
-        if (carriesTokens(value)) c.set.headers['cache-control'] = 'no-store'
-        return
-      }
-      return representRead(c.request, value, c.set)
-    })
-    .onAfterResponse({ as: 'global' }, (c) => {
-      // After the answer is handed to the socket: one log line and one observation per request.
-      const s = state(c)
-      if (s.started === undefined) return
-      const seconds = (performance.now() - s.started) / 1000
-      const status = s.failedWith || (typeof c.set.status === 'number' ? c.set.status : 200)
-      metrics.observe(c.request.method, c.route || undefined, status, seconds)
-      if (!logRequests) return
-      const actor = s.ctx?.actor
-      logger.info('request', {
-        request_id: s.meta?.requestId,
-        method: c.request.method,
-        route: c.route || null,
-        path: c.path.length > 512 ? `${c.path.slice(0, 512)}…` : c.path,
-        status,
-        duration_ms: Math.round(seconds * 100_000) / 100,
-        user_id: actor?.userId ?? null,
-        workspace_id: actor?.workspaceId ?? null,
-        ip: s.meta?.ip ?? null,
-      })
-    })
-    .macro({
-      auth: (requirement: AuthRequirement) => {
-        let options: RouteOptions | undefined
-        return {
-          // Bodies are JSON (the parser above does the work; this tells the OpenAPI document).
-          parse: 'json' as never,
-          // Shown in the OpenAPI document and read by the security test suite.
-          detail: { security: [{ bearerAuth: [] }], 'x-permission': describeRequirement(requirement) } as never,
+        idempotency: (mode: IdempotencyMode) => ({
           introspect(hook: object) {
-            options = optionsOf(hook)
+            optionsOf(hook).checkInTransaction = mode === 'in-transaction'
           },
+        }),
+        public: (enabled: boolean) => ({
+          parse: 'json' as never,
+          detail: { security: [], 'x-permission': 'public' } as never,
           async transform(c) {
-            await prepare(state(c), requirement, options)
+            if (enabled) await prepare(state(c), null)
           },
-          resolve: (c) => ({ ctx: state(c).ctx as AuthedContext }),
-          afterResponse: release,
-        }
-      },
-      idempotency: (mode: IdempotencyMode) => ({
-        introspect(hook: object) {
-          optionsOf(hook).checkInTransaction = mode === 'in-transaction'
-        },
-      }),
-      public: (enabled: boolean) => ({
-        parse: 'json' as never,
-        detail: { security: [], 'x-permission': 'public' } as never,
-        async transform(c) {
-          if (enabled) await prepare(state(c), null)
-        },
-        resolve: (c) => ({ ctx: state(c).ctx }),
-      }),
+          resolve: (c) => ({ ctx: state(c).ctx }),
+        }),
+      })
+  )
+}
+
+/**
+ * The body as the kernel reads it: its raw bytes (kept for the idempotency fingerprint), then JSON,
+ * or text for a CSV upload. Problems are noted in `bodyProblem`, not thrown: Elysia would turn a
+ * throw here into a generic parse error, and authentication answers first.
+ */
+async function parseBody(s: KernelState): Promise<unknown> {
+  const bytes = await readBody(s.request)
+  if (bytes === null) {
+    s.bodyProblem = payloadTooLarge()
+    return null
+  }
+  s.rawBody = bytes
+  if (bytes.byteLength === 0) return null
+  const contentType = s.request.headers.get('content-type') ?? ''
+  // CSV uploads (visit import) arrive as text; a JSON route then refuses a string body.
+  if (CSV_TYPE.test(contentType)) return new TextDecoder().decode(bytes)
+  if (!JSON_TYPE.test(contentType)) {
+    s.bodyProblem = ValidationFailed.field('content-type', 'must be application/json')
+    return null
+  }
+  try {
+    const value = parseRequestJson(new TextDecoder().decode(bytes))
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value
+    s.bodyProblem = ValidationFailed.field('body', 'must be a JSON object')
+  } catch (error) {
+    s.bodyProblem = ValidationFailed.field('body', error instanceof JsonTooDeep ? `is nested more than ${MAX_JSON_DEPTH} levels deep` : 'is not valid JSON')
+  }
+  return null
+}
+
+/** The only place an error becomes a response: a replay's 204, or the error envelope (./errors.ts). */
+function errorAnswer(
+  c: { code: string | number; error: unknown; query: unknown; params: unknown; request: Request; path: string },
+  logger: Deps['logger'],
+): Response {
+  const { code, error } = c
+  const s = state(c)
+  if (error instanceof IdempotentReplay) {
+    s.failedWith = 204
+    const headers: Record<string, string> = {
+      'x-request-id': s.meta?.requestId ?? '',
+      'x-idempotency-code': 'IDEMPOTENT_DUPLICATE',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    }
+    // The first run created this resource: a client that lost its answer learns the id here.
+    if (error.location) headers.location = error.location
+    return new Response(null, { status: 204, headers })
+  }
+  let failure: AppError
+  try {
+    failure = toAppError(code, error, { ...(c.query as object), ...(c.params as object) })
+  } catch (mapping) {
+    // The error could not even be described: still the envelope, never Bun's own 500 page.
+    logger.error('error mapping failed', { request_id: s.meta?.requestId, ...errorFields(mapping) })
+    failure = new AppError(500, 'INTERNAL_ERROR', 'an unexpected error occurred')
+  }
+  s.failedWith = failure.status
+  if (failure.status >= 500) {
+    logger.error('request failed', {
+      request_id: s.meta?.requestId,
+      method: c.request.method,
+      path: c.path,
+      ...errorFields(error),
     })
+  }
+  return new Response(JSON.stringify({ success: false, message: failure.message, code: failure.code, errors: failure.errors, ...failure.extra }), {
+    status: failure.status,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'x-request-id': s.meta?.requestId ?? '',
+      'x-content-type-options': 'nosniff',
+      ...failure.headers,
+    },
+  })
 }
 
 /**
