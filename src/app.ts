@@ -1,18 +1,21 @@
 /**
- * createApp: dependencies → the platform kernel → the API docs → each module's routes.
- * Adding a resource means adding one module folder and one `.use(...)` line here.
+ * The composition root. createApp: the modules' manifests → dependencies → the platform kernel → the
+ * API docs → each module's routes. Adding a resource means adding one module folder, its manifest
+ * to MANIFESTS and one `.use(...)` line here; the platform itself names no module.
  */
 import { Elysia } from 'elysia'
 import type { Config } from './config/env'
 import type { Database } from './db/client'
 import { systemClock, type Clock } from './platform/clock'
-import type { Deps } from './platform/context'
+import type { Deps, PlatformServices } from './platform/context'
 import { apiDocs } from './platform/api-docs'
+import { Hub } from './platform/hub'
 import { createPlatform, RouteTable } from './platform/http'
 import { IdempotencyStore } from './platform/idempotency'
 import { createTokenService, resolveJwtSecret } from './platform/jwt'
 import { createLogger, type Logger } from './platform/logger'
 import { createMailer } from './platform/mail'
+import { registerModules } from './platform/manifest'
 import { Metrics } from './platform/observability'
 import { createAuthLimits } from './platform/rate-limit'
 import { auditLogRoutes } from './modules/audit-logs/audit-logs.routes'
@@ -30,7 +33,6 @@ import { userRoutes } from './modules/users/users.routes'
 import { visitRoutes } from './modules/visits/visits.routes'
 import { workspaceRoutes } from './modules/workspaces/workspaces.routes'
 import { locationRoutes } from './modules/locations/locations.routes'
-import { Hub } from './ws/hub'
 import { storeOnlySender, type PushSender } from './modules/notifications/notifications.service'
 import { notificationRoutes } from './modules/notifications/notifications.routes'
 import { attendanceRoutes } from './modules/attendance/attendance.routes'
@@ -44,6 +46,40 @@ import { reportRoutes } from './modules/reports/reports.routes'
 import { embeddedSource, upstreamSource } from './modules/regional/regional.source'
 import { syncRoutes } from './modules/sync/sync.routes'
 import { wsRoutes } from './ws/ws.routes'
+import { attendanceManifest } from './modules/attendance/attendance.manifest'
+import { auditLogsManifest } from './modules/audit-logs/audit-logs.manifest'
+import { catalogueManifest } from './modules/catalogue/catalogue.manifest'
+import { dashboardManifest } from './modules/dashboard/dashboard.manifest'
+import { exportsManifest } from './modules/exports/exports.manifest'
+import { formsManifest } from './modules/forms/forms.manifest'
+import { locationsManifest } from './modules/locations/locations.manifest'
+import { masterDataManifest } from './modules/master-data/master-data.manifest'
+import { outletsManifest } from './modules/outlets/outlets.manifest'
+import { projectsManifest } from './modules/projects/projects.manifest'
+import { rolesManifest } from './modules/roles/roles.manifest'
+import { teamsManifest } from './modules/teams/teams.manifest'
+import { usersManifest } from './modules/users/users.manifest'
+import { visitsManifest } from './modules/visits/visits.manifest'
+import { workspacesManifest } from './modules/workspaces/workspaces.manifest'
+
+/** Every module's declarations, in the order GET /office/v1/permissions lists their keys. */
+const MANIFESTS = [
+  masterDataManifest,
+  outletsManifest,
+  formsManifest,
+  projectsManifest,
+  teamsManifest,
+  catalogueManifest,
+  usersManifest,
+  rolesManifest,
+  workspacesManifest,
+  auditLogsManifest,
+  visitsManifest,
+  locationsManifest,
+  attendanceManifest,
+  dashboardManifest,
+  exportsManifest,
+]
 
 export interface AppOptions {
   db: Database
@@ -55,8 +91,9 @@ export interface AppOptions {
 }
 
 export async function createApp({ db, config, clock = systemClock, logger = createLogger(config.LOG_LEVEL), push = storeOnlySender }: AppOptions) {
+  registerModules(MANIFESTS)
   const secret = await resolveJwtSecret(db, config.JWT_SECRET)
-  const deps = {
+  const platformServices: PlatformServices = {
     db,
     config,
     clock,
@@ -67,6 +104,10 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     limits: createAuthLimits(clock, config),
     hub: new Hub(),
     metrics: new Metrics(),
+  }
+  // The modules' services (declared in their manifests); the export runner needs the rest first.
+  const deps = {
+    ...platformServices,
     push,
     regional: config.REGIONAL_SERVICE_URL
       ? upstreamSource(config.REGIONAL_SERVICE_URL, { timeoutMs: config.REGIONAL_TIMEOUT_MS })
@@ -134,15 +175,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     })
     .onStop(() => deps.hub.detach())
 
-  // The idempotency record stores the status a route answers on success (its lowest 2xx schema).
-  for (const route of app.routes) {
-    const declared = Object.keys((route.hooks as { response?: Record<string, unknown> }).response ?? {})
-      .map(Number)
-      .filter((status) => status >= 200 && status < 300)
-    const detail = (route.hooks as { detail?: Record<string, unknown> }).detail
-    if (declared.length > 0) routes.register(route.method, route.path, Math.min(...declared), detail?.['x-idempotency-check'])
-  }
-  routes.linkCreatedLocations(app.routes)
+  routes.learn(app.routes)
 
   return { app, deps }
 }

@@ -14,8 +14,8 @@ import { eq } from 'drizzle-orm'
 import { locationPings, notifications } from '../src/db/schema'
 import { ManualClock as TestClock, type ManualClock } from '../src/platform/clock'
 import { compileGrants } from '../src/platform/permissions'
-import { Hub, topics, type SocketAccess } from '../src/ws/hub'
-import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../src/ws/replay-log'
+import { Hub, topics, type SocketAccess } from '../src/platform/hub'
+import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../src/platform/replay-log'
 import { createTestApp, expectError, unique, type Reply, type Session, type TestApp, type Workspace } from './harness'
 
 let h: TestApp

@@ -1,5 +1,5 @@
 /**
- * `bun scripts/bench/replay-memory.ts` — what the WebSocket replay log (src/ws/replay-log.ts) costs in
+ * `bun scripts/bench/replay-memory.ts` — what the WebSocket replay log (src/platform/replay-log.ts) costs in
  * memory: `location.created` events shaped like the ones the service publishes (50 per batch) recorded
  * into one workspace's log at the location-ingest benchmark's rate (~3,000 batches/s) and at field
  * rates, with the heap measured after a full collection. Prints the events and bytes the log counts,
@@ -7,8 +7,8 @@
  */
 import { heapStats } from 'bun:jsc'
 import { pingBatch } from '../lib/pings'
-import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../../src/ws/replay-log'
-import { topics } from '../../src/ws/hub'
+import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../../src/platform/replay-log'
+import { topics } from '../../src/platform/hub'
 
 const BATCHES_PER_SECOND = 3000
 const PINGS = 50

@@ -7,16 +7,15 @@
  * checkpoint on a timer instead. PASSIVE never waits for or blocks the writer.
  *
  * Small and often: one pass every 50 ms. The worker shares the server's core, and a pass is CPU
- * (every new page read from the WAL and written to the database file); under steady ingest a pass
- * every 250 ms (five in a row until caught up) held the core for several milliseconds four times a
- * second, and every request in flight waited for it (p99 46 → 38 ms at 50 connections, measured).
+ * (every new page read from the WAL and written to the database file): rarer, larger passes hold
+ * the core long enough for every request in flight to wait for them (docs/PERFORMANCE.md).
  * A tick with nothing committed since the last pass (`PRAGMA data_version` unchanged) does nothing,
  * so an idle server is not woken twenty times a second.
  *
  * Starting the WAL over: once every frame is copied back, the writer's next transaction restarts
  * the WAL from the top and `journal_size_limit` cuts the file back. A steady writer never leaves
  * that moment (frames keep arriving while a pass copies), and the WAL would grow without bound
- * (1 GiB in 11 s of location ingest, every read searching a longer WAL index). So when the WAL
+ * (quickly under location ingest, every read searching a longer WAL index). So when the WAL
  * holds `catchUpAtFrames` frames (4,096: one WAL-index hash table, 16 MiB) the owner of the writer is
  * told (`onBehind`) and runs one PASSIVE pass on the writer connection between two transactions: it
  * copies only what the worker has not (at most one tick's frames, a millisecond or two), and the next

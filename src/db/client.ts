@@ -147,7 +147,7 @@ function openBunSqlite(path: string, config: Config): Database {
   // Checkpoints run on a timer in a worker (./checkpoint.ts), never inside a request's COMMIT.
   writerConnection.run('PRAGMA wal_autocheckpoint = 0')
   // Group commit makes every transaction a SAVEPOINT, whose statement journal SQLite spills past
-  // 64 KiB into a temporary file: 70 KB of file writes per location batch. Kept in memory instead.
+  // 64 KiB into a temporary file, written for every location batch. Kept in memory instead.
   writerConnection.run('PRAGMA temp_store = MEMORY')
   // Once checkpointed, the WAL is cut back to this size instead of staying at its high-water mark.
   writerConnection.run(`PRAGMA journal_size_limit = ${64 * 1024 * 1024}`)

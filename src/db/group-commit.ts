@@ -164,7 +164,10 @@ export class WalSync {
   constructor(private readonly databasePath: string) {}
 
   sync(): Promise<void> {
-    if (!this.running) return (this.running = this.start())
+    if (!this.running) {
+      this.running = this.start()
+      return this.running
+    }
     // Asked for while a sync runs: it may have started before this caller's COMMIT.
     this.next ??= this.running.then(
       () => this.promoteNext(),
@@ -182,7 +185,8 @@ export class WalSync {
 
   private promoteNext(): Promise<void> {
     this.next = null
-    return (this.running = this.start())
+    this.running = this.start()
+    return this.running
   }
 
   private async start(): Promise<void> {

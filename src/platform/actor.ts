@@ -79,7 +79,10 @@ export async function loadMember(db: Db, userId: number, workspaceId: number): P
   const [epochRow] = await readEpoch(db).all()
   const epoch = epochRow?.value ?? -1
   let members = caches.get(db)
-  if (!members) caches.set(db, (members = new Map()))
+  if (!members) {
+    members = new Map()
+    caches.set(db, members)
+  }
   const cacheKey = `${userId}:${workspaceId}`
   const known = members.get(cacheKey)
   if (known && known.epoch === epoch) return { ...known.actor }

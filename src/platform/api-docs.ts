@@ -46,7 +46,35 @@ bad token is refused with 401 before the upgrade. Messages are JSON \`{"type", "
 \`location.created\` (live map, for users with livemap:view), \`visit.updated\` (visits you may see) and
 \`notification.created\` (your own). Send \`{"type":"ping"}\` and the server answers \`{"type":"pong"}\`.`
 
-type Json = Record<string, any>
+/** A JSON Schema node as the generator emits it; walked and rewritten in place. */
+interface SchemaNode {
+  type?: string | string[]
+  anyOf?: SchemaNode[]
+  format?: string
+  enum?: unknown[]
+  description?: unknown
+  const?: unknown
+  properties?: Record<string, SchemaNode>
+  [keyword: string]: unknown
+}
+
+interface Operation {
+  responses?: Record<string, unknown>
+  requestBody?: unknown
+  'x-permission'?: unknown
+  [field: string]: unknown
+}
+
+/** What createApp states about the service (info, security); the paths are generated. */
+interface DocumentHead {
+  info: { title: string; version: string; description?: string }
+  components?: { schemas?: Record<string, unknown>; [field: string]: unknown }
+  [field: string]: unknown
+}
+
+interface OpenApiDocument extends DocumentHead {
+  paths: Record<string, Record<string, Operation>>
+}
 
 const errorResponse = (description: string) => ({
   description,
@@ -60,10 +88,10 @@ export function listedValues(description: unknown): string[] | null {
   return match ? [...match[1]!.split(', '), match[2]!] : null
 }
 
-const typesOf = (schema: Json): string[] => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [])
+const typesOf = (schema: SchemaNode): string[] => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [])
 
 /** The property rules, applied to every schema of the document (recursively). */
-function refineProperty(name: string, schema: Json) {
+function refineProperty(name: string, schema: SchemaNode) {
   if (typeof schema !== 'object' || schema === null) return
   // A nullable property generated as anyOf [X, null]: the rules apply to X.
   if (Array.isArray(schema.anyOf)) for (const option of schema.anyOf) if (typesOf(option)[0] !== 'null') refineProperty(name, option)
@@ -75,33 +103,33 @@ function refineProperty(name: string, schema: Json) {
     if (values) schema.enum = types.includes('null') ? [...values, null] : values
   }
   if ((name === 'id' || name.endsWith('_id')) && types.includes('number'))
-    schema.type = Array.isArray(schema.type) ? schema.type.map((t: string) => (t === 'number' ? 'integer' : t)) : 'integer'
+    schema.type = Array.isArray(schema.type) ? schema.type.map((t) => (t === 'number' ? 'integer' : t)) : 'integer'
 }
 
 function refineSchemas(node: unknown) {
   if (Array.isArray(node)) return node.forEach(refineSchemas)
   if (typeof node !== 'object' || node === null) return
-  const object = node as Json
+  const object = node as SchemaNode
   // Unions of string literals (anyOf [{const: a}, {const: b}]) read better as one enum.
-  if (Array.isArray(object.anyOf) && object.anyOf.length > 0 && object.anyOf.every((option: Json) => typeof option?.const === 'string')) {
+  if (Array.isArray(object.anyOf) && object.anyOf.length > 0 && object.anyOf.every((option) => typeof option?.const === 'string')) {
     object.type = 'string'
-    object.enum = object.anyOf.map((option: Json) => option.const)
+    object.enum = object.anyOf.map((option) => option.const)
     delete object.anyOf
   }
   if (object.properties && typeof object.properties === 'object') {
-    for (const [name, schema] of Object.entries(object.properties as Json)) refineProperty(name, schema)
+    for (const [name, schema] of Object.entries(object.properties)) refineProperty(name, schema)
   }
   for (const value of Object.values(object)) refineSchemas(value)
 }
 
 /** The generated document → the published one (see the rules at the top of this file). */
-export function finishDocument(document: Json): Json {
+export function finishDocument(document: OpenApiDocument): OpenApiDocument {
   document.info.description = `${document.info.description ?? ''}${WEBSOCKET_DESCRIPTION}`
   document.components ??= {}
   document.components.schemas ??= {}
   document.components.schemas.ErrorEnvelope = JSON.parse(JSON.stringify(ErrorEnvelope))
 
-  for (const [path, item] of Object.entries(document.paths as Json)) {
+  for (const [path, item] of Object.entries(document.paths)) {
     for (const method of Object.keys(item)) {
       if (!HTTP_METHODS.includes(method)) delete item[method]
     }
@@ -109,9 +137,12 @@ export function finishDocument(document: Json): Json {
       delete document.paths[path]
       continue
     }
-    for (const [method, operation] of Object.entries(item as Json)) {
-      const responses = (operation.responses ??= {})
-      const add = (status: number, response: Json) => void (responses[status] ??= response)
+    for (const [method, operation] of Object.entries(item)) {
+      operation.responses ??= {}
+      const responses = operation.responses
+      const add = (status: number, response: object) => {
+        responses[status] ??= response
+      }
       const authenticated = operation['x-permission'] !== 'public'
       if (authenticated && MUTATIONS.has(method)) {
         add(204, {
@@ -144,7 +175,7 @@ const page = (title: string) => `<!doctype html>
 </html>`
 
 export interface ApiDocsOptions {
-  documentation: Json & { info: { title: string; version: string; description?: string } }
+  documentation: DocumentHead
 }
 
 /** Mount under the `/api` prefix, after the platform plugin (the routes are public and hidden). */
@@ -155,7 +186,7 @@ export function apiDocs({ documentation }: ApiDocsOptions) {
     // Generated on the first fetch, once every route is registered; again only if routes were added.
     const routes = (plugin as unknown as { getGlobalRoutes(): unknown[] }).getGlobalRoutes().length
     if (cached?.routes !== routes) {
-      const generated = toOpenAPISchema(plugin) as Json
+      const generated = toOpenAPISchema(plugin) as unknown as Pick<OpenApiDocument, 'paths' | 'components'>
       const full = {
         openapi: '3.1.0',
         info: { ...documentation.info },

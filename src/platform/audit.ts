@@ -13,27 +13,29 @@ import { auditLogs } from '../db/schema'
 import type { Db } from '../db/client'
 import type { RequestContext } from './context'
 
-export const AUDIT_ENTITY_TYPES = [
-  'user',
-  'outlet',
-  'team',
-  'project',
-  'principal',
-  'visit',
-  'submission',
-  'form',
-  'product',
-  'role',
-  'permission',
-  'workspace',
-  'attendance',
-  'sales_order',
-  'channel_group',
-  'channel',
-  'account',
-  'sub_area',
-] as const
-export type AuditEntityType = (typeof AUDIT_ENTITY_TYPES)[number]
+/**
+ * The entity types audit entries name, one key per type. The platform names none: each module
+ * declares its own in its `<module>.manifest.ts`, for the compiler by declaration merging
+ *
+ *   declare module '../../platform/audit' {
+ *     interface AuditEntityTypes extends Record<'visit' | 'submission', true> {}
+ *   }
+ *
+ * and for the audit-log filter by listing them in the manifest (`registerAuditEntityTypes`).
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: an interface, so that modules can merge their types into it.
+export interface AuditEntityTypes {}
+export type AuditEntityType = keyof AuditEntityTypes & string
+
+/** Every registered entity type, in the order the composition root registered them (the filter's choices). */
+export const AUDIT_ENTITY_TYPES: readonly AuditEntityType[] = []
+
+/** Sets the entity types from the modules' declarations; filled in place, so every importer sees them. */
+export function registerAuditEntityTypes(types: readonly string[]) {
+  const list = AUDIT_ENTITY_TYPES as string[]
+  list.length = 0
+  list.push(...new Set(types))
+}
 
 export const AUDIT_ACTIONS = ['created', 'updated', 'deleted', 'approved', 'rejected', 'assigned', 'unassigned', 'login', 'logout'] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

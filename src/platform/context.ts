@@ -5,19 +5,17 @@
 import type { Config } from '../config/env'
 import type { Database } from '../db/client'
 import type { Clock } from './clock'
+import type { Hub } from './hub'
 import type { IdempotencyClaim, IdempotencyStore } from './idempotency'
+import type { TokenService } from './jwt'
 import type { Logger } from './logger'
 import type { Mailer } from './mail'
+import type { Metrics } from './observability'
 import type { PermissionSet } from './permissions'
 import type { AuthLimits } from './rate-limit'
-import type { Hub } from '../ws/hub'
-import type { RegionalSource } from '../modules/regional/regional.source'
-import type { PushSender } from '../modules/notifications/notifications.service'
-import type { ExportRunner } from '../modules/exports/exports.service'
-import type { TokenService } from './jwt'
-import type { Metrics } from './observability'
 
-export interface Deps {
+/** The services of the platform itself: what every module may rely on. */
+export interface PlatformServices {
   db: Database
   config: Config
   clock: Clock
@@ -29,15 +27,26 @@ export interface Deps {
   limits: AuthLimits
   /** Pushes events to connected WebSocket clients (after commit). */
   hub: Hub
-  /** Provinces → villages: embedded tables or the upstream regional service. */
-  regional: RegionalSource
-  /** Push delivery of notifications (default: store only). */
-  push: PushSender
-  /** Background export jobs of this process. */
-  exports: ExportRunner
   /** Request counts, latencies and ingest counters for GET /api/metrics. */
   metrics: Metrics
 }
+
+/**
+ * The services modules add. The platform names none of them: a module that offers one declares it
+ * in its own `<module>.manifest.ts` by declaration merging,
+ *
+ *   declare module '../../platform/context' {
+ *     interface ModuleServices { regional: RegionalSource }
+ *   }
+ *
+ * and the composition root (src/app.ts) builds it. So dependencies point down (modules → platform)
+ * while every module still reads every service as `ctx.deps.<service>`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: an interface, so that modules can merge their services into it.
+export interface ModuleServices {}
+
+/** What services receive as `ctx.deps`: the platform's services and the modules'. */
+export interface Deps extends PlatformServices, ModuleServices {}
 
 export interface Actor {
   userId: number

@@ -21,7 +21,6 @@ export function isCalendarDate(value: string): boolean {
 export const isClockTime = (value: string) => TIME.test(value)
 
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?$/i
-const DAY_MS = 86_400_000
 
 /**
  * An ISO 8601 date-time (`2026-11-21T08:15:00Z`, `…+07:00`; without a zone it is read as UTC) as

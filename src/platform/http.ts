@@ -16,7 +16,7 @@
  *
  * Routes declare `auth: 'channel_group.manage'` (key; access is `view` for *view keys, else `full`;
  * platform from the path: /office → web, /app → mobile), `auth: true` (any signed-in user) or
- * `public: true`.
+ * `public: true`; and, optionally, `idempotency: 'in-transaction'` (see IdempotencyMode).
  */
 import { randomUUID } from 'node:crypto'
 import { Elysia, ElysiaCustomStatusResponse } from 'elysia'
@@ -43,8 +43,32 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 const CSV_TYPE = /^text\/csv\s*(?:;|$)/i
 
-/** Route detail value: the idempotency key is looked up only inside the transaction (see ClaimInput). */
-export const IDEMPOTENCY_CHECK_IN_TRANSACTION = 'in-transaction'
+/**
+ * Route option `idempotency`: `'in-transaction'` looks the X-Idempotency-Key up only inside the
+ * mutation's transaction, not before the handler (see ClaimInput.checkBeforeHandler): for a route
+ * whose handler refuses nothing before its transaction.
+ */
+export type IdempotencyMode = 'in-transaction'
+
+/** What the kernel's route options (macros) say about one route, gathered when the route is built. */
+interface RouteOptions {
+  checkInTransaction: boolean
+}
+
+/**
+ * One RouteOptions per route, keyed by the route's hook object. Elysia hands a macro only its own
+ * option's value, and applies a route's macros in the order they are written; each macro's
+ * `introspect` receives the route's hook object, so `auth` and `idempotency` meet here in either order.
+ */
+const routeOptions = new WeakMap<object, RouteOptions>()
+function optionsOf(hook: object): RouteOptions {
+  let options = routeOptions.get(hook)
+  if (!options) {
+    options = { checkInTransaction: false }
+    routeOptions.set(hook, options)
+  }
+  return options
+}
 
 export type AuthRequirement = true | string | { key: string; access: Access }
 
@@ -61,21 +85,29 @@ interface RouteInfo {
   hooks: unknown
 }
 
-/** Success status per route (`POST /api/office/v1/...` → 201), filled by createApp once routes exist. */
+/**
+ * Success status per route (`POST /api/office/v1/...` → 201) and where a created resource is read,
+ * learnt by createApp from the built routes (`learn`): both need a route's method and path, which
+ * no route option is told.
+ */
 export class RouteTable {
   private readonly statuses = new Map<string, number>()
-  private readonly checkedInTransaction = new Set<string>()
   /** `POST <route>` → the path of the GET route that reads what it creates; its last segment is the new id. */
   private readonly createdLocations = new Map<string, string>()
 
-  register(method: string, path: string, status: number, idempotencyCheck?: unknown) {
-    this.statuses.set(`${method} ${path}`, status)
-    if (idempotencyCheck === IDEMPOTENCY_CHECK_IN_TRANSACTION) this.checkedInTransaction.add(`${method} ${path}`)
+  /** The idempotency record stores the status a route answers on success: its lowest 2xx schema. */
+  learn(all: readonly RouteInfo[]) {
+    for (const route of all) {
+      const declared = Object.keys((route.hooks as { response?: Record<string, unknown> }).response ?? {})
+        .map(Number)
+        .filter((status) => status >= 200 && status < 300)
+      if (declared.length > 0) this.register(route.method, route.path, Math.min(...declared))
+    }
+    this.linkCreatedLocations(all)
   }
 
-  /** False for routes that declare `detail: { 'x-idempotency-check': 'in-transaction' }`. */
-  checkBeforeHandler(method: string, path: string | undefined): boolean {
-    return !(path && this.checkedInTransaction.has(`${method} ${path}`))
+  register(method: string, path: string, status: number) {
+    this.statuses.set(`${method} ${path}`, status)
   }
 
   successStatus(method: string, path: string | undefined): number {
@@ -134,26 +166,26 @@ interface KernelState {
 
 const state = (c: unknown) => c as KernelState
 
+function clientIp(request: Request, server: { requestIP(r: Request): { address: string } | null } | null, trustProxy: boolean) {
+  if (trustProxy) {
+    const forwarded = request.headers.get('fly-client-ip') ?? request.headers.get('x-forwarded-for')?.split(',')[0]
+    if (forwarded?.trim()) return forwarded.trim()
+  }
+  return server?.requestIP(request)?.address ?? null
+}
+
+function platformOf(path: string): Platform | null {
+  if (path.startsWith('/api/office/')) return 'web'
+  if (path.startsWith('/api/app/')) return 'mobile'
+  return null
+}
+
 export function createPlatform(deps: Deps, routes: RouteTable) {
   const { clock, config, logger, db, tokens, idempotency, metrics } = deps
   // The request line is built only when it would be written (LOG_LEVEL debug or info).
   const logRequests = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'info'
 
-  function clientIp(request: Request, server: { requestIP(r: Request): { address: string } | null } | null) {
-    if (config.TRUST_PROXY) {
-      const forwarded = request.headers.get('fly-client-ip') ?? request.headers.get('x-forwarded-for')?.split(',')[0]
-      if (forwarded?.trim()) return forwarded.trim()
-    }
-    return server?.requestIP(request)?.address ?? null
-  }
-
-  function platformOf(path: string): Platform | null {
-    if (path.startsWith('/api/office/')) return 'web'
-    if (path.startsWith('/api/app/')) return 'mobile'
-    return null
-  }
-
-  async function prepare(c: KernelState, requirement: AuthRequirement | null) {
+  async function prepare(c: KernelState, requirement: AuthRequirement | null, options?: RouteOptions) {
     const actor = requirement === null ? null : await authenticate(db.read, tokens, c.request.headers.get('authorization'))
     if (actor && requirement !== true && requirement !== null) {
       const { key, access } =
@@ -179,7 +211,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
           rawBody: c.rawBody,
           successStatus: routes.successStatus(method, c.route),
           createdUnder: routes.createdUnder(method, c.route, c.params),
-          checkBeforeHandler: routes.checkBeforeHandler(method, c.route),
+          checkBeforeHandler: !options?.checkInTransaction,
         })
       }
     }
@@ -192,149 +224,179 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
     if (claim) idempotency.release(claim)
   }
 
-  return new Elysia({ name: 'platform' })
-    .onRequest((c) => {
-      const s = state(c)
-      s.started = performance.now()
-      s.failedWith = 0
-      const incoming = c.request.headers.get('x-request-id')
-      const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
-      s.meta = {
-        requestId,
-        ip: clientIp(c.request, c.server),
-        userAgent: c.request.headers.get('user-agent')?.slice(0, 512) ?? null,
-        timestamp: clock.now().toISOString(),
-      }
-      s.rawBody = null
-      s.bodyProblem = null
-      s.claim = null
-      c.set.headers['x-request-id'] = requestId
-      c.set.headers['x-content-type-options'] = 'nosniff'
-      const length = Number(c.request.headers.get('content-length') ?? 0)
-      if (length > MAX_BODY_BYTES) throw payloadTooLarge()
-    })
-    .onParse({ as: 'global' }, async (c) => {
-      const s = state(c)
-      // Problems are noted, not thrown: Elysia would turn a throw here into a generic parse error.
-      const bytes = await readBody(c.request)
-      if (bytes === null) {
-        s.bodyProblem = payloadTooLarge()
-        return null
-      }
-      s.rawBody = bytes
-      if (bytes.byteLength === 0) return null
-      const contentType = c.request.headers.get('content-type') ?? ''
-      // CSV uploads (visit import) arrive as text; a JSON route then refuses a string body.
-      if (CSV_TYPE.test(contentType)) return new TextDecoder().decode(bytes)
-      if (!JSON_TYPE.test(contentType)) {
-        s.bodyProblem = ValidationFailed.field('content-type', 'must be application/json')
-        return null
-      }
-      try {
-        const value = parseRequestJson(new TextDecoder().decode(bytes))
-        if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value
-        s.bodyProblem = ValidationFailed.field('body', 'must be a JSON object')
-      } catch (error) {
-        s.bodyProblem = ValidationFailed.field('body', error instanceof JsonTooDeep ? `is nested more than ${MAX_JSON_DEPTH} levels deep` : 'is not valid JSON')
-      }
-      return null
-    })
-    .onError({ as: 'global' }, (c) => {
-      const { code, error } = c
-      release(c)
-      if (error instanceof IdempotentReplay) {
-        state(c).failedWith = 204
-        const headers: Record<string, string> = {
-          'x-request-id': state(c).meta?.requestId ?? '',
-          'x-idempotency-code': 'IDEMPOTENT_DUPLICATE',
-          'cache-control': 'no-store',
-          'x-content-type-options': 'nosniff',
+  return (
+    new Elysia({ name: 'platform' })
+      .onRequest((c) => {
+        const s = state(c)
+        s.started = performance.now()
+        s.failedWith = 0
+        const incoming = c.request.headers.get('x-request-id')
+        const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+        s.meta = {
+          requestId,
+          ip: clientIp(c.request, c.server, config.TRUST_PROXY),
+          userAgent: c.request.headers.get('user-agent')?.slice(0, 512) ?? null,
+          timestamp: clock.now().toISOString(),
         }
-        // The first run created this resource: a client that lost its answer learns the id here.
-        if (error.location) headers.location = error.location
-        return new Response(null, { status: 204, headers })
-      }
-      let failure: AppError
-      try {
-        failure = toAppError(code, error, { ...(c.query as object), ...(c.params as object) })
-      } catch (mapping) {
-        // The error could not even be described: still the envelope, never Bun's own 500 page.
-        logger.error('error mapping failed', { request_id: state(c).meta?.requestId, ...errorFields(mapping) })
-        failure = new AppError(500, 'INTERNAL_ERROR', 'an unexpected error occurred')
-      }
-      state(c).failedWith = failure.status
-      if (failure.status >= 500) {
-        logger.error('request failed', {
-          request_id: state(c).meta?.requestId,
+        s.rawBody = null
+        s.bodyProblem = null
+        s.claim = null
+        c.set.headers['x-request-id'] = requestId
+        c.set.headers['x-content-type-options'] = 'nosniff'
+        const length = Number(c.request.headers.get('content-length') ?? 0)
+        if (length > MAX_BODY_BYTES) throw payloadTooLarge()
+      })
+      .onParse({ as: 'global' }, async (c) => await parseBody(state(c)))
+      // Elysia reads a hook's source to tell whether to wait for it: no call right after `return` keeps
+      // this one synchronous, as the error path always was.
+      .onError({ as: 'global' }, (c) => {
+        release(c)
+        const answer = errorAnswer(c, logger)
+        return answer
+      })
+      .mapResponse({ as: 'global' }, (c) => {
+        // Error answers and replays (already Responses, built by onError above) pass untouched.
+        if (state(c).failedWith) return
+        const value = c.responseValue
+        if (c.request.method !== 'GET') {
+          // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
+          // Mutation answers are sent as they are: no tag, no compression (docs/API.md §Caching and compression).
+          if (carriesTokens(value)) c.set.headers['cache-control'] = 'no-store'
+          return
+        }
+        return representRead(c.request, value, c.set)
+      })
+      .onAfterResponse({ as: 'global' }, (c) => {
+        // After the answer is handed to the socket: one log line and one observation per request.
+        const s = state(c)
+        if (s.started === undefined) return
+        const seconds = (performance.now() - s.started) / 1000
+        const status = s.failedWith || (typeof c.set.status === 'number' ? c.set.status : 200)
+        metrics.observe(c.request.method, c.route || undefined, status, seconds)
+        if (!logRequests) return
+        const actor = s.ctx?.actor
+        logger.info('request', {
+          request_id: s.meta?.requestId,
           method: c.request.method,
-          path: c.path,
-          ...errorFields(error),
+          route: c.route || null,
+          path: c.path.length > 512 ? `${c.path.slice(0, 512)}…` : c.path,
+          status,
+          duration_ms: Math.round(seconds * 100_000) / 100,
+          user_id: actor?.userId ?? null,
+          workspace_id: actor?.workspaceId ?? null,
+          ip: s.meta?.ip ?? null,
         })
-      }
-      return new Response(JSON.stringify({ success: false, message: failure.message, code: failure.code, errors: failure.errors, ...failure.extra }), {
-        status: failure.status,
-        headers: {
-          'content-type': 'application/json; charset=utf-8',
-          'x-request-id': state(c).meta?.requestId ?? '',
-          'x-content-type-options': 'nosniff',
-          ...failure.headers,
-        },
       })
-    })
-    .mapResponse({ as: 'global' }, (c) => {
-      // Error answers and replays (already Responses, built by onError above) pass untouched.
-      if (state(c).failedWith) return
-      const value = c.responseValue
-      if (c.request.method !== 'GET') {
-        // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
-        // Mutation answers are sent as they are: no tag, no compression (docs/API.md §Caching and compression).
-        if (carriesTokens(value)) c.set.headers['cache-control'] = 'no-store'
-        return
-      }
-      return representRead(c.request, value, c.set)
-    })
-    .onAfterResponse({ as: 'global' }, (c) => {
-      // After the answer is handed to the socket: one log line and one observation per request.
-      const s = state(c)
-      if (s.started === undefined) return
-      const seconds = (performance.now() - s.started) / 1000
-      const status = s.failedWith || (typeof c.set.status === 'number' ? c.set.status : 200)
-      metrics.observe(c.request.method, c.route || undefined, status, seconds)
-      if (!logRequests) return
-      const actor = s.ctx?.actor
-      logger.info('request', {
-        request_id: s.meta?.requestId,
-        method: c.request.method,
-        route: c.route || null,
-        path: c.path.length > 512 ? `${c.path.slice(0, 512)}…` : c.path,
-        status,
-        duration_ms: Math.round(seconds * 100_000) / 100,
-        user_id: actor?.userId ?? null,
-        workspace_id: actor?.workspaceId ?? null,
-        ip: s.meta?.ip ?? null,
+      .macro({
+        auth: (requirement: AuthRequirement) => {
+          let options: RouteOptions | undefined
+          return {
+            // Bodies are JSON (the parser above does the work; this tells the OpenAPI document).
+            parse: 'json' as never,
+            // Shown in the OpenAPI document and read by the security test suite.
+            detail: { security: [{ bearerAuth: [] }], 'x-permission': describeRequirement(requirement) } as never,
+            introspect(hook: object) {
+              options = optionsOf(hook)
+            },
+            async transform(c) {
+              await prepare(state(c), requirement, options)
+            },
+            resolve: (c) => ({ ctx: state(c).ctx as AuthedContext }),
+            afterResponse: release,
+          }
+        },
+        idempotency: (mode: IdempotencyMode) => ({
+          introspect(hook: object) {
+            optionsOf(hook).checkInTransaction = mode === 'in-transaction'
+          },
+        }),
+        public: (enabled: boolean) => ({
+          parse: 'json' as never,
+          detail: { security: [], 'x-permission': 'public' } as never,
+          async transform(c) {
+            if (enabled) await prepare(state(c), null)
+          },
+          resolve: (c) => ({ ctx: state(c).ctx }),
+        }),
       })
+  )
+}
+
+/**
+ * The body as the kernel reads it: its raw bytes (kept for the idempotency fingerprint), then JSON,
+ * or text for a CSV upload. Problems are noted in `bodyProblem`, not thrown: Elysia would turn a
+ * throw here into a generic parse error, and authentication answers first.
+ */
+async function parseBody(s: KernelState): Promise<unknown> {
+  const bytes = await readBody(s.request)
+  if (bytes === null) {
+    s.bodyProblem = payloadTooLarge()
+    return null
+  }
+  s.rawBody = bytes
+  if (bytes.byteLength === 0) return null
+  const contentType = s.request.headers.get('content-type') ?? ''
+  // CSV uploads (visit import) arrive as text; a JSON route then refuses a string body.
+  if (CSV_TYPE.test(contentType)) return new TextDecoder().decode(bytes)
+  if (!JSON_TYPE.test(contentType)) {
+    s.bodyProblem = ValidationFailed.field('content-type', 'must be application/json')
+    return null
+  }
+  try {
+    const value = parseRequestJson(new TextDecoder().decode(bytes))
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value
+    s.bodyProblem = ValidationFailed.field('body', 'must be a JSON object')
+  } catch (error) {
+    s.bodyProblem = ValidationFailed.field('body', error instanceof JsonTooDeep ? `is nested more than ${MAX_JSON_DEPTH} levels deep` : 'is not valid JSON')
+  }
+  return null
+}
+
+/** The only place an error becomes a response: a replay's 204, or the error envelope (./errors.ts). */
+function errorAnswer(
+  c: { code: string | number; error: unknown; query: unknown; params: unknown; request: Request; path: string },
+  logger: Deps['logger'],
+): Response {
+  const { code, error } = c
+  const s = state(c)
+  if (error instanceof IdempotentReplay) {
+    s.failedWith = 204
+    const headers: Record<string, string> = {
+      'x-request-id': s.meta?.requestId ?? '',
+      'x-idempotency-code': 'IDEMPOTENT_DUPLICATE',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    }
+    // The first run created this resource: a client that lost its answer learns the id here.
+    if (error.location) headers.location = error.location
+    return new Response(null, { status: 204, headers })
+  }
+  let failure: AppError
+  try {
+    failure = toAppError(code, error, { ...(c.query as object), ...(c.params as object) })
+  } catch (mapping) {
+    // The error could not even be described: still the envelope, never Bun's own 500 page.
+    logger.error('error mapping failed', { request_id: s.meta?.requestId, ...errorFields(mapping) })
+    failure = new AppError(500, 'INTERNAL_ERROR', 'an unexpected error occurred')
+  }
+  s.failedWith = failure.status
+  if (failure.status >= 500) {
+    logger.error('request failed', {
+      request_id: s.meta?.requestId,
+      method: c.request.method,
+      path: c.path,
+      ...errorFields(error),
     })
-    .macro({
-      auth: (requirement: AuthRequirement) => ({
-        // Bodies are JSON (the parser above does the work; this tells the OpenAPI document).
-        parse: 'json' as never,
-        // Shown in the OpenAPI document and read by the security test suite.
-        detail: { security: [{ bearerAuth: [] }], 'x-permission': describeRequirement(requirement) } as never,
-        async transform(c) {
-          await prepare(state(c), requirement)
-        },
-        resolve: (c) => ({ ctx: state(c).ctx as AuthedContext }),
-        afterResponse: release,
-      }),
-      public: (enabled: boolean) => ({
-        parse: 'json' as never,
-        detail: { security: [], 'x-permission': 'public' } as never,
-        async transform(c) {
-          if (enabled) await prepare(state(c), null)
-        },
-        resolve: (c) => ({ ctx: state(c).ctx }),
-      }),
-    })
+  }
+  return new Response(JSON.stringify({ success: false, message: failure.message, code: failure.code, errors: failure.errors, ...failure.extra }), {
+    status: failure.status,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'x-request-id': s.meta?.requestId ?? '',
+      'x-content-type-options': 'nosniff',
+      ...failure.headers,
+    },
+  })
 }
 
 /**
@@ -421,7 +483,10 @@ function repeatedQueryKeys(url: string): Record<string, string[]> | null {
   const seen = new Set<string>()
   let repeated: Record<string, string[]> | null = null
   for (const key of new URLSearchParams(url.slice(start + 1)).keys()) {
-    if (seen.has(key)) (repeated ??= {})[key] = ['must be given at most once']
+    if (seen.has(key)) {
+      repeated ??= {}
+      repeated[key] = ['must be given at most once']
+    }
     seen.add(key)
   }
   return repeated

@@ -2,7 +2,7 @@
  * Request JSON, parsed defensively before any schema sees it.
  *
  * - Nesting deeper than MAX_JSON_DEPTH is refused: no request of this API is deeper than about
- *   eight levels, while a 10 kB body of brackets would otherwise cost the validator seconds or its
+ *   eight levels, while a small body of brackets would otherwise cost the validator its time or its
  *   stack (a denial of service, found by tests/fuzz.test.ts).
  * - Keys that name Object.prototype members (`__proto__`, `constructor`, `toString`, …) are dropped
  *   at any depth, as every unknown field is ignored (docs/API.md §Errors): they can neither pollute a
@@ -10,13 +10,13 @@
  *   function made the framework's error messages throw). JSON.parse makes such a key an own data
  *   property (never the prototype), so dropping it after parsing is safe.
  *
- * Both rules are one walk over the parsed value, which stops at the first level too deep. JSON.parse
- * itself takes deep nesting in its stride, but not for free (10 MB of brackets: 0.4 s), so bodies
- * over SCAN_FIRST_ABOVE_CHARS have their depth read from the text first (a scan that stops at the limit).
- * A 50-ping batch: 21 → 11 µs (two scans of the text before).
+ * Both rules are one walk over the parsed value, which stops at the first level too deep: one pass
+ * instead of scans of the text before parsing, which ordinary bodies would pay for nothing. JSON.parse
+ * itself takes deep nesting in its stride, but not for free, so bodies over SCAN_FIRST_ABOVE_CHARS
+ * have their depth read from the text first (a scan that stops at the limit).
  */
 export const MAX_JSON_DEPTH = 32
-/** Up to this length (64 Ki brackets parse in about 3 ms) a body is parsed before its depth is known. */
+/** Up to this length (bracket bodies this size parse in a few milliseconds) a body is parsed before its depth is known. */
 export const SCAN_FIRST_ABOVE_CHARS = 64 * 1024
 
 const PROTOTYPE_KEYS = new Set([

@@ -51,7 +51,8 @@ export interface Gauges {
 class ProcessCollector {
   private static instance: ProcessCollector | null = null
   static get(): ProcessCollector {
-    return (ProcessCollector.instance ??= new ProcessCollector())
+    ProcessCollector.instance ??= new ProcessCollector()
+    return ProcessCollector.instance
   }
 
   private readonly lag: ReturnType<typeof monitorEventLoopDelay>
@@ -141,13 +142,13 @@ export class Metrics {
     help('http_requests_total', 'counter', 'HTTP requests answered, by method, route template and status code.')
     for (const s of sorted) {
       for (const [status, count] of [...s.statuses].sort(([a], [b]) => a - b)) {
-        lines.push(`http_requests_total{method="${s.method}",route="${escape(s.route)}",status="${status}"} ${count}`)
+        lines.push(`http_requests_total{method="${s.method}",route="${escapeLabel(s.route)}",status="${status}"} ${count}`)
       }
     }
 
     help('http_request_duration_seconds', 'histogram', 'Time from arrival to response, by method and route template.')
     for (const s of sorted) {
-      const labels = `method="${s.method}",route="${escape(s.route)}"`
+      const labels = `method="${s.method}",route="${escapeLabel(s.route)}"`
       let cumulative = 0
       LATENCY_BUCKETS.forEach((bound, i) => {
         cumulative += s.buckets[i]!
@@ -182,7 +183,7 @@ export class Metrics {
 }
 
 /** Label values escape backslash, quote and newline (route templates have none, but stay safe). */
-const escape = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
+const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
 
 /** The on-disk size of an embedded database: main file plus WAL (a missing WAL counts 0). */
 export function fileBytes(path: string): number {

@@ -5,6 +5,9 @@
  * A route needs `(key, platform, access)`. `/office/v1/*` routes need platform `web`, `/app/v1/*`
  * need `mobile`. A grant with access `full` includes `view`, and a `<entity>.manage` grant also
  * satisfies `<entity>.view` on the same platform (docs/API.md §Roles and permissions).
+ *
+ * The keys are the modules': each declares its own (`<module>.manifest.ts`), and the composition
+ * root registers them, in catalogue order, before the first request (`registerPermissions`).
  */
 export type Platform = 'web' | 'mobile'
 export type Access = 'full' | 'view'
@@ -21,42 +24,29 @@ export interface PermissionInfo {
   description: string
 }
 
-/** Keys no custom role may hold: they stay with the built-in super_admin role. */
-export const SUPER_ADMIN_ONLY_KEYS = new Set(['workspace.manage'])
+/** A module's permission key: its catalogue entry and what the built-in roles get of it. */
+export interface PermissionDeclaration extends PermissionInfo {
+  /**
+   * Beyond the rules (super_admin holds every key, admin every key but the super_admin-only ones,
+   * a manager views every `.view` key on the web): `fieldUser` is the access field users, and
+   * managers, get on mobile; `manager` is the access managers get on the web.
+   */
+  grants?: { fieldUser?: Access; manager?: Access }
+  /** No custom role may hold it, nor admin: it stays with the built-in super_admin role. */
+  superAdminOnly?: boolean
+}
 
-const entity = (prefix: string, label: string, group: string): PermissionInfo[] => [
-  { key: `${prefix}.view`, group, description: `List and read ${label}` },
+/** `<prefix>.view` and `<prefix>.manage` of one entity; `viewGrants` are the `.view` key's role grants. */
+export const entityPermissions = (prefix: string, label: string, group: string, viewGrants?: PermissionDeclaration['grants']): PermissionDeclaration[] => [
+  { key: `${prefix}.view`, group, description: `List and read ${label}`, ...(viewGrants && { grants: viewGrants }) },
   { key: `${prefix}.manage`, group, description: `Create, update and delete ${label}` },
 ]
 
-export const PERMISSIONS: readonly PermissionInfo[] = [
-  ...entity('channel_group', 'channel groups', 'master_data'),
-  ...entity('channel', 'channels', 'master_data'),
-  ...entity('account', 'accounts', 'master_data'),
-  ...entity('sub_area', 'sub-areas', 'master_data'),
-  ...entity('outlet', 'outlets', 'outlets'),
-  ...entity('form', 'forms', 'forms'),
-  ...entity('project', 'projects', 'projects'),
-  ...entity('team', 'teams', 'teams'),
-  ...entity('principal', 'principals', 'catalogue'),
-  ...entity('product', 'products', 'catalogue'),
-  ...entity('user', 'users', 'administration'),
-  ...entity('role', 'roles', 'administration'),
-  { key: 'workspace.manage', group: 'administration', description: 'Create workspaces and change their settings' },
-  { key: 'audit_log.view', group: 'administration', description: 'Read audit logs' },
-  { key: 'visit:view', group: 'visits', description: 'Read visits and their submissions' },
-  { key: 'visit:create', group: 'visits', description: 'Plan, assign, cancel and close visits' },
-  { key: 'visit:execute', group: 'visits', description: 'Check in, submit forms and check out of own visits' },
-  { key: 'submission:approve', group: 'visits', description: 'Approve or reject submissions' },
-  { key: 'livemap:view', group: 'tracking', description: 'See field users on the live map and their history' },
-  { key: 'location:create', group: 'tracking', description: 'Upload own location pings' },
-  ...entity('attendance', 'attendances', 'attendance'),
-  { key: 'attendance:clock', group: 'attendance', description: 'Clock in and out' },
-  { key: 'dashboard.view', group: 'reports', description: 'See dashboard metrics' },
-  ...entity('export', 'exports', 'reports'),
-]
-
-export const PERMISSION_KEYS = new Set(PERMISSIONS.map((p) => p.key))
+/** The catalogue, in the order GET /office/v1/permissions serves it (filled by `registerPermissions`). */
+export const PERMISSIONS: readonly PermissionInfo[] = []
+export const PERMISSION_KEYS: ReadonlySet<string> = new Set<string>()
+/** Keys no custom role may hold: they stay with the built-in super_admin role. */
+export const SUPER_ADMIN_ONLY_KEYS: ReadonlySet<string> = new Set<string>()
 
 export const BUILTIN_ROLE_SLUGS = ['super_admin', 'admin', 'manager', 'user'] as const
 export type BuiltinRoleSlug = (typeof BUILTIN_ROLE_SLUGS)[number]
@@ -68,42 +58,46 @@ export const BUILTIN_ROLE_NAMES: Record<BuiltinRoleSlug, string> = {
   user: 'Field User',
 }
 
+export const BUILTIN_GRANTS: Readonly<Record<BuiltinRoleSlug, Grant[]>> = { super_admin: [], admin: [], manager: [], user: [] }
+
 const grantAll = (keys: Iterable<string>, platform: Platform, access: Access): Grant[] => [...keys].map((key) => ({ key, platform, access }))
 
 const everywhere = (keys: Iterable<string>): Grant[] => [...grantAll(keys, 'web', 'full'), ...grantAll(keys, 'mobile', 'full')]
 
-/** What a field user may do on the phone: read the data a visit needs, act on own work. */
-const FIELD_USER_MOBILE: Grant[] = [
-  ...grantAll(
-    [
-      'channel_group.view',
-      'channel.view',
-      'account.view',
-      'sub_area.view',
-      'outlet.view',
-      'form.view',
-      'project.view',
-      'principal.view',
-      'product.view',
-      'visit:view',
-    ],
-    'mobile',
-    'view',
-  ),
-  ...grantAll(['visit:create', 'visit:execute', 'location:create', 'attendance:clock'], 'mobile', 'full'),
-]
+/**
+ * Sets the catalogue and the built-in roles' grants from the modules' declarations, in catalogue
+ * order. The exported collections are filled in place, so every importer sees them; registering the
+ * same declarations again (one app per test file) changes nothing.
+ */
+export function registerPermissions(declarations: readonly PermissionDeclaration[]) {
+  const keysWith = (role: 'fieldUser' | 'manager', access: Access) => declarations.filter((d) => d.grants?.[role] === access).map((d) => d.key)
+  const catalogue = PERMISSIONS as PermissionInfo[]
+  catalogue.length = 0
+  catalogue.push(...declarations.map(({ key, group, description }) => ({ key, group, description })))
+  const keys = PERMISSION_KEYS as Set<string>
+  keys.clear()
+  for (const { key } of declarations) keys.add(key)
+  const superAdminOnly = SUPER_ADMIN_ONLY_KEYS as Set<string>
+  superAdminOnly.clear()
+  for (const { key } of declarations.filter((d) => d.superAdminOnly)) superAdminOnly.add(key)
 
-/** Web: view of all business data, plus planning visits and approving submissions. */
-const MANAGER_WEB: Grant[] = [
-  ...grantAll([...PERMISSIONS.filter((p) => p.key.endsWith('.view')).map((p) => p.key), 'visit:view', 'livemap:view'], 'web', 'view'),
-  ...grantAll(['visit:create', 'submission:approve'], 'web', 'full'),
-]
-
-export const BUILTIN_GRANTS: Record<BuiltinRoleSlug, Grant[]> = {
-  super_admin: everywhere(PERMISSION_KEYS),
-  admin: everywhere([...PERMISSION_KEYS].filter((key) => !SUPER_ADMIN_ONLY_KEYS.has(key))),
-  manager: [...MANAGER_WEB, ...FIELD_USER_MOBILE],
-  user: FIELD_USER_MOBILE,
+  /** What a field user may do on the phone: read the data a visit needs, act on own work. */
+  const fieldUserMobile = [...grantAll(keysWith('fieldUser', 'view'), 'mobile', 'view'), ...grantAll(keysWith('fieldUser', 'full'), 'mobile', 'full')]
+  /** Web: view of all business data, plus what the modules grant managers. */
+  const managerWeb = [
+    ...grantAll(
+      [...catalogue.filter((p) => p.key.endsWith('.view')).map((p) => p.key), ...keysWith('manager', 'view').filter((key) => !key.endsWith('.view'))],
+      'web',
+      'view',
+    ),
+    ...grantAll(keysWith('manager', 'full'), 'web', 'full'),
+  ]
+  Object.assign(BUILTIN_GRANTS, {
+    super_admin: everywhere(keys),
+    admin: everywhere([...keys].filter((key) => !superAdminOnly.has(key))),
+    manager: [...managerWeb, ...fieldUserMobile],
+    user: fieldUserMobile,
+  })
 }
 
 export function isBuiltinRoleSlug(slug: string): slug is BuiltinRoleSlug {

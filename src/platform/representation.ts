@@ -21,9 +21,8 @@ import { brotliCompressSync, constants } from 'node:zlib'
 /** Smaller JSON goes uncompressed: the coding's framing would eat most of the saving. */
 export const COMPRESS_ABOVE_BYTES = 1024
 /**
- * Brotli's quality, chosen for a request path: 5 and up cost more than twice the CPU of 4 for a few
- * percent fewer bytes, and 11 (the library's default) hundreds of times more (docs/PERFORMANCE.md,
- * "Compression and conditional GET").
+ * Brotli's quality, chosen for a request path: higher qualities (the library's default is 11) cost
+ * far more CPU for few fewer bytes (docs/PERFORMANCE.md, "Compression and conditional GET").
  */
 export const BROTLI_QUALITY = 4
 

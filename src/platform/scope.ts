@@ -4,7 +4,7 @@
  * Another workspace's id therefore behaves exactly like a missing one, and inserts take
  * `workspace_id` from the caller's context, never from a body.
  */
-import { and, count, eq, isNull, ne, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, count, eq, getTableName, isNull, ne, type Placeholder, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../db/client'
 
@@ -34,8 +34,9 @@ export interface WorkspaceScoped<T extends WorkspaceTable> {
 }
 
 export function workspaceScoped<T extends WorkspaceTable>(table: T): WorkspaceScoped<T> {
-  // Drizzle's generic table types do not survive this level of abstraction; the public surface is typed.
-  const anyTable = table as any
+  // Drizzle's generic table types do not survive this level of abstraction: queries see a plain
+  // table and untyped values; the public surface is typed.
+  const plain: SQLiteTable = table
   const live = table.deleted_at ? isNull(table.deleted_at) : undefined
   const where = (workspaceId: number | Placeholder, ...conditions: (SQL | undefined)[]) => and(eq(table.workspace_id, workspaceId), live, ...conditions)!
 
@@ -45,7 +46,7 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T): WorkspaceSc
     async find(db, workspaceId, id) {
       const [row] = await db
         .select()
-        .from(anyTable)
+        .from(plain)
         .where(where(workspaceId, eq(table.id, id)))
         .limit(1)
       return row as Row<T> | undefined
@@ -53,38 +54,38 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T): WorkspaceSc
     async count(db, workspaceId, ...conditions) {
       const [row] = await db
         .select({ n: count() })
-        .from(anyTable)
+        .from(plain)
         .where(where(workspaceId, ...conditions))
       return row?.n ?? 0
     },
     async isTaken(db, workspaceId, column, value, exceptId) {
       const [row] = await db
         .select({ id: table.id })
-        .from(anyTable)
+        .from(plain)
         .where(where(workspaceId, eq(column, value), exceptId === undefined ? undefined : ne(table.id, exceptId)))
         .limit(1)
       return row !== undefined
     },
     async insert(tx, workspaceId, values) {
       const [row] = (await tx
-        .insert(anyTable)
-        .values({ ...values, workspace_id: workspaceId })
+        .insert(plain)
+        .values({ ...values, workspace_id: workspaceId } as never)
         .returning()) as unknown[]
       return row as Row<T>
     },
     async update(tx, workspaceId, id, values) {
       const [row] = (await tx
-        .update(anyTable)
-        .set({ ...values, workspace_id: undefined, id: undefined })
+        .update(plain)
+        .set({ ...values, workspace_id: undefined, id: undefined } as never)
         .where(where(workspaceId, eq(table.id, id)))
         .returning()) as unknown[]
       return row as Row<T> | undefined
     },
     async softDelete(tx, workspaceId, id, at) {
-      if (!table.deleted_at) throw new Error(`${String(anyTable[Symbol.for('drizzle:Name')])} has no deleted_at`)
+      if (!table.deleted_at) throw new Error(`${getTableName(table)} has no deleted_at`)
       const [row] = (await tx
-        .update(anyTable)
-        .set({ deleted_at: at, updated_at: at })
+        .update(plain)
+        .set({ deleted_at: at, updated_at: at } as never)
         .where(where(workspaceId, eq(table.id, id)))
         .returning()) as unknown[]
       return row as Row<T> | undefined

@@ -4,7 +4,7 @@
  * digits → 400 VALIDATION_ERROR, no socket: a client bug is refused loudly rather than answered with a
  * resync it would loop on). The socket first replays the events after `since` it may see, or gets
  * {"type":"resync"}, then joins the topics its permissions allow and lives as long as that access does
- * (./hub.ts). Pushed events are `{type, id, data}`. Messages are JSON:
+ * (../platform/hub.ts). Pushed events are `{type, id, data}`. Messages are JSON:
  *   {type:"ping"}                → {type:"pong"}
  *   {type:"auth", token:"<jwt>"} → {type:"auth.ok"}: a newer access token of the same user (and
  *                                  workspace) before the old one expires; the socket lives on until
@@ -16,7 +16,7 @@ import { authEpoch } from '../db/schema'
 import { authenticate, loadMember } from '../platform/actor'
 import type { Deps } from '../platform/context'
 import { AppError } from '../platform/errors'
-import type { SocketAccess } from './hub'
+import type { SocketAccess } from '../platform/hub'
 
 interface SocketContext {
   access: SocketAccess

@@ -37,28 +37,30 @@ const AuditLogSchema = Type.Object({
   created_at: Timestamp(),
 })
 
-const AuditLogQuery = t.Object({
-  page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE })),
-  limit: t.Optional(t.Integer({ minimum: 1, description: 'Default 50, clamped at 100' })),
-  keyword: t.Optional(t.String({ maxLength: KEYWORD_MAX, description: 'Searches actor, entity name and type, action, role, entity id' })),
-  entity_type: t.Optional(OneOf(AUDIT_ENTITY_TYPES)),
-  entity_id: t.Optional(t.String({ maxLength: 64 })),
-  action: t.Optional(OneOf(AUDIT_ACTIONS)),
-  actor_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
-  date_from: t.Optional(t.String({ maxLength: 40, description: 'ISO 8601 date or date-time (inclusive)' })),
-  date_to: t.Optional(t.String({ maxLength: 40, description: 'ISO 8601 date-time (inclusive) or date (the whole day)' })),
-  workspace_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'super_admin only: one accessible workspace' })),
-  sort_by: t.Optional(OneOf(['created_at', 'id'])),
-  sort_order: t.Optional(OneOf(['asc', 'desc'])),
-  updated_since: UpdatedSinceParam,
-})
+// Built with the routes: the entity types are the modules' own, registered by createApp first.
+const auditLogQuery = () =>
+  t.Object({
+    page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE })),
+    limit: t.Optional(t.Integer({ minimum: 1, description: 'Default 50, clamped at 100' })),
+    keyword: t.Optional(t.String({ maxLength: KEYWORD_MAX, description: 'Searches actor, entity name and type, action, role, entity id' })),
+    entity_type: t.Optional(OneOf(AUDIT_ENTITY_TYPES)),
+    entity_id: t.Optional(t.String({ maxLength: 64 })),
+    action: t.Optional(OneOf(AUDIT_ACTIONS)),
+    actor_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
+    date_from: t.Optional(t.String({ maxLength: 40, description: 'ISO 8601 date or date-time (inclusive)' })),
+    date_to: t.Optional(t.String({ maxLength: 40, description: 'ISO 8601 date-time (inclusive) or date (the whole day)' })),
+    workspace_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'super_admin only: one accessible workspace' })),
+    sort_by: t.Optional(OneOf(['created_at', 'id'])),
+    sort_order: t.Optional(OneOf(['asc', 'desc'])),
+    updated_since: UpdatedSinceParam,
+  })
 
 export const auditLogRoutes = (platform: PlatformPlugin) =>
   new Elysia({ prefix: '/office/v1/audit-logs', tags: ['Audit logs'] })
     .use(platform)
     .get('', async ({ ctx, query }) => ok(await listAuditLogs(ctx, query), 'AUDIT_LOG_LIST', 'Success'), {
       auth: 'audit_log.view',
-      query: AuditLogQuery,
+      query: auditLogQuery(),
       response: responses({ 200: Envelope(Type.Object({ data: Type.Array(AuditLogSchema), meta: PageMeta })) }),
       detail: { summary: 'List audit log entries (nested envelope, see docs/API.md §Envelopes)' },
     })

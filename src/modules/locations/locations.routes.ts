@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import { PING_SOURCES, SIGNAL_QUALITIES } from '../../db/schema'
-import { IDEMPOTENCY_CHECK_IN_TRANSACTION, type PlatformPlugin } from '../../platform/http'
+import type { PlatformPlugin } from '../../platform/http'
 import { IDEMPOTENCY_KEY_MAX } from '../../platform/idempotency'
 import { MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
 import { compiledBody } from '../../platform/validation'
@@ -112,6 +112,8 @@ export const locationRoutes = (platform: PlatformPlugin) =>
     // minus the normalisation pass (the service reads each declared field; nothing else is copied).
     .post('/app/v1/locations/batch', async ({ ctx, body }) => created(await ingestPings(ctx, checkBatch(body).pings), 'CREATED', 'Locations Saved'), {
       auth: 'location:create',
+      // The service refuses nothing before its transaction, which checks the key first (hot path).
+      idempotency: 'in-transaction',
       headers: t.Object({
         'x-idempotency-key': t.String({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, description: 'Required here: a UUID per batch, reused on retry' }),
       }),
@@ -122,8 +124,6 @@ export const locationRoutes = (platform: PlatformPlugin) =>
       detail: {
         summary: 'Upload a batch of 1–50 GPS pings (all or nothing)',
         requestBody: { required: true, content: { 'application/json': { schema: BatchBody as never } } },
-        // The service refuses nothing before its transaction, which checks the key first (hot path).
-        'x-idempotency-check': IDEMPOTENCY_CHECK_IN_TRANSACTION,
       },
     })
     .get('/office/v1/locations', async ({ ctx, query }) => listed(await listPings(ctx, query)), {

@@ -17,7 +17,7 @@ import { dateBound, parseDateTime } from '../../platform/dates'
 import { ValidationFailed } from '../../platform/errors'
 import { pageMeta, paging, updatedSince, type ListLimits, } from '../../platform/pagination'
 import { withTransaction } from '../../platform/transaction'
-import { topics } from '../../ws/hub'
+import { topics } from '../../platform/hub'
 import { jumpFlags, PING_FLAG_BITS, pingFlagBits, pingFlagMask, pingFlagNames, type PingFlag, type TrackPoint } from './geometry'
 
 export const PINGS_PER_BATCH = 50

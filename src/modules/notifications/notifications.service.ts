@@ -13,7 +13,7 @@ import { NotFound } from '../../platform/errors'
 import { paginate, paging, updatedSince, type ListLimits } from '../../platform/pagination'
 import type { NotificationListQuery, PushTokenInput } from './notifications.schemas'
 import { withTransaction, type TxScope } from '../../platform/transaction'
-import { topics } from '../../ws/hub'
+import { topics } from '../../platform/hub'
 
 export type NotificationRow = typeof notifications.$inferSelect
 

@@ -193,7 +193,8 @@ export class ReplayLog {
    */
   record(workspaceId: number, topics: readonly string[], type: string, data: unknown, now: number): string {
     const log = this.log(workspaceId, now)
-    const id = (log.lastId = Math.max(log.lastId + 1, now * 1000))
+    const id = Math.max(log.lastId + 1, now * 1000)
+    log.lastId = id
     const payload = JSON.stringify({ type, id, data })
     const size = payload.length + ENTRY_OVERHEAD_BYTES
     const stream = log.streams[streamOf(type)]

@@ -46,8 +46,8 @@
  * All of this is per-process state: each instance knows only its own sockets and its own events.
  */
 import type { Server } from 'bun'
-import { systemClock, type Clock } from '../platform/clock'
-import { can, type PermissionSet } from '../platform/permissions'
+import { systemClock, type Clock } from './clock'
+import { can, type PermissionSet } from './permissions'
 import { REPLAY_BOUNDS, ReplayLog, type ReplayBounds, type StreamName } from './replay-log'
 
 export type HubEventType = 'location.created' | 'visit.updated' | 'notification.created'

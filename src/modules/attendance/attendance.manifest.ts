@@ -1,0 +1,15 @@
+/** What the attendance module declares to the kernel (../../platform/manifest.ts). */
+import type { ModuleManifest } from '../../platform/manifest'
+import { entityPermissions } from '../../platform/permissions'
+
+export const attendanceManifest = {
+  permissions: [
+    ...entityPermissions('attendance', 'attendances', 'attendance'),
+    { key: 'attendance:clock', group: 'attendance', description: 'Clock in and out', grants: { fieldUser: 'full' } },
+  ],
+  auditEntityTypes: ['attendance'],
+} satisfies ModuleManifest
+
+declare module '../../platform/audit' {
+  interface AuditEntityTypes extends Record<'attendance', true> {}
+}

@@ -1,0 +1,20 @@
+/**
+ * What a module declares to the kernel besides its routes, in its `<module>.manifest.ts`: the
+ * permission keys its routes need and the entity types its audit entries name. The composition
+ * root (src/app.ts) registers every module's manifest once, in catalogue order, before the routes
+ * are built. (Services a module adds to `ctx.deps` are declared in the same file; see ./context.ts.)
+ */
+import { registerAuditEntityTypes } from './audit'
+import { type PermissionDeclaration, registerPermissions } from './permissions'
+
+export interface ModuleManifest {
+  /** In the order GET /office/v1/permissions lists them. */
+  permissions?: readonly PermissionDeclaration[]
+  /** Also declared to the compiler: see `AuditEntityTypes` in ./audit.ts. */
+  auditEntityTypes?: readonly string[]
+}
+
+export function registerModules(manifests: readonly ModuleManifest[]) {
+  registerPermissions(manifests.flatMap((manifest) => manifest.permissions ?? []))
+  registerAuditEntityTypes(manifests.flatMap((manifest) => manifest.auditEntityTypes ?? []))
+}
