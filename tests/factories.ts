@@ -6,7 +6,7 @@
  * where it is made.
  */
 import type { ManualClock } from '../src/platform/clock'
-import { type Reply, type Session, type TestApp, unique } from './harness'
+import { type Reply, type Session, type TestApp, unique, type Workspace } from './harness'
 
 export type Row = Record<string, any>
 
@@ -68,14 +68,29 @@ export const newProject = (t: TestApp, token: string, body: Row = {}) => created
 
 export const newTeam = (t: TestApp, token: string, body: Row = {}) => created(t, `${OFFICE}/teams`, { name: unique('Team'), ...body }, token)
 
-/** Creates a user through the API without logging in; answers the reply (tests check refusals too). */
-export function newUser(t: TestApp, token: string, roleId: number, body: Row = {}) {
-  return t.post(
-    `${OFFICE}/users`,
-    { name: unique('Person'), email: `${unique('person')}@example.com`, password: 'password123', role_id: roleId, ...body },
-    { token },
-  )
+export const PASSWORD = 'password123'
+export const newEmail = (prefix = 'person') => `${unique(prefix)}@example.com`
+
+/** Creates a user through the API (a `user` unless `role_id` is given) without logging in; answers the reply, as tests check refusals too. */
+export function newUser(t: TestApp, ws: Workspace, overrides: Row = {}, token = ws.owner.token) {
+  return t.post(`${OFFICE}/users`, { name: unique('User'), email: newEmail('user'), password: PASSWORD, role_id: ws.roles.user, ...overrides }, { token })
 }
+
+/** Creates a user with a role (slug or id) and answers their id, email and name (not logged in). */
+export async function addUser(t: TestApp, ws: Workspace, role: string | number = 'user', overrides: Row = {}) {
+  const email = newEmail(String(role))
+  const name = unique(`Name ${role}`)
+  const reply = await newUser(t, ws, { name, email, role_id: ws.roles[role] ?? role, ...overrides })
+  if (reply.status !== 201) throw new Error(`create user failed: ${reply.status} ${reply.text}`)
+  return { id: reply.body.data.id as number, email: reply.body.data.email as string, name }
+}
+
+/** The live membership row of a user in a workspace (undefined when there is none). */
+export const membership = async (t: TestApp, workspaceId: number, userId: number) =>
+  (await t.db.pragma(`SELECT * FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${userId} AND deleted_at IS NULL`))[0]
+
+export type Grant = { key: string; platform: 'web' | 'mobile'; access: 'full' | 'view' }
+export const grant = (key: string, access: 'full' | 'view' = 'full', platform: 'web' | 'mobile' = 'web'): Grant => ({ key, platform, access })
 
 // ── Visits ─────────────────────────────────────────────────────────────────────────────────────
 
@@ -154,12 +169,55 @@ export async function pingBatch(t: TestApp, who: Session, pings: Row[]) {
   )
 }
 
+/** The ids of rows, in order; `sorted` puts numbers in ascending order (for order-free comparisons). */
+export const ids = (rows: Row[]) => rows.map((row) => row.id as number)
+export const sorted = (values: number[]) => [...values].sort((a, b) => a - b)
+
 // ── Audit log ──────────────────────────────────────────────────────────────────────────────────
 
-const parseJson = (value: unknown) => (value === null || value === undefined ? null : JSON.parse(String(value)))
+export const parseJson = (value: unknown) => (value === null || value === undefined ? null : JSON.parse(String(value)))
 
-/** The audit rows of one entity, oldest first, with old_values and new_values parsed. */
-export async function auditRows(t: TestApp, entityType: string, entityId: number | string) {
-  const rows = await t.db.pragma(`SELECT * FROM audit_logs WHERE entity_type = '${entityType}' AND entity_id = '${entityId}' ORDER BY id`)
-  return rows.map((row) => ({ ...row, old_values: parseJson(row.old_values), new_values: parseJson(row.new_values) })) as Row[]
+/** The audit rows of one entity (and action), oldest first, with their JSON columns parsed. */
+export async function auditRows(t: TestApp, entityType: string, entityId: number | string, action?: string) {
+  const rows = await t.db.pragma(
+    `SELECT * FROM audit_logs WHERE entity_type = '${entityType}' AND entity_id = '${entityId}'${action ? ` AND action = '${action}'` : ''} ORDER BY id`,
+  )
+  return rows.map((row) => ({
+    ...row,
+    old_values: parseJson(row.old_values),
+    new_values: parseJson(row.new_values),
+    metadata: parseJson(row.metadata),
+  })) as Row[]
+}
+
+// ── Bound to a test file's app and workspace ───────────────────────────────────────────────────
+
+/**
+ * The factories bound to a file's app (`useTestApp()`'s holder) and its main workspace, with the
+ * caller's token last and the workspace owner's by default: `newOutlet({ code: 'A-1' })`,
+ * `newOutlet({}, field.token)`. Visits are planned for the clock's today.
+ */
+export function onWorkspace(holder: { app: TestApp }, workspace: () => Workspace) {
+  const token = () => workspace().owner.token
+  const today = () => holder.app.clock.now().toISOString().slice(0, 10)
+  return {
+    created: (reply: Reply, what: string) => data(reply, 201, `create ${what}`),
+    newAccount: (as = token(), name = unique('Account')) => newAccount(holder.app, as, { name }),
+    newAccountIn: (channelId: number, as = token(), name = unique('Account')) => newAccount(holder.app, as, { name, channel_id: channelId }),
+    newSubArea: (as = token(), name = unique('SubArea')) => newSubArea(holder.app, as, { name }),
+    newOutlet: (body: Row = {}, as = token()) => newOutlet(holder.app, as, body),
+    newForm: (body: Row = {}, as = token()) => newForm(holder.app, as, body),
+    newProject: (body: Row = {}, as = token()) => newProject(holder.app, as, body),
+    newTeam: (body: Row = {}, as = token()) => newTeam(holder.app, as, body),
+    newVisit: (outletId: number, projectId: number, extra: Row = {}, as = token()) =>
+      newVisit(holder.app, as, { outlet_id: outletId, project_id: projectId, visit_date: today(), ...extra }),
+    cancelVisit: async (visitId: number) => {
+      data(await holder.app.put(`${OFFICE}/visits/${visitId}/cancel`, { reason: 'not needed' }, { token: token() }), 200, 'cancel')
+    },
+    checkIn: async (visitId: number, as: Session) => {
+      data(await checkIn(holder.app, visitId, as), 200, 'check-in')
+    },
+    /** Creates a user through the API (no login); answers the reply. */
+    newUser: (body: Row = {}, as = token(), roleId = workspace().roles.user) => newUser(holder.app, workspace(), { role_id: roleId, ...body }, as),
+  }
 }

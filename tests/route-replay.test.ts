@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { ManualClock } from '../src/platform/clock'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
-import { distance, north, } from './support/geo'
+import { distance, north } from './support/geo'
 
 const t = useTestApp()
 const clock = () => t.app.clock as ManualClock
