@@ -20,11 +20,14 @@ export const MASTER = `${OFFICE}/outlets`
 
 export const manualClock = (t: TestApp) => t.clock as ManualClock
 
-/** The `data` of a reply with the expected status (throws with the body otherwise). */
-export function data(reply: Reply, status = 201, what = 'request'): Row {
+/** The `data` of a reply with the expected status (throws with the body otherwise); `any`, as tests read what the route answers. */
+export function data(reply: Reply, status = 201, what = 'request'): any {
   if (reply.status !== status) throw new Error(`${what}: expected ${status}, got ${reply.status} ${reply.text.slice(0, 400)}`)
   return reply.body.data
 }
+
+/** The `data` of a reply expected with 200 (or `status`). */
+export const ok = (reply: Reply, status = 200) => data(reply, status)
 
 /** POSTs a body and answers the created record (201). */
 export async function created(t: TestApp, path: string, body: unknown, token: string): Promise<Row> {
@@ -102,6 +105,11 @@ export const checkIn = (t: TestApp, visitId: number, who: Session, body: unknown
   t.post(`/app/v1/visits/${visitId}/check-in`, body, { token: who.token })
 export const checkOut = (t: TestApp, visitId: number, who: Session, body: unknown = HERE) =>
   t.post(`/app/v1/visits/${visitId}/check-out`, body, { token: who.token })
+
+/** An outlet at HERE (or at `outlet`'s fields) and a project without forms: where a visit can be planned. */
+export async function visitSite(t: TestApp, token: string, outlet: Row = {}) {
+  return { outlet: await newOutlet(t, token, { ...HERE, ...outlet }), project: await newProject(t, token) }
+}
 
 /** A visit its assignee has checked in to (the visit as the check-in answers it). */
 export async function startVisit(t: TestApp, token: string, who: Session, body: Row, checkInBody: unknown = HERE) {

@@ -16,7 +16,8 @@ import { ManualClock as TestClock, type ManualClock } from '../src/platform/cloc
 import { compileGrants } from '../src/platform/permissions'
 import { Hub, topics, type SocketAccess } from '../src/ws/hub'
 import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../src/ws/replay-log'
-import { createTestApp, expectError, unique, type Reply, type Session, type TestApp, type Workspace } from './harness'
+import { data, newProject, newVisit, visitSite } from './factories'
+import { createTestApp, expectError, unique, type Session, type TestApp, type Workspace } from './harness'
 
 let h: TestApp
 let port: number
@@ -183,11 +184,6 @@ async function open(session: Session | string) {
   return client
 }
 
-function data(reply: Reply, status: number, what: string) {
-  if (reply.status !== status) throw new Error(`${what} failed: ${reply.status} ${reply.text.slice(0, 400)}`)
-  return reply.body.data
-}
-
 const ping = (extra: Record<string, unknown> = {}) => ({ lat: -6.2, lng: 106.8, is_mock: false, ...extra })
 const batch = (token: string, pings: unknown[], key = unique('batch')) => h.post('/app/v1/locations/batch', { pings }, { token, idempotencyKey: key })
 const ago = (ms: number) => new Date((h.clock as ManualClock).now().getTime() - ms).toISOString()
@@ -213,8 +209,7 @@ beforeAll(async () => {
   aField2 = await h.member(a, 'user')
   bField = await h.member(b, 'user')
   const token = a.owner.token
-  const project = data(await h.post('/office/v1/projects', { name: unique('Project') }, { token }), 201, 'a project')
-  const outlet = data(await h.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token }), 201, 'an outlet')
+  const { project, outlet } = await visitSite(h, token)
   kit = { project: project.id, outlet: outlet.id }
 })
 
@@ -616,7 +611,7 @@ describe('notification.created: to its user, after commit', () => {
     const before = await h.count('notifications')
     const marks = await settle([assignee, bystander, office])
     expect((await planVisit([aField.user.id], key)).status).toBe(204)
-    const foreignProject = data(await h.post('/office/v1/projects', { name: unique('Theirs') }, { token: b.owner.token }), 201, 'a project')
+    const foreignProject = await newProject(h, b.owner.token)
     const refused = await h.post(
       '/office/v1/visits',
       { outlet_id: kit.outlet, project_id: foreignProject.id, visit_date: '2026-11-22', user_ids: [aField.user.id] },
@@ -1134,21 +1129,14 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
 
     // Missed: three pings and a cancelled visit (visit.updated to the office).
     data(await rBatch(field, [ping({ lat: 1 }), ping({ lat: 2 }), ping({ lat: 3 })]), 201, 'a batch')
-    const outlet = data(
-      await r.post('/office/v1/outlets', { name: unique('Outlet'), ...{ latitude: -6.2, longitude: 106.8 } }, { token: w.owner.token }),
-      201,
-      'an outlet',
-    )
-    const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: w.owner.token }), 201, 'a project')
-    const visit = data(
-      await r.post(
-        '/office/v1/visits',
-        { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field.user.id], submissions: [] },
-        { token: admin.token },
-      ),
-      201,
-      'planning',
-    )
+    const { outlet, project } = await visitSite(r, w.owner.token)
+    const visit = await newVisit(r, admin.token, {
+      outlet_id: outlet.id,
+      project_id: project.id,
+      visit_date: '2026-11-22',
+      user_ids: [field.user.id],
+      submissions: [],
+    })
     data(await r.put(`/office/v1/visits/${visit.id}/cancel`, { reason: 'Rain' }, { token: admin.token }), 200, 'cancel')
     await observer.barrier()
     const missed = after(observer, lastSeen)
@@ -1229,21 +1217,14 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
     // them) that is then cancelled (visit.updated to the office and to field2).
     data(await rBatch(field, [ping({ lat: 5 }), ping({ lat: 6 })]), 201, 'a batch')
     data(await r.post('/app/v1/locations/batch', { pings: [ping()] }, { token: otherField.token, idempotencyKey: unique('batch') }), 201, 'a batch of B')
-    const outlet = data(
-      await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: w.owner.token }),
-      201,
-      'an outlet',
-    )
-    const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: w.owner.token }), 201, 'a project')
-    const visit = data(
-      await r.post(
-        '/office/v1/visits',
-        { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field2.user.id], submissions: [] },
-        { token: admin.token },
-      ),
-      201,
-      'planning',
-    )
+    const { outlet, project } = await visitSite(r, w.owner.token)
+    const visit = await newVisit(r, admin.token, {
+      outlet_id: outlet.id,
+      project_id: project.id,
+      visit_date: '2026-11-22',
+      user_ids: [field2.user.id],
+      submissions: [],
+    })
     data(await r.put(`/office/v1/visits/${visit.id}/cancel`, { reason: 'Rain' }, { token: admin.token }), 200, 'cancel')
     await observer.barrier()
     expect(after(observer, lastSeen).map((m) => m.type)).toEqual(['location.created', 'location.created', 'visit.updated'])
@@ -1304,7 +1285,8 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
   test('a since this process never issued (from before a restart, or ahead of the newest id) → resync', async () => {
     admin = await fresh(admin)
     const observer = await Feed.open(admin.token, rPort)
-    data(await rBatch((field = await fresh(field)), [ping()]), 201, 'a batch')
+    field = await fresh(field)
+    data(await rBatch(field, [ping()]), 201, 'a batch')
     await observer.barrier()
     for (const since of [0, 1_000, observer.lastId + 1]) {
       const feed = await Feed.open(admin.token, rPort, since)
@@ -1329,24 +1311,11 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
       await observer.barrier()
       const lastSeen = observer.lastId
       // field2 sees a notification before the flood.
-      const outlet = data(
-        await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: w.owner.token }),
-        201,
-        'an outlet',
-      )
-      const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: w.owner.token }), 201, 'a project')
+      const { outlet, project } = await visitSite(r, w.owner.token)
       await fieldFeed.barrier()
       const fieldSince = lastSeen
       await fieldFeed.leave()
-      data(
-        await r.post(
-          '/office/v1/visits',
-          { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field2.user.id], submissions: [] },
-          { token: admin.token },
-        ),
-        201,
-        'planning',
-      )
+      await newVisit(r, admin.token, { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field2.user.id], submissions: [] })
 
       // 30 location events: more than the 20 the bound keeps.
       data(
@@ -1387,12 +1356,7 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
     const quietField = await r.member(quiet, 'user')
     // The field user's socket sees an event (a notification), then leaves; no live-map socket is open.
     const feed = await Feed.open(quietField.token, rPort)
-    const outlet = data(
-      await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: quiet.owner.token }),
-      201,
-      'an outlet',
-    )
-    const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: quiet.owner.token }), 201, 'a project')
+    const { outlet, project } = await visitSite(r, quiet.owner.token)
     const plan = () =>
       r.post(
         '/office/v1/visits',
@@ -1573,7 +1537,10 @@ describe('the replay log in a flood', () => {
     // Then one event every 7 s: the full bound (10 times the flood's) would hold 70 s at that rate,
     // so the first of them ends the flood, and every later one is kept beside the 10.
     let now = t0 + 1000
-    for (let n = 0; n < 30; n++) log.record(1, topic, 'location.created', { n }, (now += 7000))
+    for (let n = 0; n < 30; n++) {
+      now += 7000
+      log.record(1, topic, 'location.created', { n }, now)
+    }
     expect(log.events).toBe(50 + 10 + 29)
   })
 })
