@@ -30,7 +30,7 @@ export function data(reply: Reply, status = 201, what = 'request'): any {
 export const ok = (reply: Reply, status = 200) => data(reply, status)
 
 /** POSTs a body and answers the created record (201). */
-export async function created(t: TestApp, path: string, body: unknown, token: string): Promise<Row> {
+export async function created(t: TestApp, path: string, body: unknown, token: string): Promise<any> {
   return data(await t.post(path, body, { token }), 201, `POST ${path}`)
 }
 

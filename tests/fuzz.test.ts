@@ -35,6 +35,7 @@ import fc from 'fast-check'
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { data } from './factories'
 import { createTestApp, unique, type Reply, type Session, type Workspace } from './harness'
 
 const BASE_SEED = Number(process.env.FUZZ_SEED ?? 20_261_121)
@@ -128,10 +129,6 @@ const FORM_FIELDS = [
   { key: 'note', label: 'Note', type: 'text' },
 ]
 
-function data(reply: Reply, status: number, what: string) {
-  if (reply.status !== status) throw new Error(`${what} failed: ${reply.status} ${reply.text.slice(0, 300)}`)
-  return reply.body.data
-}
 const created = async (path: string, body: Record<string, unknown>, token = owner.token) =>
   data(await t.post(path, body, { token }), 201, `POST ${path}`).id as number
 
@@ -240,7 +237,10 @@ const concretePaths = new Map<string, Promise<string>>()
 function pathOf(route: FuzzRoute): Promise<string> {
   const key = `${route.method} ${route.path}`
   let path = concretePaths.get(key)
-  if (!path) concretePaths.set(key, (path = resolvePath(route)))
+  if (!path) {
+    path = resolvePath(route)
+    concretePaths.set(key, path)
+  }
   return path
 }
 
@@ -354,6 +354,7 @@ const TRICKY_TEXT = [
   'prototype',
   'toString',
   '<script>alert(1)</script>',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: template-injection text, meant literally
   '${7*7}{{7*7}}',
   '../../etc/passwd',
   '2026-02-30',
