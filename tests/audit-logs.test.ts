@@ -6,6 +6,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { changedFields, type AuditEntry } from '../src/platform/audit'
 import type { ManualClock } from '../src/platform/clock'
+import * as make from './factories'
+import { created } from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
 
 const t = useTestApp()
@@ -43,16 +45,12 @@ beforeAll(async () => {
 // ---------------------------------------------------------------------------------------------
 // helpers
 
-async function create(token: string, segment: string, body: Record<string, unknown>) {
-  const reply = await t.app.post(`${MASTER}/${segment}`, body, { token })
-  if (reply.status !== 201) throw new Error(`create ${segment} failed: ${reply.status} ${reply.text}`)
-  return reply.body.data as Record<string, any>
-}
+const create = (token: string, segment: string, body: Record<string, unknown>) => created(t.app, `${MASTER}/${segment}`, body, token)
 
-const newGroup = (token: string, name = unique('Group')) => create(token, 'channel-groups', { name })
-const newChannel = async (token: string, name = unique('Channel')) => create(token, 'channels', { name, channel_group_id: (await newGroup(token)).id })
-const newAccount = async (token: string, name = unique('Account')) => create(token, 'accounts', { name, channel_id: (await newChannel(token)).id })
-const newSubArea = (token: string, name = unique('SubArea')) => create(token, 'sub-areas', { name })
+const newGroup = (token: string, name = unique('Group')) => make.newChannelGroup(t.app, token, { name })
+const newChannel = (token: string, name = unique('Channel')) => make.newChannel(t.app, token, { name })
+const newAccount = (token: string, name = unique('Account')) => make.newAccount(t.app, token, { name })
+const newSubArea = (token: string, name = unique('SubArea')) => make.newSubArea(t.app, token, { name })
 
 interface EntityCase {
   type: string
