@@ -57,7 +57,13 @@ describe('Exports', () => {
     }
     try {
       const result = await fn()
-      return { result, release: () => held.forEach((id) => original.call(runner, id)), held }
+      return {
+        result,
+        release: () => {
+          for (const id of held) original.call(runner, id)
+        },
+        held,
+      }
     } finally {
       runner.enqueue = original
     }

@@ -285,7 +285,7 @@ describe('over a real socket', () => {
     const conditional = await fetch(`${socket.base}${LIST}`, { headers: { ...headers, 'if-none-match': tag } })
     expect(conditional.status).toBe(304)
     expect(await conditional.text()).toBe('')
-    expect(conditional.headers.get('x-request-id')).toBeTruthy()
+    expect(conditional.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
 
     const compressed = await fetch(`${socket.base}${LIST}`, { headers: { ...headers, 'accept-encoding': 'br' }, decompress: false } as RequestInit)
     expect(compressed.headers.get('content-encoding')).toBe('br')

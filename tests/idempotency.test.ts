@@ -312,7 +312,7 @@ describe('the key header is validated', () => {
     const name = unique('Long Key')
     const records = await recordCount()
     const errors = expectError(await t.app.post(GROUPS, { name }, { token: admin.token, idempotencyKey: 'k'.repeat(65) }), 400, 'VALIDATION_ERROR')
-    expect(errors['x-idempotency-key']).toBeDefined()
+    expect(errors['x-idempotency-key']).toEqual(expect.arrayContaining([expect.any(String)]))
     expect(await groupsNamed(name)).toBe(0)
     expect(await recordCount()).toBe(records)
   })
@@ -328,7 +328,7 @@ describe('the key header is validated', () => {
   test('an empty key → 400 VALIDATION_ERROR with errors["x-idempotency-key"], nothing written', async () => {
     const name = unique('Empty Key')
     const errors = expectError(await t.app.post(GROUPS, { name }, { token: admin.token, headers: { 'x-idempotency-key': '' } }), 400, 'VALIDATION_ERROR')
-    expect(errors['x-idempotency-key']).toBeDefined()
+    expect(errors['x-idempotency-key']).toEqual(expect.arrayContaining([expect.any(String)]))
     expect(await groupsNamed(name)).toBe(0)
   })
 })

@@ -16,7 +16,7 @@ describe('job scheduling', () => {
     const jobs = startJobs(t.app.deps)
     try {
       const cleanup = jobs.scheduled.find((cron) => cron.name === 'idempotency-cleanup')!
-      expect(cleanup).toBeDefined()
+      expect(cleanup.getPattern()).toBe(JOBS.find((job) => job.name === 'idempotency-cleanup')?.schedule)
       const [first, second] = cleanup.nextRuns(2)
       expect(second!.getTime() - first!.getTime()).toBe(60 * 60 * 1000)
       expect(JOBS.map((job) => job.name)).toContain('idempotency-cleanup')

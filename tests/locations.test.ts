@@ -1014,12 +1014,11 @@ describe('retention: purgeExpiredLocations removes pings older than each workspa
 
   test("the job is in the cron table as 'location-retention', daily in UTC", () => {
     const job = JOBS.find((j) => j.name === 'location-retention')
-    expect(job).toBeDefined()
-    expect(job!.run).toBe(purgeExpiredLocations)
+    expect(job?.run).toBe(purgeExpiredLocations)
     const jobs = startJobs(r.deps)
     try {
       const cron = jobs.scheduled.find((c) => c.name === 'location-retention')!
-      expect(cron).toBeDefined()
+      expect(cron.getPattern()).toBe(job?.schedule)
       const [first, second] = cron.nextRuns(2)
       expect(second!.getTime() - first!.getTime()).toBe(DAY)
     } finally {

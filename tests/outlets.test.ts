@@ -464,7 +464,7 @@ describe('manager audit scope (docs/API.md §Roles and permissions)', () => {
     for (const id of [outsiderAdmin.user.id, stranger.user.id, mws.owner.user.id]) expect(actors.has(id)).toBe(false)
     expect((await auditList(manager, `&actor_id=${outsiderAdmin.user.id}`)).meta.total).toBe(0)
     const adminEntry = (await auditList(outsiderAdmin, `&actor_id=${outsiderAdmin.user.id}`)).data[0]
-    expect(adminEntry).toBeDefined()
+    expect(adminEntry).toMatchObject({ actor_id: outsiderAdmin.user.id, workspace_id: mws.id })
     expectError(await t.app.get(`${OFFICE}/audit-logs/${adminEntry.id}`, { token: manager.token }), 404, 'AUDIT_LOG_NOT_FOUND')
     const leaderEntry = (await auditList(manager, `&actor_id=${teamLeader.user.id}`)).data[0]
     expect((await t.app.get(`${OFFICE}/audit-logs/${leaderEntry.id}`, { token: manager.token })).status).toBe(200)

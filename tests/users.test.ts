@@ -21,8 +21,9 @@ const membership = (workspaceId: number, userId: number) => make.membership(t.ap
 
 /** Every object key at any depth of a JSON value. */
 function keysDeep(value: unknown, into: string[] = []): string[] {
-  if (Array.isArray(value)) value.forEach((item) => keysDeep(item, into))
-  else if (value && typeof value === 'object') {
+  if (Array.isArray(value)) {
+    for (const item of value) keysDeep(item, into)
+  } else if (value && typeof value === 'object') {
     for (const [key, inner] of Object.entries(value)) {
       into.push(key)
       keysDeep(inner, into)
