@@ -35,7 +35,7 @@ import fc from 'fast-check'
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { data } from './factories'
+import { data, HERE as SITE, PNG as PNG_DATA_URI } from './factories'
 import { createTestApp, unique, type Reply, type Session, type Workspace } from './harness'
 
 const BASE_SEED = Number(process.env.FUZZ_SEED ?? 20_261_121)
@@ -121,8 +121,6 @@ let started: { id: number; submission: number }
 /** A finished visit whose submission is completed and awaits approval. */
 let submitted: { id: number; submission: number }
 const NO_SUCH_ID = 999_999_999
-const SITE = { latitude: -6.2, longitude: 106.8 }
-const PNG_DATA_URI = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 const FORM_FIELDS = [
   { key: 'facings', label: 'Facings', type: 'integer', required: true },
   { key: 'brand', label: 'Brand', type: 'select', options: ['A', 'B'] },

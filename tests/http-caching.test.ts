@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { RouteTable } from '../src/platform/http'
 import { chooseCoding, COMPRESS_ABOVE_BYTES, noneMatchHits } from '../src/platform/representation'
+import { PNG } from './factories'
 import { expectError, unique, useRealSocket, useTestApp, type Session, type Workspace } from './harness'
 
 const t = useTestApp()
@@ -17,7 +18,6 @@ const t = useTestApp()
 const GROUPS = '/office/v1/outlets/channel-groups'
 /** Enough groups that a page of them is well over 1 KiB of JSON. */
 const GROUP_COUNT = 30
-const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 
 let ws: Workspace
 let admin: string

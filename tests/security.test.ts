@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { SignJWT } from 'jose'
-import { data, newForm, newOutlet, newProject } from './factories'
+import { data, HERE as SITE, newForm, newOutlet, newProject, PNG as PNG_DATA_URI } from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
 
 const t = useTestApp()
@@ -159,8 +159,6 @@ interface VisitFixtures {
 let kit: VisitFixtures
 let bField: Session
 let bForm: number
-const SITE = { latitude: -6.2, longitude: 106.8 }
-const PNG_DATA_URI = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 const FORM_FIELDS = [
   { key: 'facings', label: 'Facings', type: 'integer', required: true },
   { key: 'brand', label: 'Brand', type: 'select', options: ['A', 'B'] },

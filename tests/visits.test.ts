@@ -9,16 +9,14 @@ import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { guardCell, unguardCell } from '../src/modules/visits/visits.csv'
 import type { ManualClock } from '../src/platform/clock'
-import { created, newForm, newOutlet, newProject, newTeam } from './factories'
+import { created, HERE, newForm, newOutlet, newProject, newTeam, PNG } from './factories'
 import { expectError, unique, useTestApp, type Reply, type Session, type Workspace } from './harness'
 
 const t = useTestApp()
 const clock = () => t.app.clock as ManualClock
 const now = () => clock().now().toISOString()
 
-const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 const PNG_BYTES = Buffer.from(PNG.split(',')[1], 'base64')
-const HERE = { latitude: -6.2, longitude: 106.8 }
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const FILE_URL = /^\/api\/files\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 

@@ -16,7 +16,7 @@ import { ManualClock as TestClock, type ManualClock } from '../src/platform/cloc
 import { compileGrants } from '../src/platform/permissions'
 import { Hub, topics, type SocketAccess } from '../src/ws/hub'
 import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../src/ws/replay-log'
-import { data, newProject, newVisit, visitSite } from './factories'
+import { data, HERE as SITE, newProject, newVisit, visitSite } from './factories'
 import { createTestApp, expectError, unique, type Session, type TestApp, type Workspace } from './harness'
 
 let h: TestApp
@@ -224,8 +224,6 @@ async function planVisit(userIds: number[], key?: string) {
   const body = { outlet_id: kit.outlet, project_id: kit.project, visit_date: '2026-11-22', user_ids: userIds, submissions: [] }
   return h.post('/office/v1/visits', body, { token: aAdmin.token, idempotencyKey: key })
 }
-
-const SITE = { latitude: -6.2, longitude: 106.8 }
 
 // ---------------------------------------------------------------------------------------------
 
