@@ -32,43 +32,95 @@ interface Message {
   committed?: Promise<boolean>
 }
 
-/** A client socket that records every message and can wait for some. */
-class Client {
-  readonly messages: Message[] = []
+/**
+ * A client socket that records every message but pongs and can wait for some: the machinery of the
+ * hub tests' Client and the replay tests' Feed.
+ */
+class RecordingSocket<M extends { type: string }> {
+  readonly messages: M[] = []
   private listeners = new Set<() => void>()
   private pongs = 0
-  /** The close the server sent (or the client made), with the time it arrived. */
-  readonly closed: Promise<{ code: number; reason: string; at: number }>
 
-  private constructor(readonly socket: WebSocket) {
-    this.closed = new Promise((resolve) => {
-      socket.addEventListener('close', (event) => resolve({ code: event.code, reason: event.reason, at: performance.now() }))
-    })
+  protected constructor(
+    readonly socket: WebSocket,
+    record: (message: M) => void = () => {},
+  ) {
     socket.onmessage = (event) => {
-      const message = JSON.parse(String(event.data)) as Message
+      const message = JSON.parse(String(event.data)) as M
       if (message.type === 'pong') this.pongs += 1
-      // Checked at once, while the publisher may still be running: only committed rows are visible here.
-      else if (message.type === 'location.created') message.committed = visible('location_pings', message.data?.id)
-      else if (message.type === 'notification.created') message.committed = visible('notifications', message.data?.id)
-      if (message.type !== 'pong') this.messages.push(message)
+      else {
+        record(message)
+        this.messages.push(message)
+      }
       for (const listener of this.listeners) listener()
     }
   }
 
-  static open(token: string, atPort = port): Promise<Client> {
-    const socket = new WebSocket(`ws://127.0.0.1:${atPort}/ws?token=${encodeURIComponent(token)}`)
-    const client = new Client(socket)
+  /** Resolves once the socket is open; rejects when it fails, or is not open within WAIT_MS. */
+  protected opened(): Promise<void> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('socket did not open')), WAIT_MS)
-      socket.onopen = () => {
+      this.socket.onopen = () => {
         clearTimeout(timer)
-        resolve(client)
+        resolve()
       }
-      socket.onerror = () => {
+      this.socket.onerror = () => {
         clearTimeout(timer)
         reject(new Error('socket failed to open'))
       }
     })
+  }
+
+  until(done: () => boolean, what: string, waitMs = WAIT_MS): Promise<void> {
+    if (done()) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      const listener = () => {
+        if (!done()) return
+        clearTimeout(timer)
+        this.listeners.delete(listener)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        this.listeners.delete(listener)
+        const types = JSON.stringify(this.messages.map((m) => m.type)).slice(0, 400)
+        reject(
+          new Error(
+            `timed out waiting for ${what}; got ${this.messages.length} messages ${types}, last ${JSON.stringify(this.messages.at(-1))?.slice(0, 200)}`,
+          ),
+        )
+      }, waitMs)
+      this.listeners.add(listener)
+    })
+  }
+
+  /** Round trip: everything published to this socket before the call (a replay included) has arrived when it resolves. */
+  async barrier(): Promise<void> {
+    const wanted = this.pongs + 1
+    this.socket.send(JSON.stringify({ type: 'ping' }))
+    await this.until(() => this.pongs >= wanted, 'pong')
+  }
+}
+
+/** A client socket of the hub tests: checks at once whether a pushed row is committed. */
+class Client extends RecordingSocket<Message> {
+  /** The close the server sent (or the client made), with the time it arrived. */
+  readonly closed: Promise<{ code: number; reason: string; at: number }>
+
+  private constructor(socket: WebSocket) {
+    super(socket, (message) => {
+      // Checked at once, while the publisher may still be running: only committed rows are visible here.
+      if (message.type === 'location.created') message.committed = visible('location_pings', message.data?.id)
+      else if (message.type === 'notification.created') message.committed = visible('notifications', message.data?.id)
+    })
+    this.closed = new Promise((resolve) => {
+      socket.addEventListener('close', (event) => resolve({ code: event.code, reason: event.reason, at: performance.now() }))
+    })
+  }
+
+  static async open(token: string, atPort = port): Promise<Client> {
+    const client = new Client(new WebSocket(`ws://127.0.0.1:${atPort}/ws?token=${encodeURIComponent(token)}`))
+    await client.opened()
+    return client
   }
 
   /** Index to read messages from (those that arrive after this call). */
@@ -86,34 +138,10 @@ class Client {
     return this.messages.slice(mark).filter((m) => type === undefined || m.type === type)
   }
 
-  private until(done: () => boolean, what: string): Promise<void> {
-    if (done()) return Promise.resolve()
-    return new Promise((resolve, reject) => {
-      const listener = () => {
-        if (!done()) return
-        clearTimeout(timer)
-        this.listeners.delete(listener)
-        resolve()
-      }
-      const timer = setTimeout(() => {
-        this.listeners.delete(listener)
-        reject(new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.messages.map((m) => m.type))}`))
-      }, WAIT_MS)
-      this.listeners.add(listener)
-    })
-  }
-
   /** Waits until `count` messages of `type` arrived after `mark`, then returns them. */
   async waitFor(mark: number, type: string, count = 1): Promise<Message[]> {
     await this.until(() => this.since(mark, type).length >= count, `${count} × ${type}`)
     return this.since(mark, type)
-  }
-
-  /** Round trip: everything published to this socket before the call has arrived when it resolves. */
-  async barrier(): Promise<void> {
-    const wanted = this.pongs + 1
-    this.socket.send(JSON.stringify({ type: 'ping' }))
-    await this.until(() => this.pongs >= wanted, 'pong')
   }
 
   close() {
@@ -962,38 +990,19 @@ interface Pushed {
 }
 
 /** A bare socket for the replay tests: records every message but pongs, from before the open on. */
-class Feed {
-  readonly messages: Pushed[] = []
-  private listeners = new Set<() => void>()
-  private pongs = 0
+class Feed extends RecordingSocket<Pushed> {
   readonly closed: Promise<number>
 
-  private constructor(readonly socket: WebSocket) {
+  private constructor(socket: WebSocket) {
+    super(socket)
     this.closed = new Promise((resolve) => socket.addEventListener('close', (event) => resolve(event.code)))
-    socket.onmessage = (event) => {
-      const message = JSON.parse(String(event.data)) as Pushed
-      if (message.type === 'pong') this.pongs += 1
-      else this.messages.push(message)
-      for (const listener of this.listeners) listener()
-    }
   }
 
   /** Starts the upgrade; `opened` resolves once the socket is open. */
   static connect(token: string, atPort: number, since?: number | string): { feed: Feed; opened: Promise<Feed> } {
     const query = `token=${encodeURIComponent(token)}${since === undefined ? '' : `&since=${since}`}`
     const feed = new Feed(new WebSocket(`ws://127.0.0.1:${atPort}/ws?${query}`))
-    const opened = new Promise<Feed>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('socket did not open')), WAIT_MS)
-      feed.socket.onopen = () => {
-        clearTimeout(timer)
-        resolve(feed)
-      }
-      feed.socket.onerror = () => {
-        clearTimeout(timer)
-        reject(new Error('socket failed to open'))
-      }
-    })
-    return { feed, opened }
+    return { feed, opened: feed.opened().then(() => feed) }
   }
 
   static open(token: string, atPort: number, since?: number | string): Promise<Feed> {
@@ -1009,33 +1018,9 @@ class Feed {
     return this.ids.at(-1)!
   }
 
-  until(done: () => boolean, what: string, waitMs = WAIT_MS): Promise<void> {
-    if (done()) return Promise.resolve()
-    return new Promise((resolve, reject) => {
-      const listener = () => {
-        if (!done()) return
-        clearTimeout(timer)
-        this.listeners.delete(listener)
-        resolve()
-      }
-      const timer = setTimeout(() => {
-        this.listeners.delete(listener)
-        reject(new Error(`timed out waiting for ${what}; got ${this.messages.length} messages, last ${JSON.stringify(this.messages.at(-1))?.slice(0, 200)}`))
-      }, waitMs)
-      this.listeners.add(listener)
-    })
-  }
-
   /** Waits for the event with id `id` (or a later one). */
   reach(id: number, waitMs = WAIT_MS): Promise<void> {
     return this.until(() => this.ids.some((seen) => seen >= id), `event ${id}`, waitMs)
-  }
-
-  /** Everything already sent to this socket (its replay included) has arrived when this resolves. */
-  async barrier(): Promise<void> {
-    const wanted = this.pongs + 1
-    this.socket.send(JSON.stringify({ type: 'ping' }))
-    await this.until(() => this.pongs >= wanted, 'pong')
   }
 
   /** Closes and waits for the server to have seen it go. */
