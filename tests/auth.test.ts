@@ -257,7 +257,7 @@ describe('failed-login rate limit', () => {
 
 describe('limits hold under concurrency: each limiter decides and counts in one step', () => {
   /** Fires `count` requests at once (Promise.all over app.handle) and tallies the answers by status. */
-  async function burst(app: TestApp, count: number, request: (i: number) => Promise<Reply>) {
+  async function burst(count: number, request: (i: number) => Promise<Reply>) {
     const replies = await Promise.all(Array.from({ length: count }, (_, i) => request(i)))
     const byStatus: Record<number, number> = {}
     for (const reply of replies) byStatus[reply.status] = (byStatus[reply.status] ?? 0) + 1
@@ -272,7 +272,7 @@ describe('limits hold under concurrency: each limiter decides and counts in one 
 
   test('30 simultaneous wrong-password logins for one email+IP: at most 10 answer 401, the rest 429 with Retry-After; the right password afterwards is 429 too', async () => {
     const { email, session } = await registerOwner()
-    const { replies, byStatus } = await burst(t.app, 30, (i) => login(email, `wrong-${i}`))
+    const { replies, byStatus } = await burst(30, (i) => login(email, `wrong-${i}`))
     expect(byStatus[401] ?? 0).toBeLessThanOrEqual(10)
     expect((byStatus[401] ?? 0) + (byStatus[429] ?? 0)).toBe(30)
     for (const reply of replies) {
@@ -286,7 +286,7 @@ describe('limits hold under concurrency: each limiter decides and counts in one 
   test('30 simultaneous logins after 9 failures: exactly one more can fail; then even the right password is 429', async () => {
     const { email } = await registerOwner()
     for (let i = 0; i < 9; i++) expectError(await login(email, 'wrong-password'), 401, 'INVALID_CREDENTIALS')
-    const { byStatus } = await burst(t.app, 30, () => login(email, 'wrong-password'))
+    const { byStatus } = await burst(30, () => login(email, 'wrong-password'))
     expect(byStatus).toEqual({ 401: 1, 429: 29 })
     expectRateLimited(await login(email))
   })
@@ -294,7 +294,7 @@ describe('limits hold under concurrency: each limiter decides and counts in one 
   test('attempts in progress hold the free slots and the next ones wait for them: after 9 failures, 30 simultaneous right-password logins all succeed', async () => {
     const { email } = await registerOwner()
     for (let i = 0; i < 9; i++) expectError(await login(email, 'wrong-password'), 401, 'INVALID_CREDENTIALS')
-    const { byStatus } = await burst(t.app, 30, () => login(email))
+    const { byStatus } = await burst(30, () => login(email))
     expect(byStatus).toEqual({ 200: 30 })
     // The successes cleared the count: 10 failures again before the limit.
     for (let i = 0; i < 10; i++) expectError(await login(email, 'wrong-password'), 401, 'INVALID_CREDENTIALS')
@@ -304,7 +304,7 @@ describe('limits hold under concurrency: each limiter decides and counts in one 
   test('an ACCOUNT_DISABLED answer gives its slot back: 30 at once for a deactivated user are all 403, and 10 failures still answer 401 afterwards', async () => {
     const { ws, email, userId } = await workspaceWithMember('user')
     expect((await t.app.put(`/office/v1/users/${userId}`, { is_active: false }, { token: ws.owner.token })).status).toBe(200)
-    const { byStatus } = await burst(t.app, 30, () => login(email))
+    const { byStatus } = await burst(30, () => login(email))
     expect(byStatus).toEqual({ 403: 30 })
     for (let i = 0; i < 10; i++) expectError(await login(email, 'wrong-password'), 401, 'INVALID_CREDENTIALS')
     expectRateLimited(await login(email))
@@ -315,7 +315,7 @@ describe('limits hold under concurrency: each limiter decides and counts in one 
       const limited = await createTestApp({ env: { REGISTER_LIMIT_PER_HOUR: '10' } })
       try {
         const workspaces = await limited.count('workspaces')
-        const { replies, byStatus } = await burst(limited, 30, () => limited.post('/auth/register', registerBody()))
+        const { replies, byStatus } = await burst(30, () => limited.post('/auth/register', registerBody()))
         expect(byStatus).toEqual({ 201: 10, 429: 20 })
         for (const reply of replies) if (reply.status === 429) expectRateLimited(reply)
         expect(await limited.count('workspaces')).toBe(workspaces + 10)
@@ -348,7 +348,7 @@ describe('limits hold under concurrency: each limiter decides and counts in one 
       try {
         const ws = await limited.workspace()
         const email = ws.owner.user.email
-        const { replies, byStatus } = await burst(limited, 30, (i) => forgot(limited, email, `198.51.100.${i + 1}`))
+        const { replies, byStatus } = await burst(30, (i) => forgot(limited, email, `198.51.100.${i + 1}`))
         expect(byStatus).toEqual({ 200: 30 })
         expect(new Set(replies.map((reply) => reply.text)).size).toBe(1)
         expect(replies[0].body.code).toBe('RESET_REQUESTED')
@@ -367,7 +367,7 @@ describe('limits hold under concurrency: each limiter decides and counts in one 
       try {
         const ws = await limited.workspace()
         const email = ws.owner.user.email
-        const { byStatus } = await burst(limited, 30, (i) => forgot(limited, `nobody-${i}@example.com`, '203.0.113.7'))
+        const { byStatus } = await burst(30, (i) => forgot(limited, `nobody-${i}@example.com`, '203.0.113.7'))
         expect(byStatus).toEqual({ 200: 30 })
         const blocked = await forgot(limited, email, '203.0.113.7')
         expect(blocked.status).toBe(200)

@@ -10,6 +10,7 @@ import { ConfigError, loadConfig, parseDuration } from '../src/config/env'
 import { openDatabase } from '../src/db/client'
 import { ManualClock } from '../src/platform/clock'
 import { createTokenService, resolveJwtSecret } from '../src/platform/jwt'
+import { createTestApp } from './harness'
 
 describe('environment', () => {
   test('defaults match README.md "Configuration"', () => {
@@ -87,5 +88,26 @@ describe('JWT secret', () => {
     expect((await other.verifyAccessToken(token)).status).toBe('invalid')
     clock.advance(61_000)
     expect((await b.verifyAccessToken(token)).status).toBe('expired')
+  })
+})
+
+describe('settings for small machines and time zones', () => {
+  test('SQLITE_CACHE_MB sets the page cache of every connection (default 64 MiB); out of range is a configuration error', async () => {
+    const small = await createTestApp({ env: { SQLITE_CACHE_MB: '8' } })
+    try {
+      const sizes = (await small.db.pragmaEverywhere('PRAGMA cache_size')).map((rows) => rows[0]!.cache_size)
+      expect(sizes).toEqual([-8 * 1024, -8 * 1024])
+    } finally {
+      await small.close()
+    }
+    expect(loadConfig({}).SQLITE_CACHE_MB).toBe(64)
+    expect(() => loadConfig({ SQLITE_CACHE_MB: '0' })).toThrow(/SQLITE_CACHE_MB/)
+    expect(() => loadConfig({ SQLITE_CACHE_MB: 'lots' })).toThrow(/SQLITE_CACHE_MB/)
+  })
+
+  test('DEFAULT_TIMEZONE is an IANA zone (default UTC); anything else is a configuration error', () => {
+    expect(loadConfig({}).DEFAULT_TIMEZONE).toBe('UTC')
+    expect(loadConfig({ DEFAULT_TIMEZONE: 'Asia/Jakarta' }).DEFAULT_TIMEZONE).toBe('Asia/Jakarta')
+    expect(() => loadConfig({ DEFAULT_TIMEZONE: 'Mars/Olympus_Mons' })).toThrow(/DEFAULT_TIMEZONE/)
   })
 })

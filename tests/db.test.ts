@@ -283,14 +283,20 @@ describe('DURABILITY: an acknowledged write is on stable storage (README.md, Con
     const deferred = () => {
       let resolve!: () => void
       let reject!: (error: Error) => void
-      const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)))
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res
+        reject = rej
+      })
       return { promise, resolve, reject }
     }
 
     test('a group is answered only when its sync has finished, one sync for the whole group', async () => {
       const pending = deferred()
       let calls = 0
-      const { connection, groups } = setUp(() => (calls++, pending.promise))
+      const { connection, groups } = setUp(() => {
+        calls++
+        return pending.promise
+      })
       const answered: number[] = []
       const all = Promise.all(
         Array.from({ length: 30 }, (_, i) =>
@@ -310,7 +316,11 @@ describe('DURABILITY: an acknowledged write is on stable storage (README.md, Con
       const { connection, groups } = setUp(() => Promise.reject(new Error('EIO')))
       await expect(groups.transaction(async () => void connection.run("insert into t values ('a')"))).rejects.toThrow(/sync .* failed/)
       let ran = false
-      await expect(groups.transaction(async () => void (ran = true))).rejects.toThrow(/sync .* failed/)
+      await expect(
+        groups.transaction(async () => {
+          ran = true
+        }),
+      ).rejects.toThrow(/sync .* failed/)
       expect(ran).toBe(false)
       connection.close()
     })
@@ -524,7 +534,13 @@ describe('prepared statement families', () => {
   test('preparedVariants builds once per shape and connection, and keeps at most `max` shapes (oldest out first)', async () => {
     await withDatabase('bun-sqlite', async (db) => {
       const built: string[] = []
-      const family = preparedVariants((_, key: string) => (built.push(key), { key }), { max: 2 })
+      const family = preparedVariants(
+        (_, key: string) => {
+          built.push(key)
+          return { key }
+        },
+        { max: 2 },
+      )
       const a = family(db.read, 'a')
       expect(family(db.read, 'a')).toBe(a)
       family(db.read, 'b')
@@ -542,7 +558,10 @@ describe('prepared statement families', () => {
   test('preparedShapes builds once per shape object (by value, not identity) and hands the builder the shape', async () => {
     await withDatabase('bun-sqlite', async (db) => {
       const built: unknown[] = []
-      const family = preparedShapes((_, shape: { scope: string; filters: string[] }) => (built.push(shape), { shape }))
+      const family = preparedShapes((_, shape: { scope: string; filters: string[] }) => {
+        built.push(shape)
+        return { shape }
+      })
       const first = family(db.read, { scope: 'all', filters: ['status'] })
       expect(family(db.read, { scope: 'all', filters: ['status'] })).toBe(first)
       expect(family(db.read, { scope: 'all', filters: ['status', 'team_id'] })).not.toBe(first)

@@ -35,6 +35,7 @@ import fc from 'fast-check'
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { data, HERE as SITE, PNG as PNG_DATA_URI } from './factories'
 import { createTestApp, unique, type Reply, type Session, type Workspace } from './harness'
 
 const BASE_SEED = Number(process.env.FUZZ_SEED ?? 20_261_121)
@@ -120,18 +121,12 @@ let started: { id: number; submission: number }
 /** A finished visit whose submission is completed and awaits approval. */
 let submitted: { id: number; submission: number }
 const NO_SUCH_ID = 999_999_999
-const SITE = { latitude: -6.2, longitude: 106.8 }
-const PNG_DATA_URI = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 const FORM_FIELDS = [
   { key: 'facings', label: 'Facings', type: 'integer', required: true },
   { key: 'brand', label: 'Brand', type: 'select', options: ['A', 'B'] },
   { key: 'note', label: 'Note', type: 'text' },
 ]
 
-function data(reply: Reply, status: number, what: string) {
-  if (reply.status !== status) throw new Error(`${what} failed: ${reply.status} ${reply.text.slice(0, 300)}`)
-  return reply.body.data
-}
 const created = async (path: string, body: Record<string, unknown>, token = owner.token) =>
   data(await t.post(path, body, { token }), 201, `POST ${path}`).id as number
 
@@ -240,7 +235,10 @@ const concretePaths = new Map<string, Promise<string>>()
 function pathOf(route: FuzzRoute): Promise<string> {
   const key = `${route.method} ${route.path}`
   let path = concretePaths.get(key)
-  if (!path) concretePaths.set(key, (path = resolvePath(route)))
+  if (!path) {
+    path = resolvePath(route)
+    concretePaths.set(key, path)
+  }
   return path
 }
 
@@ -354,6 +352,7 @@ const TRICKY_TEXT = [
   'prototype',
   'toString',
   '<script>alert(1)</script>',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: template-injection text, meant literally
   '${7*7}{{7*7}}',
   '../../etc/passwd',
   '2026-02-30',

@@ -101,10 +101,10 @@ export class TestApp {
   put = (path: string, body?: unknown, options?: RequestOptions) => this.request('PUT', path, { ...options, body })
   delete = (path: string, options?: RequestOptions) => this.request('DELETE', path, options)
 
-  /** Registers a new workspace; its owner is a super_admin. */
-  async workspace(name = unique('Workspace')): Promise<Workspace> {
+  /** Registers a new workspace (in `timezone` when given); its owner is a super_admin. */
+  async workspace(name = unique('Workspace'), options: { timezone?: string } = {}): Promise<Workspace> {
     const email = `${unique('owner')}@example.com`
-    const reply = await this.post('/auth/register', { name: `Owner of ${name}`, email, password: 'password123', workspace_name: name })
+    const reply = await this.post('/auth/register', { name: `Owner of ${name}`, email, password: 'password123', workspace_name: name, ...options })
     if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${reply.text}`)
     const owner = reply.body.data as Session
     const roles = await this.get('/office/v1/roles', { token: owner.token })

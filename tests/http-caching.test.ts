@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { RouteTable } from '../src/platform/http'
 import { chooseCoding, COMPRESS_ABOVE_BYTES, noneMatchHits } from '../src/platform/representation'
+import { PNG } from './factories'
 import { expectError, unique, useRealSocket, useTestApp, type Session, type Workspace } from './harness'
 
 const t = useTestApp()
@@ -17,7 +18,6 @@ const t = useTestApp()
 const GROUPS = '/office/v1/outlets/channel-groups'
 /** Enough groups that a page of them is well over 1 KiB of JSON. */
 const GROUP_COUNT = 30
-const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 
 let ws: Workspace
 let admin: string
@@ -285,7 +285,7 @@ describe('over a real socket', () => {
     const conditional = await fetch(`${socket.base}${LIST}`, { headers: { ...headers, 'if-none-match': tag } })
     expect(conditional.status).toBe(304)
     expect(await conditional.text()).toBe('')
-    expect(conditional.headers.get('x-request-id')).toBeTruthy()
+    expect(conditional.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
 
     const compressed = await fetch(`${socket.base}${LIST}`, { headers: { ...headers, 'accept-encoding': 'br' }, decompress: false } as RequestInit)
     expect(compressed.headers.get('content-encoding')).toBe('br')

@@ -8,6 +8,7 @@ import { Elysia } from 'elysia'
 import { createPlatform, MAX_BODY_BYTES, RouteTable, SERVER_MAX_REQUEST_BODY_SIZE, toAppError } from '../src/platform/http'
 import { JsonTooDeep, jsonDepth, MAX_JSON_DEPTH, parseRequestJson, SCAN_FIRST_ABOVE_CHARS } from '../src/platform/json'
 import { fieldErrors, toFieldPath } from '../src/platform/validation'
+import { PNG } from './factories'
 import { expectError, useTestApp, type Workspace } from './harness'
 
 const t = useTestApp()
@@ -38,8 +39,6 @@ describe('X-Request-Id', () => {
 })
 
 describe('security headers: every answer carries X-Content-Type-Options: nosniff; answers carrying tokens carry Cache-Control: no-store', () => {
-  const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
-
   test('JSON, lists, errors (400, 401, 403, 404, 429), the idempotent-replay 204, photos, CSV, the docs page and document, health and metrics', async () => {
     const field = await t.app.member(ws, 'user')
     const photo = await t.app.post('/app/v1/attendances/clock-in', { latitude: -6.2, longitude: 106.8, photo: PNG }, { token: field.token })

@@ -6,7 +6,8 @@ import { JOBS, startJobs, type JobDefinition } from '../src/jobs'
 import { notifyMissedVisits } from '../src/jobs/missed-visits.job'
 import type { ManualClock } from '../src/platform/clock'
 import type { Logger } from '../src/platform/logger'
-import { unique, useTestApp, type Workspace } from './harness'
+import { newTeam, newVisit, ok, visitSite } from './factories'
+import { unique, useTestApp } from './harness'
 
 const t = useTestApp()
 
@@ -15,7 +16,7 @@ describe('job scheduling', () => {
     const jobs = startJobs(t.app.deps)
     try {
       const cleanup = jobs.scheduled.find((cron) => cron.name === 'idempotency-cleanup')!
-      expect(cleanup).toBeDefined()
+      expect(cleanup.getPattern()).toBe(JOBS.find((job) => job.name === 'idempotency-cleanup')?.schedule)
       const [first, second] = cleanup.nextRuns(2)
       expect(second!.getTime() - first!.getTime()).toBe(60 * 60 * 1000)
       expect(JOBS.map((job) => job.name)).toContain('idempotency-cleanup')
@@ -94,44 +95,27 @@ describe('missed visits', () => {
   const DAY = '2026-11-23'
   const clock = () => t.app.clock as ManualClock
 
-  const ok = (reply: { status: number; text: string; body: any }, status = 200) => {
-    if (reply.status !== status) throw new Error(`expected ${status}, got ${reply.status} ${reply.text.slice(0, 300)}`)
-    return reply.body.data
-  }
-
   /** A workspace in `timezone` with an admin, two team leaders, a field user and four visits of DAY. */
   async function fieldWorkspace(timezone: string) {
-    const owner = ok(
-      await t.app.post('/auth/register', {
-        name: 'Owner',
-        email: `${unique('owner')}@example.com`,
-        password: 'password123',
-        workspace_name: unique('W'),
-        timezone,
-      }),
-      201,
-    )
-    const roles = ok(await t.app.get('/office/v1/roles', { token: owner.token }))
-    const ws: Workspace = { id: owner.user.workspace_id, owner, roles: Object.fromEntries(roles.map((r: { slug: string; id: number }) => [r.slug, r.id])) }
-    const token = owner.token
+    const ws = await t.app.workspace(unique('W'), { timezone })
+    const token = ws.owner.token
     const admin = await t.app.member(ws, 'admin')
     const visitLeader = await t.app.member(ws, 'manager')
     const userLeader = await t.app.member(ws, 'manager')
     const bystander = await t.app.member(ws, 'manager')
     const field = await t.app.member(ws, 'user')
-    const visitTeam = ok(await t.app.post('/office/v1/teams', { name: unique('Visit team'), leader_id: visitLeader.user.id }, { token }), 201)
-    ok(await t.app.post('/office/v1/teams', { name: unique('Field team'), leader_id: userLeader.user.id, user_ids: [field.user.id] }, { token }), 201)
-    const project = ok(await t.app.post('/office/v1/projects', { name: unique('P') }, { token }), 201)
-    const outlet = ok(await t.app.post('/office/v1/outlets', { name: unique('Toko'), latitude: -6.2, longitude: 106.8 }, { token }), 201)
-    const plan = async (date = DAY) =>
-      ok(
-        await t.app.post(
-          '/office/v1/visits',
-          { outlet_id: outlet.id, project_id: project.id, team_id: visitTeam.id, visit_date: date, user_ids: [field.user.id], submissions: [] },
-          { token },
-        ),
-        201,
-      )
+    const visitTeam = await newTeam(t.app, token, { leader_id: visitLeader.user.id })
+    await newTeam(t.app, token, { leader_id: userLeader.user.id, user_ids: [field.user.id] })
+    const { project, outlet } = await visitSite(t.app, token)
+    const plan = (date = DAY) =>
+      newVisit(t.app, token, {
+        outlet_id: outlet.id,
+        project_id: project.id,
+        team_id: visitTeam.id,
+        visit_date: date,
+        user_ids: [field.user.id],
+        submissions: [],
+      })
     const missed = await plan()
     const started = await plan()
     ok(await t.app.post(`/app/v1/visits/${started.id}/check-in`, { latitude: -6.2, longitude: 106.8 }, { token: field.token }))
@@ -142,7 +126,7 @@ describe('missed visits', () => {
       ws,
       missed,
       others: [started.id, cancelled.id, tomorrow.id],
-      recipients: [owner.user.id, admin.user.id, visitLeader.user.id, userLeader.user.id].sort((a, b) => a - b),
+      recipients: [ws.owner.user.id, admin.user.id, visitLeader.user.id, userLeader.user.id].sort((a, b) => a - b),
       notRecipients: [bystander.user.id, field.user.id],
     }
   }

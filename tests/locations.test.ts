@@ -9,6 +9,7 @@ import { JOBS, startJobs } from '../src/jobs'
 import { purgeExpiredLocations } from '../src/jobs/location-retention.job'
 import { savedPings } from '../src/modules/locations/locations.service'
 import type { ManualClock } from '../src/platform/clock'
+import { data, newVisit, visitSite } from './factories'
 import { createTestApp, expectError, unique, useTestApp, type Reply, type Session, type TestApp, type Workspace } from './harness'
 
 const t = useTestApp()
@@ -50,18 +51,12 @@ async function lastPing() {
 
 const pingCount = (where = '1 = 1', app: TestApp = t.app) => app.count('location_pings', where)
 
-function data(reply: Reply, status: number, what: string) {
-  if (reply.status !== status) throw new Error(`${what} failed: ${reply.status} ${reply.text.slice(0, 400)}`)
-  return reply.body.data
-}
-
 /** A visit of the workspace (no forms), assigned to `assignee`. */
 async function visitIn(ws: Workspace, assignee: Session): Promise<number> {
   const token = ws.owner.token
-  const project = data(await t.app.post('/office/v1/projects', { name: unique('Project') }, { token }), 201, 'a project')
-  const outlet = data(await t.app.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token }), 201, 'an outlet')
-  const body = { outlet_id: outlet.id, project_id: project.id, visit_date: dayAgo(0), user_ids: [assignee.user.id], submissions: [] }
-  return data(await t.app.post('/office/v1/visits', body, { token }), 201, 'a visit').id
+  const { project, outlet } = await visitSite(t.app, token)
+  return (await newVisit(t.app, token, { outlet_id: outlet.id, project_id: project.id, visit_date: dayAgo(0), user_ids: [assignee.user.id], submissions: [] }))
+    .id
 }
 
 let ws: Workspace
@@ -1019,12 +1014,11 @@ describe('retention: purgeExpiredLocations removes pings older than each workspa
 
   test("the job is in the cron table as 'location-retention', daily in UTC", () => {
     const job = JOBS.find((j) => j.name === 'location-retention')
-    expect(job).toBeDefined()
-    expect(job!.run).toBe(purgeExpiredLocations)
+    expect(job?.run).toBe(purgeExpiredLocations)
     const jobs = startJobs(r.deps)
     try {
       const cron = jobs.scheduled.find((c) => c.name === 'location-retention')!
-      expect(cron).toBeDefined()
+      expect(cron.getPattern()).toBe(job?.schedule)
       const [first, second] = cron.nextRuns(2)
       expect(second!.getTime() - first!.getTime()).toBe(DAY)
     } finally {

@@ -26,8 +26,7 @@ function startSmtpServer() {
       data(socket, chunk) {
         const state = socket.data
         state.buffer += chunk.toString()
-        let newline: number
-        while ((newline = state.buffer.indexOf('\r\n')) !== -1) {
+        for (let newline = state.buffer.indexOf('\r\n'); newline !== -1; newline = state.buffer.indexOf('\r\n')) {
           const line = state.buffer.slice(0, newline)
           state.buffer = state.buffer.slice(newline + 2)
           if (state.inData) {

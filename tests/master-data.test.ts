@@ -2,6 +2,7 @@
  * docs/API.md §Master data, §Errors, §Audit log for ChannelGroup, Channel, Account and SubArea.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
+import { newAccount, newChannel, newChannelGroup } from './factories'
 import { expectError, unique, useTestApp, type Workspace } from './harness'
 
 const t = useTestApp()
@@ -10,11 +11,9 @@ let other: Workspace
 const token = () => ws.owner.token
 
 const base = '/office/v1/outlets'
-const createGroup = async (name = unique('Group'), as = token()) => (await t.app.post(`${base}/channel-groups`, { name }, { token: as })).body.data
-const createChannel = async (groupId: number, name = unique('Channel'), as = token()) =>
-  (await t.app.post(`${base}/channels`, { name, channel_group_id: groupId }, { token: as })).body.data
-const createAccount = async (channelId: number, name = unique('Account'), as = token()) =>
-  (await t.app.post(`${base}/accounts`, { name, channel_id: channelId }, { token: as })).body.data
+const createGroup = (name = unique('Group'), as = token()) => newChannelGroup(t.app, as, { name })
+const createChannel = (groupId: number, name = unique('Channel'), as = token()) => newChannel(t.app, as, { name, channel_group_id: groupId })
+const createAccount = (channelId: number, name = unique('Account'), as = token()) => newAccount(t.app, as, { name, channel_id: channelId })
 
 beforeAll(async () => {
   ws = await t.app.workspace()

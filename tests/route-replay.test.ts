@@ -6,8 +6,9 @@
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { ManualClock } from '../src/platform/clock'
+import { ok, visitSite } from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
-import { distance, north, } from './support/geo'
+import { distance, north } from './support/geo'
 
 const t = useTestApp()
 const clock = () => t.app.clock as ManualClock
@@ -57,24 +58,8 @@ const segments = [[...moving, ...stopped, ...onward], second, [lone]]
 
 const body = (pings: Ping[]) => ({ pings: pings.map((p) => ({ lat: p.lat, lng: p.lng, is_mock: false, recorded_at: at(p.t) })) })
 
-function ok(reply: { status: number; text: string; body: any }, status = 200) {
-  if (reply.status !== status) throw new Error(`expected ${status}, got ${reply.status} ${reply.text.slice(0, 400)}`)
-  return reply.body.data
-}
-
-/** A workspace in `timezone` (registered with it), shaped like the harness's. */
-async function zonedWorkspace(timezone: string): Promise<Workspace> {
-  const reply = await t.app.post('/auth/register', {
-    name: 'Owner',
-    email: `${unique('owner')}@example.com`,
-    password: 'password123',
-    workspace_name: unique('Zoned'),
-    timezone,
-  })
-  const owner = ok(reply, 201)
-  const roles = ok(await t.app.get('/office/v1/roles', { token: owner.token }))
-  return { id: owner.user.workspace_id, owner, roles: Object.fromEntries(roles.map((role: { slug: string; id: number }) => [role.slug, role.id])) }
-}
+/** A workspace registered in `timezone`. */
+const zonedWorkspace = (timezone: string) => t.app.workspace(unique('Zoned'), { timezone })
 
 let ws: Workspace
 let field: Session
@@ -105,8 +90,7 @@ beforeAll(async () => {
   other = await zonedWorkspace('UTC')
   otherField = await t.app.member(other, 'user')
   const token = ws.owner.token
-  const project = ok(await t.app.post('/office/v1/projects', { name: unique('Project') }, { token }), 201)
-  const outlet = ok(await t.app.post('/office/v1/outlets', { name: OUTLET_NAME, latitude: S.lat, longitude: S.lng }, { token }), 201)
+  const { project, outlet } = await visitSite(t.app, token, { name: OUTLET_NAME, latitude: S.lat, longitude: S.lng })
   const plan = (extra: Record<string, unknown> = {}) =>
     t.app.post(
       '/office/v1/visits',

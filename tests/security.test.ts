@@ -6,6 +6,7 @@
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { SignJWT } from 'jose'
+import { data, HERE as SITE, newForm, newOutlet, newProject, PNG as PNG_DATA_URI } from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
 
 const t = useTestApp()
@@ -74,7 +75,7 @@ describe('every route declares how it is protected', () => {
     const open = routes()
       .filter((r) => r.permission === 'public' || r.permission === 'none')
       .map((r) => r.path)
-    // /api/metrics holds no tenant data and takes METRICS_TOKEN instead (tests/operations.test.ts).
+    // /api/metrics holds no tenant data and takes METRICS_TOKEN instead (tests/observability.test.ts).
     expect(open.filter((path) => !(path.startsWith('/api/auth/') || path === '/api/health' || path === '/api/metrics'))).toEqual([])
   })
 })
@@ -158,33 +159,21 @@ interface VisitFixtures {
 let kit: VisitFixtures
 let bField: Session
 let bForm: number
-const SITE = { latitude: -6.2, longitude: 106.8 }
-const PNG_DATA_URI = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 const FORM_FIELDS = [
   { key: 'facings', label: 'Facings', type: 'integer', required: true },
   { key: 'brand', label: 'Brand', type: 'select', options: ['A', 'B'] },
 ]
 
-function data(reply: { status: number; text: string; body: any }, status: number, what: string) {
-  if (reply.status !== status) throw new Error(`${what} failed: ${reply.status} ${reply.text.slice(0, 300)}`)
-  return reply.body.data
-}
-
-const newForm = async (token: string): Promise<number> =>
-  data(await t.app.post('/office/v1/forms', { title: unique('Form'), fields: FORM_FIELDS }, { token }), 201, 'creating a form').id
+const newFormId = async (token: string): Promise<number> => (await newForm(t.app, token, { fields: FORM_FIELDS })).id
 
 beforeAll(async () => {
   const token = a.owner.token
-  const form = await newForm(token)
-  const project = data(
-    await t.app.post('/office/v1/projects', { name: unique('P'), forms: [{ form_id: form, is_required: false }] }, { token }),
-    201,
-    'a project',
-  )
-  const outlet = data(await t.app.post('/office/v1/outlets', { name: unique('O'), ...SITE }, { token }), 201, 'an outlet')
+  const form = await newFormId(token)
+  const project = await newProject(t.app, token, { forms: [{ form_id: form, is_required: false }] })
+  const outlet = await newOutlet(t.app, token, SITE)
   kit = { form, project: project.id, outlet: outlet.id, field: await t.app.member(a, 'user'), runner: await t.app.member(a, 'user') }
   bField = await t.app.member(b, 'user')
-  bForm = await newForm(b.owner.token)
+  bForm = await newFormId(b.owner.token)
 })
 
 /** A scheduled visit of workspace A assigned to `who` (the field user unless told), with the form attached. */
@@ -341,7 +330,7 @@ const resources: Record<string, Resource> = {
   },
   '/api/office/v1/forms/:id': {
     table: 'forms',
-    create: () => newForm(a.owner.token),
+    create: () => newFormId(a.owner.token),
     body: { title: 'hijacked' },
   },
   '/api/office/v1/projects/:id': {

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { purgeOldTombstones } from '../src/modules/sync/sync.retention'
 import { encodeCursor } from '../src/modules/sync/sync.cursor'
+import * as make from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
 
 const t = useTestApp()
@@ -107,11 +108,7 @@ interface Fixture {
   outletIds: number[]
 }
 
-async function created(path: string, token: string, body: unknown): Promise<number> {
-  const reply = await t.app.post(path, body, { token })
-  if (reply.status !== 201) throw new Error(`${path}: ${reply.status} ${reply.text}`)
-  return reply.body.data.id
-}
+const created = async (path: string, token: string, body: unknown): Promise<number> => (await make.created(t.app, path, body, token)).id
 
 async function fixture(): Promise<Fixture> {
   const ws = await t.app.workspace()

@@ -7,7 +7,8 @@ import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../src/config/env'
 import type { ManualClock } from '../src/platform/clock'
 import { localDate, localDayRange, localMidnight } from '../src/platform/time-zones'
-import { createTestApp, expectError, unique, useTestApp, type Session, type TestApp } from './harness'
+import { newOutlet, newProject, ok } from './factories'
+import { createTestApp, expectError, unique, useTestApp, type TestApp } from './harness'
 
 const t = useTestApp()
 const clock = (app: TestApp = t.app) => app.clock as ManualClock
@@ -15,20 +16,7 @@ const clock = (app: TestApp = t.app) => app.clock as ManualClock
 const KIRITIMATI = 'Pacific/Kiritimati' // UTC+14, no daylight saving
 const PAGO_PAGO = 'Pacific/Pago_Pago' // UTC−11, no daylight saving
 
-async function workspaceIn(timezone: string, app: TestApp = t.app) {
-  const email = `${unique('owner')}@example.com`
-  const reply = await app.post('/auth/register', { name: 'Owner', email, password: 'password123', workspace_name: unique('Zone'), timezone })
-  if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${reply.text}`)
-  const owner = reply.body.data as Session
-  const roles = await app.get('/office/v1/roles', { token: owner.token })
-  const roleIds = Object.fromEntries(roles.body.data.map((role: { slug: string; id: number }) => [role.slug, role.id]))
-  return { id: owner.user.workspace_id, owner, roles: roleIds }
-}
-
-function ok(reply: { status: number; text: string; body: any }, status = 200) {
-  if (reply.status !== status) throw new Error(`expected ${status}, got ${reply.status} ${reply.text.slice(0, 300)}`)
-  return reply.body.data
-}
+const workspaceIn = (timezone: string, app: TestApp = t.app) => app.workspace(unique('Zone'), { timezone })
 
 describe('local days: pure functions', () => {
   test('UTC+14: 2026-11-23T10:00Z is already the 24th; the 24th begins at 2026-11-23T10:00Z', () => {
@@ -142,8 +130,8 @@ describe('"today" is the local day', () => {
     clock().set('2026-11-24T05:00:00.000Z') // 18:00 on the 23rd in Pago Pago
     const ws = await workspaceIn(PAGO_PAGO)
     const field = await t.app.member(ws, 'user')
-    const outlet = ok(await t.app.post('/office/v1/outlets', { name: unique('Outlet') }, { token: ws.owner.token }), 201)
-    const project = ok(await t.app.post('/office/v1/projects', { name: unique('Project') }, { token: ws.owner.token }), 201)
+    const outlet = await newOutlet(t.app, ws.owner.token)
+    const project = await newProject(t.app, ws.owner.token)
     const visit = ok(await t.app.post('/app/v1/visits/self', { outlet_id: outlet.id, project_id: project.id }, { token: field.token }), 201)
     expect(visit.visit_date).toBe('2026-11-23')
   })

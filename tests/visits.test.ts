@@ -9,15 +9,14 @@ import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { guardCell, unguardCell } from '../src/modules/visits/visits.csv'
 import type { ManualClock } from '../src/platform/clock'
+import { created, HERE, newForm, newOutlet, newProject, newTeam, PNG } from './factories'
 import { expectError, unique, useTestApp, type Reply, type Session, type Workspace } from './harness'
 
 const t = useTestApp()
 const clock = () => t.app.clock as ManualClock
 const now = () => clock().now().toISOString()
 
-const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 const PNG_BYTES = Buffer.from(PNG.split(',')[1], 'base64')
-const HERE = { latitude: -6.2, longitude: 106.8 }
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const FILE_URL = /^\/api\/files\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -45,17 +44,12 @@ let team: Data
 /** Records of the other workspace, for "another workspace's id" checks. */
 let foreign: { outlet: Data; project: Data; team: Data; form: Data; user: Session }
 
-async function create(path: string, body: unknown, token = admin()): Promise<Data> {
-  const reply = await t.app.post(path, body, { token })
-  if (reply.status !== 201) throw new Error(`${path}: ${reply.status} ${reply.text}`)
-  return reply.body.data
-}
-const makeForm = (fields: unknown[] = SHELF_FIELDS, token = admin()) => create('/office/v1/forms', { title: unique('Form'), fields }, token)
+const create = (path: string, body: unknown, token = admin()): Promise<Data> => created(t.app, path, body, token)
+const makeForm = (fields: unknown[] = SHELF_FIELDS, token = admin()) => newForm(t.app, token, { fields })
 const makeProject = (forms: unknown[] = [], extra: Record<string, unknown> = {}, token = admin()) =>
-  create('/office/v1/projects', { name: unique('Project'), code: unique('P'), forms, ...extra }, token)
-const makeOutlet = (extra: Record<string, unknown> = {}, token = admin()) =>
-  create('/office/v1/outlets', { name: unique('Outlet'), code: unique('O'), ...extra }, token)
-const makeTeam = (token = admin()) => create('/office/v1/teams', { name: unique('Team') }, token)
+  newProject(t.app, token, { code: unique('P'), forms, ...extra })
+const makeOutlet = (extra: Record<string, unknown> = {}, token = admin()) => newOutlet(t.app, token, { code: unique('O'), ...extra })
+const makeTeam = (token = admin()) => newTeam(t.app, token)
 const fieldUser = (workspace = ws) => t.app.member(workspace, 'user')
 
 const visitBody = (overrides: Record<string, unknown> = {}) => ({ outlet_id: outlet.id, project_id: project.id, visit_date: '2026-12-01', ...overrides })
@@ -687,7 +681,10 @@ describe('every transition appends to logs and writes exactly one audit entry in
       ['check_in', () => checkIn(visit.id, user, { ...HERE, notes: 'arrived' }), 'arrived', me, 'scheduled', 'in_progress'],
       [
         'check_out',
-        async () => (await completeShelf(await detail(visit.id), user), checkOut(visit.id, user, { ...HERE, notes: 'left' })),
+        async () => {
+          await completeShelf(await detail(visit.id), user)
+          return checkOut(visit.id, user, { ...HERE, notes: 'left' })
+        },
         'left',
         me,
         'in_progress',

@@ -16,7 +16,8 @@ import { ManualClock as TestClock, type ManualClock } from '../src/platform/cloc
 import { compileGrants } from '../src/platform/permissions'
 import { Hub, topics, type SocketAccess } from '../src/platform/hub'
 import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../src/platform/replay-log'
-import { createTestApp, expectError, unique, type Reply, type Session, type TestApp, type Workspace } from './harness'
+import { data, HERE as SITE, newProject, newVisit, visitSite } from './factories'
+import { createTestApp, expectError, unique, type Session, type TestApp, type Workspace } from './harness'
 
 let h: TestApp
 let port: number
@@ -31,43 +32,95 @@ interface Message {
   committed?: Promise<boolean>
 }
 
-/** A client socket that records every message and can wait for some. */
-class Client {
-  readonly messages: Message[] = []
+/**
+ * A client socket that records every message but pongs and can wait for some: the machinery of the
+ * hub tests' Client and the replay tests' Feed.
+ */
+class RecordingSocket<M extends { type: string }> {
+  readonly messages: M[] = []
   private listeners = new Set<() => void>()
   private pongs = 0
-  /** The close the server sent (or the client made), with the time it arrived. */
-  readonly closed: Promise<{ code: number; reason: string; at: number }>
 
-  private constructor(readonly socket: WebSocket) {
-    this.closed = new Promise((resolve) => {
-      socket.addEventListener('close', (event) => resolve({ code: event.code, reason: event.reason, at: performance.now() }))
-    })
+  protected constructor(
+    readonly socket: WebSocket,
+    record: (message: M) => void = () => {},
+  ) {
     socket.onmessage = (event) => {
-      const message = JSON.parse(String(event.data)) as Message
+      const message = JSON.parse(String(event.data)) as M
       if (message.type === 'pong') this.pongs += 1
-      // Checked at once, while the publisher may still be running: only committed rows are visible here.
-      else if (message.type === 'location.created') message.committed = visible('location_pings', message.data?.id)
-      else if (message.type === 'notification.created') message.committed = visible('notifications', message.data?.id)
-      if (message.type !== 'pong') this.messages.push(message)
+      else {
+        record(message)
+        this.messages.push(message)
+      }
       for (const listener of this.listeners) listener()
     }
   }
 
-  static open(token: string, atPort = port): Promise<Client> {
-    const socket = new WebSocket(`ws://127.0.0.1:${atPort}/ws?token=${encodeURIComponent(token)}`)
-    const client = new Client(socket)
+  /** Resolves once the socket is open; rejects when it fails, or is not open within WAIT_MS. */
+  protected opened(): Promise<void> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('socket did not open')), WAIT_MS)
-      socket.onopen = () => {
+      this.socket.onopen = () => {
         clearTimeout(timer)
-        resolve(client)
+        resolve()
       }
-      socket.onerror = () => {
+      this.socket.onerror = () => {
         clearTimeout(timer)
         reject(new Error('socket failed to open'))
       }
     })
+  }
+
+  until(done: () => boolean, what: string, waitMs = WAIT_MS): Promise<void> {
+    if (done()) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      const listener = () => {
+        if (!done()) return
+        clearTimeout(timer)
+        this.listeners.delete(listener)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        this.listeners.delete(listener)
+        const types = JSON.stringify(this.messages.map((m) => m.type)).slice(0, 400)
+        reject(
+          new Error(
+            `timed out waiting for ${what}; got ${this.messages.length} messages ${types}, last ${JSON.stringify(this.messages.at(-1))?.slice(0, 200)}`,
+          ),
+        )
+      }, waitMs)
+      this.listeners.add(listener)
+    })
+  }
+
+  /** Round trip: everything published to this socket before the call (a replay included) has arrived when it resolves. */
+  async barrier(): Promise<void> {
+    const wanted = this.pongs + 1
+    this.socket.send(JSON.stringify({ type: 'ping' }))
+    await this.until(() => this.pongs >= wanted, 'pong')
+  }
+}
+
+/** A client socket of the hub tests: checks at once whether a pushed row is committed. */
+class Client extends RecordingSocket<Message> {
+  /** The close the server sent (or the client made), with the time it arrived. */
+  readonly closed: Promise<{ code: number; reason: string; at: number }>
+
+  private constructor(socket: WebSocket) {
+    super(socket, (message) => {
+      // Checked at once, while the publisher may still be running: only committed rows are visible here.
+      if (message.type === 'location.created') message.committed = visible('location_pings', message.data?.id)
+      else if (message.type === 'notification.created') message.committed = visible('notifications', message.data?.id)
+    })
+    this.closed = new Promise((resolve) => {
+      socket.addEventListener('close', (event) => resolve({ code: event.code, reason: event.reason, at: performance.now() }))
+    })
+  }
+
+  static async open(token: string, atPort = port): Promise<Client> {
+    const client = new Client(new WebSocket(`ws://127.0.0.1:${atPort}/ws?token=${encodeURIComponent(token)}`))
+    await client.opened()
+    return client
   }
 
   /** Index to read messages from (those that arrive after this call). */
@@ -85,34 +138,10 @@ class Client {
     return this.messages.slice(mark).filter((m) => type === undefined || m.type === type)
   }
 
-  private until(done: () => boolean, what: string): Promise<void> {
-    if (done()) return Promise.resolve()
-    return new Promise((resolve, reject) => {
-      const listener = () => {
-        if (!done()) return
-        clearTimeout(timer)
-        this.listeners.delete(listener)
-        resolve()
-      }
-      const timer = setTimeout(() => {
-        this.listeners.delete(listener)
-        reject(new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.messages.map((m) => m.type))}`))
-      }, WAIT_MS)
-      this.listeners.add(listener)
-    })
-  }
-
   /** Waits until `count` messages of `type` arrived after `mark`, then returns them. */
   async waitFor(mark: number, type: string, count = 1): Promise<Message[]> {
     await this.until(() => this.since(mark, type).length >= count, `${count} × ${type}`)
     return this.since(mark, type)
-  }
-
-  /** Round trip: everything published to this socket before the call has arrived when it resolves. */
-  async barrier(): Promise<void> {
-    const wanted = this.pongs + 1
-    this.socket.send(JSON.stringify({ type: 'ping' }))
-    await this.until(() => this.pongs >= wanted, 'pong')
   }
 
   close() {
@@ -183,11 +212,6 @@ async function open(session: Session | string) {
   return client
 }
 
-function data(reply: Reply, status: number, what: string) {
-  if (reply.status !== status) throw new Error(`${what} failed: ${reply.status} ${reply.text.slice(0, 400)}`)
-  return reply.body.data
-}
-
 const ping = (extra: Record<string, unknown> = {}) => ({ lat: -6.2, lng: 106.8, is_mock: false, ...extra })
 const batch = (token: string, pings: unknown[], key = unique('batch')) => h.post('/app/v1/locations/batch', { pings }, { token, idempotencyKey: key })
 const ago = (ms: number) => new Date((h.clock as ManualClock).now().getTime() - ms).toISOString()
@@ -213,8 +237,7 @@ beforeAll(async () => {
   aField2 = await h.member(a, 'user')
   bField = await h.member(b, 'user')
   const token = a.owner.token
-  const project = data(await h.post('/office/v1/projects', { name: unique('Project') }, { token }), 201, 'a project')
-  const outlet = data(await h.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token }), 201, 'an outlet')
+  const { project, outlet } = await visitSite(h, token)
   kit = { project: project.id, outlet: outlet.id }
 })
 
@@ -229,8 +252,6 @@ async function planVisit(userIds: number[], key?: string) {
   const body = { outlet_id: kit.outlet, project_id: kit.project, visit_date: '2026-11-22', user_ids: userIds, submissions: [] }
   return h.post('/office/v1/visits', body, { token: aAdmin.token, idempotencyKey: key })
 }
-
-const SITE = { latitude: -6.2, longitude: 106.8 }
 
 // ---------------------------------------------------------------------------------------------
 
@@ -616,7 +637,7 @@ describe('notification.created: to its user, after commit', () => {
     const before = await h.count('notifications')
     const marks = await settle([assignee, bystander, office])
     expect((await planVisit([aField.user.id], key)).status).toBe(204)
-    const foreignProject = data(await h.post('/office/v1/projects', { name: unique('Theirs') }, { token: b.owner.token }), 201, 'a project')
+    const foreignProject = await newProject(h, b.owner.token)
     const refused = await h.post(
       '/office/v1/visits',
       { outlet_id: kit.outlet, project_id: foreignProject.id, visit_date: '2026-11-22', user_ids: [aField.user.id] },
@@ -969,38 +990,19 @@ interface Pushed {
 }
 
 /** A bare socket for the replay tests: records every message but pongs, from before the open on. */
-class Feed {
-  readonly messages: Pushed[] = []
-  private listeners = new Set<() => void>()
-  private pongs = 0
+class Feed extends RecordingSocket<Pushed> {
   readonly closed: Promise<number>
 
-  private constructor(readonly socket: WebSocket) {
+  private constructor(socket: WebSocket) {
+    super(socket)
     this.closed = new Promise((resolve) => socket.addEventListener('close', (event) => resolve(event.code)))
-    socket.onmessage = (event) => {
-      const message = JSON.parse(String(event.data)) as Pushed
-      if (message.type === 'pong') this.pongs += 1
-      else this.messages.push(message)
-      for (const listener of this.listeners) listener()
-    }
   }
 
   /** Starts the upgrade; `opened` resolves once the socket is open. */
   static connect(token: string, atPort: number, since?: number | string): { feed: Feed; opened: Promise<Feed> } {
     const query = `token=${encodeURIComponent(token)}${since === undefined ? '' : `&since=${since}`}`
     const feed = new Feed(new WebSocket(`ws://127.0.0.1:${atPort}/ws?${query}`))
-    const opened = new Promise<Feed>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('socket did not open')), WAIT_MS)
-      feed.socket.onopen = () => {
-        clearTimeout(timer)
-        resolve(feed)
-      }
-      feed.socket.onerror = () => {
-        clearTimeout(timer)
-        reject(new Error('socket failed to open'))
-      }
-    })
-    return { feed, opened }
+    return { feed, opened: feed.opened().then(() => feed) }
   }
 
   static open(token: string, atPort: number, since?: number | string): Promise<Feed> {
@@ -1016,33 +1018,9 @@ class Feed {
     return this.ids.at(-1)!
   }
 
-  until(done: () => boolean, what: string, waitMs = WAIT_MS): Promise<void> {
-    if (done()) return Promise.resolve()
-    return new Promise((resolve, reject) => {
-      const listener = () => {
-        if (!done()) return
-        clearTimeout(timer)
-        this.listeners.delete(listener)
-        resolve()
-      }
-      const timer = setTimeout(() => {
-        this.listeners.delete(listener)
-        reject(new Error(`timed out waiting for ${what}; got ${this.messages.length} messages, last ${JSON.stringify(this.messages.at(-1))?.slice(0, 200)}`))
-      }, waitMs)
-      this.listeners.add(listener)
-    })
-  }
-
   /** Waits for the event with id `id` (or a later one). */
   reach(id: number, waitMs = WAIT_MS): Promise<void> {
     return this.until(() => this.ids.some((seen) => seen >= id), `event ${id}`, waitMs)
-  }
-
-  /** Everything already sent to this socket (its replay included) has arrived when this resolves. */
-  async barrier(): Promise<void> {
-    const wanted = this.pongs + 1
-    this.socket.send(JSON.stringify({ type: 'ping' }))
-    await this.until(() => this.pongs >= wanted, 'pong')
   }
 
   /** Closes and waits for the server to have seen it go. */
@@ -1134,21 +1112,14 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
 
     // Missed: three pings and a cancelled visit (visit.updated to the office).
     data(await rBatch(field, [ping({ lat: 1 }), ping({ lat: 2 }), ping({ lat: 3 })]), 201, 'a batch')
-    const outlet = data(
-      await r.post('/office/v1/outlets', { name: unique('Outlet'), ...{ latitude: -6.2, longitude: 106.8 } }, { token: w.owner.token }),
-      201,
-      'an outlet',
-    )
-    const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: w.owner.token }), 201, 'a project')
-    const visit = data(
-      await r.post(
-        '/office/v1/visits',
-        { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field.user.id], submissions: [] },
-        { token: admin.token },
-      ),
-      201,
-      'planning',
-    )
+    const { outlet, project } = await visitSite(r, w.owner.token)
+    const visit = await newVisit(r, admin.token, {
+      outlet_id: outlet.id,
+      project_id: project.id,
+      visit_date: '2026-11-22',
+      user_ids: [field.user.id],
+      submissions: [],
+    })
     data(await r.put(`/office/v1/visits/${visit.id}/cancel`, { reason: 'Rain' }, { token: admin.token }), 200, 'cancel')
     await observer.barrier()
     const missed = after(observer, lastSeen)
@@ -1229,21 +1200,14 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
     // them) that is then cancelled (visit.updated to the office and to field2).
     data(await rBatch(field, [ping({ lat: 5 }), ping({ lat: 6 })]), 201, 'a batch')
     data(await r.post('/app/v1/locations/batch', { pings: [ping()] }, { token: otherField.token, idempotencyKey: unique('batch') }), 201, 'a batch of B')
-    const outlet = data(
-      await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: w.owner.token }),
-      201,
-      'an outlet',
-    )
-    const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: w.owner.token }), 201, 'a project')
-    const visit = data(
-      await r.post(
-        '/office/v1/visits',
-        { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field2.user.id], submissions: [] },
-        { token: admin.token },
-      ),
-      201,
-      'planning',
-    )
+    const { outlet, project } = await visitSite(r, w.owner.token)
+    const visit = await newVisit(r, admin.token, {
+      outlet_id: outlet.id,
+      project_id: project.id,
+      visit_date: '2026-11-22',
+      user_ids: [field2.user.id],
+      submissions: [],
+    })
     data(await r.put(`/office/v1/visits/${visit.id}/cancel`, { reason: 'Rain' }, { token: admin.token }), 200, 'cancel')
     await observer.barrier()
     expect(after(observer, lastSeen).map((m) => m.type)).toEqual(['location.created', 'location.created', 'visit.updated'])
@@ -1304,7 +1268,8 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
   test('a since this process never issued (from before a restart, or ahead of the newest id) → resync', async () => {
     admin = await fresh(admin)
     const observer = await Feed.open(admin.token, rPort)
-    data(await rBatch((field = await fresh(field)), [ping()]), 201, 'a batch')
+    field = await fresh(field)
+    data(await rBatch(field, [ping()]), 201, 'a batch')
     await observer.barrier()
     for (const since of [0, 1_000, observer.lastId + 1]) {
       const feed = await Feed.open(admin.token, rPort, since)
@@ -1329,24 +1294,11 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
       await observer.barrier()
       const lastSeen = observer.lastId
       // field2 sees a notification before the flood.
-      const outlet = data(
-        await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: w.owner.token }),
-        201,
-        'an outlet',
-      )
-      const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: w.owner.token }), 201, 'a project')
+      const { outlet, project } = await visitSite(r, w.owner.token)
       await fieldFeed.barrier()
       const fieldSince = lastSeen
       await fieldFeed.leave()
-      data(
-        await r.post(
-          '/office/v1/visits',
-          { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field2.user.id], submissions: [] },
-          { token: admin.token },
-        ),
-        201,
-        'planning',
-      )
+      await newVisit(r, admin.token, { outlet_id: outlet.id, project_id: project.id, visit_date: '2026-11-22', user_ids: [field2.user.id], submissions: [] })
 
       // 30 location events: more than the 20 the bound keeps.
       data(
@@ -1387,12 +1339,7 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
     const quietField = await r.member(quiet, 'user')
     // The field user's socket sees an event (a notification), then leaves; no live-map socket is open.
     const feed = await Feed.open(quietField.token, rPort)
-    const outlet = data(
-      await r.post('/office/v1/outlets', { name: unique('Outlet'), latitude: -6.2, longitude: 106.8 }, { token: quiet.owner.token }),
-      201,
-      'an outlet',
-    )
-    const project = data(await r.post('/office/v1/projects', { name: unique('Project') }, { token: quiet.owner.token }), 201, 'a project')
+    const { outlet, project } = await visitSite(r, quiet.owner.token)
     const plan = () =>
       r.post(
         '/office/v1/visits',
@@ -1573,7 +1520,10 @@ describe('the replay log in a flood', () => {
     // Then one event every 7 s: the full bound (10 times the flood's) would hold 70 s at that rate,
     // so the first of them ends the flood, and every later one is kept beside the 10.
     let now = t0 + 1000
-    for (let n = 0; n < 30; n++) log.record(1, topic, 'location.created', { n }, (now += 7000))
+    for (let n = 0; n < 30; n++) {
+      now += 7000
+      log.record(1, topic, 'location.created', { n }, now)
+    }
     expect(log.events).toBe(50 + 10 + 29)
   })
 })

@@ -7,6 +7,7 @@
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { ManualClock } from '../src/platform/clock'
+import { newOutlet, newProject, newTeam, newVisit, ok } from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
 import { jpegDataUri } from './support/exif'
 
@@ -21,11 +22,6 @@ const north = (p: { latitude: number; longitude: number }, metres: number) => ({
 })
 const SHOP = { latitude: -6.2, longitude: 106.816666 }
 
-function ok(reply: { status: number; text: string; body: any }, status = 200) {
-  if (reply.status !== status) throw new Error(`expected ${status}, got ${reply.status} ${reply.text.slice(0, 400)}`)
-  return reply.body.data
-}
-
 let ws: Workspace
 let admin: Session
 let leader: Session
@@ -37,8 +33,8 @@ beforeAll(async () => {
   ws = await t.app.workspace()
   admin = await t.app.member(ws, 'admin')
   leader = await t.app.member(ws, 'manager')
-  team = ok(await t.app.post('/office/v1/teams', { name: unique('Team'), leader_id: leader.user.id }, { token: ws.owner.token }), 201)
-  project = ok(await t.app.post('/office/v1/projects', { name: unique('Project') }, { token: ws.owner.token }), 201)
+  team = await newTeam(t.app, ws.owner.token, { leader_id: leader.user.id })
+  project = await newProject(t.app, ws.owner.token)
 })
 
 async function settings(body: Record<string, unknown>) {
@@ -48,15 +44,15 @@ async function settings(body: Record<string, unknown>) {
 /** A field user (logged in now) with a scheduled visit of today at an outlet. */
 async function plannedVisit(outlet: Record<string, unknown> = { ...SHOP }) {
   const user = await t.app.member(ws, 'user')
-  const created = ok(await t.app.post('/office/v1/outlets', { name: unique('Outlet'), ...outlet }, { token: ws.owner.token }), 201)
-  const visit = ok(
-    await t.app.post(
-      '/office/v1/visits',
-      { outlet_id: created.id, project_id: project.id, team_id: team.id, visit_date: '2026-11-23', user_ids: [user.user.id], submissions: [] },
-      { token: ws.owner.token },
-    ),
-    201,
-  )
+  const created = await newOutlet(t.app, ws.owner.token, outlet)
+  const visit = await newVisit(t.app, ws.owner.token, {
+    outlet_id: created.id,
+    project_id: project.id,
+    team_id: team.id,
+    visit_date: '2026-11-23',
+    user_ids: [user.user.id],
+    submissions: [],
+  })
   return { user, visit, outlet: created }
 }
 

@@ -4,9 +4,9 @@
  * out, the office approves, and the audit log and the notifications tell the story.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { PNG } from './factories'
 import { createTestApp, type TestApp } from './harness'
 
-const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 const FILE_URL = /^\/api\/files\/[0-9a-f-]{36}$/
 
 let harness: TestApp
