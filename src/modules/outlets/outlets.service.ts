@@ -15,41 +15,10 @@ import { ftsPhrase, type KeywordMethod, matchesIndex, planKeyword, searchIndex }
 import { withTransaction } from '../../platform/transaction'
 import { accountScope, subAreaScope } from '../master-data/master-data.entities'
 import { ID_DIGITS, type RegionalSource } from '../regional/regional.source'
+import type { OutletInput, OutletListQuery, OutletUpdate } from './outlets.schemas'
 
 export const outletScope = workspaceScoped(outlets)
 const outletSearch = searchIndex('outlets_search', outlets.id)
-
-export interface OutletInput {
-  name: string
-  code?: string | null
-  address?: string | null
-  latitude?: number | null
-  longitude?: number | null
-  geofence_radius_m?: number | null
-  account_id?: number | null
-  sub_area_id?: number | null
-  province_id?: number | null
-  city_id?: number | null
-  district_id?: number | null
-  village_id?: number | null
-  contact_name?: string | null
-  contact_phone?: string | null
-  is_active?: boolean
-}
-
-export interface OutletListQuery {
-  page?: number
-  limit?: number
-  keyword?: string
-  sort_by?: 'created_at' | 'updated_at' | 'name' | 'id' | 'code'
-  sort_order?: 'asc' | 'desc'
-  account_id?: number
-  channel_id?: number
-  sub_area_id?: number
-  city_id?: number
-  is_active?: boolean
-  updated_since?: string
-}
 
 const { name_key: _n, code_key: _c, ...outletColumns } = getTableColumns(outlets)
 const selection = {
@@ -306,7 +275,7 @@ export async function createOutlet(ctx: AuthedContext, input: OutletInput) {
   })
 }
 
-export async function updateOutlet(ctx: AuthedContext, id: number, input: Partial<OutletInput>) {
+export async function updateOutlet(ctx: AuthedContext, id: number, input: OutletUpdate) {
   const workspaceId = ctx.actor.workspaceId
   for (let attempt = 1; ; attempt++) {
     // The regions are checked against the outlet as last committed; the transaction makes sure it
