@@ -133,7 +133,9 @@ export function* csvBlocks(bytes: Uint8Array, rows: number): Generator<CsvRow[]>
       header = (parse(block, { ...CSV_OPTIONS, columns: false }) as string[][])[0] ?? null
       continue
     }
-    yield parse(block, { ...CSV_OPTIONS, bom: false, columns: header }) as CsvRow[]
+    const records = parse(block, { ...CSV_OPTIONS, bom: false, columns: header }) as CsvRow[]
+    // Blank lines only (a file's trailing ones): no block, so no INSERT without rows.
+    if (records.length > 0) yield records
   }
 }
 
