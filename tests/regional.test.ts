@@ -11,10 +11,9 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { exportRegionalTree } from '../scripts/regional-export'
-import type { Database, Db } from '../src/db/client'
-import { regionalVillages } from '../src/db/schema'
+import { openDatabase, type Database, type Db } from '../src/db/client'
 import { ConfigError, loadConfig } from '../src/config/env'
-import { loadRegionalData } from '../src/modules/regional/regional.data'
+import { csvBlocks, loadRegionalData } from '../src/modules/regional/regional.data'
 import { UPSTREAM_TIMEOUT_MS } from '../src/modules/regional/regional.source'
 import { createTestApp, expectError, SETUP_TIMEOUT_MS, unique, useTestApp, type Reply, type Session, type TestApp, type Workspace } from './harness'
 
@@ -244,16 +243,26 @@ describe('regional data (docs/API.md §Regional lookup: idn-area-data 4.x)', () 
     /** The database with its transactions counted, and optionally a failure at the first village insert. */
     function instrumented(db: Database, failAtVillages: boolean) {
       const calls = { transactions: 0 }
+      // The loader writes through the connection's own statements (runPositional): the first INSERT
+      // into regional_villages on it fails, as a crash at that point would.
+      const failingClient = (client: object) =>
+        new Proxy(client, {
+          get(target, prop) {
+            const value = Reflect.get(target, prop, target)
+            if (prop === 'query') {
+              return (text: string) => {
+                if (text.startsWith('INSERT INTO regional_villages')) throw new Error('simulated crash while loading villages')
+                return value.call(target, text)
+              }
+            }
+            return typeof value === 'function' ? value.bind(target) : value
+          },
+        })
       const failing = (tx: Db) =>
         new Proxy(tx, {
           get(target, prop) {
-            if (prop === 'insert') {
-              return (table: unknown) => {
-                if (table === regionalVillages) throw new Error('simulated crash while loading villages')
-                return target.insert(table as never)
-              }
-            }
             const value = Reflect.get(target, prop, target)
+            if (prop === '$client') return failingClient(value)
             return typeof value === 'function' ? value.bind(target) : value
           },
         })
@@ -300,6 +309,70 @@ describe('regional data (docs/API.md §Regional lookup: idn-area-data 4.x)', () 
       expect(await loadRegionalData(wrapped)).toBe(false)
       expect(calls.transactions).toBe(1)
       expect(await counts()).toEqual(COUNTS)
+    })
+
+    test(
+      'first start on an empty database loads every level completely; after a restart the load is skipped and nothing changes',
+      async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'ffos-regional-'))
+        const open = async () => {
+          const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${join(dir, 'app.db')}`, LOG_LEVEL: 'silent' }))
+          await db.migrate()
+          return db
+        }
+        const snapshot = async (db: Database) => ({
+          counts: Object.fromEntries(
+            await Promise.all(
+              (Object.keys(TABLE) as Level[]).map(async (level) => [level, (await db.pragma(`SELECT count(*) AS n FROM ${TABLE[level]}`))[0].n]),
+            ),
+          ),
+          version: (await db.pragma(`SELECT value FROM app_settings WHERE key = 'regional_data_version'`))[0]?.value,
+          // Every row's content, folded name included, in one figure per table.
+          digest: await Promise.all(
+            Object.values(TABLE).map(
+              async (table) => (await db.pragma(`SELECT count(*) AS n, sum(length(code || name || name_key)) AS size FROM ${table}`))[0],
+            ),
+          ),
+        })
+        try {
+          const first = await open()
+          expect((await snapshot(first)).counts).toEqual({ province: 0, city: 0, district: 0, village: 0 })
+          expect(await loadRegionalData(first)).toBe(true)
+          const loaded = await snapshot(first)
+          expect(loaded.counts).toEqual(COUNTS)
+          expect(loaded.version).toBe(PACKAGE_VERSION)
+          const [village] = await first.pragma(`SELECT id, code, district_id, name, name_key FROM regional_villages WHERE code = '35.13.15.2017'`)
+          expect(village).toEqual({ id: 3513152017, code: '35.13.15.2017', district_id: 351315, name: 'Soka"an', name_key: 'soka"an' })
+          await first.close()
+
+          const second = await open()
+          const { wrapped, calls } = instrumented(second, false)
+          expect(await loadRegionalData(wrapped)).toBe(false)
+          expect(calls.transactions).toBe(0)
+          expect(await snapshot(second)).toEqual(loaded)
+          await second.close()
+        } finally {
+          rmSync(dir, { recursive: true, force: true })
+        }
+      },
+      SETUP_TIMEOUT_MS,
+    )
+
+    test('the CSV files are parsed in blocks that never cut a quoted field: the blocks give the rows a whole-file parse gives', () => {
+      const text = ['code,name', '1,plain', '2,"with, comma"', '3,"with ""quotes"""', '4,"two', 'lines"', '5,"""', '"', '6,last', '', '', ''].join('\n')
+      const whole = parse(text, { columns: true, skip_empty_lines: true, trim: true }) as Record<string, string>[]
+      expect(whole).toHaveLength(6)
+      for (const rows of [1, 2, 3, 6, 100]) {
+        const blocks = [...csvBlocks(new TextEncoder().encode(`\uFEFF${text}`), rows)]
+        expect(blocks.flat()).toEqual(whole)
+        expect(blocks.every((block) => block.length > 0 && block.length <= rows)).toBe(true)
+      }
+      for (const file of ['villages.csv', 'districts.csv']) {
+        const bytes = readFileSync(join(PACKAGE_DIR, 'data', file))
+        expect([...csvBlocks(bytes, 500)].flat()).toEqual(
+          parse(bytes, { columns: true, skip_empty_lines: true, bom: true, trim: true }) as Record<string, string>[],
+        )
+      }
     })
   })
 })

@@ -3,53 +3,22 @@
  * rows); account and sub-area must be live rows of the workspace; coordinates come as a pair.
  * An outlet with visits still to do (scheduled or in progress) cannot be deleted.
  */
-import { and, isNull, count, eq, getTableColumns, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { prepared } from '../../db/prepared'
+import { prepared, preparedShapes } from '../../db/prepared'
 import { accounts, outlets, subAreas, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, foldText, keywordOf, pageMeta, paging, updatedSinceAt, updatedSinceOf, type Page } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
-import { keywordFilters, searchIndex } from '../../platform/search'
+import { ftsPhrase, type KeywordMethod, matchesIndex, planKeyword, searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
 import { accountScope, subAreaScope } from '../master-data/master-data.entities'
 import { ID_DIGITS, type RegionalSource } from '../regional/regional.source'
+import type { OutletInput, OutletListQuery, OutletUpdate } from './outlets.schemas'
 
 export const outletScope = workspaceScoped(outlets)
 const outletSearch = searchIndex('outlets_search', outlets.id)
-
-export interface OutletInput {
-  name: string
-  code?: string | null
-  address?: string | null
-  latitude?: number | null
-  longitude?: number | null
-  geofence_radius_m?: number | null
-  account_id?: number | null
-  sub_area_id?: number | null
-  province_id?: number | null
-  city_id?: number | null
-  district_id?: number | null
-  village_id?: number | null
-  contact_name?: string | null
-  contact_phone?: string | null
-  is_active?: boolean
-}
-
-export interface OutletListQuery {
-  page?: number
-  limit?: number
-  keyword?: string
-  sort_by?: 'created_at' | 'updated_at' | 'name' | 'id' | 'code'
-  sort_order?: 'asc' | 'desc'
-  account_id?: number
-  channel_id?: number
-  sub_area_id?: number
-  city_id?: number
-  is_active?: boolean
-  updated_since?: string
-}
 
 const { name_key: _n, code_key: _c, ...outletColumns } = getTableColumns(outlets)
 const selection = {
@@ -85,46 +54,110 @@ async function findOutlet(db: Db, workspaceId: number, id: number) {
   return present(row)
 }
 
+/** The list's sort columns (`sort_by`); the tie-breaker is the id, in the same direction. */
+const SORT_COLUMNS = { created_at: outlets.created_at, updated_at: outlets.updated_at, name: outlets.name_key, id: outlets.id, code: outlets.code_key }
+
+/** The values a list request binds; an optional filter left `undefined` is absent from the statement. */
+type ListValues = {
+  workspaceId: number
+  keyword: string | null
+  phrase: string | null
+  accountId?: number
+  channelId?: number
+  subAreaId?: number
+  cityId?: number
+  /** 1 or 0, as SQLite stores the boolean. */
+  isActive?: number
+  updatedSince?: string
+  limit: number
+  offset: number
+}
+
+/** The optional filters: the value each binds, and its condition on that placeholder. */
+const FILTERS = {
+  accountId: () => eq(outlets.account_id, sql.placeholder('accountId')),
+  channelId: (db: Db) =>
+    inArray(
+      outlets.account_id,
+      db
+        .select({ id: accounts.id })
+        .from(accounts)
+        .where(eq(accounts.channel_id, sql.placeholder('channelId'))),
+    ),
+  subAreaId: () => eq(outlets.sub_area_id, sql.placeholder('subAreaId')),
+  cityId: () => eq(outlets.city_id, sql.placeholder('cityId')),
+  isActive: () => eq(outlets.is_active, sql.placeholder('isActive')),
+  updatedSince: () => updatedSinceAt(sql.placeholder('updatedSince'), outlets.updated_at),
+} satisfies Partial<Record<keyof ListValues, (db: Db) => SQL>>
+type Filter = keyof typeof FILTERS
+const FILTER_NAMES = Object.keys(FILTERS) as Filter[]
+
+interface OutletListShape {
+  sortBy: keyof typeof SORT_COLUMNS
+  sortOrder: 'asc' | 'desc'
+  /** How the page and the total find the keyword (platform/search.ts), or `none` without one. */
+  rows: KeywordMethod | 'none'
+  total: KeywordMethod | 'none'
+  /** The filters present, in `FILTERS` order. */
+  filters: Filter[]
+}
+
+/**
+ * The page and the count of one list shape, prepared once per connection: a request only binds its
+ * values. At most 64 shapes per connection are kept (the filters alone combine into 64); a shape no
+ * longer kept is prepared again when it comes back.
+ */
+const listStatements = preparedShapes(
+  (db: Db, shape: OutletListShape) => {
+    const scan = or(
+      sql`instr(${outlets.name_key}, ${sql.placeholder('keyword')}) > 0`,
+      sql`instr(coalesce(${outlets.code_key}, ''), ${sql.placeholder('keyword')}) > 0`,
+    )!
+    const keyword = (method: OutletListShape['rows']) =>
+      method === 'scan' ? scan : method === 'index' ? and(matchesIndex(outletSearch, sql.placeholder('phrase')), scan) : undefined
+    // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
+    const where = (method: OutletListShape['rows']) =>
+      outletScope.where(sql.placeholder('workspaceId'), keyword(method), ...shape.filters.map((name) => FILTERS[name](db)))
+    const direction = shape.sortOrder === 'asc' ? asc : desc
+    return {
+      rows: selectOutlets(db, where(shape.rows))
+        .orderBy(direction(SORT_COLUMNS[shape.sortBy]), direction(outlets.id))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'))
+        .prepare(),
+      total: db.select({ total: count() }).from(outlets).where(where(shape.total)).prepare(),
+    }
+  },
+  { max: 64 },
+)
+
 export async function listOutlets(ctx: AuthedContext, query: OutletListQuery): Promise<Page<PresentedOutlet>> {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
-  const search = keyword
-    ? await keywordFilters(
-        ctx.deps.db.read,
-        outletSearch,
-        keyword,
-        or(sql`instr(${outlets.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${outlets.code_key}, ''), ${keyword}) > 0`)!,
-      )
-    : null
-  // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
-  const where = (of: 'rows' | 'total') =>
-    outletScope.where(
-      ctx.actor.workspaceId,
-      search?.[of],
-      query.account_id !== undefined ? eq(outlets.account_id, query.account_id) : undefined,
-      query.channel_id !== undefined
-        ? inArray(outlets.account_id, ctx.deps.db.read.select({ id: accounts.id }).from(accounts).where(eq(accounts.channel_id, query.channel_id)))
-        : undefined,
-      query.sub_area_id !== undefined ? eq(outlets.sub_area_id, query.sub_area_id) : undefined,
-      query.city_id !== undefined ? eq(outlets.city_id, query.city_id) : undefined,
-      query.is_active !== undefined ? eq(outlets.is_active, query.is_active) : undefined,
-      updatedSince(query, outlets.updated_at),
-    )
   const db = ctx.deps.db.read
-  const order = orderFor(
-    query,
-    { created_at: outlets.created_at, updated_at: outlets.updated_at, name: outlets.name_key, id: outlets.id, code: outlets.code_key },
-    outlets.id,
-  )
-  const result = await paginate(
-    page,
-    selectOutlets(db, where('rows'))
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ total: count() }).from(outlets).where(where('total')),
-  )
-  return { rows: result.rows.map(present), meta: result.meta }
+  const values: ListValues = {
+    workspaceId: ctx.actor.workspaceId,
+    keyword,
+    phrase: keyword === null ? null : ftsPhrase(keyword),
+    accountId: query.account_id,
+    channelId: query.channel_id,
+    subAreaId: query.sub_area_id,
+    cityId: query.city_id,
+    isActive: query.is_active === undefined ? undefined : Number(query.is_active),
+    updatedSince: updatedSinceOf(query) ?? undefined,
+    limit: page.limit,
+    offset: page.offset,
+  }
+  const plan = keyword === null ? { rows: 'none' as const, total: 'none' as const } : await planKeyword(db, outletSearch, keyword)
+  const statements = listStatements(db, {
+    sortBy: query.sort_by ?? 'created_at',
+    sortOrder: query.sort_order ?? 'desc',
+    rows: plan.rows,
+    total: plan.total,
+    filters: FILTER_NAMES.filter((name) => values[name] !== undefined),
+  })
+  const [rows, [{ total }]] = await Promise.all([statements.rows.all(values), statements.total.all(values)])
+  return { rows: (rows as OutletRow[]).map(present), meta: pageMeta(page, total) }
 }
 
 const outletsOfIds = prepared((db) =>
@@ -242,7 +275,7 @@ export async function createOutlet(ctx: AuthedContext, input: OutletInput) {
   })
 }
 
-export async function updateOutlet(ctx: AuthedContext, id: number, input: Partial<OutletInput>) {
+export async function updateOutlet(ctx: AuthedContext, id: number, input: OutletUpdate) {
   const workspaceId = ctx.actor.workspaceId
   for (let attempt = 1; ; attempt++) {
     // The regions are checked against the outlet as last committed; the transaction makes sure it
