@@ -8,16 +8,11 @@ import { sql } from 'drizzle-orm'
 import type { AuthedContext } from '../../platform/context'
 import { addDays, localDate, localDayRange } from '../../platform/time-zones'
 import { ValidationFailed } from '../../platform/errors'
+import type { RangeQuery } from './dashboard.schemas'
 
 const DAY_MS = 86_400_000
 export const DEFAULT_RANGE_DAYS = 7
 export const MAX_RANGE_DAYS = 366
-
-export interface RangeQuery {
-  date_from?: string
-  date_to?: string
-  team_id?: number
-}
 
 /**
  * The range asked for (default: the last 7 days up to today), at most a year. Days are the
