@@ -60,7 +60,7 @@ export const ProductUpdate = Type.Object(
 )
 export type ProductUpdate = Static<typeof ProductUpdate>
 
-export const PrincipalQuery = listQuery()
+export const PrincipalQuery = listQuery({})
 export type PrincipalQuery = Static<typeof PrincipalQuery>
 export const ProductQuery = listQuery({ principal_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })) })
 export type ProductQuery = Static<typeof ProductQuery>
