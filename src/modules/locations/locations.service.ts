@@ -226,9 +226,11 @@ async function insertPings(tx: Db, rows: PingRow[], workspaceId: number, userId:
   return savedPings(rows, await pingsAddedAfter(tx).all({ after: before ?? 0, workspaceId, userId }), workspaceId, userId)
 }
 
-export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promise<{ count: number }> {
-  const { workspaceId, userId } = ctx.actor
-  const now = ctx.deps.clock.now()
+/**
+ * The rows a batch inserts, with each ping's device time (null: none sent, the receive time stands
+ * in) and the errors found without the database (a device time too far in the future).
+ */
+function batchRows(pings: PingInput[], now: Date) {
   const nowIso = now.toISOString()
   const errors: Record<string, string[]> = {}
   const deviceTimes: (number | null)[] = []
@@ -257,31 +259,44 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
       created_at: nowIso,
     }
   })
+  return { rows, deviceTimes, errors }
+}
 
+/** Refuses the batch (400, errors.pings.N.visit_id) when a row names a visit the workspace does not have. */
+async function assertVisitsKnown(tx: Db, rows: PingRow[], workspaceId: number, errors: Record<string, string[]>) {
+  const visitIds = [...new Set(rows.map((row) => row.visit_id).filter((id): id is number => id !== null))]
+  if (!visitIds.length) return
+  const known = new Set((await knownVisits(tx).all({ workspaceId, ids: JSON.stringify(visitIds) })).map((row) => row.id))
+  rows.forEach((row, index) => {
+    if (row.visit_id !== null && !known.has(row.visit_id)) errors[`pings.${index}.visit_id`] = [`visit ${row.visit_id} does not exist`]
+  })
+  if (Object.keys(errors).length) throw new ValidationFailed(errors)
+}
+
+/** Moves the user's latest ping to the newest saved one (device time, then id), if it is newer. */
+async function moveLatest(tx: Db, inserted: SavedPing[]) {
+  const newest = inserted.reduce<SavedPing | null>(
+    (best, ping) => (!best || ping.recorded_at > best.recorded_at || (ping.recorded_at === best.recorded_at && ping.id > best.id) ? ping : best),
+    null,
+  )
+  if (!newest) return
+  const { id, flags, ...latest } = newest
+  await upsertLatest(tx).run({ ...latest, flags: pingFlagBits(flags), ping_id: id })
+}
+
+export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promise<{ count: number }> {
+  const { workspaceId, userId } = ctx.actor
+  const { rows, deviceTimes, errors } = batchRows(pings, ctx.deps.clock.now())
   const saved = await withTransaction(
     ctx,
     async ({ tx }) => {
       // Refused only here, after the idempotency key was checked: a retry of a saved batch is a 204
       // even if the clock has stepped back since (the route skips the check before the handler).
       if (Object.keys(errors).length) throw new ValidationFailed(errors)
-      const visitIds = [...new Set(rows.map((row) => row.visit_id).filter((id): id is number => id !== null))]
-      if (visitIds.length) {
-        const known = new Set((await knownVisits(tx).all({ workspaceId, ids: JSON.stringify(visitIds) })).map((row) => row.id))
-        rows.forEach((row, index) => {
-          if (row.visit_id !== null && !known.has(row.visit_id as number)) errors[`pings.${index}.visit_id`] = [`visit ${row.visit_id} does not exist`]
-        })
-        if (Object.keys(errors).length) throw new ValidationFailed(errors)
-      }
+      await assertVisitsKnown(tx, rows, workspaceId, errors)
       await flagJumps(tx, rows, deviceTimes, workspaceId, userId)
       const inserted = await insertPings(tx, rows, workspaceId, userId)
-      const newest = inserted.reduce<(typeof inserted)[number] | null>(
-        (best, ping) => (!best || ping.recorded_at > best.recorded_at || (ping.recorded_at === best.recorded_at && ping.id > best.id) ? ping : best),
-        null,
-      )
-      if (newest) {
-        const { id, flags, ...latest } = newest
-        await upsertLatest(tx).run({ ...latest, flags: pingFlagBits(flags), ping_id: id })
-      }
+      await moveLatest(tx, inserted)
       return inserted
     },
     // Pings are themselves an immutable record; docs/API.md §Audit log leaves batches unaudited.

@@ -1,8 +1,9 @@
 /**
  * The four master-data entities (ChannelGroup, Channel, Account, SubArea) share every rule of docs/API.md §Master data
  * "Master data" and differ only in their parent, their children and whether names are unique. Each
- * is declared once in ./master-data.entities.ts; this file turns a declaration into its service
- * (rules) and its routes (office CRUD + mobile read-only).
+ * is declared once in ./master-data.entities.ts (typed by ./master-data.types.ts); this file turns a
+ * declaration into its service (rules) and its routes (office CRUD + mobile read-only), over its
+ * statements (./master-data.queries.ts) and schemas (./master-data.schemas.ts).
  *
  * Rules implemented here, for all four:
  * - workspace_id from the caller, never from the body; another workspace's id is a 404;
@@ -37,40 +38,47 @@ const idAt = (values: object, field: string | undefined): number | undefined => 
   return typeof value === 'number' ? value : undefined
 }
 
-/** The rules of one entity (see the top of the file), over its statements (./master-data.queries.ts). */
-export function masterDataService<T extends MasterTable, C extends MasterTable>(def: MasterDataDefinition<T, C>) {
-  const queries = masterDataQueries(def)
+/** The checks of one entity's writes (see the top of the file), over its statements (./master-data.queries.ts). */
+function masterDataRules<T extends MasterTable, C extends MasterTable>(def: MasterDataDefinition<T, C>, queries: ReturnType<typeof masterDataQueries>) {
   const { table } = queries
-  // The rules write only the common columns and the link field: the table's common view.
-  const scope: WorkspaceScoped<MasterTable> = def.scope
-  const parentField = def.parent?.field
   const childTable: SQLiteTable | undefined = def.children?.scope.table
   const childLink = def.children && childTable ? getTableColumns(childTable)[def.children.field] : undefined
 
-  async function findPresented(db: Db, workspaceId: number, id: number): Promise<Presented> {
-    const row = await queries.find(db, workspaceId, id)
-    if (!row) throw new NotFound(def.entity)
-    return row
-  }
+  return {
+    async findPresented(db: Db, workspaceId: number, id: number): Promise<Presented> {
+      const row = await queries.find(db, workspaceId, id)
+      if (!row) throw new NotFound(def.entity)
+      return row
+    },
 
-  async function assertParent(db: Db, workspaceId: number, parentId: number | undefined) {
-    if (!def.parent || parentId === undefined) return
-    if (!(await def.parent.scope.find(db, workspaceId, parentId))) {
-      throw ValidationFailed.field(def.parent.field, `${def.parent.entity.toLowerCase().replaceAll('_', ' ')} ${parentId} does not exist`)
-    }
-  }
+    async assertParent(db: Db, workspaceId: number, parentId: number | undefined) {
+      if (!def.parent || parentId === undefined) return
+      if (!(await def.parent.scope.find(db, workspaceId, parentId))) {
+        throw ValidationFailed.field(def.parent.field, `${def.parent.entity.toLowerCase().replaceAll('_', ' ')} ${parentId} does not exist`)
+      }
+    },
 
-  async function assertNameFree(db: Db, workspaceId: number, nameKey: string, exceptId?: number) {
-    if (!def.uniqueName) return
-    const taken = await scope.count(db, workspaceId, eq(table.name_key, nameKey), exceptId ? ne(table.id, exceptId) : undefined)
-    if (taken > 0) throw new AlreadyExists(def.entity, 'name', `${def.label} with this name already exists`)
-  }
+    async assertNameFree(db: Db, workspaceId: number, nameKey: string, exceptId?: number) {
+      if (!def.uniqueName) return
+      const taken = await def.scope.count(db, workspaceId, eq(table.name_key, nameKey), exceptId ? ne(table.id, exceptId) : undefined)
+      if (taken > 0) throw new AlreadyExists(def.entity, 'name', `${def.label} with this name already exists`)
+    },
 
-  async function assertNoChildren(db: Db, workspaceId: number, id: number) {
-    if (!def.children || !childLink) return
-    const children = await def.children.scope.count(db, workspaceId, eq(childLink, id))
-    if (children > 0) throw new Conflict(def.children.code, def.children.message, { [def.children.countKey]: children })
+    async assertNoChildren(db: Db, workspaceId: number, id: number) {
+      if (!def.children || !childLink) return
+      const children = await def.children.scope.count(db, workspaceId, eq(childLink, id))
+      if (children > 0) throw new Conflict(def.children.code, def.children.message, { [def.children.countKey]: children })
+    },
   }
+}
+
+/** One entity's service: its reads and its audited writes. */
+export function masterDataService<T extends MasterTable, C extends MasterTable>(def: MasterDataDefinition<T, C>) {
+  const queries = masterDataQueries(def)
+  const { findPresented, assertParent, assertNameFree, assertNoChildren } = masterDataRules(def, queries)
+  // The writes set only the common columns and the link field: the table's common view.
+  const scope: WorkspaceScoped<MasterTable> = def.scope
+  const parentField = def.parent?.field
 
   return {
     /** Live rows of the workspace among `ids`, as the detail answers them (sync pages: one query per page). */
