@@ -1,10 +1,9 @@
-import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import { IDEMPOTENCY_CHECK_IN_TRANSACTION, type PlatformPlugin } from '../../platform/http'
 import { created, listed, ok } from '../../platform/reply'
 import { Envelope, ListEnvelope, responses } from '../../platform/schema'
 import { compiledBody } from '../../platform/validation'
-import { BatchHeaders, BatchSaved, HistoryQuery, LatestPing, Ping, PingBatch, RouteCollection, RouteQuery } from './locations.schemas'
+import { BatchHeaders, BatchSaved, HistoryQuery, LatestPings, Ping, PingBatch, RouteCollection, RouteQuery } from './locations.schemas'
 import { ingestPings, latestPings, listPings } from './locations.service'
 import { routeReplay } from './route.service'
 
@@ -36,7 +35,7 @@ export const locationRoutes = (platform: PlatformPlugin) =>
     })
     .get('/office/v1/locations/latest', async ({ ctx }) => ok(await latestPings(ctx)), {
       auth: 'livemap:view',
-      response: responses({ 200: Envelope(Type.Array(LatestPing)) }),
+      response: responses({ 200: Envelope(LatestPings) }),
       detail: { summary: 'The newest ping of each user (a plain array, no meta)' },
     })
     .get(

@@ -59,6 +59,7 @@ export type Ping = Static<typeof Ping>
 
 /** The newest ping of a user, with the user's name (GET /office/v1/locations/latest). */
 export const LatestPing = Type.Object({ ...Ping.properties, user_name: Type.String() })
+export const LatestPings = Type.Array(LatestPing)
 
 export const HistoryQuery = t.Object({
   page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE })),

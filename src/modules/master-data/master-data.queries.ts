@@ -119,12 +119,8 @@ export function masterDataQueries<T extends MasterTable, C extends MasterTable>(
     table,
     search,
     present,
-    /** One page and the total of a list. */
-    async list(db: Db, shape: ListShape, values: ListValues) {
-      const statements = listStatements(db, shapeKey(shape))
-      const [rows, [{ total }]] = await Promise.all([statements.rows.all(values), statements.total.all(values)])
-      return { rows: rows.map(present), total }
-    },
+    /** The page and total statements of a list's shape (prepared once per connection). */
+    listStatements: (db: Db, shape: ListShape) => listStatements(db, shapeKey(shape)),
     async find(db: Db, workspaceId: number, id: number): Promise<Presented | undefined> {
       const [row] = await findStatement(db).all({ workspaceId, id })
       return row && present(row)

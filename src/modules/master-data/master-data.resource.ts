@@ -28,7 +28,7 @@ import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/sche
 import { ftsPhrase, planKeyword } from '../../platform/search'
 import type { NewRow, WorkspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
-import { type ListShape, masterDataQueries } from './master-data.queries'
+import { type ListShape, type ListValues, masterDataQueries } from './master-data.queries'
 import { masterDataBodies, masterDataQuery, type MasterCreate, type MasterListQuery, type MasterUpdate } from './master-data.schemas'
 import type { MasterDataDefinition, MasterTable, Presented } from './master-data.types'
 
@@ -102,9 +102,10 @@ export function masterDataService<T extends MasterTable, C extends MasterTable>(
         updatedSince: updatedSince !== null,
       }
       const phrase = keyword === null ? null : ftsPhrase(keyword)
-      const values = { workspaceId: ctx.actor.workspaceId, keyword, phrase, parentId, updatedSince, limit: page.limit, offset: page.offset }
-      const { rows, total } = await queries.list(ctx.deps.db.read, shape, values)
-      return { rows, meta: pageMeta(page, total) }
+      const values: ListValues = { workspaceId: ctx.actor.workspaceId, keyword, phrase, parentId, updatedSince, limit: page.limit, offset: page.offset }
+      const statements = queries.listStatements(ctx.deps.db.read, shape)
+      const [rows, [{ total }]] = await Promise.all([statements.rows.all(values), statements.total.all(values)])
+      return { rows: rows.map(queries.present), meta: pageMeta(page, total) }
     },
 
     get: (ctx: AuthedContext, id: number) => findPresented(ctx.deps.db.read, ctx.actor.workspaceId, id),
