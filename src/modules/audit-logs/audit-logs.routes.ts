@@ -1,59 +1,9 @@
-import { Type } from '@sinclair/typebox'
-import { Elysia, t } from 'elysia'
-import { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES } from '../../platform/audit'
+import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
-import { KEYWORD_MAX, MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
 import { ok } from '../../platform/reply'
-import { Envelope, IdParams, MAX_ID, OneOf, PageMeta, responses, Timestamp } from '../../platform/schema'
+import { Envelope, IdParams, responses } from '../../platform/schema'
+import { AuditLogPage, AuditLogSchema, auditLogQuery } from './audit-logs.schemas'
 import { getAuditLog, listAuditLogs } from './audit-logs.service'
-
-const JsonObject = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])
-
-const AuditLogSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  actor_id: Type.Union([Type.Integer(), Type.Null()]),
-  actor_name: Type.String(),
-  actor_role: Type.String(),
-  entity_type: Type.String(),
-  entity_id: Type.String(),
-  entity_name: Type.String(),
-  action: Type.String(),
-  old_values: JsonObject,
-  new_values: JsonObject,
-  metadata: Type.Object(
-    {
-      ip: Type.Union([Type.String(), Type.Null()]),
-      user_agent: Type.Union([Type.String(), Type.Null()]),
-      request_id: Type.String(),
-      timestamp: Timestamp(),
-    },
-    {
-      // Extras an entry may carry beside the four request fields (e.g. `notified_user_ids`); a typed
-      // `additionalProperties` keeps the response normaliser from dropping them.
-      additionalProperties: Type.Unknown(),
-    },
-  ),
-  created_at: Timestamp(),
-})
-
-// Built with the routes: the entity types are the modules' own, registered by createApp first.
-const auditLogQuery = () =>
-  t.Object({
-    page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE })),
-    limit: t.Optional(t.Integer({ minimum: 1, description: 'Default 50, clamped at 100' })),
-    keyword: t.Optional(t.String({ maxLength: KEYWORD_MAX, description: 'Searches actor, entity name and type, action, role, entity id' })),
-    entity_type: t.Optional(OneOf(AUDIT_ENTITY_TYPES)),
-    entity_id: t.Optional(t.String({ maxLength: 64 })),
-    action: t.Optional(OneOf(AUDIT_ACTIONS)),
-    actor_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
-    date_from: t.Optional(t.String({ maxLength: 40, description: 'ISO 8601 date or date-time (inclusive)' })),
-    date_to: t.Optional(t.String({ maxLength: 40, description: 'ISO 8601 date-time (inclusive) or date (the whole day)' })),
-    workspace_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'super_admin only: one accessible workspace' })),
-    sort_by: t.Optional(OneOf(['created_at', 'id'])),
-    sort_order: t.Optional(OneOf(['asc', 'desc'])),
-    updated_since: UpdatedSinceParam,
-  })
 
 export const auditLogRoutes = (platform: PlatformPlugin) =>
   new Elysia({ prefix: '/office/v1/audit-logs', tags: ['Audit logs'] })
@@ -61,7 +11,7 @@ export const auditLogRoutes = (platform: PlatformPlugin) =>
     .get('', async ({ ctx, query }) => ok(await listAuditLogs(ctx, query), 'AUDIT_LOG_LIST', 'Success'), {
       auth: 'audit_log.view',
       query: auditLogQuery(),
-      response: responses({ 200: Envelope(Type.Object({ data: Type.Array(AuditLogSchema), meta: PageMeta })) }),
+      response: responses({ 200: Envelope(AuditLogPage) }),
       detail: { summary: 'List audit log entries (nested envelope, see docs/API.md §Envelopes)' },
     })
     .get('/:id', async ({ ctx, params }) => ok(await getAuditLog(ctx, params.id), 'AUDIT_LOG_FOUND', 'Success'), {

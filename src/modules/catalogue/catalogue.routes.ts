@@ -1,21 +1,8 @@
-import { Type } from '@sinclair/typebox'
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
-import { listQuery } from '../../platform/pagination'
 import { created, listed, ok } from '../../platform/reply'
-import {
-  Envelope,
-  Id,
-  IdParams,
-  ListEnvelope,
-  MAX_ID,
-  Nullable,
-  NullableTimestamp,
-  OptionalText,
-  RequiredText,
-  responses,
-  Timestamp,
-} from '../../platform/schema'
+import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/schema'
+import { PrincipalInput, PrincipalQuery, PrincipalSchema, PrincipalUpdate, ProductInput, ProductQuery, ProductSchema, ProductUpdate } from './catalogue.schemas'
 import {
   createPrincipal,
   createProduct,
@@ -28,53 +15,6 @@ import {
   updatePrincipal,
   updateProduct,
 } from './catalogue.service'
-
-const Text = Nullable(Type.String())
-const PrincipalSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  name: Type.String(),
-  code: Text,
-  contact_name: Text,
-  contact_phone: Text,
-  contact_email: Text,
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-  deleted_at: NullableTimestamp(),
-})
-const ProductSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  name: Type.String(),
-  sku: Type.String(),
-  principal_id: Nullable(Type.Integer()),
-  principal: Nullable(Type.Object({ id: Type.Integer(), name: Type.String() })),
-  price: Nullable(Type.Number()),
-  unit: Text,
-  barcode: Text,
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-  deleted_at: NullableTimestamp(),
-})
-
-const principalFields = {
-  name: RequiredText(255),
-  code: OptionalText(64, { description: 'Unique per workspace (case-insensitive)' }),
-  contact_name: OptionalText(255),
-  contact_phone: OptionalText(32),
-  contact_email: Type.Optional(Nullable(Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', error: 'must be a valid email address' }))),
-}
-const productFields = {
-  name: RequiredText(255),
-  sku: RequiredText(64, { description: 'Unique per workspace (case-insensitive)' }),
-  principal_id: Type.Optional(Nullable(Id())),
-  price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e12 }))),
-  unit: OptionalText(32),
-  barcode: OptionalText(64),
-}
-
-const PrincipalQuery = listQuery()
-const ProductQuery = listQuery({ principal_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })) })
 
 /** Principals and products: office CRUD, mobile read-only (field users look products up). */
 export function catalogueRoutes(platform: PlatformPlugin) {
@@ -112,7 +52,7 @@ export function catalogueRoutes(platform: PlatformPlugin) {
   return app
     .post('/office/v1/principals', async ({ ctx, body }) => created(await createPrincipal(ctx, body), 'PRINCIPAL_CREATED', 'principal created'), {
       auth: 'principal.manage',
-      body: Type.Object(principalFields),
+      body: PrincipalInput,
       response: responses({ 201: Envelope(PrincipalSchema) }, [400, 401, 403, 409]),
       detail: { summary: 'Create a principal' },
     })
@@ -122,7 +62,7 @@ export function catalogueRoutes(platform: PlatformPlugin) {
       {
         auth: 'principal.manage',
         params: IdParams,
-        body: Type.Object({ ...principalFields, name: Type.Optional(principalFields.name) }, { minProperties: 1 }),
+        body: PrincipalUpdate,
         response: responses({ 200: Envelope(PrincipalSchema) }, [400, 401, 403, 404, 409]),
         detail: { summary: 'Update a principal' },
       },
@@ -135,14 +75,14 @@ export function catalogueRoutes(platform: PlatformPlugin) {
     })
     .post('/office/v1/products', async ({ ctx, body }) => created(await createProduct(ctx, body), 'PRODUCT_CREATED', 'product created'), {
       auth: 'product.manage',
-      body: Type.Object(productFields),
+      body: ProductInput,
       response: responses({ 201: Envelope(ProductSchema) }, [400, 401, 403, 409]),
       detail: { summary: 'Create a product' },
     })
     .put('/office/v1/products/:id', async ({ ctx, params, body }) => ok(await updateProduct(ctx, params.id, body), 'PRODUCT_UPDATED', 'product updated'), {
       auth: 'product.manage',
       params: IdParams,
-      body: Type.Object({ ...productFields, name: Type.Optional(productFields.name), sku: Type.Optional(productFields.sku) }, { minProperties: 1 }),
+      body: ProductUpdate,
       response: responses({ 200: Envelope(ProductSchema) }, [400, 401, 403, 404, 409]),
       detail: { summary: 'Update a product' },
     })

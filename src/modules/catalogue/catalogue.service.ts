@@ -13,29 +13,13 @@ import { workspaceScoped } from '../../platform/scope'
 import { keywordFilters, searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
 import { principalScope } from '../projects/projects.service'
+import type { PrincipalInput, PrincipalQuery, PrincipalUpdate, ProductInput, ProductQuery, ProductUpdate } from './catalogue.schemas'
 
 export const productScope = workspaceScoped(products)
 const productSearch = searchIndex('products_search', products.id)
 const principalSearch = searchIndex('principals_search', principals.id)
 
-interface ListQuery {
-  page?: number
-  limit?: number
-  keyword?: string
-  sort_by?: 'created_at' | 'updated_at' | 'name' | 'id'
-  sort_order?: 'asc' | 'desc'
-  updated_since?: string
-}
-
 // ── Principals ──────────────────────────────────────────────────────────────────────────────────
-
-export interface PrincipalInput {
-  name: string
-  code?: string | null
-  contact_name?: string | null
-  contact_phone?: string | null
-  contact_email?: string | null
-}
 
 type PrincipalRow = typeof principals.$inferSelect
 const presentPrincipal = ({ name_key: _n, code_key: _c, ...principal }: PrincipalRow) => principal
@@ -46,7 +30,7 @@ async function findPrincipal(db: Db, workspaceId: number, id: number) {
   return row
 }
 
-export async function listPrincipals(ctx: AuthedContext, query: ListQuery) {
+export async function listPrincipals(ctx: AuthedContext, query: PrincipalQuery) {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
   const search = keyword
@@ -92,7 +76,7 @@ export async function principalsByIds(db: Db, workspaceId: number, ids: number[]
 
 export const getPrincipal = async (ctx: AuthedContext, id: number) => presentPrincipal(await findPrincipal(ctx.deps.db.read, ctx.actor.workspaceId, id))
 
-async function principalValues(tx: Db, workspaceId: number, input: Partial<PrincipalInput>, exceptId?: number) {
+async function principalValues(tx: Db, workspaceId: number, input: PrincipalUpdate, exceptId?: number) {
   const values: Partial<typeof principals.$inferInsert> = { ...input }
   if (input.name !== undefined) values.name_key = foldText(input.name)
   if (input.code !== undefined) {
@@ -121,7 +105,7 @@ export function createPrincipal(ctx: AuthedContext, input: PrincipalInput) {
   })
 }
 
-export function updatePrincipal(ctx: AuthedContext, id: number, input: Partial<PrincipalInput>) {
+export function updatePrincipal(ctx: AuthedContext, id: number, input: PrincipalUpdate) {
   return withTransaction(ctx, async ({ tx, audit }) => {
     const before = await findPrincipal(tx, ctx.actor.workspaceId, id)
     const values = await principalValues(tx, ctx.actor.workspaceId, input, id)
@@ -162,15 +146,6 @@ export function deletePrincipal(ctx: AuthedContext, id: number) {
 
 // ── Products ────────────────────────────────────────────────────────────────────────────────────
 
-export interface ProductInput {
-  name: string
-  sku: string
-  principal_id?: number | null
-  price?: number | null
-  unit?: string | null
-  barcode?: string | null
-}
-
 function selectProducts(db: Db, where: ReturnType<typeof productScope.where>) {
   return db
     .select({
@@ -203,7 +178,7 @@ async function findProduct(db: Db, workspaceId: number, id: number) {
   return presentProduct(row)
 }
 
-export async function listProducts(ctx: AuthedContext, query: ListQuery & { principal_id?: number }) {
+export async function listProducts(ctx: AuthedContext, query: ProductQuery) {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
   const search = keyword
@@ -243,7 +218,7 @@ export async function productsByIds(db: Db, workspaceId: number, ids: number[]) 
 
 export const getProduct = (ctx: AuthedContext, id: number) => findProduct(ctx.deps.db.read, ctx.actor.workspaceId, id)
 
-async function productValues(tx: Db, workspaceId: number, input: Partial<ProductInput>, exceptId?: number) {
+async function productValues(tx: Db, workspaceId: number, input: ProductUpdate, exceptId?: number) {
   const values: Partial<typeof products.$inferInsert> = { ...input }
   if (input.name !== undefined) values.name_key = foldText(input.name)
   if (input.sku !== undefined) {
@@ -277,7 +252,7 @@ export function createProduct(ctx: AuthedContext, input: ProductInput) {
   })
 }
 
-export function updateProduct(ctx: AuthedContext, id: number, input: Partial<ProductInput>) {
+export function updateProduct(ctx: AuthedContext, id: number, input: ProductUpdate) {
   return withTransaction(ctx, async ({ tx, audit }) => {
     const before = await findProduct(tx, ctx.actor.workspaceId, id)
     const values = await productValues(tx, ctx.actor.workspaceId, input, id)

@@ -1,17 +1,9 @@
-import { Type } from '@sinclair/typebox'
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
 import { ok } from '../../platform/reply'
-import { Envelope, MAX_ID, Nullable, responses } from '../../platform/schema'
+import { Envelope, responses } from '../../platform/schema'
+import { DashboardMetrics, DashboardSummary, RangeQuery } from './dashboard.schemas'
 import { dashboardMetrics, dashboardSummary } from './dashboard.service'
-
-const Range = Type.Object({ date_from: Type.String(), date_to: Type.String() })
-const RangeQuery = t.Object({
-  date_from: t.Optional(t.String({ format: 'calendar-date', maxLength: 10, description: 'Default: 6 days before date_to' })),
-  date_to: t.Optional(t.String({ format: 'calendar-date', maxLength: 10, description: 'Default: today (UTC)' })),
-  team_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only this team' })),
-})
-const Rate = Type.Number({ description: 'completed / (total − cancelled), 0..1' })
 
 export const dashboardRoutes = (platform: PlatformPlugin) =>
   new Elysia({ prefix: '/office/v1/dashboard', tags: ['Dashboard'] })
@@ -19,57 +11,12 @@ export const dashboardRoutes = (platform: PlatformPlugin) =>
     .get('/metrics', async ({ ctx, query }) => ok(await dashboardMetrics(ctx, query)), {
       auth: 'dashboard.view',
       query: RangeQuery,
-      response: responses({
-        200: Envelope(
-          Type.Object({
-            range: Range,
-            visits: Type.Object({
-              total: Type.Integer(),
-              scheduled: Type.Integer(),
-              in_progress: Type.Integer(),
-              completed: Type.Integer(),
-              cancelled: Type.Integer(),
-              force_closed: Type.Integer(),
-            }),
-            completion_rate: Rate,
-            submissions: Type.Object({ pending: Type.Integer(), approved: Type.Integer(), rejected: Type.Integer() }),
-            pending_approvals: Type.Integer(),
-            active_field_users: Type.Integer({ description: 'Users who pinged, clocked in or checked in during the range' }),
-            pings_received: Type.Integer(),
-          }),
-        ),
-      }),
+      response: responses({ 200: Envelope(DashboardMetrics) }),
       detail: { summary: 'Visits by status, completion rate, approvals, active users and pings for a date range' },
     })
     .get('/summary', async ({ ctx, query }) => ok(await dashboardSummary(ctx, query)), {
       auth: 'dashboard.view',
       query: RangeQuery,
-      response: responses({
-        200: Envelope(
-          Type.Object({
-            range: Range,
-            flagged_visits_today: Type.Integer({ description: 'Visits of the workspace’s local today with integrity flags (of the team, when filtered)' }),
-            teams: Type.Array(
-              Type.Object({
-                team_id: Nullable(Type.Integer()),
-                team_name: Nullable(Type.String()),
-                visits_total: Type.Integer(),
-                visits_completed: Type.Integer(),
-                completion_rate: Rate,
-                pending_approvals: Type.Integer(),
-              }),
-            ),
-            users: Type.Array(
-              Type.Object({
-                user_id: Type.Integer(),
-                name: Type.String(),
-                visits_total: Type.Integer(),
-                visits_completed: Type.Integer(),
-                completion_rate: Rate,
-              }),
-            ),
-          }),
-        ),
-      }),
+      response: responses({ 200: Envelope(DashboardSummary) }),
       detail: { summary: 'Per team and per user figures for a date range' },
     })

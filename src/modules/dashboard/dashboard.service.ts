@@ -4,20 +4,25 @@
  * and millions of pings. Dates are visit dates; pings and activity use the same local days of the
  * workspace's time zone.
  */
-import { sql } from 'drizzle-orm'
 import type { AuthedContext } from '../../platform/context'
 import { addDays, localDate, localDayRange } from '../../platform/time-zones'
 import { ValidationFailed } from '../../platform/errors'
+import {
+  activeFieldUsers,
+  approvalsByStatus,
+  type DashboardFilter,
+  flaggedToday,
+  pendingByTeam,
+  pingsReceived,
+  teamFigures,
+  userFigures,
+  visitsByStatus,
+} from './dashboard.queries'
+import type { RangeQuery } from './dashboard.schemas'
 
 const DAY_MS = 86_400_000
 export const DEFAULT_RANGE_DAYS = 7
 export const MAX_RANGE_DAYS = 366
-
-export interface RangeQuery {
-  date_from?: string
-  date_to?: string
-  team_id?: number
-}
 
 /**
  * The range asked for (default: the last 7 days up to today), at most a year. Days are the
@@ -38,38 +43,23 @@ export function rangeOf(ctx: AuthedContext, query: RangeQuery) {
   }
 }
 
+/** The range and what the statements of ./dashboard.queries.ts are bound with. */
+function filterOf(ctx: AuthedContext, query: RangeQuery): { range: ReturnType<typeof rangeOf>; filter: DashboardFilter } {
+  const range = rangeOf(ctx, query)
+  const today = localDate(ctx.deps.clock.now(), ctx.actor.timeZone)
+  return { range, filter: { ...range, workspace: ctx.actor.workspaceId, team: query.team_id ?? null, today } }
+}
+
 const rate = (done: number, of: number) => (of === 0 ? 0 : Math.round((done / of) * 10_000) / 10_000)
 
 export async function dashboardMetrics(ctx: AuthedContext, query: RangeQuery) {
-  const range = rangeOf(ctx, query)
+  const { range, filter } = filterOf(ctx, query)
   const db = ctx.deps.db.read
-  const workspace = ctx.actor.workspaceId
-  const team = query.team_id ?? null
   const [byStatus, approvals, active, pings] = await Promise.all([
-    db.all<{ status: string; n: number }>(sql`
-      select status, count(*) as n from visits
-      where workspace_id = ${workspace} and deleted_at is null and visit_date between ${range.date_from} and ${range.date_to}
-        and (${team} is null or team_id = ${team})
-      group by status`),
-    db.all<{ approval_status: string | null; n: number }>(sql`
-      select s.approval_status, count(*) as n from visits v cross join submissions s on s.visit_id = v.id
-      where v.workspace_id = ${workspace} and v.deleted_at is null and v.visit_date between ${range.date_from} and ${range.date_to}
-        and (${team} is null or v.team_id = ${team}) and s.deleted_at is null and s.status = 'completed'
-      group by s.approval_status`),
-    // A field user is active when they sent a ping, clocked in or checked in on a visit in the range
-    // (the check-in log names who checked in, not every assignee of the visit).
-    db.all<{ n: number }>(sql`
-      select count(*) as n from memberships m
-      where m.workspace_id = ${workspace} and m.deleted_at is null
-        and (${team} is null or m.user_id in (select user_id from team_members where team_id = ${team}))
-        and (exists (select 1 from location_pings p where p.workspace_id = ${workspace} and p.user_id = m.user_id and p.recorded_at >= ${range.from_at} and p.recorded_at < ${range.until_at})
-          or exists (select 1 from attendances a where a.workspace_id = ${workspace} and a.user_id = m.user_id and a.date between ${range.date_from} and ${range.date_to})
-          or exists (select 1 from visit_logs l where l.workspace_id = ${workspace} and l.user_id = m.user_id and l.action = 'check_in'
-                     and l.created_at >= ${range.from_at} and l.created_at < ${range.until_at}))`),
-    db.all<{ n: number }>(sql`
-      select count(*) as n from location_pings
-      where workspace_id = ${workspace} and recorded_at >= ${range.from_at} and recorded_at < ${range.until_at}
-        and (${team} is null or user_id in (select user_id from team_members where team_id = ${team}))`),
+    visitsByStatus(db, filter),
+    approvalsByStatus(db, filter),
+    activeFieldUsers(db, filter),
+    pingsReceived(db, filter),
   ])
   const visits = { total: 0, scheduled: 0, in_progress: 0, completed: 0, cancelled: 0, force_closed: 0 }
   for (const row of byStatus) {
@@ -91,43 +81,15 @@ export async function dashboardMetrics(ctx: AuthedContext, query: RangeQuery) {
 }
 
 export async function dashboardSummary(ctx: AuthedContext, query: RangeQuery) {
-  const range = rangeOf(ctx, query)
+  const { range, filter } = filterOf(ctx, query)
   const db = ctx.deps.db.read
-  const workspace = ctx.actor.workspaceId
-  const team = query.team_id ?? null
-  const today = localDate(ctx.deps.clock.now(), ctx.actor.timeZone)
-  const [teams, pendingByTeam, users, flagged] = await Promise.all([
-    db.all<{ team_id: number | null; team_name: string | null; total: number; completed: number; cancelled: number }>(sql`
-      select v.team_id, t.name as team_name, count(*) as total,
-        sum(v.status = 'completed') as completed, sum(v.status = 'cancelled') as cancelled
-      from visits v left join teams t on t.id = v.team_id
-      where v.workspace_id = ${workspace} and v.deleted_at is null and v.visit_date between ${range.date_from} and ${range.date_to}
-        and (${team} is null or v.team_id = ${team})
-      group by v.team_id order by t.name`),
-    db.all<{ team_id: number | null; pending: number }>(sql`
-      select v.team_id, count(*) as pending
-      from visits v cross join submissions s on s.visit_id = v.id
-      where v.workspace_id = ${workspace} and v.deleted_at is null and v.visit_date between ${range.date_from} and ${range.date_to}
-        and (${team} is null or v.team_id = ${team}) and s.deleted_at is null and s.status = 'completed' and s.approval_status = 'pending'
-      group by v.team_id`),
-    // Counted per assignee from the visits of the range (covering index), named afterwards.
-    db.all<{ user_id: number; name: string; total: number; completed: number; cancelled: number }>(sql`
-      select x.user_id, u.name, x.total, x.completed, x.cancelled
-      from (
-        select va.user_id, count(*) as total, sum(v.status = 'completed') as completed, sum(v.status = 'cancelled') as cancelled
-        from visits v join visit_assignees va on va.visit_id = v.id
-        where v.workspace_id = ${workspace} and v.deleted_at is null and v.visit_date between ${range.date_from} and ${range.date_to}
-          and (${team} is null or v.team_id = ${team})
-        group by va.user_id
-      ) x join users u on u.id = x.user_id
-      order by u.name, x.user_id`),
-    // Visits of the local today with integrity flags (the partial index of flagged visits by date).
-    db.all<{ n: number }>(sql`
-      select count(*) as n from visits
-      where workspace_id = ${workspace} and visit_date = ${today} and flags != 0 and deleted_at is null
-        and (${team} is null or team_id = ${team})`),
+  const [teams, pendingRows, users, flagged] = await Promise.all([
+    teamFigures(db, filter),
+    pendingByTeam(db, filter),
+    userFigures(db, filter),
+    flaggedToday(db, filter),
   ])
-  const pending = new Map(pendingByTeam.map((row) => [row.team_id, Number(row.pending)]))
+  const pending = new Map(pendingRows.map((row) => [row.team_id, Number(row.pending)]))
   return {
     range: { date_from: range.date_from, date_to: range.date_to },
     flagged_visits_today: Number(flagged[0]?.n ?? 0),

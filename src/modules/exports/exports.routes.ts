@@ -1,31 +1,9 @@
-import { Type } from '@sinclair/typebox'
-import { Elysia, status, t } from 'elysia'
+import { Elysia, status } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
-import { MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
 import { listed, ok } from '../../platform/reply'
-import { Envelope, IdParams, ListEnvelope, Nullable, NullableTimestamp, OneOf, responses, Timestamp } from '../../platform/schema'
-import { SubmissionQuery } from '../visits/visits.schemas'
+import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/schema'
+import { ExportFormatParams, ExportQuery, JobSchema, JobsQuery, QueuedExport } from './exports.schemas'
 import { downloadExport, getExportJob, listExportJobs, requestExport } from './exports.service'
-
-const JobSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  user_id: Type.Integer(),
-  kind: Type.String(),
-  format: Type.String({ description: 'csv or pdf' }),
-  filters: Type.Record(Type.String(), Type.Unknown()),
-  status: Type.String({ description: 'queued, running, done or failed' }),
-  row_count: Nullable(Type.Integer()),
-  error: Nullable(Type.String()),
-  download_url: Nullable(Type.String()),
-  created_at: Timestamp(),
-  started_at: NullableTimestamp(),
-  finished_at: NullableTimestamp(),
-})
-
-/** The submission-list filters (paging and sorting do not apply to an export). */
-const { page: _p, limit: _l, keyword: _k, sort_by: _s, sort_order: _o, ...filterProperties } = SubmissionQuery.properties
-const ExportQuery = t.Object(filterProperties)
 
 export const exportRoutes = (platform: PlatformPlugin) =>
   new Elysia({ prefix: '/office/v1/export', tags: ['Exports'] })
@@ -35,19 +13,15 @@ export const exportRoutes = (platform: PlatformPlugin) =>
       async ({ ctx, params, query }) => status(202, ok(await requestExport(ctx, params.format, query), 'EXPORT_QUEUED', 'export queued')),
       {
         auth: 'export.view',
-        params: t.Object({ format: OneOf(['csv', 'pdf']) }),
+        params: ExportFormatParams,
         query: ExportQuery,
-        response: responses({ 202: Envelope(Type.Object({ id: Type.Integer(), status: Type.String() })) }),
+        response: responses({ 202: Envelope(QueuedExport) }),
         detail: { summary: 'Start an export of submissions (csv or pdf) with the submission-list filters' },
       },
     )
     .get('/jobs', async ({ ctx, query }) => listed(await listExportJobs(ctx, query)), {
       auth: 'export.view',
-      query: t.Object({
-        page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE })),
-        limit: t.Optional(t.Integer({ minimum: 1 })),
-        updated_since: UpdatedSinceParam,
-      }),
+      query: JobsQuery,
       response: responses({ 200: ListEnvelope(JobSchema) }),
       detail: { summary: 'Your export jobs, newest first' },
     })
@@ -57,18 +31,27 @@ export const exportRoutes = (platform: PlatformPlugin) =>
       response: responses({ 200: Envelope(JobSchema) }, [400, 401, 403, 404]),
       detail: { summary: 'One of your export jobs' },
     })
-    .get('/jobs/:id/download', ({ ctx, params }) => downloadExport(ctx, params.id), {
-      auth: 'export.view',
-      params: IdParams,
-      detail: {
-        summary: 'Download a finished export (409 EXPORT_NOT_READY before, 409 EXPORT_FAILED if it failed)',
-        responses: {
-          200: {
-            description: 'text/csv or application/pdf',
-            content: { 'text/csv': { schema: { type: 'string' } }, 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+    .get(
+      '/jobs/:id/download',
+      async ({ ctx, params }) => {
+        const { file, contentType, filename } = await downloadExport(ctx, params.id)
+        return new Response(file, {
+          headers: { 'content-type': contentType, 'content-disposition': `attachment; filename="${filename}"`, 'cache-control': 'private, no-store' },
+        })
+      },
+      {
+        auth: 'export.view',
+        params: IdParams,
+        detail: {
+          summary: 'Download a finished export (409 EXPORT_NOT_READY before, 409 EXPORT_FAILED if it failed)',
+          responses: {
+            200: {
+              description: 'text/csv or application/pdf',
+              content: { 'text/csv': { schema: { type: 'string' } }, 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+            },
+            404: { description: 'EXPORT_JOB_NOT_FOUND' },
+            409: { description: 'EXPORT_NOT_READY or EXPORT_FAILED' },
           },
-          404: { description: 'EXPORT_JOB_NOT_FOUND' },
-          409: { description: 'EXPORT_NOT_READY or EXPORT_FAILED' },
         },
       },
-    })
+    )

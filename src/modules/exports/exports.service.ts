@@ -24,6 +24,7 @@ import { can } from '../../platform/permissions'
 import { DEFAULT_LIST, paginate, paging, updatedSince } from '../../platform/pagination'
 import { withTransaction } from '../../platform/transaction'
 import { submissionFilters, type SubmissionListQuery } from '../visits/visits.queries'
+import type { ExportFormat, ExportQuery, JobsQuery } from './exports.schemas'
 
 export const EXPORT_PAGE = 500
 export const PDF_MAX_ROWS = 2_000
@@ -244,7 +245,7 @@ async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery, path: 
 
 // ── Requests, lists, downloads ─────────────────────────────────────────────────────────────────
 
-export function requestExport(ctx: AuthedContext, format: 'csv' | 'pdf', filters: SubmissionListQuery) {
+export function requestExport(ctx: AuthedContext, format: ExportFormat, filters: ExportQuery) {
   return withTransaction(
     ctx,
     async ({ tx, afterCommit }) => {
@@ -270,7 +271,7 @@ export function requestExport(ctx: AuthedContext, format: 'csv' | 'pdf', filters
 
 const ownJobs = (ctx: AuthedContext) => and(eq(exportJobs.workspace_id, ctx.actor.workspaceId), eq(exportJobs.user_id, ctx.actor.userId))
 
-export async function listExportJobs(ctx: AuthedContext, query: { page?: number; limit?: number; updated_since?: string }) {
+export async function listExportJobs(ctx: AuthedContext, query: JobsQuery) {
   const p = paging(query, DEFAULT_LIST)
   const db = ctx.deps.db.read
   // A job changes when it is queued, started and finished.
@@ -301,14 +302,8 @@ export async function downloadExport(ctx: AuthedContext, id: number) {
   if (job.status !== 'done' || !job.path) throw new Conflict('EXPORT_NOT_READY', `the export is ${job.status}`, { status: [job.status] })
   const file = Bun.file(resolve(ctx.deps.config.EXPORT_DIR, job.path))
   if (!(await file.exists())) throw new NotFound('EXPORT_JOB', 'export file is no longer available')
-  const type = job.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf'
-  return new Response(file, {
-    headers: {
-      'content-type': type,
-      'content-disposition': `attachment; filename="submissions-${job.id}.${job.format}"`,
-      'cache-control': 'private, no-store',
-    },
-  })
+  const contentType = job.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf'
+  return { file, contentType, filename: `submissions-${job.id}.${job.format}` }
 }
 
 /** Daily: exports (files and jobs) older than 7 days are removed. */

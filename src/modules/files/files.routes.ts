@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
+import { FileParams } from './files.schemas'
 import { openFile } from './files.service'
 
 /** GET /api/files/:id — an uploaded photo, for any signed-in user of its workspace. */
@@ -21,7 +21,7 @@ export const fileRoutes = (platform: PlatformPlugin) =>
     },
     {
       auth: true,
-      params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+      params: FileParams,
       // Bytes, not JSON: documented here rather than validated as a response schema.
       detail: {
         summary: 'Download an uploaded photo of your workspace',

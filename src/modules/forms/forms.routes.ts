@@ -1,49 +1,9 @@
-import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
-import { FORM_FIELD_TYPES } from '../../db/schema'
 import type { PlatformPlugin } from '../../platform/http'
-import { listQuery } from '../../platform/pagination'
 import { created, listed, ok } from '../../platform/reply'
-import { Envelope, IdParams, ListEnvelope, NullableTimestamp, OneOf, OptionalText, RequiredText, responses, Timestamp } from '../../platform/schema'
+import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/schema'
+import { FormInput, FormQuery, FormSchema, FormUpdate } from './forms.schemas'
 import { createForm, deleteForm, getForm, listForms, updateForm } from './forms.service'
-
-const FieldSchema = Type.Object({
-  key: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'Answer key: lower snake case, unique in the form' }),
-  label: RequiredText(255),
-  type: OneOf(FORM_FIELD_TYPES),
-  required: Type.Optional(Type.Boolean()),
-  options: Type.Optional(Type.Array(RequiredText(255), { minItems: 1, maxItems: 200, description: 'select and multiselect only' })),
-  min: Type.Optional(Type.Number({ description: 'Lower bound: value, length or number of options' })),
-  max: Type.Optional(Type.Number({ description: 'Upper bound: value, length or number of options' })),
-})
-
-export const FormSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  title: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
-  fields: Type.Array(
-    Type.Object({
-      key: Type.String(),
-      label: Type.String(),
-      type: Type.String(),
-      required: Type.Boolean(),
-      options: Type.Optional(Type.Array(Type.String())),
-      min: Type.Optional(Type.Number()),
-      max: Type.Optional(Type.Number()),
-    }),
-  ),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-  deleted_at: NullableTimestamp(),
-})
-
-const fields = {
-  title: RequiredText(255),
-  description: OptionalText(2000),
-  fields: Type.Array(FieldSchema, { minItems: 1, maxItems: 200 }),
-}
-const FormQuery = listQuery({}, ['created_at', 'updated_at', 'title', 'id'])
 
 const readRoutes = (platform: PlatformPlugin, prefix: string, name: string) =>
   new Elysia({ prefix: `${prefix}/forms`, tags: ['Forms'] })
@@ -67,17 +27,14 @@ export const formRoutes = (platform: PlatformPlugin) =>
       readRoutes(platform, '/office/v1', 'web')
         .post('', async ({ ctx, body }) => created(await createForm(ctx, body), 'FORM_CREATED', 'form created'), {
           auth: 'form.manage',
-          body: Type.Object(fields),
+          body: FormInput,
           response: responses({ 201: Envelope(FormSchema) }, [400, 401, 403]),
           detail: { summary: 'Create a form' },
         })
         .put('/:id', async ({ ctx, params, body }) => ok(await updateForm(ctx, params.id, body), 'FORM_UPDATED', 'form updated'), {
           auth: 'form.manage',
           params: IdParams,
-          body: Type.Object(
-            { title: Type.Optional(fields.title), description: fields.description, fields: Type.Optional(fields.fields) },
-            { minProperties: 1 },
-          ),
+          body: FormUpdate,
           response: responses({ 200: Envelope(FormSchema) }, [400, 401, 403, 404]),
           detail: { summary: 'Update a form; new answers are checked against the new fields' },
         })

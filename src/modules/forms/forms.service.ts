@@ -12,24 +12,9 @@ import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedS
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import { validateFormFields } from './forms.answers'
+import type { FormFieldInput, FormInput, FormQuery, FormUpdate } from './forms.schemas'
 
 export const formScope = workspaceScoped(forms)
-
-export interface FormInput {
-  title: string
-  description?: string | null
-  fields: FormFieldInput[]
-}
-
-export interface FormFieldInput {
-  key: string
-  label: string
-  type: FormField['type']
-  required?: boolean
-  options?: string[]
-  min?: number
-  max?: number
-}
 
 type FormRow = typeof forms.$inferSelect
 const present = ({ title_key: _key, ...form }: FormRow) => form
@@ -54,17 +39,7 @@ export async function findForm(db: Db, workspaceId: number, id: number): Promise
   return form
 }
 
-export async function listForms(
-  ctx: AuthedContext,
-  query: {
-    page?: number
-    limit?: number
-    keyword?: string
-    sort_by?: 'created_at' | 'updated_at' | 'title' | 'id'
-    sort_order?: 'asc' | 'desc'
-    updated_since?: string
-  },
-): Promise<Page<PresentedForm>> {
+export async function listForms(ctx: AuthedContext, query: FormQuery): Promise<Page<PresentedForm>> {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
   const where = formScope.where(
@@ -119,7 +94,7 @@ export function createForm(ctx: AuthedContext, input: FormInput) {
   })
 }
 
-export function updateForm(ctx: AuthedContext, id: number, input: Partial<FormInput>) {
+export function updateForm(ctx: AuthedContext, id: number, input: FormUpdate) {
   const fields = input.fields && normalizeFields(input.fields)
   return withTransaction(ctx, async ({ tx, audit }) => {
     const before = await findForm(tx, ctx.actor.workspaceId, id)

@@ -119,7 +119,7 @@ function findStops(points: readonly TrackPoint[]): { first: number; last: number
 export function summarizeTrack<P extends TrackPoint>(points: readonly P[]): TrackSummary<P> {
   const stops = findStops(points)
   const stopOf = new Int32Array(points.length).fill(-1)
-  stops.forEach(({ first, last }, index) => stopOf.fill(index, first, last + 1))
+  for (let index = 0; index < stops.length; index++) stopOf.fill(index, stops[index]!.first, stops[index]!.last + 1)
 
   const segments: P[][] = []
   const gaps: Gap[] = []

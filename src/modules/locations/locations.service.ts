@@ -15,27 +15,14 @@ import { latestLocations, locationPings, users, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { dateBound, parseDateTime } from '../../platform/dates'
 import { ValidationFailed } from '../../platform/errors'
-import { pageMeta, paging, updatedSince, type ListLimits, } from '../../platform/pagination'
+import { pageMeta, paging, updatedSince, type ListLimits } from '../../platform/pagination'
 import { withTransaction } from '../../platform/transaction'
 import { topics } from '../../platform/hub'
 import { jumpFlags, PING_FLAG_BITS, pingFlagBits, pingFlagMask, pingFlagNames, type PingFlag, type TrackPoint } from './geometry'
+import { type HistoryQuery, type Ping, type PingInput, PINGS_PER_BATCH } from './locations.schemas'
 
-export const PINGS_PER_BATCH = 50
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000
 export const HISTORY_LIST: ListLimits = { defaultLimit: 100, maxLimit: 1000 }
-
-export interface PingInput {
-  lat: number
-  lng: number
-  is_mock: boolean
-  visit_id?: number | null
-  accuracy_m?: number | null
-  speed_mps?: number | null
-  source?: 'gps' | 'network' | 'passive' | null
-  battery_level?: number | null
-  signal_quality?: 'good' | 'fair' | 'poor' | null
-  recorded_at?: string | null
-}
 
 const COLUMNS = [
   'workspace_id',
@@ -56,24 +43,8 @@ const COLUMNS = [
   'updated_at',
 ] as const
 
-interface SavedPing {
-  id: number
-  workspace_id: number
-  user_id: number
-  visit_id: number | null
-  lat: number
-  lng: number
-  accuracy_m: number | null
-  speed_mps: number | null
-  source: string | null
-  battery_level: number | null
-  is_mock: boolean
-  signal_quality: string | null
-  recorded_at: string
-  flags: PingFlag[]
-  created_at: string
-  updated_at: string
-}
+/** A saved ping as the API shows it; in code, its flags are names. */
+type SavedPing = Omit<Ping, 'flags'> & { flags: PingFlag[] }
 
 /** A batch of `rows` pings as one multi-row INSERT; duplicates of device time are skipped. */
 const insertText = (rows: number) =>
@@ -86,7 +57,7 @@ const INSERT_TEXT = Array.from({ length: PINGS_PER_BATCH + 1 }, (_, rows) => (ro
 /** One ping as the batch insert binds it: the saved ping's fields of the request, plus `device_time` and the flag bits. */
 export type PingRow = Omit<SavedPing, 'id' | 'workspace_id' | 'user_id' | 'updated_at' | 'flags'> & { device_time: boolean; flag_bits: number }
 
-/** A saved ping: the row sent, its id, and who sent it. Spelled out (two object spreads per ping were 5% of a batch's CPU). */
+/** A saved ping: the row sent, its id, and who sent it. Spelled out: object spreads per ping are a measurable share of a batch's CPU. */
 function savedPing(row: PingRow, id: number, workspaceId: number, userId: number): SavedPing {
   return {
     id,
@@ -237,7 +208,7 @@ const knownVisits = prepared((db) =>
 
 /**
  * Writes a batch's rows with one statement and answers the pings saved, with their ids. Without
- * RETURNING (a third of the insert's cost): when every row went in, their ids are the consecutive
+ * RETURNING (a large share of the insert's cost): when every row went in, their ids are the consecutive
  * rowids ending at the last one; when duplicates were skipped, the rows added after the largest id
  * read before the insert are read back and paired with the rows sent.
  */
@@ -255,9 +226,11 @@ async function insertPings(tx: Db, rows: PingRow[], workspaceId: number, userId:
   return savedPings(rows, await pingsAddedAfter(tx).all({ after: before ?? 0, workspaceId, userId }), workspaceId, userId)
 }
 
-export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promise<{ count: number }> {
-  const { workspaceId, userId } = ctx.actor
-  const now = ctx.deps.clock.now()
+/**
+ * The rows a batch inserts, with each ping's device time (null: none sent, the receive time stands
+ * in) and the errors found without the database (a device time too far in the future).
+ */
+function batchRows(pings: PingInput[], now: Date) {
   const nowIso = now.toISOString()
   const errors: Record<string, string[]> = {}
   const deviceTimes: (number | null)[] = []
@@ -286,31 +259,44 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
       created_at: nowIso,
     }
   })
+  return { rows, deviceTimes, errors }
+}
 
+/** Refuses the batch (400, errors.pings.N.visit_id) when a row names a visit the workspace does not have. */
+async function assertVisitsKnown(tx: Db, rows: PingRow[], workspaceId: number, errors: Record<string, string[]>) {
+  const visitIds = [...new Set(rows.map((row) => row.visit_id).filter((id): id is number => id !== null))]
+  if (!visitIds.length) return
+  const known = new Set((await knownVisits(tx).all({ workspaceId, ids: JSON.stringify(visitIds) })).map((row) => row.id))
+  rows.forEach((row, index) => {
+    if (row.visit_id !== null && !known.has(row.visit_id)) errors[`pings.${index}.visit_id`] = [`visit ${row.visit_id} does not exist`]
+  })
+  if (Object.keys(errors).length) throw new ValidationFailed(errors)
+}
+
+/** Moves the user's latest ping to the newest saved one (device time, then id), if it is newer. */
+async function moveLatest(tx: Db, inserted: SavedPing[]) {
+  const newest = inserted.reduce<SavedPing | null>(
+    (best, ping) => (!best || ping.recorded_at > best.recorded_at || (ping.recorded_at === best.recorded_at && ping.id > best.id) ? ping : best),
+    null,
+  )
+  if (!newest) return
+  const { id, flags, ...latest } = newest
+  await upsertLatest(tx).run({ ...latest, flags: pingFlagBits(flags), ping_id: id })
+}
+
+export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promise<{ count: number }> {
+  const { workspaceId, userId } = ctx.actor
+  const { rows, deviceTimes, errors } = batchRows(pings, ctx.deps.clock.now())
   const saved = await withTransaction(
     ctx,
     async ({ tx }) => {
       // Refused only here, after the idempotency key was checked: a retry of a saved batch is a 204
       // even if the clock has stepped back since (the route skips the check before the handler).
       if (Object.keys(errors).length) throw new ValidationFailed(errors)
-      const visitIds = [...new Set(rows.map((row) => row.visit_id).filter((id): id is number => id !== null))]
-      if (visitIds.length) {
-        const known = new Set((await knownVisits(tx).all({ workspaceId, ids: JSON.stringify(visitIds) })).map((row) => row.id))
-        rows.forEach((row, index) => {
-          if (row.visit_id !== null && !known.has(row.visit_id as number)) errors[`pings.${index}.visit_id`] = [`visit ${row.visit_id} does not exist`]
-        })
-        if (Object.keys(errors).length) throw new ValidationFailed(errors)
-      }
+      await assertVisitsKnown(tx, rows, workspaceId, errors)
       await flagJumps(tx, rows, deviceTimes, workspaceId, userId)
       const inserted = await insertPings(tx, rows, workspaceId, userId)
-      const newest = inserted.reduce<(typeof inserted)[number] | null>(
-        (best, ping) => (!best || ping.recorded_at > best.recorded_at || (ping.recorded_at === best.recorded_at && ping.id > best.id) ? ping : best),
-        null,
-      )
-      if (newest) {
-        const { id, flags, ...latest } = newest
-        await upsertLatest(tx).run({ ...latest, flags: pingFlagBits(flags), ping_id: id })
-      }
+      await moveLatest(tx, inserted)
       return inserted
     },
     // Pings are themselves an immutable record; docs/API.md §Audit log leaves batches unaudited.
@@ -322,34 +308,31 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
   return { count: saved.length }
 }
 
-export interface HistoryQuery {
-  page?: number
-  limit?: number
-  user_id?: number
-  visit_id?: number
-  date_from?: string
-  date_to?: string
-  sort_order?: 'asc' | 'desc'
-  updated_since?: string
-}
+/** The columns a stored ping and a user's latest ping share, after `id, workspace_id, user_id` (in answer order). */
+const pingFields = (table: typeof locationPings | typeof latestLocations) => ({
+  visit_id: table.visit_id,
+  lat: table.lat,
+  lng: table.lng,
+  accuracy_m: table.accuracy_m,
+  speed_mps: table.speed_mps,
+  source: table.source,
+  battery_level: table.battery_level,
+  is_mock: table.is_mock,
+  signal_quality: table.signal_quality,
+  recorded_at: table.recorded_at,
+  flags: table.flags,
+  created_at: table.created_at,
+  updated_at: table.updated_at,
+})
 
-const pingColumns = {
-  id: locationPings.id,
-  workspace_id: locationPings.workspace_id,
-  user_id: locationPings.user_id,
-  visit_id: locationPings.visit_id,
-  lat: locationPings.lat,
-  lng: locationPings.lng,
-  accuracy_m: locationPings.accuracy_m,
-  speed_mps: locationPings.speed_mps,
-  source: locationPings.source,
-  battery_level: locationPings.battery_level,
-  is_mock: locationPings.is_mock,
-  signal_quality: locationPings.signal_quality,
-  recorded_at: locationPings.recorded_at,
-  flags: locationPings.flags,
-  created_at: locationPings.created_at,
-  updated_at: locationPings.updated_at,
+const pingColumns = { id: locationPings.id, workspace_id: locationPings.workspace_id, user_id: locationPings.user_id, ...pingFields(locationPings) }
+
+const latestColumns = {
+  id: latestLocations.ping_id,
+  workspace_id: latestLocations.workspace_id,
+  user_id: latestLocations.user_id,
+  user_name: users.name,
+  ...pingFields(latestLocations),
 }
 
 /** A stored ping as the API shows it: flag bits as names. */
@@ -386,25 +369,7 @@ export async function listPings(ctx: AuthedContext, query: HistoryQuery) {
 /** The newest ping of every user of the workspace, newest first. */
 export async function latestPings(ctx: AuthedContext) {
   return ctx.deps.db.read
-    .select({
-      id: latestLocations.ping_id,
-      workspace_id: latestLocations.workspace_id,
-      user_id: latestLocations.user_id,
-      user_name: users.name,
-      visit_id: latestLocations.visit_id,
-      lat: latestLocations.lat,
-      lng: latestLocations.lng,
-      accuracy_m: latestLocations.accuracy_m,
-      speed_mps: latestLocations.speed_mps,
-      source: latestLocations.source,
-      battery_level: latestLocations.battery_level,
-      is_mock: latestLocations.is_mock,
-      signal_quality: latestLocations.signal_quality,
-      recorded_at: latestLocations.recorded_at,
-      flags: latestLocations.flags,
-      created_at: latestLocations.created_at,
-      updated_at: latestLocations.updated_at,
-    })
+    .select(latestColumns)
     .from(latestLocations)
     .innerJoin(users, eq(users.id, latestLocations.user_id))
     .where(eq(latestLocations.workspace_id, ctx.actor.workspaceId))

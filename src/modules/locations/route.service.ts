@@ -17,6 +17,7 @@ import { NotFound } from '../../platform/errors'
 import { addDays, localDayRange } from '../../platform/time-zones'
 import { visitFlagNames, type VisitFlag } from '../visits/visits.integrity'
 import { PING_FLAG_BITS, summarizeTrack, type Stop, type TrackPoint } from './geometry'
+import type { RouteQuery } from './locations.schemas'
 
 /** Bits of the flags that take a ping out of the line (jumps; a `mock` ping still shows where the phone said it was). */
 export const JUMP_BITS = PING_FLAG_BITS.impossible_speed | PING_FLAG_BITS.teleport
@@ -162,6 +163,14 @@ export async function loadRouteOfDay(ctx: AuthedContext, userId: number, date: s
       check_in: visit.check_in_latitude !== null && visit.check_in_longitude !== null ? { lat: visit.check_in_latitude, lng: visit.check_in_longitude } : null,
     })),
   }
+}
+
+/** GET /office/v1/locations/route: the route of `user_id`'s local `date` as GeoJSON (default) or GPX. */
+export async function routeReplay(ctx: AuthedContext, query: RouteQuery): Promise<{ contentType: string; body: string }> {
+  const route = await loadRouteOfDay(ctx, query.user_id, query.date)
+  return query.format === 'gpx'
+    ? { contentType: 'application/gpx+xml; charset=utf-8', body: routeGpx(route) }
+    : { contentType: 'application/geo+json; charset=utf-8', body: JSON.stringify(routeGeoJson(route)) }
 }
 
 /**

@@ -3,19 +3,21 @@
  * ./master-data.resource.ts.
  */
 import { Type } from '@sinclair/typebox'
+import { Elysia } from 'elysia'
 import { accounts, channelGroups, channels, subAreas } from '../../db/schema'
 import type { PlatformPlugin } from '../../platform/http'
 import { Timestamp } from '../../platform/schema'
 import { workspaceScoped } from '../../platform/scope'
-import { masterDataRoutes, masterDataSchema, type MasterDataDefinition } from './master-data.resource'
-import { Elysia } from 'elysia'
+import { masterDataRoutes } from './master-data.resource'
+import { masterDataSchema } from './master-data.schemas'
+import { defineMasterData } from './master-data.types'
 
 export const channelGroupScope = workspaceScoped(channelGroups)
 export const channelScope = workspaceScoped(channels)
 export const accountScope = workspaceScoped(accounts)
 export const subAreaScope = workspaceScoped(subAreas)
 
-export const channelGroupDefinition: MasterDataDefinition = {
+export const channelGroupDefinition = defineMasterData({
   entity: 'CHANNEL_GROUP',
   label: 'channel group',
   auditType: 'channel_group',
@@ -30,9 +32,9 @@ export const channelGroupDefinition: MasterDataDefinition = {
     countKey: 'channel_count',
     message: 'channel group still has channels',
   },
-}
+})
 
-export const channelDefinition: MasterDataDefinition = {
+export const channelDefinition = defineMasterData({
   entity: 'CHANNEL',
   label: 'channel',
   auditType: 'channel',
@@ -54,9 +56,9 @@ export const channelDefinition: MasterDataDefinition = {
     countKey: 'account_count',
     message: 'channel still has accounts',
   },
-}
+})
 
-export const accountDefinition: MasterDataDefinition = {
+export const accountDefinition = defineMasterData({
   entity: 'ACCOUNT',
   label: 'account',
   auditType: 'account',
@@ -71,9 +73,9 @@ export const accountDefinition: MasterDataDefinition = {
     nestedAs: 'channel',
     nestedColumns: ['id', 'name', 'created_at', 'updated_at'],
   },
-}
+})
 
-export const subAreaDefinition: MasterDataDefinition = {
+export const subAreaDefinition = defineMasterData({
   entity: 'SUB_AREA',
   label: 'sub-area',
   auditType: 'sub_area',
@@ -81,7 +83,7 @@ export const subAreaDefinition: MasterDataDefinition = {
   permission: 'sub_area',
   scope: subAreaScope,
   uniqueName: true,
-}
+})
 
 const NestedChannel = Type.Object({ id: Type.Integer(), name: Type.String(), created_at: Timestamp(), updated_at: Timestamp() })
 

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { MAX_PAGE } from '../../platform/pagination'
 import { MAX_ID, Nullable, Timestamp } from '../../platform/schema'
@@ -10,6 +10,7 @@ export const FieldDayQuery = t.Object({
   page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'Page number, from 1' })),
   limit: t.Optional(t.Integer({ minimum: 1, description: 'Items per page (default 10); above 100 it is clamped' })),
 })
+export type FieldDayQuery = Static<typeof FieldDayQuery>
 
 export const FieldDayRow = Type.Object({
   user_id: Type.Integer(),
@@ -23,3 +24,4 @@ export const FieldDayRow = Type.Object({
   last_activity_at: Nullable(Timestamp({ description: 'Latest ping, check-in or check-out within the day' })),
   flagged_visits: Type.Integer({ description: 'Visits of the day with integrity flags' }),
 })
+export type FieldDayRow = Static<typeof FieldDayRow>

@@ -19,27 +19,7 @@ import { DEFAULT_LIST, pageMeta, paging, type Page } from '../../platform/pagina
 import { localDayRange } from '../../platform/time-zones'
 import { summarizeTrack, type TrackPoint } from '../locations/geometry'
 import { JUMP_BITS, selectValues } from '../locations/route.service'
-
-export interface FieldDayQuery {
-  date: string
-  team_id?: number
-  user_id?: number
-  page?: number
-  limit?: number
-}
-
-export interface FieldDayRow {
-  user_id: number
-  name: string
-  distance_m: number
-  visits_planned: number
-  visits_completed: number
-  visits_missed: number
-  time_on_site_s: number
-  first_activity_at: string | null
-  last_activity_at: string | null
-  flagged_visits: number
-}
+import type { FieldDayQuery, FieldDayRow } from './reports.schemas'
 
 /**
  * The field users of a day (see the top of the file). `team` and `user` are optional filters (null:

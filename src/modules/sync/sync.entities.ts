@@ -9,6 +9,7 @@ import { principalsByIds, productsByIds } from '../catalogue/catalogue.service'
 import { formsByIds } from '../forms/forms.service'
 import { accountDefinition, channelDefinition, channelGroupDefinition, subAreaDefinition } from '../master-data/master-data.entities'
 import { masterDataService } from '../master-data/master-data.resource'
+import type { MasterDataDefinition, MasterTable } from '../master-data/master-data.types'
 import { outletsByIds } from '../outlets/outlets.service'
 import { projectsByIds } from '../projects/projects.service'
 import { presentRole, roleScope } from '../roles/roles.service'
@@ -52,7 +53,7 @@ export interface FeedEntity {
   assigned?: boolean
 }
 
-const masterData = (definition: typeof channelGroupDefinition): Loader => {
+const masterData = <T extends MasterTable, C extends MasterTable>(definition: MasterDataDefinition<T, C>): Loader => {
   const service = masterDataService(definition)
   return (db, workspaceId, ids) => service.byIds(db, workspaceId, ids)
 }

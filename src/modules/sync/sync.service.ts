@@ -27,31 +27,13 @@ import type { AuthedContext } from '../../platform/context'
 import { ValidationFailed } from '../../platform/errors'
 import { can } from '../../platform/permissions'
 import { decodeCursor, encodeCursor, type Cursor } from './sync.cursor'
-import { FEED_ENTITIES, feedEntity, type FeedEntity, type FeedEntityName } from './sync.entities'
+import { FEED_ENTITIES, feedEntity, type FeedEntity } from './sync.entities'
+import { type ChangesQuery, type FeedChange, type FeedPage, type FeedQuery, SYNC_LIMIT } from './sync.schemas'
 
 type Awaitable<T> = T | Promise<T>
 
-export const SYNC_LIMIT = { defaultLimit: 500, maxLimit: 1000 }
 /** Tombstones older than this are removed; a cursor from before them must start over (./sync.retention.ts). */
 export const TOMBSTONE_RETENTION_DAYS = 30
-
-export interface FeedChange {
-  entity: string
-  id: number
-  op: 'upsert' | 'delete'
-  data?: Record<string, unknown>
-}
-
-export interface FeedPage {
-  changes: FeedChange[]
-  cursor: string
-  has_more: boolean
-}
-
-interface FeedRequest {
-  cursor?: string
-  limit?: number
-}
 
 const EXPIRED = 'this cursor is older than the change log keeps deletions (30 days): drop the local copy and sync again without a cursor'
 
@@ -138,7 +120,7 @@ async function readPage(
   db: Db,
   ctx: AuthedContext,
   feed: { userId: number; entities: readonly FeedEntity[]; assignee: number | null },
-  request: FeedRequest,
+  request: FeedQuery,
   rowsOf: (params: { workspaceId: number; after: number; upto: number; limit: number }) => Awaitable<{ seq: number; entity: string; entity_id: number }[]>,
 ): Promise<FeedPage> {
   const workspaceId = ctx.actor.workspaceId
@@ -184,7 +166,7 @@ async function readPage(
 }
 
 /** GET /app/v1/sync: what changed for the calling field user since `cursor`. */
-export function syncForPhone(ctx: AuthedContext, request: FeedRequest): Promise<FeedPage> {
+export function syncForPhone(ctx: AuthedContext, request: FeedQuery): Promise<FeedPage> {
   const db = ctx.deps.db.read
   const entities = FEED_ENTITIES.filter((entity) => entity.mobileKey !== null && can(ctx.actor.permissions, entity.mobileKey, 'mobile', 'view'))
   const shared = JSON.stringify(entities.filter((entity) => !entity.assigned).map((entity) => entity.name))
@@ -194,7 +176,7 @@ export function syncForPhone(ctx: AuthedContext, request: FeedRequest): Promise<
 }
 
 /** GET /office/v1/changes: every business entity of the workspace (or one type) since `cursor`. */
-export function officeChanges(ctx: AuthedContext, request: FeedRequest & { entity?: FeedEntityName }): Promise<FeedPage> {
+export function officeChanges(ctx: AuthedContext, request: ChangesQuery): Promise<FeedPage> {
   const db = ctx.deps.db.read
   const entities = request.entity ? [feedEntity(request.entity)] : FEED_ENTITIES
   return readPage(db, ctx, { userId: 0, entities, assignee: null }, request, (params) =>

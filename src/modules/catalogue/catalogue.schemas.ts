@@ -1,0 +1,66 @@
+import { type Static, Type } from '@sinclair/typebox'
+import { t } from 'elysia'
+import { listQuery } from '../../platform/pagination'
+import { Id, MAX_ID, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+
+const Text = Nullable(Type.String())
+export const PrincipalSchema = Type.Object({
+  id: Type.Integer(),
+  workspace_id: Type.Integer(),
+  name: Type.String(),
+  code: Text,
+  contact_name: Text,
+  contact_phone: Text,
+  contact_email: Text,
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+  deleted_at: NullableTimestamp(),
+})
+export const ProductSchema = Type.Object({
+  id: Type.Integer(),
+  workspace_id: Type.Integer(),
+  name: Type.String(),
+  sku: Type.String(),
+  principal_id: Nullable(Type.Integer()),
+  principal: Nullable(Type.Object({ id: Type.Integer(), name: Type.String() })),
+  price: Nullable(Type.Number()),
+  unit: Text,
+  barcode: Text,
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+  deleted_at: NullableTimestamp(),
+})
+
+const principalFields = {
+  name: RequiredText(255),
+  code: OptionalText(64, { description: 'Unique per workspace (case-insensitive)' }),
+  contact_name: OptionalText(255),
+  contact_phone: OptionalText(32),
+  contact_email: Type.Optional(Nullable(Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', error: 'must be a valid email address' }))),
+}
+const productFields = {
+  name: RequiredText(255),
+  sku: RequiredText(64, { description: 'Unique per workspace (case-insensitive)' }),
+  principal_id: Type.Optional(Nullable(Id())),
+  price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e12 }))),
+  unit: OptionalText(32),
+  barcode: OptionalText(64),
+}
+
+export const PrincipalInput = Type.Object(principalFields)
+export type PrincipalInput = Static<typeof PrincipalInput>
+export const PrincipalUpdate = Type.Object({ ...principalFields, name: Type.Optional(principalFields.name) }, { minProperties: 1 })
+export type PrincipalUpdate = Static<typeof PrincipalUpdate>
+
+export const ProductInput = Type.Object(productFields)
+export type ProductInput = Static<typeof ProductInput>
+export const ProductUpdate = Type.Object(
+  { ...productFields, name: Type.Optional(productFields.name), sku: Type.Optional(productFields.sku) },
+  { minProperties: 1 },
+)
+export type ProductUpdate = Static<typeof ProductUpdate>
+
+export const PrincipalQuery = listQuery({})
+export type PrincipalQuery = Static<typeof PrincipalQuery>
+export const ProductQuery = listQuery({ principal_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })) })
+export type ProductQuery = Static<typeof ProductQuery>

@@ -1,0 +1,6 @@
+import { Type } from '@sinclair/typebox'
+import { Envelope } from '../../platform/schema'
+
+const HealthStatus = Type.Object({ status: Type.String(), db: Type.String() })
+
+export const HealthReply = Envelope(HealthStatus)
