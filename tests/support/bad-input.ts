@@ -125,6 +125,8 @@ export const short = (path: string) => path.replace(/^\/api/, '')
 // ---------------------------------------------------------------------------------------------
 
 export let other: Workspace
+/** The caller of the path-parameter tests: the file's first workspace after `other`. */
+let pathCaller: Workspace
 export const foreign = {
   channel_group_id: 0,
   channel_id: 0,
@@ -171,6 +173,7 @@ function useBadInputApp(options: { foreignRows: boolean }) {
       foreign.channel_id = await createChannel(other.owner.token, foreign.channel_group_id)
       await createForeignFixtures()
     }
+    pathCaller = await t.app.workspace()
     const names = await t.app.db.pragma(
       "SELECT name, sql LIKE 'CREATE VIRTUAL TABLE%' AS virtual FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%' ORDER BY name",
     )
@@ -2165,10 +2168,21 @@ function pathParamTests(module: string) {
     let token: string
     let formId: number
     beforeAll(async () => {
-      const ws = await t.app.workspace()
-      token = ws.owner.token
+      token = pathCaller.owner.token
       formId = await newForm(token)
     })
+
+    // Elysia reads an integer path parameter with Number(), so `0x10` is id 16 and `1e3` id 1000: an
+    // answer for the row of that id instead of 400 (docs/API.md: ids are positive integers). The
+    // matrix's caller is the file's first workspace (id 1 or 2), so that its ids never read as one of
+    // those; this test shows the bug on the caller's own workspace, and fails once it is fixed (then
+    // drop `.failing`).
+    if (module === 'workspaces') {
+      test.failing('known bug: PUT /office/v1/workspaces/:id/settings with the id in hex (0x…) → 400 or 404, not the workspace of that number', async () => {
+        const reply = await t.app.put(`/office/v1/workspaces/0x${pathCaller.id.toString(16)}/settings`, { name: unique('Renamed') }, { token })
+        expect(reply.status === 400 || reply.status === 404).toBe(true)
+      })
+    }
 
     for (const route of ID_ROUTES.filter((r) => ofModule(r.path))) {
       const pattern = short(route.path)
