@@ -4,6 +4,12 @@
  * test:durability` (the server under strace: a WAL sync between every commit and its answer),
  * through the same code the scripts run. The servers skip loading the embedded regional data (REGIONAL_SERVICE_URL
  * points nowhere): that first-start step takes seconds and touches none of the rules checked here.
+ *
+ * The loads are the smallest that still prove each rule in one run: every kill is checked in full, so
+ * 3 cycles prove what 20 do, only on fewer random kill moments (the scripts run the long versions,
+ * and CRASH_CYCLES / CONCURRENCY_SECONDS here lengthen these); the DURABILITY=full trace keeps 16
+ * requests at once, which its "syncs are shared" assertion needs; the DURABILITY=normal trace only has
+ * to show that the checker sees answers without a sync, which one wave shows.
  */
 import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
@@ -14,10 +20,12 @@ import { checkTrace, parseTrace, runDurabilityTrace, straceMissing, summarizeTra
 
 const FAST_START = { REGIONAL_SERVICE_URL: 'http://127.0.0.1:9/' }
 const quiet = () => undefined
+const CRASH_CYCLES = Number(process.env.CRASH_CYCLES ?? 3)
+const CONCURRENCY_SECONDS = Number(process.env.CONCURRENCY_SECONDS ?? 2)
 
 describe('crash safety: kill -9 under write load', () => {
   test('acknowledged batches and transitions survive every kill, all or nothing, audited once, and replay as 204', async () => {
-    const report = await runCrashTest({ cycles: 5, killMinMs: 100, killMaxMs: 600, env: FAST_START, keepDir: true, log: quiet })
+    const report = await runCrashTest({ cycles: CRASH_CYCLES, killMinMs: 100, killMaxMs: 600, env: FAST_START, keepDir: true, log: quiet })
     try {
       if (report.violations.length) console.log(summarizeCrash(report))
       expect(report.violations).toEqual([])
@@ -49,7 +57,7 @@ describe('crash safety: kill -9 under write load', () => {
 
 describe('concurrency: 16 writers at once', () => {
   test('no 5xx, no SQLITE_BUSY or locked database, no connection error; one audit entry per audited write', async () => {
-    const report = await runConcurrencyTest({ writers: 16, seconds: 4, env: FAST_START, log: quiet })
+    const report = await runConcurrencyTest({ writers: 16, seconds: CONCURRENCY_SECONDS, env: FAST_START, log: quiet })
     if (report.failures.length) console.log(summarizeConcurrency(report))
     expect(report.failures).toEqual([])
     expect(report.counts.batch?.['201']).toBeGreaterThan(0)
@@ -88,7 +96,7 @@ describe('acknowledged means durable: a WAL sync between every commit and its an
   test.skipIf(missing !== null)(
     'DURABILITY=normal: answers leave without that sync, and the check sees it',
     async () => {
-      const run = await runDurabilityTrace({ durability: 'normal', users: 8, waves: 2, env: FAST_START, log: quiet })
+      const run = await runDurabilityTrace({ durability: 'normal', users: 4, waves: 1, env: FAST_START, log: quiet })
       expect(run.requests.length).toBe(run.sent)
       expect(run.violations.length).toBeGreaterThan(run.sent / 2)
     },
