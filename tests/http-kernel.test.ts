@@ -250,6 +250,31 @@ describe('routing', () => {
   })
 })
 
+describe('integer path and query parameters are decimal digits', () => {
+  test('another spelling of a number (hex, exponent, sign, spaces) is a 400 naming the parameter, never the row of that number', async () => {
+    const token = ws.owner.token
+    const made = await t.app.post('/office/v1/outlets/sub-areas', { name: 'Decimal only' }, { token })
+    expect(made.status).toBe(201)
+    const id = (made.body as { data: { id: number } }).data.id
+    expect((await t.app.get(`/office/v1/outlets/sub-areas/${id}`, { token })).status).toBe(200)
+    for (const spelling of [`0x${id.toString(16)}`, `${id}e0`, `+${id}`, `${id}.0`, `%20${id}`, `0b${id.toString(2)}`]) {
+      const reply = await t.app.get(`/office/v1/outlets/sub-areas/${spelling}`, { token })
+      expectError(reply, 400, 'VALIDATION_ERROR')
+      expect((reply.body as { errors: Record<string, string[]> }).errors.id).toEqual(['Expected integer'])
+    }
+    // The workspace's own id, spelled in hex, must not reach its settings either.
+    const settings = await t.app.put(`/office/v1/workspaces/0x${ws.id.toString(16)}/settings`, { name: 'Renamed' }, { token })
+    expectError(settings, 400, 'VALIDATION_ERROR')
+    for (const spelling of ['0x1', '1e0', '+1', ' 1']) {
+      const reply = await t.app.get(`/office/v1/users?team_id=${encodeURIComponent(spelling)}`, { token })
+      expectError(reply, 400, 'VALIDATION_ERROR')
+      expect((reply.body as { errors: Record<string, string[]> }).errors.team_id).toEqual(['Expected integer'])
+    }
+    // A keyword that looks like a hex number is text, not an id.
+    expect((await t.app.get('/office/v1/users?keyword=0x10', { token })).status).toBe(200)
+  })
+})
+
 describe('the error mapper', () => {
   test('an unexpected exception is a 500 INTERNAL_ERROR without stack or SQL', async () => {
     const platform = createPlatform(t.app.deps, new RouteTable())

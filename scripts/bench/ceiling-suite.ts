@@ -130,11 +130,23 @@ function visitWhere(query: URLSearchParams, mineUserId: number | null) {
     params.push(...condition.params)
   }
   if (mineUserId !== null) within(mineUserId)
-  if (query.get('status')) parts.push('"visits"."status" = ?'), params.push(query.get('status'))
-  if (query.get('team_id')) parts.push('"visits"."team_id" = ?'), params.push(Number(query.get('team_id')))
+  if (query.get('status')) {
+    parts.push('"visits"."status" = ?')
+    params.push(query.get('status'))
+  }
+  if (query.get('team_id')) {
+    parts.push('"visits"."team_id" = ?')
+    params.push(Number(query.get('team_id')))
+  }
   if (query.get('user_id') && mineUserId === null) within(Number(query.get('user_id')))
-  if (query.get('date_from')) parts.push('"visits"."visit_date" >= ?'), params.push(query.get('date_from'))
-  if (query.get('date_to')) parts.push('"visits"."visit_date" <= ?'), params.push(query.get('date_to'))
+  if (query.get('date_from')) {
+    parts.push('"visits"."visit_date" >= ?')
+    params.push(query.get('date_from'))
+  }
+  if (query.get('date_to')) {
+    parts.push('"visits"."visit_date" <= ?')
+    params.push(query.get('date_to'))
+  }
   return { where: `(${parts.join(' and ')})`, params }
 }
 
@@ -243,13 +255,27 @@ function listAuditLogs(query: URLSearchParams) {
   // The service's visibility rule for a super_admin (accessible workspaces) is authorisation: left out.
   const parts = ['"audit_logs"."workspace_id" = ?']
   const params: Params = [workspaceId]
-  if (query.get('entity_type')) parts.push('"audit_logs"."entity_type" = ?'), params.push(query.get('entity_type'))
-  if (query.get('action')) parts.push('"audit_logs"."action" = ?'), params.push(query.get('action'))
-  if (query.get('actor_id')) parts.push('"audit_logs"."actor_id" = ?'), params.push(Number(query.get('actor_id')))
+  if (query.get('entity_type')) {
+    parts.push('"audit_logs"."entity_type" = ?')
+    params.push(query.get('entity_type'))
+  }
+  if (query.get('action')) {
+    parts.push('"audit_logs"."action" = ?')
+    params.push(query.get('action'))
+  }
+  if (query.get('actor_id')) {
+    parts.push('"audit_logs"."actor_id" = ?')
+    params.push(Number(query.get('actor_id')))
+  }
   // Calendar dates only (what the suite sends): from midnight, to the next midnight exclusive.
-  if (query.get('date_from')) parts.push('"audit_logs"."created_at" >= ?'), params.push(`${query.get('date_from')}T00:00:00.000Z`)
-  if (query.get('date_to'))
-    parts.push('"audit_logs"."created_at" < ?'), params.push(new Date(Date.parse(`${query.get('date_to')}T00:00:00.000Z`) + DAY_MS).toISOString())
+  if (query.get('date_from')) {
+    parts.push('"audit_logs"."created_at" >= ?')
+    params.push(`${query.get('date_from')}T00:00:00.000Z`)
+  }
+  if (query.get('date_to')) {
+    parts.push('"audit_logs"."created_at" < ?')
+    params.push(new Date(Date.parse(`${query.get('date_to')}T00:00:00.000Z`) + DAY_MS).toISOString())
+  }
   const where = `(${parts.join(' and ')})`
   const rows = all(
     `select ${AUDIT_COLUMNS} from "audit_logs" where ${where} order by "audit_logs"."created_at" desc, "audit_logs"."id" desc limit ?${offset ? ' offset ?' : ''}`,
@@ -349,7 +375,10 @@ const INSERT_AUDIT = `insert into "audit_logs" ("id", "workspace_id", "actor_id"
 const userNames = new Map<number, string>()
 const nameOf = (userId: number) => {
   let name = userNames.get(userId)
-  if (name === undefined) userNames.set(userId, (name = (get('select name from users where id = ?', [userId])?.name as string) ?? ''))
+  if (name === undefined) {
+    name = (get('select name from users where id = ?', [userId])?.name as string) ?? ''
+    userNames.set(userId, name)
+  }
   return name
 }
 

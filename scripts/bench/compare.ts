@@ -139,7 +139,8 @@ try {
         const result = await measure(scenario, build, port)
         server.kill('SIGTERM')
         await server.exited
-        ;(build.results[scenario] ??= []).push(result)
+        build.results[scenario] ??= []
+        build.results[scenario].push(result)
         console.log(
           `round ${round + 1} ${scenario} ${build.name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, errors ${result.errors}`,
         )

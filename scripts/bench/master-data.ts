@@ -133,7 +133,7 @@ try {
   )
   printTable(results.service.flatMap((row, i) => [row, results.ceiling[i]]))
   console.log('\n| scenario | service / ceiling (req/s) |\n|---|---:|')
-  results.service.forEach((row, i) => console.log(`| ${row.scenario} | ${((row.result.rps / results.ceiling[i].result.rps) * 100).toFixed(0)}% |`))
+  for (const [i, row] of results.service.entries()) console.log(`| ${row.scenario} | ${((row.result.rps / results.ceiling[i].result.rps) * 100).toFixed(0)}% |`)
 } finally {
   for (const child of running) child.kill('SIGKILL')
   remove()

@@ -53,6 +53,8 @@ export type IdempotencyMode = 'in-transaction'
 /** What the kernel's route options (macros) say about one route, gathered when the route is built. */
 interface RouteOptions {
   checkInTransaction: boolean
+  /** Path and query parameters the route declares as integers (see `notDecimal`). */
+  integers?: { params: readonly string[]; query: readonly string[] }
 }
 
 /**
@@ -64,10 +66,24 @@ const routeOptions = new WeakMap<object, RouteOptions>()
 function optionsOf(hook: object): RouteOptions {
   let options = routeOptions.get(hook)
   if (!options) {
-    options = { checkInTransaction: false }
+    const { params, query } = hook as { params?: unknown; query?: unknown }
+    options = { checkInTransaction: false, integers: { params: integerFields(params), query: integerFields(query) } }
     routeOptions.set(hook, options)
   }
   return options
+}
+
+interface FieldSchema {
+  type?: string
+  anyOf?: FieldSchema[]
+  properties?: Record<string, FieldSchema>
+}
+
+const isInteger = (schema: FieldSchema): boolean => schema.type === 'integer' || (schema.anyOf?.some(isInteger) ?? false)
+
+function integerFields(schema: unknown): string[] {
+  const properties = (schema as FieldSchema | undefined)?.properties ?? {}
+  return Object.keys(properties).filter((name) => isInteger(properties[name]))
 }
 
 export type AuthRequirement = true | string | { key: string; access: Access }
@@ -196,6 +212,8 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
     if (c.bodyProblem) throw c.bodyProblem
     const repeated = repeatedQueryKeys(c.request.url)
     if (repeated) throw new ValidationFailed(repeated)
+    const malformed = options?.integers && notDecimal(c, options.integers)
+    if (malformed) throw new ValidationFailed(malformed)
 
     let claim: IdempotencyClaim | null = null
     const method = c.request.method
@@ -310,14 +328,20 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
             optionsOf(hook).checkInTransaction = mode === 'in-transaction'
           },
         }),
-        public: (enabled: boolean) => ({
-          parse: 'json' as never,
-          detail: { security: [], 'x-permission': 'public' } as never,
-          async transform(c) {
-            if (enabled) await prepare(state(c), null)
-          },
-          resolve: (c) => ({ ctx: state(c).ctx }),
-        }),
+        public: (enabled: boolean) => {
+          let options: RouteOptions | undefined
+          return {
+            parse: 'json' as never,
+            detail: { security: [], 'x-permission': 'public' } as never,
+            introspect(hook: object) {
+              options = optionsOf(hook)
+            },
+            async transform(c) {
+              if (enabled) await prepare(state(c), null, options)
+            },
+            resolve: (c) => ({ ctx: state(c).ctx }),
+          }
+        },
       })
   )
 }
@@ -474,6 +498,29 @@ async function readBody(request: Request): Promise<ArrayBuffer | null> {
     offset += chunk.byteLength
   }
   return joined.buffer
+}
+
+const DECIMAL = /^-?\d+$/
+
+/**
+ * An integer path or query parameter is written in decimal digits. Elysia converts it with
+ * `Number()`, which would also read `0x10` as 16, `1e3` as 1000 and ` 7` as 7: another spelling of
+ * an id must not reach the row of that number (docs/API.md §Errors).
+ */
+function notDecimal(c: KernelState, integers: NonNullable<RouteOptions['integers']>): Record<string, string[]> | null {
+  let errors: Record<string, string[]> | null = null
+  const check = (values: Record<string, unknown> | undefined, names: readonly string[]) => {
+    for (const name of names) {
+      const value = values?.[name]
+      if (typeof value === 'string' && !DECIMAL.test(value)) {
+        errors ??= {}
+        errors[name] = ['Expected integer']
+      }
+    }
+  }
+  if (integers.params.length) check(c.params, integers.params)
+  if (integers.query.length) check((c as { query?: Record<string, unknown> }).query, integers.query)
+  return errors
 }
 
 /** Query parameters are single-valued: `?page=1&page=2` is ambiguous and refused. */
