@@ -53,6 +53,7 @@ import { dashboardManifest } from './modules/dashboard/dashboard.manifest'
 import { exportsManifest } from './modules/exports/exports.manifest'
 import { formsManifest } from './modules/forms/forms.manifest'
 import { locationsManifest } from './modules/locations/locations.manifest'
+import { PingTrail } from './modules/locations/ping-trail'
 import { masterDataManifest } from './modules/master-data/master-data.manifest'
 import { outletsManifest } from './modules/outlets/outlets.manifest'
 import { projectsManifest } from './modules/projects/projects.manifest'
@@ -109,6 +110,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
   const deps = {
     ...platformServices,
     push,
+    pingTrail: new PingTrail(),
     regional: config.REGIONAL_SERVICE_URL
       ? upstreamSource(config.REGIONAL_SERVICE_URL, { timeoutMs: config.REGIONAL_TIMEOUT_MS })
       : embeddedSource(() => db.read),

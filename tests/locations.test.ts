@@ -4,6 +4,7 @@
  * de-duplication, the office history and live map, and the daily retention job with its per-workspace
  * setting.
  */
+import { PingTrail, type TrailPoint } from '../src/modules/locations/ping-trail'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { JOBS, startJobs } from '../src/jobs'
 import { purgeExpiredLocations } from '../src/jobs/location-retention.job'
@@ -1238,6 +1239,33 @@ describe('POST /app/v1/locations/batch: spoofing flags computed by the server', 
     expectSaved(await batch(tracker.token, [at(5, 40_000)]), 1)
     expectSaved(await batch(user.token, [at(0, 0), at(60, 1_000)]), 1)
     expect(await flagsOf(user.user.id)).toEqual([0, 0])
+  })
+
+  test('a fresh process reads the newest stored ping; a batch that fails leaves no trace in the trail (src/modules/locations/ping-trail.ts)', async () => {
+    const user = await t.app.member(ws, 'user')
+    const workspaceId = user.user.workspace_id
+    expectSaved(await batch(user.token, [at(0, 0)]), 1)
+    // As after a restart: nothing known in memory, so the stored ping is read: 1 km in 10 s is flagged.
+    let failing = false
+    class FailingTrail extends PingTrail {
+      override set(ws: number, userId: number, point: TrailPoint | null) {
+        super.set(ws, userId, point)
+        if (failing) throw new Error('the commit failed')
+      }
+    }
+    const trail = new FailingTrail()
+    t.app.deps.pingTrail = trail
+    expectSaved(await batch(user.token, [at(10, 1_000)]), 1)
+    expect(trail.get(workspaceId, user.user.id)?.at).toBe(Date.parse((at(10, 1_000) as { recorded_at?: string }).recorded_at!))
+    // A batch 100 km away whose transaction fails: nothing stored, nothing remembered.
+    failing = true
+    expect((await batch(user.token, [at(20, 100_000)])).status).toBe(500)
+    expect(trail.get(workspaceId, user.user.id)).toBeUndefined()
+    failing = false
+    // 500 m in 20 s from the last stored ping: clean (against the failed one it would be a jump).
+    expectSaved(await batch(user.token, [at(30, 1_500)]), 1)
+    expect(await flagsOf(user.user.id)).toEqual([0, 2, 0])
+    t.app.deps.pingTrail = new PingTrail()
   })
 
   test('the live map receives the flags with each ping', async () => {

@@ -1,5 +1,13 @@
 /** What the locations module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
+import type { PingTrail } from './ping-trail'
+
+declare module '../../platform/context' {
+  interface ModuleServices {
+    /** Each user's newest stored device-time ping: what a batch's jump flags are measured against. */
+    pingTrail: PingTrail
+  }
+}
 
 export const locationsManifest = {
   permissions: [

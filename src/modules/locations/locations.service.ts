@@ -18,6 +18,7 @@ import { ValidationFailed } from '../../platform/errors'
 import { pageMeta, paging, updatedSince, type ListLimits } from '../../platform/pagination'
 import { withTransaction } from '../../platform/transaction'
 import { topics } from '../../platform/hub'
+import type { PingTrail, TrailPoint } from './ping-trail'
 import { jumpFlags, PING_FLAG_BITS, pingFlagBits, pingFlagMask, pingFlagNames, type PingFlag, type TrackPoint } from './geometry'
 import { type HistoryQuery, type Ping, type PingInput, PINGS_PER_BATCH } from './locations.schemas'
 
@@ -169,13 +170,35 @@ const pingsAround = prepared((db) =>
     .prepare(),
 )
 
+/** The user's newest stored ping with a device time (what ./ping-trail.ts keeps once read). */
+const newestDevicePing = prepared((db) =>
+  db
+    .select({ lat: locationPings.lat, lng: locationPings.lng, recorded_at: locationPings.recorded_at })
+    .from(locationPings)
+    .where(
+      sql`${locationPings.workspace_id} = ${sql.placeholder('workspaceId')} and ${locationPings.user_id} = ${sql.placeholder('userId')} and ${locationPings.device_time} = 1`,
+    )
+    .orderBy(desc(locationPings.recorded_at))
+    .limit(1)
+    .prepare(),
+)
+
+async function newestStored(tx: Db, trail: PingTrail, workspaceId: number, userId: number): Promise<TrailPoint | null> {
+  const known = trail.get(workspaceId, userId)
+  if (known !== undefined) return known
+  const row = await newestDevicePing(tx).get({ workspaceId, userId })
+  return row ? { lat: row.lat, lng: row.lng, at: Date.parse(row.recorded_at) } : null
+}
+
 /**
  * Sets each row's jump flags (docs/API.md §Field integrity) against the ping before it by device
  * time, among the stored pings and the batch itself. Pings without device time carry the server's
  * receive time, which says nothing about how fast the phone moved: they are neither flagged nor
- * compared with.
+ * compared with. A batch recorded after the user's newest stored ping (`trail`) needs only that one;
+ * a late backlog reads the stored pings around it. Returns the newest stored device-time ping once
+ * the batch is in, for the trail.
  */
-async function flagJumps(tx: Db, rows: PingRow[], times: (number | null)[], workspaceId: number, userId: number) {
+async function flagJumps(tx: Db, trail: PingTrail, rows: PingRow[], times: (number | null)[], workspaceId: number, userId: number) {
   const timeline: (TrackPoint & { row: PingRow | null })[] = []
   let from = Infinity
   let to = -Infinity
@@ -186,15 +209,25 @@ async function flagJumps(tx: Db, rows: PingRow[], times: (number | null)[], work
     if (at < from) from = at
     if (at > to) to = at
   })
-  if (!timeline.length) return
-  const stored = await pingsAround(tx).all({ workspaceId, userId, from: new Date(from).toISOString(), to: new Date(to).toISOString() })
-  for (const ping of stored) timeline.push({ lat: ping.lat, lng: ping.lng, at: Date.parse(ping.recorded_at), row: null })
+  const newest = await newestStored(tx, trail, workspaceId, userId)
+  if (!timeline.length) return newest
+  if (newest === null || newest.at < from) {
+    if (newest) timeline.push({ ...newest, row: null })
+  } else {
+    const stored = await pingsAround(tx).all({ workspaceId, userId, from: new Date(from).toISOString(), to: new Date(to).toISOString() })
+    for (const ping of stored) timeline.push({ lat: ping.lat, lng: ping.lng, at: Date.parse(ping.recorded_at), row: null })
+  }
+  // Stable: of two pings with one device time, the stored one (pushed last) stays after the batch's,
+  // and of the batch's own, the first sent — the one the de-duplicating insert keeps.
   timeline.sort((a, b) => a.at - b.at)
   let previous: TrackPoint | null = null
+  let last: TrailPoint | null = newest
   for (const point of timeline) {
     if (point.row) point.row.flag_bits |= pingFlagMask(false, jumpFlags(previous, point))
     previous = point
+    if (point.row && (last === null || point.at > last.at)) last = { lat: point.lat, lng: point.lng, at: point.at }
   }
+  return last
 }
 
 /** Visit ids of the workspace among a JSON list: one prepared statement for any number of ids. */
@@ -287,21 +320,30 @@ async function moveLatest(tx: Db, inserted: SavedPing[]) {
 export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promise<{ count: number }> {
   const { workspaceId, userId } = ctx.actor
   const { rows, deviceTimes, errors } = batchRows(pings, ctx.deps.clock.now())
-  const saved = await withTransaction(
-    ctx,
-    async ({ tx }) => {
-      // Refused only here, after the idempotency key was checked: a retry of a saved batch is a 204
-      // even if the clock has stepped back since (the route skips the check before the handler).
-      if (Object.keys(errors).length) throw new ValidationFailed(errors)
-      await assertVisitsKnown(tx, rows, workspaceId, errors)
-      await flagJumps(tx, rows, deviceTimes, workspaceId, userId)
-      const inserted = await insertPings(tx, rows, workspaceId, userId)
-      await moveLatest(tx, inserted)
-      return inserted
-    },
-    // Pings are themselves an immutable record; docs/API.md §Audit log leaves batches unaudited.
-    { audit: 'none' },
-  )
+  const trail = ctx.deps.pingTrail
+  let saved: SavedPing[]
+  try {
+    saved = await withTransaction(
+      ctx,
+      async ({ tx }) => {
+        // Refused only here, after the idempotency key was checked: a retry of a saved batch is a 204
+        // even if the clock has stepped back since (the route skips the check before the handler).
+        if (Object.keys(errors).length) throw new ValidationFailed(errors)
+        await assertVisitsKnown(tx, rows, workspaceId, errors)
+        const newest = await flagJumps(tx, trail, rows, deviceTimes, workspaceId, userId)
+        const inserted = await insertPings(tx, rows, workspaceId, userId)
+        await moveLatest(tx, inserted)
+        trail.set(workspaceId, userId, newest)
+        return inserted
+      },
+      // Pings are themselves an immutable record; docs/API.md §Audit log leaves batches unaudited.
+      { audit: 'none' },
+    )
+  } catch (error) {
+    // The transaction may have set the entry before it failed to commit (./ping-trail.ts).
+    trail.forget(workspaceId, userId)
+    throw error
+  }
 
   ctx.deps.metrics.pingsIngested(saved.length)
   ctx.deps.hub.publishEach(topics.livemap(workspaceId), 'location.created', saved)

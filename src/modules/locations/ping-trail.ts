@@ -1,0 +1,34 @@
+/**
+ * The newest stored ping with a device time of each user, kept per process (the service runs as one
+ * process: README "One process"), so that a batch recorded after it — what a phone sends almost
+ * always — is flagged against it without reading the user's pings (docs/API.md §Field integrity).
+ *
+ * An entry is written inside the batch's transaction, after its rows went in, and forgotten when that
+ * transaction fails, so it never holds a ping that was not committed. A missing entry (first batch of
+ * the user since start, or after a failure) is read from the database once. Pings deleted later by
+ * the retention job are older than the retention period: a ping that old says nothing about speed.
+ */
+export interface TrailPoint {
+  lat: number
+  lng: number
+  /** Device time, ms since the epoch. */
+  at: number
+}
+
+export class PingTrail {
+  /** `workspace:user` → the newest stored device-time ping, or null when the user has none. */
+  private readonly newest = new Map<string, TrailPoint | null>()
+
+  /** undefined: not known here (read it from the database). */
+  get(workspaceId: number, userId: number): TrailPoint | null | undefined {
+    return this.newest.get(`${workspaceId}:${userId}`)
+  }
+
+  set(workspaceId: number, userId: number, point: TrailPoint | null) {
+    this.newest.set(`${workspaceId}:${userId}`, point)
+  }
+
+  forget(workspaceId: number, userId: number) {
+    this.newest.delete(`${workspaceId}:${userId}`)
+  }
+}
