@@ -1,6 +1,8 @@
 /**
- * Observability (docs/PERFORMANCE.md; README.md "Configuration"): structured request logs, GET
- * /api/metrics in the Prometheus text format and the METRICS_TOKEN that guards it.
+ * The health module (src/modules/health) and the platform's observability beneath it
+ * (src/platform/observability.ts; README.md "Configuration"): structured request logs, GET
+ * /api/metrics in the Prometheus text format and the METRICS_TOKEN that guards it. /api/health itself
+ * is also checked by tests/server.test.ts (the real process) and tests/binary.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
