@@ -75,7 +75,7 @@ describe('every route declares how it is protected', () => {
     const open = routes()
       .filter((r) => r.permission === 'public' || r.permission === 'none')
       .map((r) => r.path)
-    // /api/metrics holds no tenant data and takes METRICS_TOKEN instead (tests/observability.test.ts).
+    // /api/metrics holds no tenant data and takes METRICS_TOKEN instead (tests/health.test.ts).
     expect(open.filter((path) => !(path.startsWith('/api/auth/') || path === '/api/health' || path === '/api/metrics'))).toEqual([])
   })
 })
