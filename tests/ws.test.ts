@@ -1283,7 +1283,8 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
   test('past the per-workspace bound the oldest events are evicted: a since before them → resync, from the newest evicted one → the rest', async () => {
     const hub = r.deps.hub
     const bounds = hub.replay.bounds
-    hub.replay.bounds = { ...bounds, locations: { maxEvents: 20, maxBytes: bounds.locations.maxBytes } }
+    // No flood span: the 30 events of one batch would otherwise count as a flood and be kept not at all.
+    hub.replay.bounds = { ...bounds, locations: { maxEvents: 20, maxBytes: bounds.locations.maxBytes }, flood: { spanMs: 0 } }
     try {
       admin = await fresh(admin)
       field = await fresh(field)
@@ -1426,7 +1427,8 @@ describe('the replay log: ids across a restart, byte bounds', () => {
     const t0 = Date.parse('2026-11-21T08:00:00Z')
     const blob = 'x'.repeat(1000)
     const eventBytes = JSON.stringify({ type: 'location.created', id: t0 * 1000 + 1, data: { blob } }).length + ENTRY_OVERHEAD_BYTES
-    const log = new ReplayLog({ ...REPLAY_BOUNDS, locations: { maxEvents: 1_000_000, maxBytes: 10 * eventBytes } })
+    // No flood span: 25 events at one instant would otherwise be a flood (tested apart below).
+    const log = new ReplayLog({ ...REPLAY_BOUNDS, locations: { maxEvents: 1_000_000, maxBytes: 10 * eventBytes }, flood: { spanMs: 0 } })
     for (let n = 0; n < 25; n++) log.record(1, ['w:1:livemap'], 'location.created', { blob }, t0)
     expect(log.events).toBe(10)
     expect(log.bytes).toBeLessThanOrEqual(10 * eventBytes)
@@ -1503,27 +1505,44 @@ describe('a replay waits for an access re-check like every publish', () => {
 })
 
 describe('the replay log in a flood', () => {
-  test('a stream whose bound holds less than a minute keeps only the flood bound, and its full bound again once the rate falls', () => {
+  test('a stream whose bound holds less than a minute keeps nothing until its rate would fit a minute again', () => {
     const t0 = Date.parse('2026-11-21T08:00:00Z')
-    const log = new ReplayLog({
-      ...REPLAY_BOUNDS,
-      locations: { maxEvents: 100, maxBytes: 1024 * 1024 },
-      flood: { maxEvents: 10, maxBytes: 1024 * 1024, spanMs: 60_000 },
-    })
+    const log = new ReplayLog({ ...REPLAY_BOUNDS, locations: { maxEvents: 100, maxBytes: 1024 * 1024 }, flood: { spanMs: 60_000 } })
     const topic = ['w:1:livemap']
-    // 150 events within a second: the 100 kept would span less than a minute.
-    for (let n = 0; n < 150; n++) log.record(1, topic, 'location.created', { n }, t0 + Math.floor((n / 150) * 1000))
-    expect(log.events).toBe(10)
+    const idOf = (payload: string): number => JSON.parse(payload).id
+    // 150 events within a second: the 101st puts the stream over its bound with 100 events spanning
+    // less than a minute, so it drops them all and keeps none of the rest.
+    const ids: number[] = []
+    for (let n = 0; n < 150; n++) ids.push(idOf(log.record(1, topic, 'location.created', { n }, t0 + Math.floor((n / 150) * 1000))))
+    expect(log.events).toBe(0)
+    expect(log.bytes).toBe(0)
+    // A client that saw an event before the newest missed one that is gone: resync. One that saw the
+    // newest missed nothing.
+    expect(log.covers(1, ids[148], ['locations'], t0 + 1000)).toBe(false)
+    expect(log.covers(1, ids[149], ['locations'], t0 + 1000)).toBe(true)
     // The other stream is not flooded by it.
     for (let n = 0; n < 50; n++) log.record(1, ['w:1:u:2'], 'notification.created', { n }, t0 + 1000)
-    expect(log.events).toBe(60)
-    // Then one event every 7 s: the full bound (10 times the flood's) would hold 70 s at that rate,
-    // so the first of them ends the flood, and every later one is kept beside the 10.
+    expect(log.events).toBe(50)
+    // Then one event every 7 s. The first closes the window the flood opened (49 more events in
+    // ~7.3 s: ~400 a minute, over the bound of 100), the second closes a window of one event in 7 s
+    // (~17 a minute): the flood is over, and it and every later event are kept.
     let now = t0 + 1000
     for (let n = 0; n < 30; n++) {
       now += 7000
       log.record(1, topic, 'location.created', { n }, now)
     }
-    expect(log.events).toBe(50 + 10 + 29)
+    expect(log.events).toBe(50 + 29)
+  })
+
+  test('a flood measured in bytes starts and ends like one in events', () => {
+    const t0 = Date.parse('2026-11-21T08:00:00Z')
+    const blob = 'x'.repeat(1000)
+    const log = new ReplayLog({ ...REPLAY_BOUNDS, locations: { maxEvents: 1_000_000, maxBytes: 20 * 1024 }, flood: { spanMs: 60_000 } })
+    // ~1.1 KB events, 40 in a second: 20 KiB would hold half a second of them.
+    for (let n = 0; n < 40; n++) log.record(1, ['w:1:livemap'], 'location.created', { blob }, t0 + n * 25)
+    expect(log.events).toBe(0)
+    // At one event every 10 s, 20 KiB holds 3 minutes: kept again from the second such event on.
+    for (let n = 1; n <= 5; n++) log.record(1, ['w:1:livemap'], 'location.created', { blob }, t0 + n * 10_000)
+    expect(log.events).toBe(4)
   })
 })

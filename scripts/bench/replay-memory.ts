@@ -55,14 +55,14 @@ function measure(perSecond: number, seconds: number) {
     secondsHeld: Number((events / perSecond).toFixed(2)),
     countedBytes: log.bytes,
     heapBytes: heap,
-    heapPerEvent: Math.round(heap / events),
+    heapPerEvent: events ? Math.round(heap / events) : null,
     meanMessageChars: Math.round(chars / (batches * PINGS)),
-    countedPerEvent: Math.round(log.bytes / events),
+    countedPerEvent: events ? Math.round(log.bytes / events) : null,
   }
 }
 
 console.log(`bounds: ${JSON.stringify(REPLAY_BOUNDS)}, entry overhead ${ENTRY_OVERHEAD_BYTES} B`)
-// The ingest benchmark's rate, for 2 s (a flood: only the flood bound is kept).
+// The ingest benchmark's rate, for 2 s (a flood: nothing is kept).
 console.log(JSON.stringify(measure(BATCHES_PER_SECOND * PINGS, 2)))
 // 1,000 field users pinging every 10 s, for 10 minutes: everything is kept.
 console.log(JSON.stringify(measure(100, 600)))

@@ -22,10 +22,12 @@
  * ENTRY_OVERHEAD_BYTES.
  *
  * A flood. A stream whose bound holds less than `flood.spanMs` (a minute) of its events — a
- * workspace sending over ~1,000 pings a second — is not worth keeping in full: every kept event
- * would be copied into the old generation of the heap and die there, which costs the ingest path
- * more than the serialising itself. Such a stream keeps only its newest `flood` events (enough for a
- * quick reconnect) until, at the rate it then sees, its full bound would hold a minute again.
+ * workspace sending over ~1,100 pings a second — keeps none: what it could keep would cover seconds
+ * at most, and at the ingest benchmark's rate milliseconds, shorter than any reconnect, while every
+ * kept message is a string the collector must carry (keeping the newest 2,500 cost the ingest ~8%,
+ * docs/PERFORMANCE.md §Replay log). Its events are numbered and sent as always; each is the stream's
+ * new floor at once, so a replay across it resyncs. The stream keeps events again once, over a window
+ * of FLOOD_RATE_WINDOW_MS, its rate would fit a minute into its bound.
  *
  * The floor. A stream's `floor` is the id of the newest event it no longer holds (at first, the id
  * its workspace started from). A client that saw `since` missed nothing of that stream if
@@ -45,8 +47,8 @@ export interface ReplayBounds {
   windowMs: number
   locations: StreamBounds
   other: StreamBounds
-  /** A stream whose own bound holds less than `spanMs` of its events keeps only this much. */
-  flood: StreamBounds & { spanMs: number }
+  /** A stream whose own bound holds less than `spanMs` of its events keeps none (see the top of this file). */
+  flood: { spanMs: number }
   /** All streams of all workspaces together. */
   maxTotalBytes: number
 }
@@ -58,7 +60,7 @@ export const REPLAY_BOUNDS: ReplayBounds = {
   windowMs: 10 * 60_000,
   locations: { maxEvents: 100_000, maxBytes: 32 * MiB },
   other: { maxEvents: 20_000, maxBytes: 8 * MiB },
-  flood: { maxEvents: 2_500, maxBytes: 1 * MiB, spanMs: 60_000 },
+  flood: { spanMs: 60_000 },
   maxTotalBytes: 128 * MiB,
 }
 
@@ -70,6 +72,9 @@ export const ENTRY_OVERHEAD_BYTES = 104
 
 /** Past the total, this much more is freed at once, so that the streams are not scanned per event. */
 const TOTAL_SLACK_BYTES = MiB
+
+/** How long a flooded stream counts its events before it decides whether the flood is over. */
+export const FLOOD_RATE_WINDOW_MS = 1000
 
 export interface LoggedEvent {
   id: number
@@ -91,8 +96,11 @@ class Stream {
   private entries: (LoggedEvent | undefined)[] = []
   private head = 0
   bytes = 0
-  /** Keeping only the flood bound (see the top of this file). */
+  /** Keeping nothing (see the top of this file); while it is, the events and bytes seen since `windowStart`. */
   flooded = false
+  windowStart = 0
+  windowEvents = 0
+  windowBytes = 0
 
   constructor(
     readonly bounds: () => StreamBounds,
@@ -198,6 +206,10 @@ export class ReplayLog {
     const payload = JSON.stringify({ type, id, data })
     const size = payload.length + ENTRY_OVERHEAD_BYTES
     const stream = log.streams[streamOf(type)]
+    if (stream.flooded && this.stillFlooded(stream, size, now)) {
+      stream.floor = id
+      return payload
+    }
     stream.push({ id, at: now, topics, payload, size })
     this.total += size
     this.trim(stream, now)
@@ -271,27 +283,52 @@ export class ReplayLog {
     return log
   }
 
-  /** The stream's own bounds (or the flood bound) and the window. */
+  /** The stream's own bounds and the window; a bound that holds less than the flood span starts a flood. */
   private trim(stream: Stream, now: number) {
-    const full = stream.bounds()
-    const flood = this.bounds.flood
+    const { maxEvents, maxBytes } = stream.bounds()
     const expired = now - this.bounds.windowMs
     for (;;) {
       const oldest = stream.oldest
       if (!oldest) return
-      const maxEvents = stream.flooded ? Math.min(flood.maxEvents, full.maxEvents) : full.maxEvents
-      const maxBytes = stream.flooded ? Math.min(flood.maxBytes, full.maxBytes) : full.maxBytes
       const overBound = stream.size > maxEvents || stream.bytes > maxBytes
       if (oldest.at > expired && !overBound) return
-      if (overBound) {
-        // How long the bound holds at the current rate: below the span, flood; the full bound (so
-        // many times larger in the measure that is over) back above it, not.
-        const span = now - oldest.at
-        const scale = stream.size > maxEvents ? full.maxEvents / maxEvents : full.maxBytes / maxBytes
-        stream.flooded = (stream.flooded ? span * scale : span) < flood.spanMs
-      }
+      if (overBound && now - oldest.at < this.bounds.flood.spanMs) return this.startFlood(stream, now)
       this.total -= stream.shift()
     }
+  }
+
+  /** Drops everything the stream holds: its newest event becomes its floor. */
+  private startFlood(stream: Stream, now: number) {
+    while (stream.size > 0) this.total -= stream.shift()
+    stream.flooded = true
+    stream.windowStart = now
+    stream.windowEvents = 0
+    stream.windowBytes = 0
+  }
+
+  /**
+   * Counts one more event of a flooded stream; once a window has passed, the flood ends if at the
+   * window's rate the stream's bound would hold a flood span of events. A clock that stepped back
+   * starts the window again.
+   */
+  private stillFlooded(stream: Stream, size: number, now: number): boolean {
+    const elapsed = now - stream.windowStart
+    if (elapsed < 0) stream.windowStart = now
+    else if (elapsed >= FLOOD_RATE_WINDOW_MS) {
+      const { maxEvents, maxBytes } = stream.bounds()
+      const perSpan = this.bounds.flood.spanMs / elapsed
+      // The event being recorded counts: after a quiet window it alone decides.
+      if ((stream.windowEvents + 1) * perSpan <= maxEvents && (stream.windowBytes + size) * perSpan <= maxBytes) {
+        stream.flooded = false
+        return false
+      }
+      stream.windowStart = now
+      stream.windowEvents = 0
+      stream.windowBytes = 0
+    }
+    stream.windowEvents += 1
+    stream.windowBytes += size
+    return true
   }
 
   /**
