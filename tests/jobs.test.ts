@@ -3,7 +3,7 @@
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { JOBS, startJobs, type JobDefinition } from '../src/jobs'
-import { notifyMissedVisits } from '../src/jobs/missed-visits.job'
+import { MISSED_BATCH, notifyMissedVisits } from '../src/jobs/missed-visits.job'
 import type { ManualClock } from '../src/platform/clock'
 import type { Logger } from '../src/platform/logger'
 import { newTeam, newVisit, ok, visitSite } from './factories'
@@ -182,6 +182,37 @@ describe('missed visits', () => {
     // East's visit of the 24th is now past too (scheduled, never started): reported once as well.
     expect(await reported(east.others[2]!)).toEqual(east.recipients)
     expect(await reported(east.missed.id)).toEqual(east.recipients)
+  })
+
+  test('a backlog larger than a batch is reported whole, one batch per turn of the event loop', async () => {
+    clock().set('2026-11-23T00:00:00.000Z')
+    const ws = await t.app.workspace(unique('W'), { timezone: 'UTC' })
+    const token = ws.owner.token
+    const field = await t.app.member(ws, 'user')
+    const { project, outlet } = await visitSite(t.app, token)
+    const count = 2 * MISSED_BATCH + 7
+    const body = { outlet_id: outlet.id, project_id: project.id, visit_date: DAY, user_ids: [field.user.id], submissions: [] }
+    ok(await t.app.post('/office/v1/visits/bulk', { visits: Array.from({ length: count }, () => body) }, { token }), 201)
+    clock().set('2026-11-24T00:05:00.000Z')
+    // A timer of the next turn counts the turns the job leaves to others (requests, sockets).
+    let turns = 0
+    let counting = true
+    const tick = () => {
+      turns += 1
+      if (counting) setImmediate(tick)
+    }
+    setImmediate(tick)
+    const run = await notifyMissedVisits(t.app.deps).finally(() => {
+      counting = false
+    })
+    expect(run.visits).toBeGreaterThanOrEqual(count)
+    const [{ unreported }] = await t.app.db.pragma(
+      `SELECT count(*) AS unreported FROM visits WHERE workspace_id = ${ws.id} AND status = 'scheduled' AND missed_notified_at IS NULL`,
+    )
+    expect(Number(unreported)).toBe(0)
+    const [{ notices }] = await t.app.db.pragma(`SELECT count(*) AS notices FROM notifications WHERE workspace_id = ${ws.id} AND type = 'visit.missed'`)
+    expect(Number(notices)).toBe(count) // the owner, the only admin, once per visit
+    expect(turns).toBeGreaterThanOrEqual(Math.ceil(count / MISSED_BATCH))
   })
 
   test('the job is scheduled every 15 minutes', () => {

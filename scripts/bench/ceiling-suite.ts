@@ -4,9 +4,7 @@
  * (same statements, filters, page sizes, a count next to each page) and roughly the same JSON, but
  * no framework, authentication, validation, idempotency claim, audit plumbing or WebSocket fan-out.
  * Writes do the service's inserts and updates in one transaction. JSON reads go out as the service
- * sends them (src/platform/representation.ts): the same entity tag and, over 1 KiB, the content coding
- * the request accepts — Bun's fetch, like browsers and phone HTTP stacks, asks for `br` — so the
- * ratio does not charge the service for compressing bytes the ceiling would send raw.
+ * sends them (./represent.ts: the same tag and content coding).
  *
  * Who is calling comes from an `x-user-id` header (the ceiling has no auth); the workspace is fixed.
  * The connection gets the service's per-connection PRAGMAs and nothing more, so a difference in the
@@ -30,8 +28,8 @@ import { summarizeTrack } from '../../src/modules/locations/geometry'
 import { PINGS_OF_DAY, pingsFromValues, routeGeoJson, type RouteOfDay } from '../../src/modules/locations/route.service'
 import { PINGS_OF_USERS, pingsPerUser } from '../../src/modules/reports/reports.service'
 import { visitFlagNames } from '../../src/modules/visits/visits.integrity'
-import { chooseCoding, compress, COMPRESS_ABOVE_BYTES, contentHash, entityTag } from '../../src/platform/representation'
 import { addDays, localDayRange } from '../../src/platform/time-zones'
+import { representedJson } from './represent'
 
 const db = new Database(process.env.DB_PATH!, { strict: true })
 for (const pragma of [
@@ -540,21 +538,6 @@ const VISIT_ID = /^\/api\/office\/v1\/visits\/(\d+)$/
 const TRANSITION = /^\/api\/app\/v1\/visits\/(\d+)\/check-(in|out)$/
 const error = (status: number, code: string) => Response.json({ success: false, message: code, code, errors: {} }, { status })
 
-/** A JSON read with the service's representation: its tag and, when large enough and accepted, its content coding. */
-function read(request: Request, value: unknown): Response {
-  const json = JSON.stringify(value)
-  const bytes = json.length > COMPRESS_ABOVE_BYTES ? json.length : Buffer.byteLength(json)
-  const coding = chooseCoding(request.headers.get('accept-encoding'), bytes)
-  const headers = {
-    'content-type': 'application/json; charset=utf-8',
-    etag: entityTag(contentHash(json), coding),
-    'cache-control': 'private, no-cache',
-    vary: 'Accept-Encoding',
-  }
-  if (coding === 'identity') return new Response(json, { headers })
-  return new Response(compress(json, coding), { headers: { ...headers, 'content-encoding': coding } })
-}
-
 const server = Bun.serve({
   port: Number(process.env.PORT),
   hostname: '127.0.0.1',
@@ -565,11 +548,11 @@ const server = Bun.serve({
     try {
       if (request.method === 'GET') {
         if (path === '/api/health') return Response.json({ ok: true })
-        if (path === '/api/office/v1/outlets') return read(request, listOutlets(url.searchParams, request.headers.get('x-search') === 'scan'))
-        if (path === '/api/office/v1/visits') return read(request, listVisits(url.searchParams, null))
-        if (path === '/api/app/v1/visits/me') return read(request, listVisits(url.searchParams, userId))
-        if (path === '/api/office/v1/audit-logs') return read(request, listAuditLogs(url.searchParams))
-        if (path === '/api/office/v1/reports/field-day') return read(request, fieldDay(url.searchParams))
+        if (path === '/api/office/v1/outlets') return representedJson(request, listOutlets(url.searchParams, request.headers.get('x-search') === 'scan'))
+        if (path === '/api/office/v1/visits') return representedJson(request, listVisits(url.searchParams, null))
+        if (path === '/api/app/v1/visits/me') return representedJson(request, listVisits(url.searchParams, userId))
+        if (path === '/api/office/v1/audit-logs') return representedJson(request, listAuditLogs(url.searchParams))
+        if (path === '/api/office/v1/reports/field-day') return representedJson(request, fieldDay(url.searchParams))
         if (path === '/api/office/v1/locations/route') {
           const route = routeReplay(url.searchParams)
           if (!route) return error(404, 'USER_NOT_FOUND')
@@ -578,7 +561,7 @@ const server = Bun.serve({
         const detail = VISIT_ID.exec(path)
         if (detail) {
           const visit = visitDetail(Number(detail[1]), null)
-          return visit ? read(request, ok(visit)) : error(404, 'VISIT_NOT_FOUND')
+          return visit ? representedJson(request, ok(visit)) : error(404, 'VISIT_NOT_FOUND')
         }
       } else if (request.method === 'POST') {
         if (path === '/api/app/v1/locations/batch') {

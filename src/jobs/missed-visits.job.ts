@@ -28,8 +28,12 @@ import { addDays, localDate } from '../platform/time-zones'
 import { withTransaction } from '../platform/transaction'
 import { notify, workspaceAdminIds } from '../modules/notifications/notifications.service'
 
-/** Visits reported per write transaction, so one workspace's backlog never holds the writer for long. */
-export const MISSED_BATCH = 200
+/**
+ * Visits reported per write transaction, so one workspace's backlog never holds the writer, nor the
+ * event loop, for long: a batch of 50 with two recipients each takes ~30 ms on the demo database
+ * (200 held every request for 140–250 ms; docs/PERFORMANCE.md "Every scenario on the demo workspace").
+ */
+export const MISSED_BATCH = 50
 /** How many past local days a run looks back over (covers a server that was down across a midnight). */
 export const MISSED_LOOKBACK_DAYS = 3
 

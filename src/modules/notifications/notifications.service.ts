@@ -61,14 +61,16 @@ export async function notify(scope: TxScope, ctx: RequestContext, notice: Notice
   })
 }
 
+/** Hands each new notification to the push sender with its user's tokens: one read for all of them (they share a workspace). */
 async function deliver(ctx: RequestContext, rows: NotificationRow[]) {
   try {
+    const tokens = await ctx.deps.db.read
+      .select({ user_id: pushTokens.user_id, token: pushTokens.token, platform: pushTokens.platform })
+      .from(pushTokens)
+      .where(and(eq(pushTokens.workspace_id, rows[0].workspace_id), inArray(pushTokens.user_id, [...new Set(rows.map((row) => row.user_id))])))
     for (const row of rows) {
-      const tokens = await ctx.deps.db.read
-        .select({ token: pushTokens.token, platform: pushTokens.platform })
-        .from(pushTokens)
-        .where(and(eq(pushTokens.workspace_id, row.workspace_id), eq(pushTokens.user_id, row.user_id)))
-      await ctx.deps.push.send(row, tokens)
+      const own = tokens.filter((token) => token.user_id === row.user_id).map(({ token, platform }) => ({ token, platform }))
+      await ctx.deps.push.send(row, own)
     }
   } catch (error) {
     ctx.deps.logger.error('push delivery failed', { error: String(error) })
