@@ -15,7 +15,7 @@ import { IdempotencyStore } from './platform/idempotency'
 import { createTokenService, resolveJwtSecret } from './platform/jwt'
 import { createLogger, type Logger } from './platform/logger'
 import { createMailer } from './platform/mail'
-import { registerModules } from './platform/manifest'
+import { type ModuleManifest, registerModules } from './platform/manifest'
 import { Metrics } from './platform/observability'
 import { createAuthLimits } from './platform/rate-limit'
 import { auditLogRoutes } from './modules/audit-logs/audit-logs.routes'
@@ -82,6 +82,9 @@ const MANIFESTS = [
   exportsManifest,
 ]
 
+/** What every module pushes over the socket, and to whom (their manifests' `socketChannels`). */
+export const SOCKET_CHANNELS = MANIFESTS.flatMap((manifest: ModuleManifest) => manifest.socketChannels ?? [])
+
 export interface AppOptions {
   db: Database
   config: Config
@@ -103,7 +106,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     tokens: await createTokenService(secret, config.ACCESS_TOKEN_TTL, clock),
     idempotency: new IdempotencyStore(() => db.read, clock),
     limits: createAuthLimits(clock, config),
-    hub: new Hub(),
+    hub: new Hub({ channels: SOCKET_CHANNELS }),
     metrics: new Metrics(),
   }
   // The modules' services (declared in their manifests); the export runner needs the rest first.

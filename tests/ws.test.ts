@@ -14,10 +14,15 @@ import { eq } from 'drizzle-orm'
 import { locationPings, notifications } from '../src/db/schema'
 import { ManualClock as TestClock, type ManualClock } from '../src/platform/clock'
 import { compileGrants } from '../src/platform/permissions'
-import { Hub, topics, type SocketAccess } from '../src/platform/hub'
+import { Hub, type SocketAccess } from '../src/platform/hub'
 import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../src/platform/replay-log'
+import { SOCKET_CHANNELS } from '../src/app'
+import { livemapTopic } from '../src/modules/locations/locations.manifest'
 import { data, HERE as SITE, newProject, newVisit, visitSite } from './factories'
 import { createTestApp, expectError, unique, type Session, type TestApp, type Workspace } from './harness'
+
+/** The event types the modules declare bulk (the live map's pings), for logs built without a hub. */
+const BULK = SOCKET_CHANNELS.flatMap((channel) => channel.bulk ?? [])
 
 let h: TestApp
 let port: number
@@ -925,7 +930,7 @@ describe('the hub never sends to a socket whose access was lost before the publi
   test('a publish made while a re-check runs is held; the re-check closes the socket that lost access, the rest get it in order', async () => {
     const clock = new TestClock('2026-11-21T08:00:00Z')
     const pending = new Map<number, (value: { roleId: number; permissions: typeof viewer } | null) => void>()
-    const hub = new Hub()
+    const hub = new Hub({ channels: SOCKET_CHANNELS })
     hub.watchAccess({
       clock,
       loadAccess: (userId) => new Promise((resolve) => pending.set(userId, resolve)),
@@ -936,7 +941,7 @@ describe('the hub never sends to a socket whose access was lost before the publi
     hub.register(demoted, access(1))
     hub.register(kept, access(2))
     hub.register(other, access(3, { roleId: 11 }))
-    const livemap = topics.livemap(1)
+    const livemap = livemapTopic(1)
 
     hub.publish(livemap, { type: 'location.created', data: 'before' })
     hub.revalidateRole(10)
@@ -959,7 +964,7 @@ describe('the hub never sends to a socket whose access was lost before the publi
 
   test('a member no longer active → 4401 UNAUTHORIZED; a past exp is closed before the next publish reaches it', async () => {
     const clock = new TestClock('2026-11-21T08:00:00Z')
-    const hub = new Hub()
+    const hub = new Hub({ channels: SOCKET_CHANNELS })
     hub.watchAccess({ clock, loadAccess: async () => null, readEpoch: async () => 0 })
     const [gone, expiring, fresh] = [new FakeSocket(), new FakeSocket(), new FakeSocket()]
     hub.attach(fakeServer([gone, expiring, fresh]))
@@ -967,12 +972,12 @@ describe('the hub never sends to a socket whose access was lost before the publi
     hub.register(expiring, access(2, { expiresAt: Date.parse('2026-11-21T08:10:00Z') }))
     hub.register(fresh, access(3, { expiresAt: Date.parse('2026-11-21T08:30:00Z') }))
     hub.revalidateUser(1)
-    hub.publish(topics.livemap(1), { type: 'location.created', data: 'after-deactivation' })
+    hub.publish(livemapTopic(1), { type: 'location.created', data: 'after-deactivation' })
     await Bun.sleep(0)
     expect(gone.closedWith).toEqual([4401, 'UNAUTHORIZED'])
     expect(gone.received).toEqual([])
     clock.set('2026-11-21T08:10:00Z')
-    hub.publish(topics.livemap(1), { type: 'location.created', data: 'after-exp' })
+    hub.publish(livemapTopic(1), { type: 'location.created', data: 'after-exp' })
     expect(expiring.closedWith).toEqual([4401, 'TOKEN_EXPIRED'])
     expect(expiring.received).toEqual(['after-deactivation'])
     expect(fresh.received).toEqual(['after-deactivation', 'after-exp'])
@@ -1141,7 +1146,7 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
 
   test('events published while a long replay is sent (it waits for the socket to drain) arrive once each, in order, after it', async () => {
     const hub = r.deps.hub
-    const livemap = topics.livemap(w.id)
+    const livemap = livemapTopic(w.id)
     const observer = await Feed.open(admin.token, rPort)
     const leaving = await Feed.open(admin.token, rPort)
     data(await rBatch(field, [ping()]), 201, 'a batch')
@@ -1284,7 +1289,7 @@ describe('?since=<id>: the events missed, then the live ones, nothing lost or tw
     const hub = r.deps.hub
     const bounds = hub.replay.bounds
     // No flood span: the 30 events of one batch would otherwise count as a flood and be kept not at all.
-    hub.replay.bounds = { ...bounds, locations: { maxEvents: 20, maxBytes: bounds.locations.maxBytes }, flood: { spanMs: 0 } }
+    hub.replay.bounds = { ...bounds, bulk: { maxEvents: 20, maxBytes: bounds.bulk.maxBytes }, flood: { spanMs: 0 } }
     try {
       admin = await fresh(admin)
       field = await fresh(field)
@@ -1404,20 +1409,20 @@ describe('?since=: a malformed value refuses the upgrade', () => {
 
 describe('the replay log: ids across a restart, byte bounds', () => {
   test('a new process numbers above the old one and answers its ids with resync', () => {
-    const first = new ReplayLog()
+    const first = new ReplayLog(REPLAY_BOUNDS, BULK)
     const t0 = Date.parse('2026-11-21T08:00:00Z')
     for (let n = 0; n < 500; n++) first.record(1, ['w:1:livemap'], 'location.created', { n }, t0)
     const lastOfFirst = first.lastId(1, t0)
     // Restarted a second later (the log is in memory only).
-    const second = new ReplayLog()
+    const second = new ReplayLog(REPLAY_BOUNDS, BULK)
     second.record(1, ['w:1:livemap'], 'location.created', { n: 0 }, t0 + 1000)
     expect(second.lastId(1, t0 + 1000)).toBeGreaterThan(lastOfFirst)
-    expect(second.covers(1, lastOfFirst, ['other', 'locations'], t0 + 1000)).toBe(false)
-    expect(second.covers(1, second.lastId(1, t0 + 1000), ['other', 'locations'], t0 + 1000)).toBe(true)
+    expect(second.covers(1, lastOfFirst, ['other', 'bulk'], t0 + 1000)).toBe(false)
+    expect(second.covers(1, second.lastId(1, t0 + 1000), ['other', 'bulk'], t0 + 1000)).toBe(true)
   })
 
   test('ids increase even when the clock steps back', () => {
-    const log = new ReplayLog()
+    const log = new ReplayLog(REPLAY_BOUNDS, BULK)
     const t0 = Date.parse('2026-11-21T08:00:00Z')
     const ids = [t0, t0 + 5, t0 - 60_000, t0 - 60_000].map((now) => JSON.parse(log.record(1, ['w:1:u:2'], 'notification.created', {}, now)).id)
     expect(strictlyIncreasing(ids)).toBe(true)
@@ -1428,25 +1433,25 @@ describe('the replay log: ids across a restart, byte bounds', () => {
     const blob = 'x'.repeat(1000)
     const eventBytes = JSON.stringify({ type: 'location.created', id: t0 * 1000 + 1, data: { blob } }).length + ENTRY_OVERHEAD_BYTES
     // No flood span: 25 events at one instant would otherwise be a flood (tested apart below).
-    const log = new ReplayLog({ ...REPLAY_BOUNDS, locations: { maxEvents: 1_000_000, maxBytes: 10 * eventBytes }, flood: { spanMs: 0 } })
+    const log = new ReplayLog({ ...REPLAY_BOUNDS, bulk: { maxEvents: 1_000_000, maxBytes: 10 * eventBytes }, flood: { spanMs: 0 } }, BULK)
     for (let n = 0; n < 25; n++) log.record(1, ['w:1:livemap'], 'location.created', { blob }, t0)
     expect(log.events).toBe(10)
     expect(log.bytes).toBeLessThanOrEqual(10 * eventBytes)
     // 15 evicted: a since before the 15th is not covered, from the 15th on it is.
     const first = t0 * 1000 + 1
-    expect(log.covers(1, first + 13, ['locations'], t0)).toBe(false)
-    expect(log.covers(1, first + 14, ['locations'], t0)).toBe(true)
-    expect([...log.after(1, first + 14, ['locations'])].map((event) => event.id)).toEqual(Array.from({ length: 10 }, (_, n) => first + 15 + n))
+    expect(log.covers(1, first + 13, ['bulk'], t0)).toBe(false)
+    expect(log.covers(1, first + 14, ['bulk'], t0)).toBe(true)
+    expect([...log.after(1, first + 14, ['bulk'])].map((event) => event.id)).toEqual(Array.from({ length: 10 }, (_, n) => first + 15 + n))
 
     // The total: 3 MiB over all workspaces; workspace 1 published first, so it gives way first.
-    const total = new ReplayLog({ ...REPLAY_BOUNDS, maxTotalBytes: 3 * 1024 * 1024 })
+    const total = new ReplayLog({ ...REPLAY_BOUNDS, maxTotalBytes: 3 * 1024 * 1024 }, BULK)
     for (let n = 0; n < 2000; n++) total.record(1, ['w:1:livemap'], 'location.created', { blob }, t0 + n)
     for (let n = 0; n < 2000; n++) total.record(2, ['w:2:livemap'], 'location.created', { blob }, t0 + 2000 + n)
     expect(total.bytes).toBeLessThanOrEqual(3 * 1024 * 1024)
     // Each workspace's log starts from its first event's clock × 1000: workspace 2 still has all of its
     // events, workspace 1 has lost its oldest.
-    expect(total.covers(2, (t0 + 2000) * 1000, ['locations'], t0 + 4000)).toBe(true)
-    expect(total.covers(1, t0 * 1000, ['locations'], t0 + 4000)).toBe(false)
+    expect(total.covers(2, (t0 + 2000) * 1000, ['bulk'], t0 + 4000)).toBe(true)
+    expect(total.covers(1, t0 * 1000, ['bulk'], t0 + 4000)).toBe(false)
     expect(total.events).toBeLessThan(4000)
   })
 })
@@ -1464,7 +1469,7 @@ describe('a replay waits for an access re-check like every publish', () => {
   test('a socket replaying during a re-check gets the missed and the held events once each, in order; one that lost access gets none', async () => {
     const clock = new TestClock('2026-11-21T08:00:00Z')
     const pending = new Map<number, (value: { roleId: number; permissions: typeof viewer } | null) => void>()
-    const hub = new Hub()
+    const hub = new Hub({ channels: SOCKET_CHANNELS })
     hub.watchAccess({ clock, loadAccess: (userId) => new Promise((resolve) => pending.set(userId, resolve)), readEpoch: async () => 0 })
     const [live, late, demoted] = [new FakeSocket(), new FakeSocket(), new FakeSocket()]
     const sockets = [live, late, demoted]
@@ -1475,7 +1480,7 @@ describe('a replay waits for an access re-check like every publish', () => {
       },
       subscriberCount: (topic: string) => sockets.filter((socket) => socket.topics.has(topic)).length,
     })
-    const livemap = topics.livemap(1)
+    const livemap = livemapTopic(1)
     hub.register(live, access(1))
     hub.publish(livemap, { type: 'location.created', data: 'e1' })
     const since = hub.replay.lastId(1, clock.now().getTime())
@@ -1507,7 +1512,7 @@ describe('a replay waits for an access re-check like every publish', () => {
 describe('the replay log in a flood', () => {
   test('a stream whose bound holds less than a minute keeps nothing until its rate would fit a minute again', () => {
     const t0 = Date.parse('2026-11-21T08:00:00Z')
-    const log = new ReplayLog({ ...REPLAY_BOUNDS, locations: { maxEvents: 100, maxBytes: 1024 * 1024 }, flood: { spanMs: 60_000 } })
+    const log = new ReplayLog({ ...REPLAY_BOUNDS, bulk: { maxEvents: 100, maxBytes: 1024 * 1024 }, flood: { spanMs: 60_000 } }, BULK)
     const topic = ['w:1:livemap']
     const idOf = (payload: string): number => JSON.parse(payload).id
     // 150 events within a second: the 101st puts the stream over its bound with 100 events spanning
@@ -1518,8 +1523,8 @@ describe('the replay log in a flood', () => {
     expect(log.bytes).toBe(0)
     // A client that saw an event before the newest missed one that is gone: resync. One that saw the
     // newest missed nothing.
-    expect(log.covers(1, ids[148], ['locations'], t0 + 1000)).toBe(false)
-    expect(log.covers(1, ids[149], ['locations'], t0 + 1000)).toBe(true)
+    expect(log.covers(1, ids[148], ['bulk'], t0 + 1000)).toBe(false)
+    expect(log.covers(1, ids[149], ['bulk'], t0 + 1000)).toBe(true)
     // The other stream is not flooded by it.
     for (let n = 0; n < 50; n++) log.record(1, ['w:1:u:2'], 'notification.created', { n }, t0 + 1000)
     expect(log.events).toBe(50)
@@ -1537,7 +1542,7 @@ describe('the replay log in a flood', () => {
   test('a flood measured in bytes starts and ends like one in events', () => {
     const t0 = Date.parse('2026-11-21T08:00:00Z')
     const blob = 'x'.repeat(1000)
-    const log = new ReplayLog({ ...REPLAY_BOUNDS, locations: { maxEvents: 1_000_000, maxBytes: 20 * 1024 }, flood: { spanMs: 60_000 } })
+    const log = new ReplayLog({ ...REPLAY_BOUNDS, bulk: { maxEvents: 1_000_000, maxBytes: 20 * 1024 }, flood: { spanMs: 60_000 } }, BULK)
     // ~1.1 KB events, 40 in a second: 20 KiB would hold half a second of them.
     for (let n = 0; n < 40; n++) log.record(1, ['w:1:livemap'], 'location.created', { blob }, t0 + n * 25)
     expect(log.events).toBe(0)

@@ -8,7 +8,7 @@
 import { heapStats } from 'bun:jsc'
 import { pingBatch } from '../lib/pings'
 import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../../src/platform/replay-log'
-import { topics } from '../../src/platform/hub'
+import { livemapTopic } from '../../src/modules/locations/locations.manifest'
 
 const BATCHES_PER_SECOND = 3000
 const PINGS = 50
@@ -36,8 +36,8 @@ function savedPings(seq: number, at: number) {
 
 /** Records `seconds` of `perSecond` events into one workspace's log; what it then holds. */
 function measure(perSecond: number, seconds: number) {
-  const log = new ReplayLog(REPLAY_BOUNDS)
-  const topic = [topics.livemap(1)]
+  const log = new ReplayLog(REPLAY_BOUNDS, ['location.created'])
+  const topic = [livemapTopic(1)]
   const start = Date.parse('2026-11-23T08:00:00Z')
   const before = heapBytes()
   const batches = Math.ceil((perSecond * seconds) / PINGS)

@@ -1,15 +1,17 @@
 /**
  * The per-workspace hub: how the service pushes events to connected clients (docs/API.md §Real-time socket) over
- * Bun's native WebSocket pub/sub. Every topic carries the workspace id, so nothing crosses workspaces.
+ * Bun's native WebSocket pub/sub. Every topic carries the workspace id, so nothing crosses workspaces:
  *
- *   w:<wid>:livemap        location.created         sockets of livemap:view holders (web)
- *   w:<wid>:visits         visit.updated            sockets of visit:view holders (web)
- *   w:<wid>:u:<uid>:visits visit.updated            a field user's sockets, for visits assigned to them
- *   w:<wid>:u:<uid>        notification.created     every socket of that user in that workspace
+ *   w:<wid>:u:<uid>          the user's own topic: every socket of that user in that workspace joins it
+ *   w:<wid>:u:<uid>:<name>   a module's topic for one user (e.g. the visits assigned to them)
+ *   w:<wid>:<name>           a module's workspace-wide topic (e.g. the live map)
  *
- * A socket subscribes either to the workspace's visits topic or to its own, so an assignee who also
- * reads all visits gets each update once. Events are published after the transaction commits; a slow
- * or dead socket is Bun's to drop (backpressure limit, idle timeout), never the publisher's to wait for.
+ * Which topics a socket joins is up to the modules: each declares its SocketChannels in its manifest
+ * (the live map in modules/locations, visit updates in modules/visits) and the composition root hands
+ * them to the hub. A topic under the user's own prefix comes with being a member; any other is a
+ * permission, and losing it closes the socket. Events are published after the transaction commits; a
+ * slow or dead socket is Bun's to drop (backpressure limit, idle timeout), never the publisher's to
+ * wait for.
  *
  * A socket lives no longer than its user's access. The hub keeps, per socket, the access it was
  * opened (or re-authenticated) with — user, workspace, role, session, token expiry, permissions —
@@ -47,13 +49,12 @@
  */
 import type { Server } from 'bun'
 import { systemClock, type Clock } from './clock'
-import { can, type PermissionSet } from './permissions'
+import type { PermissionSet } from './permissions'
 import { REPLAY_BOUNDS, ReplayLog, type ReplayBounds, type StreamName } from './replay-log'
 
-export type HubEventType = 'location.created' | 'visit.updated' | 'notification.created'
-
 export interface HubEvent {
-  type: HubEventType
+  /** `location.created`, `visit.updated`, `notification.created`, … (docs/API.md §Real-time socket). */
+  type: string
   data: unknown
 }
 
@@ -67,10 +68,18 @@ const PRUNE_INTERVAL_MS = 30_000
 const workspaceOf = (topic: string) => Number(topic.slice(2, topic.indexOf(':', 2)))
 
 export const topics = {
-  livemap: (workspaceId: number) => `w:${workspaceId}:livemap`,
-  visits: (workspaceId: number) => `w:${workspaceId}:visits`,
-  userVisits: (workspaceId: number, userId: number) => `w:${workspaceId}:u:${userId}:visits`,
+  /** The user's own topic (notifications): every socket of the user in the workspace. */
   user: (workspaceId: number, userId: number) => `w:${workspaceId}:u:${userId}`,
+  /** A module's topic `name` for one user: theirs by membership, not by a permission. */
+  ofUser: (workspaceId: number, userId: number, name: string) => `w:${workspaceId}:u:${userId}:${name}`,
+  /** A module's workspace-wide topic `name`. */
+  workspace: (workspaceId: number, name: string) => `w:${workspaceId}:${name}`,
+}
+
+/** Whether `topic` lies under the user's own prefix (`w:<wid>:u:<uid>`): joined by right, not by permission. */
+const ownTopic = (topic: string, access: Pick<SocketAccess, 'userId' | 'workspaceId'>) => {
+  const own = topics.user(access.workspaceId, access.userId)
+  return topic === own || topic.startsWith(`${own}:`)
 }
 
 /** What a socket may see, as of its last check. */
@@ -101,12 +110,23 @@ export interface AccessSource {
   readEpoch(): Promise<number>
 }
 
-export function topicsFor(access: Pick<SocketAccess, 'userId' | 'workspaceId' | 'permissions'>): string[] {
-  const { workspaceId, userId, permissions } = access
-  const joined = [topics.user(workspaceId, userId)]
-  if (can(permissions, 'livemap:view', 'web', 'view')) joined.push(topics.livemap(workspaceId))
-  joined.push(can(permissions, 'visit:view', 'web', 'view') ? topics.visits(workspaceId) : topics.userVisits(workspaceId, userId))
-  return joined
+/** What a socket may listen to. */
+export type ChannelAccess = Pick<SocketAccess, 'userId' | 'workspaceId' | 'permissions'>
+
+/**
+ * A kind of pushed event a module offers, declared in its manifest: the topics of it a socket joins
+ * for its access (none when the access does not allow it), and which of its event types come in floods
+ * of small messages (`bulk`: the replay log keeps them apart, ./replay-log.ts).
+ */
+export interface SocketChannel {
+  topics(access: ChannelAccess): readonly string[]
+  bulk?: readonly string[]
+}
+
+interface Joined {
+  topics: string[]
+  /** Whether one of the topics is a bulk channel's: the socket's replay reads the bulk stream too. */
+  bulk: boolean
 }
 
 /** The part of a Bun ServerWebSocket the hub uses. */
@@ -122,6 +142,7 @@ interface Connection {
   socket: Socket
   access: SocketAccess
   topics: string[]
+  bulk: boolean
   /** While the socket replays: the id of the last event of the log it has read; null once live. */
   replayedTo: number | null
 }
@@ -148,8 +169,26 @@ export class Hub {
   private readonly left = new Map<string, number>()
   private pruner: ReturnType<typeof setInterval> | null = null
 
-  constructor(options: { replay?: ReplayBounds } = {}) {
-    this.replay = new ReplayLog(options.replay ?? REPLAY_BOUNDS)
+  private readonly channels: readonly SocketChannel[]
+
+  /** `channels`: every module's (src/app.ts gathers them from the manifests). */
+  constructor(options: { replay?: ReplayBounds; channels?: readonly SocketChannel[] } = {}) {
+    this.channels = options.channels ?? []
+    this.replay = new ReplayLog(
+      options.replay ?? REPLAY_BOUNDS,
+      this.channels.flatMap((channel) => channel.bulk ?? []),
+    )
+  }
+
+  /** The topics `access` joins: the user's own, then every channel's. */
+  topicsFor(access: ChannelAccess): Joined {
+    const joined: Joined = { topics: [topics.user(access.workspaceId, access.userId)], bulk: false }
+    for (const channel of this.channels) {
+      const some = channel.topics(access)
+      joined.topics.push(...some)
+      if (some.length > 0 && channel.bulk?.length) joined.bulk = true
+    }
+    return joined
   }
 
   /** Open sockets (for the metrics page). */
@@ -218,7 +257,7 @@ export class Hub {
    * One event of `type` per item, all to `topic` (the ingest path: one clock read per batch). A batch
    * nobody listens on, nor could ask to replay (`hasListeners`), is not even serialised.
    */
-  publishEach(topic: string, type: HubEventType, items: readonly unknown[]) {
+  publishEach(topic: string, type: string, items: readonly unknown[]) {
     if (!this.server || items.length === 0) return
     const workspaceId = workspaceOf(topic)
     const now = this.now()
@@ -238,7 +277,7 @@ export class Hub {
    * `since` (a client's last seen event id) after replaying what it missed, or after {"type":"resync"}.
    */
   register(socket: Socket, access: SocketAccess, since?: number) {
-    const connection: Connection = { socket, access, topics: topicsFor(access), replayedTo: null }
+    const connection: Connection = { socket, access, ...this.topicsFor(access), replayedTo: null }
     this.open.set(socket, connection)
     this.nextExpiry = Math.min(this.nextExpiry, access.expiresAt)
     this.startSweep()
@@ -324,12 +363,10 @@ export class Hub {
     }
   }
 
-  /** Moves the socket to the topics `access` allows; a lost topic closes it (4403). */
+  /** Moves the socket to the topics `access` allows; a lost topic that is not its own closes it (4403). */
   private apply(connection: Connection, access: SocketAccess): boolean {
-    const joined = topicsFor(access)
-    // A user's own visits topic is where a socket without visit:view listens, not a permission.
-    const ownVisits = topics.userVisits(access.workspaceId, access.userId)
-    if (connection.topics.some((topic) => topic !== ownVisits && !joined.includes(topic))) {
+    const { topics: joined, bulk } = this.topicsFor(access)
+    if (connection.topics.some((topic) => !ownTopic(topic, access) && !joined.includes(topic))) {
       this.end(connection, 'FORBIDDEN')
       return false
     }
@@ -341,6 +378,7 @@ export class Hub {
     const now = this.now()
     for (const topic of connection.topics) if (!joined.includes(topic)) this.left.set(topic, now)
     connection.topics = joined
+    connection.bulk = bulk
     connection.access = access
     return true
   }
@@ -396,9 +434,9 @@ export class Hub {
     for (const connection of [...this.replaying]) this.pump(connection)
   }
 
-  /** The log streams a socket's topics see: location events only with the live-map topic. */
+  /** The log streams a socket's topics see: the bulk stream only with a bulk channel's topic. */
   private streamsOf(connection: Connection): StreamName[] {
-    return connection.topics.includes(topics.livemap(connection.access.workspaceId)) ? ['other', 'locations'] : ['other']
+    return connection.bulk ? ['other', 'bulk'] : ['other']
   }
 
   /**

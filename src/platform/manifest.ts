@@ -1,10 +1,12 @@
 /**
  * What a module declares to the kernel besides its routes, in its `<module>.manifest.ts`: the
- * permission keys its routes need and the entity types its audit entries name. The composition
+ * permission keys its routes need, the entity types its audit entries name and the socket channels
+ * it pushes events on. The composition
  * root (src/app.ts) registers every module's manifest once, in catalogue order, before the routes
  * are built. (Services a module adds to `ctx.deps` are declared in the same file; see ./context.ts.)
  */
 import { registerAuditEntityTypes } from './audit'
+import type { SocketChannel } from './hub'
 import { type PermissionDeclaration, registerPermissions } from './permissions'
 
 export interface ModuleManifest {
@@ -12,6 +14,8 @@ export interface ModuleManifest {
   permissions?: readonly PermissionDeclaration[]
   /** Also declared to the compiler: see `AuditEntityTypes` in ./audit.ts. */
   auditEntityTypes?: readonly string[]
+  /** Handed to the hub by the composition root (see `SocketChannel` in ./hub.ts). */
+  socketChannels?: readonly SocketChannel[]
 }
 
 export function registerModules(manifests: readonly ModuleManifest[]) {

@@ -11,10 +11,11 @@
  * (each knows only the events it published itself).
  *
  * What is kept. Each event is stored once, as the serialised message every socket receives, with the
- * topics that may see it. Per workspace there are two streams with bounds of their own, so that the
- * live map's flood of `location.created` never pushes out a field user's notifications:
- *   locations  `location.created`  at most REPLAY_BOUNDS.locations (events and bytes)
- *   other      every other type    at most REPLAY_BOUNDS.other
+ * topics that may see it. Per workspace there are two streams with bounds of their own, so that a
+ * flood of small events (the live map's `location.created`) never pushes out a field user's
+ * notifications:
+ *   bulk   the event types modules declare bulk (./hub.ts SocketChannel)  at most REPLAY_BOUNDS.bulk
+ *   other  every other type                                                 at most REPLAY_BOUNDS.other
  * Each stream keeps the events of the last `windowMs` (10 minutes) that fit its bounds, and all
  * streams of all workspaces together at most `maxTotalBytes`. Past a bound the oldest events go first:
  * past a stream's own bound, that stream's oldest; past the total, those of the stream holding the
@@ -45,7 +46,7 @@ export interface StreamBounds {
 export interface ReplayBounds {
   /** Events younger than this are kept (within the other bounds). */
   windowMs: number
-  locations: StreamBounds
+  bulk: StreamBounds
   other: StreamBounds
   /** A stream whose own bound holds less than `spanMs` of its events keeps none (see the top of this file). */
   flood: { spanMs: number }
@@ -58,7 +59,7 @@ const MiB = 1024 * 1024
 /** docs/API.md §Real-time socket and README.md state these numbers; change them together. */
 export const REPLAY_BOUNDS: ReplayBounds = {
   windowMs: 10 * 60_000,
-  locations: { maxEvents: 100_000, maxBytes: 32 * MiB },
+  bulk: { maxEvents: 100_000, maxBytes: 32 * MiB },
   other: { maxEvents: 20_000, maxBytes: 8 * MiB },
   flood: { spanMs: 60_000 },
   maxTotalBytes: 128 * MiB,
@@ -87,9 +88,7 @@ export interface LoggedEvent {
   size: number
 }
 
-export type StreamName = 'locations' | 'other'
-
-export const streamOf = (type: string): StreamName => (type === 'location.created' ? 'locations' : 'other')
+export type StreamName = 'bulk' | 'other'
 
 /** One stream: a queue of events in id order, oldest at `head`. */
 class Stream {
@@ -166,7 +165,7 @@ class WorkspaceLog {
     bounds: () => ReplayBounds,
   ) {
     this.streams = {
-      locations: new Stream(() => bounds().locations, lastId),
+      bulk: new Stream(() => bounds().bulk, lastId),
       other: new Stream(() => bounds().other, lastId),
     }
   }
@@ -176,7 +175,19 @@ export class ReplayLog {
   private readonly logs = new Map<number, WorkspaceLog>()
   private total = 0
 
-  constructor(public bounds: ReplayBounds = REPLAY_BOUNDS) {}
+  private readonly bulkTypes: ReadonlySet<string>
+
+  /** `bulkTypes`: the event types kept in the bulk stream. */
+  constructor(
+    public bounds: ReplayBounds = REPLAY_BOUNDS,
+    bulkTypes: Iterable<string> = [],
+  ) {
+    this.bulkTypes = new Set(bulkTypes)
+  }
+
+  streamOf(type: string): StreamName {
+    return this.bulkTypes.has(type) ? 'bulk' : 'other'
+  }
 
   /** Bytes held by all streams (messages plus ENTRY_OVERHEAD_BYTES each). */
   get bytes(): number {
@@ -186,7 +197,7 @@ export class ReplayLog {
   /** Events held by all streams. */
   get events(): number {
     let count = 0
-    for (const log of this.logs.values()) count += log.streams.locations.size + log.streams.other.size
+    for (const log of this.logs.values()) count += log.streams.bulk.size + log.streams.other.size
     return count
   }
 
@@ -205,7 +216,7 @@ export class ReplayLog {
     log.lastId = id
     const payload = JSON.stringify({ type, id, data })
     const size = payload.length + ENTRY_OVERHEAD_BYTES
-    const stream = log.streams[streamOf(type)]
+    const stream = log.streams[this.streamOf(type)]
     if (stream.flooded && this.stillFlooded(stream, size, now)) {
       stream.floor = id
       return payload
@@ -221,7 +232,7 @@ export class ReplayLog {
   skip(workspaceId: number, type: string, now: number) {
     const log = this.log(workspaceId, now)
     log.lastId += 1
-    const stream = log.streams[streamOf(type)]
+    const stream = log.streams[this.streamOf(type)]
     while (stream.size > 0) this.total -= stream.shift()
     stream.floor = log.lastId
   }

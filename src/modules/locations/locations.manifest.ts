@@ -1,5 +1,7 @@
 /** What the locations module declares to the kernel (../../platform/manifest.ts). */
+import { topics } from '../../platform/hub'
 import type { ModuleManifest } from '../../platform/manifest'
+import { can } from '../../platform/permissions'
 import type { PingTrail } from './ping-trail'
 
 declare module '../../platform/context' {
@@ -9,9 +11,18 @@ declare module '../../platform/context' {
   }
 }
 
+/** The live map's topic: every `location.created` of the workspace, for livemap:view holders (web). */
+export const livemapTopic = (workspaceId: number) => topics.workspace(workspaceId, 'livemap')
+
 export const locationsManifest = {
   permissions: [
     { key: 'livemap:view', group: 'tracking', description: 'See field users on the live map and their history', grants: { manager: 'view' } },
     { key: 'location:create', group: 'tracking', description: 'Upload own location pings', grants: { fieldUser: 'full' } },
+  ],
+  socketChannels: [
+    {
+      topics: (access) => (can(access.permissions, 'livemap:view', 'web', 'view') ? [livemapTopic(access.workspaceId)] : []),
+      bulk: ['location.created'],
+    },
   ],
 } satisfies ModuleManifest

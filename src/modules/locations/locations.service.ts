@@ -17,8 +17,8 @@ import { dateBound, parseDateTime } from '../../platform/dates'
 import { ValidationFailed } from '../../platform/errors'
 import { pageMeta, paging, updatedSince, type ListLimits } from '../../platform/pagination'
 import { withTransaction } from '../../platform/transaction'
-import { topics } from '../../platform/hub'
 import type { PingTrail, TrailPoint } from './ping-trail'
+import { livemapTopic } from './locations.manifest'
 import { jumpFlags, PING_FLAG_BITS, pingFlagBits, pingFlagMask, pingFlagNames, type PingFlag, type TrackPoint } from './geometry'
 import { type HistoryQuery, type Ping, type PingInput, PINGS_PER_BATCH } from './locations.schemas'
 
@@ -346,7 +346,7 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
   }
 
   ctx.deps.metrics.pingsIngested(saved.length)
-  ctx.deps.hub.publishEach(topics.livemap(workspaceId), 'location.created', saved)
+  ctx.deps.hub.publishEach(livemapTopic(workspaceId), 'location.created', saved)
   return { count: saved.length }
 }
 

@@ -18,11 +18,11 @@ import { withTransaction, type TxScope } from '../../platform/transaction'
 import { PhotoBatch } from '../files/files.service'
 import { readPhotoExif } from '../files/photo-exif'
 import { notify } from '../notifications/notifications.service'
-import { topics } from '../../platform/hub'
 import { formsOfProjects } from '../projects/projects.service'
 import { canAssign, transition, type VisitAction } from './visits.machine'
 import { assignedTo, findVisit, visitDetail, visitScope, type VisitDetail } from './visits.queries'
 import { visitFlagMask } from './visits.integrity'
+import { visitTopics } from './visits.manifest'
 import type {
   AssignInput,
   BulkVisitInput,
@@ -523,7 +523,7 @@ async function applyTransition(
     const event = { type: 'visit.updated' as const, data: { id: visit.id, status: result.to } }
     // One event (one id) for the office's topic and each assignee's own.
     const workspaceId = ctx.actor.workspaceId
-    ctx.deps.hub.publish([topics.visits(workspaceId), ...assignees.map((userId) => topics.userVisits(workspaceId, userId))], event)
+    ctx.deps.hub.publish([visitTopics.all(workspaceId), ...assignees.map((userId) => visitTopics.assignedTo(workspaceId, userId))], event)
   })
   await scope.audit({ entityType: 'visit', entityId: visit.id, entityName: await visitName(scope.tx, visit), action: 'updated', before: visit, after })
 }
