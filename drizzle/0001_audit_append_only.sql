@@ -1,4 +1,4 @@
--- Audit entries are append-only at the database level (CONTRACT §6): no code path, not even a bug,
+-- Audit entries are append-only at the database level (docs/API.md §Audit log): no code path, not even a bug,
 -- can rewrite or remove history.
 CREATE TRIGGER `audit_logs_no_update` BEFORE UPDATE ON `audit_logs`
 BEGIN
