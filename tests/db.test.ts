@@ -605,4 +605,19 @@ describe('removeInBatches (src/db/batches.ts)', () => {
       ).toBe(0)
     })
   })
+
+  test('between two batches the event loop turns: a timer due meanwhile runs before the next batch', async () => {
+    const events: string[] = []
+    let batches = 0
+    // A write that runs its batch at once, without a turn of the event loop of its own.
+    const write = (fn: (tx: never) => Promise<number>) => fn(undefined as never)
+    setTimeout(() => events.push('timer'), 1)
+    const removed = await removeInBatches(write, 10, async () => {
+      batches += 1
+      events.push(`batch ${batches}`)
+      return batches < 3 ? 10 : 4
+    })
+    expect(removed).toBe(24)
+    expect(events).toEqual(['batch 1', 'timer', 'batch 2', 'batch 3'])
+  })
 })

@@ -12,7 +12,7 @@ import { unique, useTestApp } from './harness'
 const t = useTestApp()
 
 describe('job scheduling', () => {
-  test('the idempotency cleanup is scheduled hourly in UTC', () => {
+  test('the idempotency cleanup is scheduled hourly', () => {
     const jobs = startJobs(t.app.deps)
     try {
       const cleanup = jobs.scheduled.find((cron) => cron.name === 'idempotency-cleanup')!
@@ -20,6 +20,24 @@ describe('job scheduling', () => {
       const [first, second] = cleanup.nextRuns(2)
       expect(second!.getTime() - first!.getTime()).toBe(60 * 60 * 1000)
       expect(JOBS.map((job) => job.name)).toContain('idempotency-cleanup')
+    } finally {
+      jobs.stop()
+    }
+  })
+
+  test('patterns are read in DEFAULT_TIMEZONE: the daily maintenance runs at night there', () => {
+    const jakarta = { ...t.app.deps, config: { ...t.app.deps.config, DEFAULT_TIMEZONE: 'Asia/Jakarta' } }
+    const jobs = startJobs(jakarta)
+    try {
+      const retention = jobs.scheduled.find((cron) => cron.name === 'location-retention')!
+      const [next] = retention.nextRuns(1)
+      // 03:17 in Jakarta (UTC+7) is 20:17 UTC.
+      expect(next!.toISOString().slice(11, 16)).toBe('20:17')
+      const local = new Intl.DateTimeFormat('en-GB', { timeZone: 'Asia/Jakarta', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+      for (const name of ['location-retention', 'export-cleanup', 'change-log-retention']) {
+        const hour = Number(local.format(jobs.scheduled.find((cron) => cron.name === name)!.nextRuns(1)[0]!).slice(0, 2))
+        expect(hour).toBe(3)
+      }
     } finally {
       jobs.stop()
     }

@@ -1013,7 +1013,7 @@ describe('retention: purgeExpiredLocations removes pings older than each workspa
     expect(await r.count('latest_locations', `user_id = ${user.user.id}`)).toBe(1)
   })
 
-  test("the job is in the cron table as 'location-retention', daily in UTC", () => {
+  test("the job is in the cron table as 'location-retention', daily", () => {
     const job = JOBS.find((j) => j.name === 'location-retention')
     expect(job?.run).toBe(purgeExpiredLocations)
     const jobs = startJobs(r.deps)

@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { purgeOldTombstones } from '../src/modules/sync/sync.retention'
+import { purgeOldTombstones, TOMBSTONE_WINDOW } from '../src/modules/sync/sync.retention'
 import { encodeCursor } from '../src/modules/sync/sync.cursor'
 import * as make from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
@@ -268,6 +268,34 @@ describe('GET /app/v1/sync: bad cursors and limits', () => {
     const { cursor: next } = await sync(f.field.token, fresh)
     expect(sorted(fresh)).toEqual(sorted(await phoneState(f.field)))
     expect((await t.app.get(`/app/v1/sync?cursor=${next}`, { token: f.field.token })).status).toBe(200)
+  })
+})
+
+describe('tombstone retention in windows', () => {
+  test('old tombstones across several windows and a gap in the sequence are all removed, live rows kept, the horizon at the highest removed', async () => {
+    const ws = await t.app.workspace(unique('W'))
+    const old = '2000-01-01T00:00:00.000Z'
+    const count = 2 * TOMBSTONE_WINDOW + 5
+    // Old tombstones, an old live row among them, then one more far above (updates leave such gaps).
+    await t.app.db.pragma(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})
+       INSERT INTO changes (workspace_id, entity, entity_id, op, created_at) SELECT ${ws.id}, 'sub_area', 1000000 + i, 'delete', '${old}' FROM n`,
+    )
+    await t.app.db.pragma(`INSERT INTO changes (workspace_id, entity, entity_id, op, created_at) VALUES (${ws.id}, 'outlet', 1, 'upsert', '${old}')`)
+    const [{ top }] = await t.app.db.pragma('SELECT max(seq) AS top FROM changes')
+    const far = Number(top) + 50 * TOMBSTONE_WINDOW
+    await t.app.db.pragma(
+      `INSERT INTO changes (seq, workspace_id, entity, entity_id, op, created_at) VALUES (${far}, ${ws.id}, 'sub_area', 1, 'delete', '${old}')`,
+    )
+
+    expect((await purgeOldTombstones(t.app.deps)).removed).toBeGreaterThanOrEqual(count + 1)
+    const [{ left }] = await t.app.db.pragma(`SELECT count(*) AS left FROM changes WHERE workspace_id = ${ws.id} AND op = 'delete'`)
+    expect(Number(left)).toBe(0)
+    const [{ live }] = await t.app.db.pragma(`SELECT count(*) AS live FROM changes WHERE workspace_id = ${ws.id} AND op = 'upsert' AND entity = 'outlet'`)
+    expect(Number(live)).toBe(1)
+    const [{ seq }] = await t.app.db.pragma(`SELECT seq FROM change_horizons WHERE workspace_id = ${ws.id}`)
+    expect(Number(seq)).toBe(far)
+    expect((await purgeOldTombstones(t.app.deps)).removed).toBe(0)
   })
 })
 

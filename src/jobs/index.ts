@@ -2,6 +2,11 @@
  * Scheduled jobs on croner. Each job is a plain async function of the app's dependencies, so tests
  * call it directly on rows with controlled timestamps; the schedule only decides when it runs.
  * `protect` keeps a slow run from overlapping the next one.
+ *
+ * Patterns are read in the server's DEFAULT_TIMEZONE, so the daily maintenance (retention, export and
+ * change-log cleanup, 03:17–03:47) runs in the night of the deployment's main zone — in UTC it fell at
+ * 10:17 in Jakarta, the middle of the field day. Each of them works in short transactions anyway
+ * (tens of milliseconds), so a workspace in another zone gets it without a stall.
  */
 import { Cron } from 'croner'
 import type { Deps } from '../platform/context'
@@ -14,7 +19,7 @@ import { purgeOldTombstones } from '../modules/sync/sync.retention'
 
 export interface JobDefinition {
   name: string
-  /** Cron pattern (UTC). */
+  /** Cron pattern, in the server's DEFAULT_TIMEZONE. */
   schedule: string
   run(deps: Deps): Promise<unknown>
 }
@@ -30,7 +35,7 @@ export const JOBS: JobDefinition[] = [
 export function startJobs(deps: Deps, jobs: JobDefinition[] = JOBS) {
   const scheduled = jobs.map(
     (job) =>
-      new Cron(job.schedule, { name: job.name, timezone: 'UTC', protect: true, unref: true }, async () => {
+      new Cron(job.schedule, { name: job.name, timezone: deps.config.DEFAULT_TIMEZONE, protect: true, unref: true }, async () => {
         try {
           await job.run(deps)
         } catch (error) {

@@ -9,7 +9,11 @@ import { latestLocations, locationPings, workspaces } from '../db/schema'
 import type { Deps } from '../platform/context'
 
 const DAY_MS = 86_400_000
-export const RETENTION_BATCH = 5_000
+/**
+ * Pings removed per write transaction: 1,000 hold the event loop ~20–30 ms on the demo database
+ * (5,000 held it ~90 ms; docs/PERFORMANCE.md "Maintenance jobs and the event loop").
+ */
+export const RETENTION_BATCH = 1_000
 
 export async function purgeExpiredLocations(deps: Deps): Promise<{ removed: number; workspaces: number }> {
   const now = deps.clock.now().getTime()

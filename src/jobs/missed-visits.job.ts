@@ -21,6 +21,7 @@
  * message to a user, not a business entity, so it writes no audit entry either (as when any feature notifies).
  */
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { betweenBatches } from '../db/batches'
 import type { Db } from '../db/client'
 import { memberships, outlets, teamMembers, teams, users, visitAssignees, visits, workspaces } from '../db/schema'
 import { systemContext, type Deps } from '../platform/context'
@@ -188,6 +189,7 @@ export async function notifyMissedVisits(deps: Deps): Promise<{ visits: number; 
       reported += batch.visits
       notifications += batch.notifications
       if (batch.visits < MISSED_BATCH) break
+      await betweenBatches()
     }
   }
   if (reported) deps.logger.info('missed visits', { visits: reported, notifications })
