@@ -14,10 +14,11 @@ import { eq } from 'drizzle-orm'
 import { locationPings, notifications } from '../src/db/schema'
 import { ManualClock as TestClock, type ManualClock } from '../src/platform/clock'
 import { compileGrants } from '../src/platform/permissions'
-import { Hub, type SocketAccess } from '../src/platform/hub'
+import { Hub, topics, type SocketAccess } from '../src/platform/hub'
 import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../src/platform/replay-log'
 import { SOCKET_CHANNELS } from '../src/app'
 import { livemapTopic } from '../src/modules/locations/locations.manifest'
+import { visitTopics } from '../src/modules/visits/visits.manifest'
 import { data, HERE as SITE, newProject, newVisit, visitSite } from './factories'
 import { createTestApp, expectError, unique, type Session, type TestApp, type Workspace } from './harness'
 
@@ -959,6 +960,34 @@ describe('the hub never sends to a socket whose access was lost before the publi
     expect(kept.received).toEqual(['before', 'during-1', 'during-2'])
     expect(other.received).toEqual(['before', 'during-1', 'during-2'])
     expect(hub.connections).toBe(2)
+    hub.detach()
+  })
+
+  test('module channels: a promoted field user moves from their own visits topic to the workspace’s and stays; losing the workspace’s closes 4403', async () => {
+    const clock = new TestClock('2026-11-21T08:00:00Z')
+    const field = compileGrants([{ key: 'visit:view', platform: 'mobile', access: 'view' }])
+    const manager = compileGrants([
+      { key: 'visit:view', platform: 'web', access: 'view' },
+      { key: 'livemap:view', platform: 'web', access: 'view' },
+    ])
+    let current = manager
+    const hub = new Hub({ channels: SOCKET_CHANNELS })
+    hub.watchAccess({ clock, loadAccess: async () => ({ roleId: 10, permissions: current }), readEpoch: async () => 0 })
+    const socket = new FakeSocket()
+    hub.attach(fakeServer([socket]))
+    hub.register(socket, access(7, { permissions: field }))
+    // Its own topic and its own visits topic (visits module), no live map (locations module).
+    expect([...socket.topics].sort()).toEqual([topics.user(1, 7), visitTopics.assignedTo(1, 7)].sort())
+
+    hub.revalidateUser(7)
+    await Bun.sleep(0)
+    expect(socket.closedWith).toBeNull()
+    expect([...socket.topics].sort()).toEqual([topics.user(1, 7), visitTopics.all(1), livemapTopic(1)].sort())
+
+    current = field
+    hub.revalidateUser(7)
+    await Bun.sleep(0)
+    expect(socket.closedWith).toEqual([4403, 'FORBIDDEN'])
     hub.detach()
   })
 
