@@ -84,6 +84,7 @@ const MANIFESTS = [
 
 /** What every module pushes over the socket, and to whom (their manifests' `socketChannels`). */
 export const SOCKET_CHANNELS = MANIFESTS.flatMap((manifest: ModuleManifest) => manifest.socketChannels ?? [])
+const COUNTERS = MANIFESTS.flatMap((manifest: ModuleManifest) => manifest.counters ?? [])
 
 export interface AppOptions {
   db: Database
@@ -107,7 +108,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     idempotency: new IdempotencyStore(() => db.read, clock),
     limits: createAuthLimits(clock, config),
     hub: new Hub({ channels: SOCKET_CHANNELS }),
-    metrics: new Metrics(),
+    metrics: new Metrics(COUNTERS),
   }
   // The modules' services (declared in their manifests); the export runner needs the rest first.
   const deps = {

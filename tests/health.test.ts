@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { loadConfig } from '../src/config/env'
 import type { Logger } from '../src/platform/logger'
-import { LATENCY_BUCKETS } from '../src/platform/observability'
+import { LATENCY_BUCKETS, Metrics } from '../src/platform/observability'
 import { createTestApp, expectError, unique, type TestApp, type Workspace } from './harness'
 
 /** A logger that keeps what it is told, so tests can read the request log. */
@@ -247,6 +247,17 @@ test('with LOG_LEVEL=warn no request line is even built', async () => {
   } finally {
     await app.close()
   }
+})
+
+describe('module counters', () => {
+  test('a counter declared in a manifest is rendered with its help and type; one nobody declared is refused', async () => {
+    const metrics = new Metrics([{ name: 'ffos_widgets_total', help: 'Widgets made.' }])
+    metrics.add('ffos_widgets_total', 2)
+    metrics.add('ffos_widgets_total', 3)
+    const text = await metrics.render({ databaseBytes: async () => 0, websockets: () => 0, wal: () => null })
+    expect(text).toContain('# HELP ffos_widgets_total Widgets made.\n# TYPE ffos_widgets_total counter\nffos_widgets_total 5\n')
+    expect(() => metrics.add('ffos_undeclared_total', 1)).toThrow('not declared')
+  })
 })
 
 describe('METRICS_TOKEN', () => {

@@ -1,12 +1,13 @@
 /**
  * What a module declares to the kernel besides its routes, in its `<module>.manifest.ts`: the
- * permission keys its routes need, the entity types its audit entries name and the socket channels
- * it pushes events on. The composition
+ * permission keys its routes need, the entity types its audit entries name, the socket channels
+ * it pushes events on and the counters it adds to the metrics page. The composition
  * root (src/app.ts) registers every module's manifest once, in catalogue order, before the routes
  * are built. (Services a module adds to `ctx.deps` are declared in the same file; see ./context.ts.)
  */
 import { registerAuditEntityTypes } from './audit'
 import type { SocketChannel } from './hub'
+import type { CounterDeclaration } from './observability'
 import { type PermissionDeclaration, registerPermissions } from './permissions'
 
 export interface ModuleManifest {
@@ -16,6 +17,8 @@ export interface ModuleManifest {
   auditEntityTypes?: readonly string[]
   /** Handed to the hub by the composition root (see `SocketChannel` in ./hub.ts). */
   socketChannels?: readonly SocketChannel[]
+  /** Counters on GET /api/metrics, kept with `ctx.deps.metrics.add(name, n)` (./observability.ts). */
+  counters?: readonly CounterDeclaration[]
 }
 
 export function registerModules(manifests: readonly ModuleManifest[]) {

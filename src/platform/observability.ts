@@ -106,9 +106,15 @@ class ProcessCollector {
   }
 }
 
+/** A counter a module keeps (declared in its manifest, ./manifest.ts): a Prometheus counter without labels. */
+export interface CounterDeclaration {
+  name: string
+  help: string
+}
+
 export class Metrics {
   private readonly series = new Map<string, RouteSeries>()
-  private pings = 0
+  private readonly counters = new Map<string, CounterDeclaration & { value: number }>()
   private readonly started = Date.now()
   private readonly process = ProcessCollector.get()
 
@@ -129,8 +135,16 @@ export class Metrics {
     series.count++
   }
 
-  pingsIngested(count: number) {
-    this.pings += count
+  /** `counters`: every module's (src/app.ts gathers them from the manifests). */
+  constructor(counters: readonly CounterDeclaration[] = []) {
+    for (const counter of counters) this.counters.set(counter.name, { ...counter, value: 0 })
+  }
+
+  /** Adds `count` to a declared counter; a name nobody declared is a programming error. */
+  add(name: string, count: number) {
+    const counter = this.counters.get(name)
+    if (!counter) throw new Error(`metric ${name} was not declared in a module manifest`)
+    counter.value += count
   }
 
   /** The Prometheus text exposition format (version 0.0.4). */
@@ -159,8 +173,10 @@ export class Metrics {
       lines.push(`http_request_duration_seconds_count{${labels}} ${s.count}`)
     }
 
-    help('ffos_location_pings_ingested_total', 'counter', 'GPS pings stored by POST /app/v1/locations/batch (backlog duplicates excluded).')
-    lines.push(`ffos_location_pings_ingested_total ${this.pings}`)
+    for (const counter of this.counters.values()) {
+      help(counter.name, 'counter', counter.help)
+      lines.push(`${counter.name} ${counter.value}`)
+    }
     help('ffos_database_size_bytes', 'gauge', 'Size of the database: the file plus its write-ahead log.')
     lines.push(`ffos_database_size_bytes ${await gauges.databaseBytes()}`)
     const wal = gauges.wal()

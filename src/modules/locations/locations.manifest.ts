@@ -14,11 +14,15 @@ declare module '../../platform/context' {
 /** The live map's topic: every `location.created` of the workspace, for livemap:view holders (web). */
 export const livemapTopic = (workspaceId: number) => topics.workspace(workspaceId, 'livemap')
 
+/** Pings stored (GET /api/metrics). */
+export const PINGS_INGESTED = 'ffos_location_pings_ingested_total'
+
 export const locationsManifest = {
   permissions: [
     { key: 'livemap:view', group: 'tracking', description: 'See field users on the live map and their history', grants: { manager: 'view' } },
     { key: 'location:create', group: 'tracking', description: 'Upload own location pings', grants: { fieldUser: 'full' } },
   ],
+  counters: [{ name: PINGS_INGESTED, help: 'GPS pings stored by POST /app/v1/locations/batch (backlog duplicates excluded).' }],
   socketChannels: [
     {
       topics: (access) => (can(access.permissions, 'livemap:view', 'web', 'view') ? [livemapTopic(access.workspaceId)] : []),

@@ -18,7 +18,7 @@ import { ValidationFailed } from '../../platform/errors'
 import { pageMeta, paging, updatedSince, type ListLimits } from '../../platform/pagination'
 import { withTransaction } from '../../platform/transaction'
 import type { PingTrail, TrailPoint } from './ping-trail'
-import { livemapTopic } from './locations.manifest'
+import { livemapTopic, PINGS_INGESTED } from './locations.manifest'
 import { jumpFlags, PING_FLAG_BITS, pingFlagBits, pingFlagMask, pingFlagNames, type PingFlag, type TrackPoint } from './geometry'
 import { type HistoryQuery, type Ping, type PingInput, PINGS_PER_BATCH } from './locations.schemas'
 
@@ -345,7 +345,7 @@ export async function ingestPings(ctx: AuthedContext, pings: PingInput[]): Promi
     throw error
   }
 
-  ctx.deps.metrics.pingsIngested(saved.length)
+  ctx.deps.metrics.add(PINGS_INGESTED, saved.length)
   ctx.deps.hub.publishEach(livemapTopic(workspaceId), 'location.created', saved)
   return { count: saved.length }
 }
