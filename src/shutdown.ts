@@ -1,6 +1,7 @@
 /**
  * Graceful shutdown on SIGTERM/SIGINT, in this order:
- *   1. scheduled jobs stop and the server stops accepting connections;
+ *   1. scheduled jobs stop (a running one at its next batch boundary: what it did stays done, the
+ *      rest is for its next run) and the server stops accepting connections;
  *   2. every WebSocket is closed with 1001 (going away) — an open socket would otherwise keep the
  *      server waiting until its idle timeout;
  *   3. requests in flight (and the running export) may finish until DRAIN_MS has passed; whatever
@@ -22,7 +23,7 @@ export const GOING_AWAY = 1001
 export interface Running {
   app: App
   deps: Deps
-  jobs: { stop(): void }
+  jobs: { stop(): Promise<void> }
 }
 
 /** Resolves true when `work` settles before `deadline` (a performance.now() time), false otherwise. */
@@ -46,7 +47,7 @@ async function settlesBy(work: Promise<unknown>, deadline: number): Promise<bool
 
 export async function shutdown({ app, deps, jobs }: Running, drainMs = DRAIN_MS): Promise<void> {
   const drainBy = performance.now() + drainMs
-  jobs.stop()
+  const jobsStopped = jobs.stop()
   const server = app.server
   // Stops listening at once; resolves when the open connections are done.
   const drained = app.stop(false)
@@ -56,6 +57,7 @@ export async function shutdown({ app, deps, jobs }: Running, drainMs = DRAIN_MS)
     await server?.stop(true)
   }
   await settlesBy(deps.exports.idle(), drainBy)
+  if (!(await settlesBy(jobsStopped, drainBy))) deps.logger.warn('a job still running at the drain deadline was cut', { drain_ms: drainMs })
   await deps.db.close()
 }
 

@@ -2,6 +2,7 @@
  * Scheduled jobs: started by the server on croner, stoppable, and each callable directly.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
+import { betweenBatches, MAINTENANCE_PAUSE_MS } from '../src/db/batches'
 import { JOBS, startJobs, type JobDefinition } from '../src/jobs'
 import { MISSED_BATCH, notifyMissedVisits } from '../src/jobs/missed-visits.job'
 import type { ManualClock } from '../src/platform/clock'
@@ -89,6 +90,37 @@ describe('job scheduling', () => {
     } finally {
       jobs.stop()
     }
+  })
+
+  test('stop() during a run: the job ends at its next batch boundary, keeps what it did, and stop() resolves after it', async () => {
+    const { deps, logged } = failingJob()
+    let batches = 0
+    let started: () => void = () => {}
+    const running = new Promise<void>((resolve) => (started = resolve))
+    const endless: JobDefinition = {
+      name: 'endless',
+      schedule: '0 0 1 1 *',
+      run: async (_deps, signal) => {
+        for (;;) {
+          batches += 1
+          started()
+          await betweenBatches(signal)
+        }
+      },
+    }
+    const jobs = startJobs(deps, [endless])
+    const run = jobs.scheduled[0].trigger()
+    await running
+    const stopAt = performance.now()
+    await jobs.stop()
+    // Within one pause (MAINTENANCE_PAUSE_MS), not after the endless job.
+    expect(performance.now() - stopAt).toBeLessThan(1000)
+    await run
+    const done = batches
+    expect(done).toBeGreaterThanOrEqual(1)
+    expect(logged).toEqual([{ message: 'job stopped for shutdown', fields: { job: 'endless' } }])
+    await Bun.sleep(3 * MAINTENANCE_PAUSE_MS)
+    expect(batches).toBe(done)
   })
 
   test('stop() ends every schedule: nothing is due any more', () => {

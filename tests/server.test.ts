@@ -186,7 +186,10 @@ describe('graceful shutdown of the real process (SIGTERM)', () => {
       const stuck = await requestInFlight(port, '/api/auth/login', JSON.stringify({ email: 'x@example.com', password: 'password123' }))
       const cut = stuck.hang()
       let jobsStopped = false
-      await shutdown({ app: harness.app, deps: harness.deps, jobs: { stop: () => (jobsStopped = true) } }, 200)
+      const stop = async () => {
+        jobsStopped = true
+      }
+      await shutdown({ app: harness.app, deps: harness.deps, jobs: { stop } }, 200)
       expect(jobsStopped).toBe(true)
       // The server closed the connection without an answer.
       expect(await cut).toBe('')

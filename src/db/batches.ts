@@ -17,20 +17,39 @@ export type Write = (fn: (tx: Db) => Promise<number>) => Promise<number>
 /** The wait between two batches of a maintenance job (see above). */
 export const MAINTENANCE_PAUSE_MS = 10
 
-/** What a maintenance job awaits between two of its write transactions. */
-export const betweenBatches = () => Bun.sleep(MAINTENANCE_PAUSE_MS)
+/** A job told to stop (the server shuts down) at its next batch boundary; what it did so far stays done. */
+export class JobStopped extends Error {
+  constructor() {
+    super('job stopped before its end: the server is shutting down')
+  }
+}
+
+/**
+ * What a maintenance job awaits between two of its write transactions; throws JobStopped once
+ * `signal` is aborted, so a job ends within one batch of a shutdown.
+ */
+export async function betweenBatches(signal?: AbortSignal) {
+  if (signal?.aborted) throw new JobStopped()
+  await Bun.sleep(MAINTENANCE_PAUSE_MS)
+  if (signal?.aborted) throw new JobStopped()
+}
 
 /**
  * Runs `removeSome(tx, batch)` (which removes at most `batch` rows and answers how many) in a write
  * transaction of its own, again and again until a run removes fewer than `batch`, with a pause between
  * (`betweenBatches`); answers the total.
  */
-export async function removeInBatches(write: Write, batch: number, removeSome: (tx: Db, batch: number) => Promise<number>): Promise<number> {
+export async function removeInBatches(
+  write: Write,
+  batch: number,
+  removeSome: (tx: Db, batch: number) => Promise<number>,
+  signal?: AbortSignal,
+): Promise<number> {
   let removed = 0
   for (;;) {
     const count = await write((tx) => removeSome(tx, batch))
     removed += count
     if (count < batch) return removed
-    await betweenBatches()
+    await betweenBatches(signal)
   }
 }

@@ -10,6 +10,7 @@
  */
 import { Cron } from 'croner'
 import type { Deps } from '../platform/context'
+import { JobStopped } from '../db/batches'
 import { errorFields } from '../platform/logger'
 import { cleanupIdempotencyKeys } from './idempotency-cleanup.job'
 import { purgeExpiredLocations } from './location-retention.job'
@@ -21,7 +22,8 @@ export interface JobDefinition {
   name: string
   /** Cron pattern, in the server's DEFAULT_TIMEZONE. */
   schedule: string
-  run(deps: Deps): Promise<unknown>
+  /** `signal` is aborted when the server shuts down: a job in batches stops at the next one. */
+  run(deps: Deps, signal: AbortSignal): Promise<unknown>
 }
 
 export const JOBS: JobDefinition[] = [
@@ -32,21 +34,35 @@ export const JOBS: JobDefinition[] = [
   { name: 'change-log-retention', schedule: '47 3 * * *', run: purgeOldTombstones },
 ]
 
+/**
+ * Schedules `jobs`. `stop()` ends the schedules, tells running jobs to stop at their next batch
+ * boundary, and resolves once none runs (the shutdown waits for it before closing the database).
+ */
 export function startJobs(deps: Deps, jobs: JobDefinition[] = JOBS) {
+  const stopping = new AbortController()
+  const running = new Set<Promise<void>>()
   const scheduled = jobs.map(
     (job) =>
       new Cron(job.schedule, { name: job.name, timezone: deps.config.DEFAULT_TIMEZONE, protect: true, unref: true }, async () => {
-        try {
-          await job.run(deps)
-        } catch (error) {
-          deps.logger.error('job failed', { job: job.name, ...errorFields(error) })
-        }
+        const run = (async () => {
+          try {
+            await job.run(deps, stopping.signal)
+          } catch (error) {
+            if (error instanceof JobStopped) deps.logger.info('job stopped for shutdown', { job: job.name })
+            else deps.logger.error('job failed', { job: job.name, ...errorFields(error) })
+          }
+        })()
+        running.add(run)
+        await run
+        running.delete(run)
       }),
   )
   return {
     scheduled,
-    stop() {
+    async stop(): Promise<void> {
       for (const cron of scheduled) cron.stop()
+      stopping.abort()
+      await Promise.all(running)
     },
   }
 }

@@ -15,7 +15,7 @@ const DAY_MS = 86_400_000
  */
 export const RETENTION_BATCH = 1_000
 
-export async function purgeExpiredLocations(deps: Deps): Promise<{ removed: number; workspaces: number }> {
+export async function purgeExpiredLocations(deps: Deps, signal?: AbortSignal): Promise<{ removed: number; workspaces: number }> {
   const now = deps.clock.now().getTime()
   const all = await deps.db.read.select({ id: workspaces.id, days: workspaces.location_retention_days }).from(workspaces)
   let removed = 0
@@ -32,6 +32,7 @@ export async function purgeExpiredLocations(deps: Deps): Promise<{ removed: numb
           .limit(limit)
         return (await tx.delete(locationPings).where(inArray(locationPings.id, expired)).returning({ id: locationPings.id })).length
       },
+      signal,
     )
     await deps.db.transaction(async (tx) => {
       await tx.delete(latestLocations).where(and(eq(latestLocations.workspace_id, workspace.id), lt(latestLocations.recorded_at, cutoff)))

@@ -174,7 +174,7 @@ async function reportBatch(deps: Deps, workspaceId: number, from: string, to: st
 }
 
 /** One run over every workspace (see the top of the file). */
-export async function notifyMissedVisits(deps: Deps): Promise<{ visits: number; notifications: number }> {
+export async function notifyMissedVisits(deps: Deps, signal?: AbortSignal): Promise<{ visits: number; notifications: number }> {
   const now = deps.clock.now()
   const all = await deps.db.read.select({ id: workspaces.id, timeZone: workspaces.timezone }).from(workspaces)
   let reported = 0
@@ -189,7 +189,7 @@ export async function notifyMissedVisits(deps: Deps): Promise<{ visits: number; 
       reported += batch.visits
       notifications += batch.notifications
       if (batch.visits < MISSED_BATCH) break
-      await betweenBatches()
+      await betweenBatches(signal)
     }
   }
   if (reported) deps.logger.info('missed visits', { visits: reported, notifications })

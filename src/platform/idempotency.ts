@@ -205,12 +205,17 @@ export class IdempotencyStore {
   }
 
   /** Removes records past their 24 hours, `batch` per write transaction (../db/batches.ts); returns how many. */
-  async removeExpired(write: Write, batch = CLEANUP_BATCH): Promise<number> {
+  async removeExpired(write: Write, batch = CLEANUP_BATCH, signal?: AbortSignal): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - IDEMPOTENCY_TTL_MS).toISOString()
-    return removeInBatches(write, batch, async (tx, limit) => {
-      const expired = tx.select({ id: idempotencyKeys.id }).from(idempotencyKeys).where(lt(idempotencyKeys.created_at, cutoff)).limit(limit)
-      return (await tx.delete(idempotencyKeys).where(inArray(idempotencyKeys.id, expired)).returning({ id: idempotencyKeys.id })).length
-    })
+    return removeInBatches(
+      write,
+      batch,
+      async (tx, limit) => {
+        const expired = tx.select({ id: idempotencyKeys.id }).from(idempotencyKeys).where(lt(idempotencyKeys.created_at, cutoff)).limit(limit)
+        return (await tx.delete(idempotencyKeys).where(inArray(idempotencyKeys.id, expired)).returning({ id: idempotencyKeys.id })).length
+      },
+      signal,
+    )
   }
 
   private async check(db: Db, claim: IdempotencyClaim): Promise<void> {

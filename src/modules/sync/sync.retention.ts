@@ -30,7 +30,7 @@ async function storedAfter(deps: Deps, after: number): Promise<number | null> {
   return row?.seq ?? null
 }
 
-export async function purgeOldTombstones(deps: Deps): Promise<{ removed: number }> {
+export async function purgeOldTombstones(deps: Deps, signal?: AbortSignal): Promise<{ removed: number }> {
   const cutoff = new Date(deps.clock.now().getTime() - TOMBSTONE_RETENTION_DAYS * DAY_MS).toISOString()
   const [range] = await deps.db.read.select({ last: max(changes.seq) }).from(changes)
   let removed = 0
@@ -56,7 +56,7 @@ export async function purgeOldTombstones(deps: Deps): Promise<{ removed: number 
       })
       removed += count
       // A window without old tombstones wrote nothing: no WAL for the checkpoint worker to catch up on.
-      if (count > 0) await betweenBatches()
+      if (count > 0) await betweenBatches(signal)
     }
   }
   deps.logger.info('change log retention', { removed })
