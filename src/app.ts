@@ -45,7 +45,7 @@ import { regionalRoutes } from './modules/regional/regional.routes'
 import { reportRoutes } from './modules/reports/reports.routes'
 import { embeddedSource, upstreamSource } from './modules/regional/regional.source'
 import { syncRoutes } from './modules/sync/sync.routes'
-import { wsRoutes } from './ws/ws.routes'
+import { WEBSOCKET_DOCS, wsRoutes } from './ws/ws.routes'
 import { attendanceManifest } from './modules/attendance/attendance.manifest'
 import { auditLogsManifest } from './modules/audit-logs/audit-logs.manifest'
 import { catalogueManifest } from './modules/catalogue/catalogue.manifest'
@@ -136,7 +136,8 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
             version: '1.0.0',
             description:
               'Master data, visits, submissions, location tracking, audit logs and regional lookup for field-force teams. ' +
-              'Send `Authorization: Bearer <token>` (from POST /api/auth/login) and, on mutations, an optional `X-Idempotency-Key`.',
+              'Send `Authorization: Bearer <token>` (from POST /api/auth/login) and, on mutations, an optional `X-Idempotency-Key`.' +
+              WEBSOCKET_DOCS,
           },
           components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
           security: [{ bearerAuth: [] }],

@@ -11,11 +11,12 @@
  *  - every authenticated POST/PUT/PATCH/DELETE can answer 204 (X-Idempotency-Key replay), 409 (that key
  *    still running) and 422 (that key reused with another request);
  *  - every route that takes a body can answer 413 (over 10 MiB);
- *  - the rate-limited routes answer 429;
  *  - timestamps (`*_at`) are `format: date-time`, calendar days (`*_date`, `date`) `format: date`, ids
  *    `integer`, and a string whose description lists its values ("pending, draft or completed") an `enum`;
- *  - the WebSocket is described in `info.description` (OpenAPI has no WebSocket operation).
- * It is serialised once, so every fetch gets the same bytes.
+ * Answers only a route knows (a rate limit's 429) it declares itself with `responses(...)`; the
+ * WebSocket, which OpenAPI cannot describe as an operation, is described in the `info.description`
+ * the composition root passes (src/ws/ws.routes.ts). It is serialised once, so every fetch gets the
+ * same bytes.
  */
 import { dirname, join } from 'node:path'
 import { toOpenAPISchema } from '@elysiajs/openapi'
@@ -33,18 +34,6 @@ const scalarBundlePath = () =>
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 const MUTATIONS = new Set(['post', 'put', 'patch', 'delete'])
-/** Routes with a per-IP or per-account limit answering 429 RATE_LIMITED (docs/API.md §Roles and permissions, README.md "Running in production" in README.md). */
-const RATE_LIMITED = new Set(['post /api/auth/login', 'post /api/auth/register'])
-
-const WEBSOCKET_DESCRIPTION = `
-
-## WebSocket: GET /ws?token=ACCESS_TOKEN
-
-Live events over one socket (not listed under the paths below: OpenAPI has no WebSocket operation).
-Connect to \`/ws\` (not under \`/api\`) with the access token as the \`token\` query parameter; a missing or
-bad token is refused with 401 before the upgrade. Messages are JSON \`{"type", "data"}\`:
-\`location.created\` (live map, for users with livemap:view), \`visit.updated\` (visits you may see) and
-\`notification.created\` (your own). Send \`{"type":"ping"}\` and the server answers \`{"type":"pong"}\`.`
 
 /** A JSON Schema node as the generator emits it; walked and rewritten in place. */
 interface SchemaNode {
@@ -124,7 +113,6 @@ function refineSchemas(node: unknown) {
 
 /** The generated document → the published one (see the rules at the top of this file). */
 export function finishDocument(document: OpenApiDocument): OpenApiDocument {
-  document.info.description = `${document.info.description ?? ''}${WEBSOCKET_DESCRIPTION}`
   document.components ??= {}
   document.components.schemas ??= {}
   document.components.schemas.ErrorEnvelope = JSON.parse(JSON.stringify(ErrorEnvelope))
@@ -152,7 +140,6 @@ export function finishDocument(document: OpenApiDocument): OpenApiDocument {
         add(422, errorResponse('IDEMPOTENCY_KEY_REUSED (the key was used for another request) or a business rule'))
       }
       if (operation.requestBody) add(413, errorResponse('PAYLOAD_TOO_LARGE: the body is larger than 10 MiB'))
-      if (RATE_LIMITED.has(`${method} ${path}`)) add(429, errorResponse('RATE_LIMITED: too many attempts; see the Retry-After header'))
       operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
     }
   }

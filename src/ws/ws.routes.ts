@@ -18,6 +18,19 @@ import type { Deps } from '../platform/context'
 import { AppError } from '../platform/errors'
 import type { SocketAccess } from '../platform/hub'
 
+/** The socket, for the OpenAPI document's description (it has no WebSocket operation; docs/API.md §Real-time socket). */
+export const WEBSOCKET_DOCS = `
+
+## WebSocket: GET /ws?token=ACCESS_TOKEN[&since=EVENT_ID]
+
+Live events over one socket (not listed under the paths below: OpenAPI has no WebSocket operation).
+Connect to \`/ws\` (not under \`/api\`) with the access token as the \`token\` query parameter; a missing or
+bad token is refused with 401 before the upgrade. Pushed messages are JSON \`{"type", "id", "data"}\`:
+\`location.created\` (live map, for users with livemap:view), \`visit.updated\` (visits you may see) and
+\`notification.created\` (your own); reconnect with \`since\` = the last \`id\` seen to get what was missed,
+or \`{"type":"resync"}\` when it is no longer kept. Send \`{"type":"ping"}\` and the server answers
+\`{"type":"pong"}\`; send \`{"type":"auth","token":"…"}\` with a newer access token to keep the socket open.`
+
 interface SocketContext {
   access: SocketAccess
   since: number | undefined

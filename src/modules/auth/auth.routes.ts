@@ -20,7 +20,7 @@ export const authRoutes = (platform: PlatformPlugin) =>
     .post('/register', async ({ ctx, body }) => created(await register(ctx, body), 'REGISTERED', 'registered'), {
       public: true,
       body: RegisterBody,
-      response: responses({ 201: SessionEnvelope }, [400, 403, 409]),
+      response: responses({ 201: SessionEnvelope }, [400, 403, 409, 429]),
       detail: { summary: 'Register a workspace and its first user (super_admin)' },
     })
     .post('/login', async ({ ctx, body }) => ok(await login(ctx, body), 'LOGIN_SUCCESS', 'login successful'), {
