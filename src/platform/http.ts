@@ -25,7 +25,7 @@ import type { AuthedContext, Deps, RequestContext, RequestMeta } from './context
 import { AppError, Forbidden, IdempotentReplay, ValidationFailed } from './errors'
 import { IDEMPOTENCY_HEADER, IDEMPOTENT_METHODS, IdempotencyStore, type IdempotencyClaim } from './idempotency'
 import { JsonTooDeep, MAX_JSON_DEPTH, parseRequestJson } from './json'
-import { chooseCoding, compress, COMPRESS_ABOVE_BYTES, contentHash, entityTag, noneMatchHits } from './representation'
+import { compress, noneMatchHits, represent } from './representation'
 import { errorFields } from './logger'
 import { can, type Access, type Platform } from './permissions'
 import { fieldErrors, type ValueIssue } from './validation'
@@ -443,13 +443,8 @@ function representRead(request: Request, value: unknown, set: { status?: number 
   if ((set.status !== undefined && set.status !== 200) || typeof value !== 'object' || value === null) return
   if (value.constructor !== Object && !Array.isArray(value)) return
   const json = JSON.stringify(value)
-  // Bytes ≥ UTF-16 units, so only a short string with non-ASCII text needs counting.
-  const bytes = json.length > COMPRESS_ABOVE_BYTES ? json.length : Buffer.byteLength(json)
-  const coding = chooseCoding(request.headers.get('accept-encoding'), bytes)
-  const hash = contentHash(json)
-  set.headers.etag = entityTag(hash, coding)
-  set.headers['cache-control'] = 'private, no-cache'
-  set.headers.vary = 'Accept-Encoding'
+  const { hash, coding, headers } = represent(json, request.headers.get('accept-encoding'))
+  Object.assign(set.headers, headers)
   const condition = request.headers.get('if-none-match')
   if (condition !== null && noneMatchHits(condition, hash)) {
     set.status = 304

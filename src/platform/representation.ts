@@ -93,6 +93,19 @@ export function chooseCoding(acceptEncoding: string | null, bytes: number): Codi
   return identity !== undefined && identity > bestQ ? 'identity' : best
 }
 
+/**
+ * How a JSON read answers a request: the hash its tag is made of, the coding, and the headers every
+ * answer of it carries (a 304 too). The body is the JSON itself, or `compress(json, coding)`.
+ */
+export function represent(json: string, acceptEncoding: string | null) {
+  // Bytes ≥ UTF-16 units, so only a short string with non-ASCII text needs counting.
+  const bytes = json.length > COMPRESS_ABOVE_BYTES ? json.length : Buffer.byteLength(json)
+  const coding = chooseCoding(acceptEncoding, bytes)
+  const hash = contentHash(json)
+  const headers = { etag: entityTag(hash, coding), 'cache-control': 'private, no-cache', vary: 'Accept-Encoding' }
+  return { hash, coding, headers }
+}
+
 export function compress(json: string, coding: Exclude<Coding, 'identity'>): Uint8Array<ArrayBuffer> {
   if (coding === 'gzip') return Bun.gzipSync(json) as Uint8Array<ArrayBuffer>
   return brotliCompressSync(json, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } }) as Uint8Array<ArrayBuffer>
