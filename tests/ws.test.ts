@@ -14,7 +14,7 @@ import { eq } from 'drizzle-orm'
 import { locationPings, notifications } from '../src/db/schema'
 import { ManualClock as TestClock, type ManualClock } from '../src/platform/clock'
 import { compileGrants } from '../src/platform/permissions'
-import { Hub, topics, type SocketAccess } from '../src/platform/hub'
+import { bulkTypesOf, Hub, topics, type SocketAccess } from '../src/platform/hub'
 import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../src/platform/replay-log'
 import { SOCKET_CHANNELS } from '../src/app'
 import { livemapTopic } from '../src/modules/locations/locations.manifest'
@@ -23,7 +23,7 @@ import { data, HERE as SITE, newProject, newVisit, visitSite } from './factories
 import { createTestApp, expectError, unique, type Session, type TestApp, type Workspace } from './harness'
 
 /** The event types the modules declare bulk (the live map's pings), for logs built without a hub. */
-const BULK = SOCKET_CHANNELS.flatMap((channel) => channel.bulk ?? [])
+const BULK = bulkTypesOf(SOCKET_CHANNELS)
 
 let h: TestApp
 let port: number

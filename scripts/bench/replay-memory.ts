@@ -8,7 +8,9 @@
 import { heapStats } from 'bun:jsc'
 import { pingBatch } from '../lib/pings'
 import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../../src/platform/replay-log'
+import { SOCKET_CHANNELS } from '../../src/app'
 import { livemapTopic } from '../../src/modules/locations/locations.manifest'
+import { bulkTypesOf } from '../../src/platform/hub'
 
 const BATCHES_PER_SECOND = 3000
 const PINGS = 50
@@ -36,7 +38,7 @@ function savedPings(seq: number, at: number) {
 
 /** Records `seconds` of `perSecond` events into one workspace's log; what it then holds. */
 function measure(perSecond: number, seconds: number) {
-  const log = new ReplayLog(REPLAY_BOUNDS, ['location.created'])
+  const log = new ReplayLog(REPLAY_BOUNDS, bulkTypesOf(SOCKET_CHANNELS))
   const topic = [livemapTopic(1)]
   const start = Date.parse('2026-11-23T08:00:00Z')
   const before = heapBytes()

@@ -123,6 +123,9 @@ export interface SocketChannel {
   bulk?: readonly string[]
 }
 
+/** The event types the replay log keeps in its bulk stream: every channel's `bulk`. */
+export const bulkTypesOf = (channels: readonly SocketChannel[]) => channels.flatMap((channel) => channel.bulk ?? [])
+
 interface Joined {
   topics: string[]
   /** Whether one of the topics is a bulk channel's: the socket's replay reads the bulk stream too. */
@@ -174,10 +177,7 @@ export class Hub {
   /** `channels`: every module's (src/app.ts gathers them from the manifests). */
   constructor(options: { replay?: ReplayBounds; channels?: readonly SocketChannel[] } = {}) {
     this.channels = options.channels ?? []
-    this.replay = new ReplayLog(
-      options.replay ?? REPLAY_BOUNDS,
-      this.channels.flatMap((channel) => channel.bulk ?? []),
-    )
+    this.replay = new ReplayLog(options.replay ?? REPLAY_BOUNDS, bulkTypesOf(this.channels))
   }
 
   /** The topics `access` joins: the user's own, then every channel's. */
