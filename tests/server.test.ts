@@ -200,6 +200,29 @@ describe('graceful shutdown of the real process (SIGTERM)', () => {
     }
   }, 20_000)
 
+  test('a job still running at shutdown is waited for before the database closes', async () => {
+    const harness = await createTestApp()
+    try {
+      harness.app.listen({ port: 0, hostname: '127.0.0.1' })
+      let jobsDone = false
+      const doneAtClose: boolean[] = []
+      const close = harness.deps.db.close
+      harness.deps.db.close = async () => {
+        doneAtClose.push(jobsDone)
+        await close()
+      }
+      // A job that takes 50 ms to reach its next batch boundary.
+      const stop = async () => {
+        await Bun.sleep(50)
+        jobsDone = true
+      }
+      await shutdown({ app: harness.app, deps: harness.deps, jobs: { stop } }, 2_000)
+      expect(doneAtClose).toEqual([true])
+    } finally {
+      rmSync(harness.dir, { recursive: true, force: true })
+    }
+  }, 20_000)
+
   test('SIGTERM with a socket open and a request in flight: close 1001, the request answered, exit 0 within 5 s, WAL checkpointed', async () => {
     const port = await start()
     const base = `http://127.0.0.1:${port}/api`
