@@ -1,5 +1,7 @@
 /**
- * Boot: environment → database (migrations applied) → app → listen → jobs. Stops cleanly on
+ * Boot: environment → the checks of ./startup.ts (PORT free, directories writable) → database
+ * (migrations applied) → app → listen → start-up warnings → jobs. A refused start is one JSON line at
+ * `error` naming the setting, and exit code 1. Stops cleanly on
  * SIGINT/SIGTERM (./shutdown.ts): no new requests, sockets closed (1001), requests in flight
  * finished, jobs stopped, database checkpointed and closed, exit 0 within 5 s.
  */
@@ -9,7 +11,15 @@ import { createApp } from './app'
 import { loadRegionalData } from './modules/regional/regional.data'
 import { startJobs } from './jobs'
 import { SERVER_MAX_REQUEST_BODY_SIZE } from './platform/http'
+import { createLogger } from './platform/logger'
 import { exitOnSignals } from './shutdown'
+import { StartupError, assertPortFree, portError, prepareDirectories, startupWarnings } from './startup'
+
+/** A refused start: one JSON line whatever LOG_LEVEL says (the operator must learn why), then exit 1. */
+function refuseStart(error: StartupError): never {
+  createLogger('error').error(error.message, { setting: error.setting })
+  process.exit(1)
+}
 
 async function main() {
   let config: Config
@@ -22,6 +32,14 @@ async function main() {
     }
     throw error
   }
+  try {
+    // Before the database is opened: a second instance must not resume the first one's export jobs.
+    await assertPortFree(config)
+    prepareDirectories(config)
+  } catch (error) {
+    if (error instanceof StartupError) refuseStart(error)
+    throw error
+  }
   const db = await openDatabase(config)
   await db.migrate()
   const { app, deps } = await createApp({ db, config })
@@ -29,13 +47,21 @@ async function main() {
   if (!config.REGIONAL_SERVICE_URL) await loadRegionalData(db, deps.logger)
   // Exports a restart interrupted are picked up again.
   await deps.exports.resume()
-  app.listen({ port: config.PORT, hostname: config.HOST, maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE })
+  try {
+    // reusePort: false — with Bun's default a second process could bind the same port and take half the
+    // connections (./startup.ts); the probe above already refused a taken port, this closes the race.
+    app.listen({ port: config.PORT, hostname: config.HOST, maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE, reusePort: false })
+  } catch (error) {
+    await db.close()
+    refuseStart(portError(config, error))
+  }
   const jobs = startJobs(deps)
   deps.logger.info('server started', {
     url: `http://${config.HOST}:${app.server?.port}/api`,
     docs: `http://localhost:${app.server?.port}/api/docs`,
     database: config.database.driver,
   })
+  for (const warning of startupWarnings(config)) deps.logger.warn(warning.message, warning.fields)
 
   exitOnSignals({ app, deps, jobs })
 }

@@ -54,6 +54,12 @@ describe('environment', () => {
     expect(parseDuration('2h')).toBe(7_200_000)
     expect(() => parseDuration('1w')).toThrow()
   })
+
+  test('an unknown NODE_ENV (staging) is ignored, not fatal: the start goes on as if it were unset', () => {
+    expect(loadConfig({ NODE_ENV: 'staging' }).NODE_ENV).toBe('development')
+    expect(loadConfig({ NODE_ENV: 'production' }).NODE_ENV).toBe('production')
+    expect(loadConfig({ NODE_ENV: 'test' }).NODE_ENV).toBe('test')
+  })
 })
 
 describe('JWT secret', () => {

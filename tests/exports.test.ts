@@ -3,8 +3,9 @@
  * filters, cell guarding, permissions, workspace isolation and the purge of old files.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { extractText, getDocumentProxy } from 'unpdf'
 import { purgeOldExports } from '../src/modules/exports/exports.service'
@@ -316,5 +317,28 @@ describe('Exports', () => {
     expect((await download(recent.id)).status).toBe(200)
     expect((await download(fresh.id)).status).toBe(200)
     expect(await purgeOldExports(t.app.deps)).toBe(0)
+  })
+})
+
+describe('an export that cannot be written (EXPORT_DIR unusable after the start)', () => {
+  // A regular file where a directory is expected: mkdir fails for root too (unlike chmod).
+  const blocker = join(mkdtempSync(join(tmpdir(), 'ffos-export-blocker-')), 'not-a-directory')
+  writeFileSync(blocker, '')
+  const t = useTestApp({ env: { EXPORT_DIR: join(blocker, 'exports') } })
+
+  test('the job ends failed with a generic message: no server path reaches the client (the log has it)', async () => {
+    const ws = await t.app.workspace()
+    const queued = await t.app.get('/office/v1/export/submissions/csv', { token: ws.owner.token })
+    expect(queued.status).toBe(202)
+    await t.app.deps.exports.idle()
+    const job = data(await t.app.get(`/office/v1/export/jobs/${queued.body.data.id}`, { token: ws.owner.token }), 200)
+    expect(job).toMatchObject({ status: 'failed' })
+    expect(job.error).toBe('the export file could not be written; the server log has the details')
+    const refused = await t.app.get(`/office/v1/export/jobs/${queued.body.data.id}/download`, { token: ws.owner.token })
+    expectError(refused, 409, 'EXPORT_FAILED')
+    for (const text of [JSON.stringify(job), refused.text]) {
+      expect(text).not.toContain(blocker)
+      expect(text).not.toContain(tmpdir())
+    }
   })
 })

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -278,4 +278,105 @@ describe('graceful shutdown of the real process (SIGTERM)', () => {
       db.close()
     }
   }, 20_000)
+})
+
+/**
+ * Starts `bun src/server.ts` with `env` (on a fresh data directory unless env says otherwise) and
+ * resolves once it either exited or logged "server started"; the caller stops a started one.
+ */
+async function bootServer(env: Record<string, string>) {
+  const dir = mkdtempSync(join(tmpdir(), 'ffos-boot-'))
+  const proc = Bun.spawn([process.execPath, 'src/server.ts'], {
+    cwd: join(import.meta.dir, '..'),
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: `file:${join(dir, 'app.db')}`,
+      UPLOAD_DIR: join(dir, 'uploads'),
+      EXPORT_DIR: join(dir, 'exports'),
+      // Upstream mode: no embedded regional data to load on a first start.
+      REGIONAL_SERVICE_URL: 'http://127.0.0.1:9',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  let stdout = ''
+  let stderr = ''
+  const decoder = new TextDecoder()
+  const readAll = async (stream: ReadableStream<Uint8Array>, add: (text: string) => void) => {
+    for await (const chunk of stream) add(decoder.decode(chunk, { stream: true }))
+  }
+  const outDone = readAll(proc.stdout as ReadableStream<Uint8Array>, (text) => {
+    stdout += text
+  })
+  const errDone = readAll(proc.stderr as ReadableStream<Uint8Array>, (text) => {
+    stderr += text
+  })
+  // A bound for a start that neither fails nor serves (the code before the fix), not a timing assertion.
+  for (let waited = 0; waited < 30_000 && proc.exitCode === null && !stdout.includes('"server started"'); waited += 25) await Bun.sleep(25)
+  if (proc.exitCode !== null) await Promise.all([outDone, errDone])
+  const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '')
+  return {
+    proc,
+    dir,
+    exitCode: proc.exitCode,
+    stdoutLines: () => lines(stdout),
+    stderrLines: () => lines(stderr),
+    port: () => Number(new URL(JSON.parse(lines(stdout).find((line) => line.includes('"server started"'))!).url).port),
+    async stop() {
+      if (proc.exitCode === null) proc.kill('SIGTERM')
+      await proc.exited
+      await Promise.all([outDone, errDone])
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+describe('a refused start is one JSON line naming the setting, and exit code 1 (no stack trace)', () => {
+  test('a second server on a taken PORT exits 1 with a line naming PORT; the first keeps serving every request', async () => {
+    const first = await bootServer({})
+    let second: Awaited<ReturnType<typeof bootServer>> | null = null
+    try {
+      expect(first.exitCode).toBeNull()
+      const port = first.port()
+      second = await bootServer({ PORT: String(port) })
+      expect(second.exitCode).toBe(1)
+      const [line, ...rest] = second.stderrLines()
+      expect(rest).toEqual([])
+      expect(JSON.parse(line!)).toMatchObject({ level: 'error', setting: 'PORT' })
+      expect(JSON.parse(line!).message).toContain(`PORT ${port} is already in use`)
+      expect(second.stdoutLines()).toEqual([])
+      // The first one answers all of them (with a shared port some would have gone to the second process).
+      for (let i = 0; i < 20; i++) expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200)
+    } finally {
+      await second?.stop()
+      await first.stop()
+    }
+  }, 60_000)
+
+  for (const setting of ['DATABASE_URL', 'UPLOAD_DIR', 'EXPORT_DIR'] as const) {
+    test(`${setting} under a regular file (uncreatable, also for root) → exit 1 with one line naming ${setting}`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ffos-blocked-'))
+      const blocker = join(dir, 'file.txt')
+      writeFileSync(blocker, 'in the way')
+      const value = setting === 'DATABASE_URL' ? `file:${join(blocker, 'data', 'app.db')}` : join(blocker, 'dir')
+      const boot = await bootServer({ [setting]: value })
+      try {
+        expect(boot.exitCode).toBe(1)
+        const lines = boot.stderrLines()
+        expect(lines).toHaveLength(1)
+        const logged = JSON.parse(lines[0]!)
+        expect(logged).toMatchObject({ level: 'error', setting })
+        expect(logged.message).toStartWith(`${setting}: the directory ${join(blocker, setting === 'DATABASE_URL' ? 'data' : 'dir')} cannot be created (ENOTDIR`)
+        expect(boot.stdoutLines()).toEqual([])
+      } finally {
+        await boot.stop()
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }, 60_000)
+  }
 })

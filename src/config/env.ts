@@ -25,7 +25,14 @@ const duration = z
 const flag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => value === 'true' || value === '1' || value === 'yes')
 
 const EnvSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /**
+   * Only `production` changes anything (the start-up warnings in src/platform/startup-checks.ts). Any other
+   * value (`staging`, a typo) is ignored as if unset, not fatal: NODE_ENV is shared with other tools.
+   */
+  NODE_ENV: z
+    .string()
+    .optional()
+    .transform((value) => (value === 'production' || value === 'test' ? value : 'development')),
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_URL: z

@@ -87,7 +87,7 @@ async function runJob(deps: Deps, id: number) {
   const absolute = resolve(deps.config.EXPORT_DIR, path)
   try {
     const actor = await loadMember(deps.db.read, job.user_id, job.workspace_id)
-    if (!actor || !can(actor.permissions, 'export.view', 'web', 'view')) throw new Error('the requester no longer has access to exports of this workspace')
+    if (!actor || !can(actor.permissions, 'export.view', 'web', 'view')) throw new ExportRefused('the requester no longer has access to exports of this workspace')
     const ctx: AuthedContext = {
       deps,
       actor,
@@ -101,11 +101,19 @@ async function runJob(deps: Deps, id: number) {
         : await writePdf(ctx, job.filters as SubmissionListQuery, absolute)
     await setJob(deps, id, { status: 'done', row_count: rows, path, finished_at: deps.clock.now().toISOString() })
   } catch (error) {
-    await rm(absolute, { force: true })
-    await setJob(deps, id, { status: 'failed', error: error instanceof Error ? error.message : String(error), finished_at: deps.clock.now().toISOString() })
-    deps.logger.warn('export failed', { job: id, ...errorFields(error) })
+    // The job must end `failed` whatever went wrong, also when EXPORT_DIR itself is unusable (rm throws then).
+    await rm(absolute, { force: true }).catch(() => {})
+    // The job's `error` is shown to the client: only a refusal's own words, never a file system error,
+    // which names server paths. The log line has the details.
+    const shown = error instanceof ExportRefused ? error.message : EXPORT_WRITE_FAILED
+    await setJob(deps, id, { status: 'failed', error: shown, finished_at: deps.clock.now().toISOString() })
+    deps.logger.warn('export failed', { job: id, path: absolute, ...errorFields(error) })
   }
 }
+
+/** Why a job was refused, in words fit for the client. */
+class ExportRefused extends Error {}
+const EXPORT_WRITE_FAILED = 'the export file could not be written; the server log has the details'
 
 const COLUMNS = [
   'submission_id',
