@@ -12,11 +12,12 @@
  *
  * The database is the one DATABASE_URL names (default ./data/app.db), as for `npm start`.
  */
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
 import { ConfigError, loadConfig, type Config } from './config/env'
 import { BackupError, backupDatabase, restoreDatabase } from './db/backup'
 import { openDatabase } from './db/client'
+import { StartupError, ensureWritableDirectory } from './startup'
 
 /** A failure the user can fix: printed alone (no stack) and exit code 1. */
 export class CliError extends Error {}
@@ -77,7 +78,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
         throw new CliError(`unknown command: ${command}\n${USAGE}`)
     }
   } catch (error) {
-    if (error instanceof CliError || error instanceof BackupError || error instanceof ConfigError) {
+    if (error instanceof CliError || error instanceof BackupError || error instanceof ConfigError || error instanceof StartupError) {
       io.err(error.message)
       return 1
     }
@@ -143,6 +144,7 @@ async function createWorkspace(config: Config, given: Record<string, string>, io
   if (problems.length) throw new CliError(`invalid input (--workspace, --name, --email; the password on stdin):\n  ${problems.join('\n  ')}`)
   const input = Value.Decode(RegisterBody, candidate)
 
+  if (config.database.path && config.database.path !== ':memory:') ensureWritableDirectory('DATABASE_URL', dirname(config.database.path))
   const db = await openDatabase(config)
   try {
     await db.migrate()

@@ -21,6 +21,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import type { Config } from './config/env'
+import { describeFsError } from './platform/fs-errors'
 
 /** A start refused because of a setting; `message` is the one line the operator reads. */
 export class StartupError extends Error {
@@ -88,23 +89,6 @@ export function ensureWritableDirectory(setting: string, dir: string): void {
   } catch (error) {
     throw new StartupError(setting, `${setting}: no file can be written in ${absolute} (${describeFsError(error)}); make it writable for this user or point ${setting} elsewhere`)
   }
-}
-
-/** `ENOTDIR: a file is in the way` rather than a stack trace. */
-export function describeFsError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | null)?.code
-  const meaning: Record<string, string> = {
-    ENOTDIR: 'a file is in the way of a directory on that path',
-    EEXIST: 'a file of that name exists',
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    EROFS: 'read-only file system',
-    ENOSPC: 'no space left on the device',
-    EISDIR: 'it is a directory',
-    ENOENT: 'a directory on that path does not exist',
-  }
-  if (code && meaning[code]) return `${code}: ${meaning[code]}`
-  return code ?? (error instanceof Error ? error.message : String(error))
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|\[::1\])$/i

@@ -3,7 +3,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { Database as Sqlite } from 'bun:sqlite'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROOT } from '../scripts/lib/server-process'
@@ -46,6 +46,56 @@ describe('ffos create-workspace (the first workspace when registration is off)',
       } finally {
         db.close()
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
+
+/** `bun src/cli.ts ARGS` with `env` added to the environment; optional stdin. */
+function cli(args: string[], env: Record<string, string>, stdin = '') {
+  const result = Bun.spawnSync([process.execPath, join(ROOT, 'src/cli.ts'), ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    cwd: ROOT,
+    stdin: new TextEncoder().encode(stdin),
+  })
+  return { code: result.exitCode, out: result.stdout.toString(), err: result.stderr.toString() }
+}
+
+describe('ffos backup FILE (README: `ffos backup backups/2026-11-22.db`)', () => {
+  test('into a folder that does not exist yet: the folder is created and the backup written; where no folder can be made: one line, exit 1, no stack trace', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ffos-backup-cli-'))
+    const env = { DATABASE_URL: `file:${join(dir, 'app.db')}` }
+    try {
+      expect(cli(['create-workspace', '--workspace', 'Acme', '--name', 'Ana', '--email', 'ana@example.com'], env, 'password123\n').code).toBe(0)
+      const target = join(dir, 'backups', 'nightly', '2026-11-22.db')
+      const made = cli(['backup', target], env)
+      expect(made.err).toBe('')
+      expect(made.code).toBe(0)
+      expect(existsSync(target)).toBe(true)
+
+      // A regular file where the folder should be: refused for root too.
+      writeFileSync(join(dir, 'file.txt'), 'in the way')
+      const blocked = cli(['backup', join(dir, 'file.txt', 'backup.db')], env)
+      expect(blocked.code).toBe(1)
+      expect(blocked.err.trim().split('\n')).toHaveLength(1)
+      expect(blocked.err).toContain(`the folder ${join(dir, 'file.txt')} cannot be created (EEXIST: a file, not a directory`)
+      expect(blocked.err).not.toMatch(/^\s+at /m)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  test('create-workspace with DATABASE_URL under a regular file: one line naming DATABASE_URL, exit 1, no stack trace', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ffos-create-blocked-'))
+    try {
+      writeFileSync(join(dir, 'file.txt'), 'in the way')
+      const result = cli(['create-workspace', '--workspace', 'Acme', '--name', 'Ana', '--email', 'ana@example.com'], {
+        DATABASE_URL: `file:${join(dir, 'file.txt', 'app.db')}`,
+      }, 'password123\n')
+      expect(result.code).toBe(1)
+      expect(result.err.trim().split('\n')).toHaveLength(1)
+      expect(result.err).toStartWith('DATABASE_URL: ')
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

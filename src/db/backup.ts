@@ -10,7 +10,9 @@
  * backup in place. Migrations newer than the backup are applied by the next start.
  */
 import { Database as Sqlite } from 'bun:sqlite'
-import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { describeFsError } from '../platform/fs-errors'
 
 export class BackupError extends Error {}
 
@@ -40,15 +42,28 @@ export function verifyDatabaseFile(file: string) {
   }
 }
 
-/** Copies the live database at `source` into `target` (which must not exist) and verifies the copy. */
+/**
+ * Copies the live database at `source` into `target` (which must not exist) and verifies the copy.
+ * The folder of `target` is created when missing (`ffos backup backups/2026-11-22.db` on a fresh
+ * machine): a backup only ever adds a file, so a mistyped folder costs nothing but a stray folder.
+ */
 export function backupDatabase(source: string, target: string): BackupResult {
   if (!existsSync(source)) throw new BackupError(`${source} does not exist`)
   if (existsSync(target)) throw new BackupError(`${target} already exists; choose a new file name`)
+  const folder = dirname(resolve(target))
+  try {
+    mkdirSync(folder, { recursive: true })
+  } catch (error) {
+    throw new BackupError(`the folder ${folder} cannot be created (${describeFsError(error)}); choose another place for the backup`)
+  }
   const started = performance.now()
   const db = new Sqlite(source, { readonly: true })
   try {
     db.run('PRAGMA busy_timeout = 5000')
     db.query('VACUUM INTO ?').run(target)
+  } catch (error) {
+    rmSync(target, { force: true })
+    throw new BackupError(`the backup could not be written to ${target}: ${(error as Error).message}`)
   } finally {
     db.close()
   }
