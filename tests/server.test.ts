@@ -380,3 +380,64 @@ describe('a refused start is one JSON line naming the setting, and exit code 1 (
     }, 60_000)
   }
 })
+
+describe('a body over 10 MiB: the 413 reaches the client every time (the rest of the body is read and discarded, not reset)', () => {
+  /**
+   * One client in another process: writes the headers and all 12 MiB, then reads. Closing the socket
+   * while it still sends would reset the connection and drop the unread 413 (`EPIPE`, `ECONNRESET`).
+   * Node's own net module runs it when `node` is installed (it met the reset almost every time);
+   * otherwise Bun runs the same script.
+   */
+  const CLIENT = `
+    import { connect } from 'node:net'
+    const [mode, port, attempts] = process.argv.slice(-3)
+    const chunked = mode === 'chunked'
+    const body = Buffer.alloc(12 * 1024 * 1024, 'x')
+    const head = chunked ? 'Transfer-Encoding: chunked' : 'Content-Length: ' + body.length
+    const results = []
+    for (let i = 0; i < Number(attempts); i++) {
+      results.push(await new Promise((resolve) => {
+        const socket = connect({ host: '127.0.0.1', port: Number(port) })
+        let answer = ''
+        let error = null
+        socket.on('data', (chunk) => { answer += chunk })
+        socket.on('error', (e) => { error = e.code ?? e.message })
+        socket.on('close', () => resolve({ error, answer }))
+        socket.write('POST /api/auth/login HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Type: application/json\\r\\n' + head + '\\r\\n\\r\\n')
+        if (!chunked) socket.write(body)
+        else for (let at = 0; at < body.length; at += 1024 * 1024) socket.write((1024 * 1024).toString(16) + '\\r\\n' + body.subarray(at, at + 1024 * 1024) + '\\r\\n')
+        if (chunked) socket.write('0\\r\\n\\r\\n')
+        socket.end()
+      }))
+    }
+    console.log(JSON.stringify(results))
+  `
+
+  test('20 times 12 MiB with a Content-Length and 20 times chunked, from a separate client process: 40 envelopes with X-Request-Id, no EPIPE or reset', async () => {
+    const { startServer, tempDir } = await import('../scripts/lib/server-process')
+    const data = tempDir('ffos-413-')
+    const server = await startServer({ dbPath: join(data.dir, 'app.db'), env: { REGIONAL_SERVICE_URL: 'http://127.0.0.1:9' } })
+    try {
+      const script = join(data.dir, 'client.mjs')
+      writeFileSync(script, CLIENT)
+      const runtime = Bun.which('node') ?? process.execPath
+      const results: { error: string | null; answer: string }[] = []
+      for (const mode of ['content-length', 'chunked']) {
+        const client = Bun.spawn([runtime, script, mode, String(server.port), '20'], { stdout: 'pipe', stderr: 'pipe' })
+        const [out, err, code] = await Promise.all([new Response(client.stdout).text(), new Response(client.stderr).text(), client.exited])
+        expect(err).toBe('')
+        expect(code).toBe(0)
+        results.push(...JSON.parse(out))
+      }
+      const failures = results
+        .map((result, attempt) => ({ attempt, ...result }))
+        .filter(({ error, answer }) => error !== null || !answer.startsWith('HTTP/1.1 413') || !/\r\nx-request-id: /i.test(answer) || !answer.includes('"code":"PAYLOAD_TOO_LARGE"'))
+        .map(({ attempt, error, answer }) => `attempt ${attempt}: ${error ?? ''} ${answer.slice(0, 60)}`)
+      expect(failures).toEqual([])
+      expect(results).toHaveLength(40)
+    } finally {
+      await server.stop()
+      data.remove()
+    }
+  }, 120_000)
+})

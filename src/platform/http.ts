@@ -34,11 +34,19 @@ export const MAX_BODY_BYTES = 10 * 1024 * 1024
 /**
  * What Bun.serve is told (`maxRequestBodySize`): no limit of its own. Bun refuses an oversize body
  * with a bare 413 before the app sees it (no envelope, no X-Request-Id), so the app enforces
- * MAX_BODY_BYTES itself: a declared Content-Length over it is refused before a byte is read, and a
- * body without one (chunked) is read only up to the limit. The 413 closes the connection, so the
- * rest of an oversize body is never drained.
+ * MAX_BODY_BYTES itself: a declared Content-Length over it is refused without keeping a byte, and a
+ * body without one (chunked) is kept only up to the limit. The 413 closes the connection.
  */
 export const SERVER_MAX_REQUEST_BODY_SIZE = Number.MAX_SAFE_INTEGER
+/**
+ * Before the 413 of an oversize body is sent, the rest of that body is read and thrown away, up to
+ * this many bytes in all and for at most DISCARD_MAX_MS. Closing the connection while the client is
+ * still sending makes the kernel answer its next bytes with a reset, which discards the 413 the client
+ * had not read yet: the client sees `EPIPE` / `ECONNRESET` instead of the envelope (Node clients
+ * almost every time). A body declared larger than this is refused at once (nobody waits for a GiB).
+ */
+export const DISCARD_MAX_BYTES = 64 * 1024 * 1024
+export const DISCARD_MAX_MS = 5_000
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 const CSV_TYPE = /^text\/csv\s*(?:;|$)/i
@@ -264,6 +272,13 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         const length = Number(c.request.headers.get('content-length') ?? 0)
         if (length > MAX_BODY_BYTES) throw payloadTooLarge()
       })
+      // Draining an oversize body before its 413 (DISCARD_MAX_BYTES) needs a wait, which onRequest, kept
+      // synchronous for every request, cannot do: this wrapper around the whole handler does it only for them.
+      .wrap((handle, request) => {
+        const length = Number(request.headers.get('content-length') ?? 0)
+        if (length <= MAX_BODY_BYTES || length > DISCARD_MAX_BYTES) return handle
+        return ((r: Request) => discardBody(r, length).then(() => handle(r))) as unknown as ReturnType<typeof handle>
+      })
       .onParse({ as: 'global' }, async (c) => await parseBody(state(c)))
       // Elysia reads a hook's source to tell whether to wait for it: no call right after `return` keeps
       // this one synchronous, as the error path always was.
@@ -480,7 +495,7 @@ async function readBody(request: Request): Promise<ArrayBuffer | null> {
     if (done) break
     total += value.byteLength
     if (total > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {})
+      await discardRest(reader, total, DISCARD_MAX_BYTES)
       return null
     }
     chunks.push(value)
@@ -493,6 +508,28 @@ async function readBody(request: Request): Promise<ArrayBuffer | null> {
     offset += chunk.byteLength
   }
   return joined.buffer
+}
+
+/** Reads and throws away a request's body (its declared `length` at most; see DISCARD_MAX_BYTES). */
+async function discardBody(request: Request, length: number): Promise<void> {
+  if (request.body) await discardRest(request.body.getReader(), 0, length)
+}
+
+/** Reads `reader` to its end or until `limit` bytes in all or DISCARD_MAX_MS have passed, keeping nothing. */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, already: number, limit: number): Promise<void> {
+  const timer = setTimeout(() => void reader.cancel().catch(() => {}), DISCARD_MAX_MS)
+  try {
+    for (let total = already; total <= limit; ) {
+      const { done, value } = await reader.read()
+      if (done) break
+      total += value.byteLength
+    }
+  } catch {
+    // The client went away or the time ran out: the 413 is sent (or not) all the same.
+  } finally {
+    clearTimeout(timer)
+    await reader.cancel().catch(() => {})
+  }
 }
 
 const DECIMAL = /^-?\d+$/
