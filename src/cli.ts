@@ -5,10 +5,14 @@
  *   ffos backup FILE                   online backup of the database into FILE (the server keeps running)
  *   ffos restore FILE                  puts FILE in place of the database; stop the server first
  *   ffos regional-export DIR           the embedded regional data as static JSON files (README.md)
+ *   ffos health                        asks the running server (GET http://127.0.0.1:$PORT/api/health):
+ *                                      exit 0 when it answers healthy within HEALTH_TIMEOUT_MS, 1 otherwise
+ *                                      (the container's HEALTHCHECK; it opens no database and no file)
  *   ffos create-workspace --workspace NAME --name NAME --email EMAIL
  *                                      the first workspace and its super_admin, also when
  *                                      REGISTRATION_ENABLED=false; the password is read from stdin
- *                                      (one line), never from the command line, where `ps` shows it
+ *                                      (one line; typed without echo on a terminal), never from the
+ *                                      command line, where `ps` shows it
  *
  * The database is the one DATABASE_URL names (default ./data/app.db), as for `npm start`.
  */
@@ -27,6 +31,7 @@ const USAGE = `usage:
   ffos backup FILE              online backup into FILE
   ffos restore FILE             restore FILE (server stopped)
   ffos regional-export DIR      write the regional data as JSON files
+  ffos health                   exit 0 when the server on PORT answers healthy, 1 otherwise
   ffos create-workspace --workspace NAME --name NAME --email EMAIL   (password on stdin)`
 
 type Print = (line: string) => void
@@ -42,10 +47,50 @@ const processIo: CliIo = {
   out: (line) => console.log(line),
   err: (line) => console.error(line),
   readLine: async (prompt) => {
-    if (process.stdin.isTTY) process.stderr.write(prompt)
+    if (process.stdin.isTTY) return readWithoutEcho(prompt)
     for await (const line of console) return line
     return null
   },
+}
+
+/**
+ * One line typed on the terminal, not shown (a password; someone may be looking at the screen or
+ * recording the session). Raw mode turns the terminal's echo off, so the keys are handled here:
+ * Enter ends the line, Backspace removes a character, Ctrl-C stops the command (exit 130), Ctrl-D on
+ * an empty line is the end of input. The prompt is written once echo is off, so nothing typed after
+ * it can be shown.
+ */
+function readWithoutEcho(prompt: string): Promise<string | null> {
+  const stdin = process.stdin
+  stdin.setRawMode(true)
+  stdin.resume()
+  process.stderr.write(prompt)
+  return new Promise((resolve) => {
+    let line = ''
+    const finish = (value: string | null) => {
+      stdin.off('data', onData)
+      stdin.setRawMode(false)
+      stdin.pause()
+      process.stderr.write('\n')
+      resolve(value)
+    }
+    const onData = (chunk: Buffer | string) => {
+      for (const char of chunk.toString()) {
+        if (char === '\r' || char === '\n') return finish(line)
+        if (char === '\u0003') {
+          finish(null)
+          process.exit(130)
+        }
+        if (char === '\u0004') {
+          if (line === '') return finish(null)
+          continue
+        }
+        if (char === '\u007f' || char === '\b') line = Array.from(line).slice(0, -1).join('')
+        else if (char >= ' ') line += char
+      }
+    }
+    stdin.on('data', onData)
+  })
 }
 
 /** Runs one command; resolves with the exit code. `serve` never resolves (the server runs). */
@@ -69,6 +114,9 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       }
       case 'create-workspace':
         return await createWorkspace(config(), options(args), io)
+      case 'health':
+        if (args.length) throw new CliError(`health takes no arguments\n${USAGE}`)
+        return await health(config(), io)
       case 'help':
       case '--help':
       case '-h':
@@ -107,6 +155,31 @@ function options(args: string[]): Record<string, string> {
     result[match[1]!] = value
   }
   return result
+}
+
+/** How long `ffos health` waits for the answer: well under a container health check's own timeout. */
+export const HEALTH_TIMEOUT_MS = 3_000
+
+/**
+ * GET /api/health of the server this environment describes (PORT; HOST when it names one address,
+ * 127.0.0.1 when it is a wildcard): 0 when it answers 200 with `data.status: ok`, 1 otherwise.
+ */
+async function health(config: Config, io: CliIo): Promise<number> {
+  const host = ['0.0.0.0', '::', '[::]'].includes(config.HOST) ? '127.0.0.1' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST
+  const url = `http://${host}:${config.PORT}/api/health`
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) })
+    const body = (await response.json().catch(() => null)) as { data?: { status?: string; db?: string } } | null
+    if (response.status === 200 && body?.data?.status === 'ok') {
+      io.out(`healthy: ${url}`)
+      return 0
+    }
+    io.err(`unhealthy: ${url} answered ${response.status}${body?.data?.db ? ` (db: ${body.data.db})` : ''}`)
+  } catch (error) {
+    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${HEALTH_TIMEOUT_MS} ms` : (error as Error).message
+    io.err(`unhealthy: ${url}: ${reason}`)
+  }
+  return 1
 }
 
 function embeddedPath(config: Config): string {

@@ -101,3 +101,93 @@ describe('ffos backup FILE (README: `ffos backup backups/2026-11-22.db`)', () =>
     }
   }, 60_000)
 })
+
+describe('ffos health (the container HEALTHCHECK)', () => {
+  test('exit 0 while the server on PORT answers healthy; 1 when it answers otherwise or nothing listens', async () => {
+    const { startServer, tempDir } = await import('../scripts/lib/server-process')
+    const data = tempDir('ffos-health-')
+    const server = await startServer({ dbPath: join(data.dir, 'app.db'), env: { REGIONAL_SERVICE_URL: 'http://127.0.0.1:9' } })
+    let stopped = false
+    try {
+      // HOST as in the container (a wildcard): the command asks 127.0.0.1.
+      const up = cli(['health'], { PORT: String(server.port), HOST: '0.0.0.0' })
+      expect(up).toMatchObject({ code: 0, err: '' })
+      expect(up.out).toBe(`healthy: http://127.0.0.1:${server.port}/api/health\n`)
+      expect(await server.stop()).toBe(0)
+      stopped = true
+      const down = cli(['health'], { PORT: String(server.port), HOST: '127.0.0.1' })
+      expect(down.code).toBe(1)
+      expect(down.err).toStartWith(`unhealthy: http://127.0.0.1:${server.port}/api/health: `)
+    } finally {
+      if (!stopped) await server.stop()
+      data.remove()
+    }
+
+    // Something else on the port answers 503 (the database did not answer): unhealthy.
+    const other = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ success: false, data: { status: 'error', db: 'error' } }, { status: 503 }) })
+    try {
+      // Spawned without blocking: the stand-in server answers from this process.
+      const child = Bun.spawn([process.execPath, join(ROOT, 'src/cli.ts'), 'health'], {
+        env: { ...process.env, PORT: String(other.port), HOST: '127.0.0.1' },
+        cwd: ROOT,
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+      const [code, err] = await Promise.all([child.exited, new Response(child.stderr).text()])
+      const sick = { code, err }
+      expect(sick.code).toBe(1)
+      expect(sick.err).toBe(`unhealthy: http://127.0.0.1:${other.port}/api/health answered 503 (db: error)\n`)
+    } finally {
+      other.stop(true)
+    }
+  }, 60_000)
+})
+
+describe('create-workspace on a terminal: the password is not shown', () => {
+  // `script` (util-linux) runs the command on a pseudo-terminal; without it this cannot be shown here.
+  test.skipIf(!Bun.which('script'))('typed at the prompt on a pseudo-terminal, the password is not echoed, and it is the one stored', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ffos-tty-'))
+    try {
+      const command = `'${process.execPath}' '${join(ROOT, 'src/cli.ts')}' create-workspace --workspace Acme --name Ana --email ana@example.com`
+      const child = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], {
+        env: { ...process.env, DATABASE_URL: `file:${join(dir, 'app.db')}`, LOG_LEVEL: 'warn' },
+        cwd: ROOT,
+        stdin: 'pipe',
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+      // Everything the terminal showed (the pseudo-terminal's output, echo included).
+      let screen = ''
+      const reader = (child.stdout as ReadableStream<Uint8Array>).getReader()
+      const decoder = new TextDecoder()
+      const readUntil = async (text: string) => {
+        while (!screen.includes(text)) {
+          const { value, done } = await reader.read()
+          if (done) return
+          screen += decoder.decode(value, { stream: true })
+        }
+      }
+      // Keys are typed only once the prompt is shown, as a person would.
+      await readUntil('Password:')
+      child.stdin.write('secret-pass-123\r')
+      child.stdin.flush()
+      await readUntil('created workspace')
+      child.stdin.end()
+      await readUntil('\u0000 the end of the output')
+      expect(await child.exited).toBe(0)
+      expect(screen).toContain('Password:')
+      expect(screen).toContain('created workspace')
+      expect(screen).not.toContain('secret')
+
+      const db = new Sqlite(join(dir, 'app.db'), { readonly: true })
+      try {
+        const { password_hash } = db.query<{ password_hash: string }, []>("select password_hash from users where email = 'ana@example.com'").get()!
+        expect(await Bun.password.verify('secret-pass-123', password_hash)).toBe(true)
+      } finally {
+        db.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})

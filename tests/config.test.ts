@@ -10,6 +10,7 @@ import { ConfigError, loadConfig, parseDuration } from '../src/config/env'
 import { openDatabase } from '../src/db/client'
 import { ManualClock } from '../src/platform/clock'
 import { createTokenService, resolveJwtSecret } from '../src/platform/jwt'
+import { startupWarnings } from '../src/startup'
 import { createTestApp } from './harness'
 
 describe('environment', () => {
@@ -115,5 +116,21 @@ describe('settings for small machines and time zones', () => {
     expect(loadConfig({}).DEFAULT_TIMEZONE).toBe('UTC')
     expect(loadConfig({ DEFAULT_TIMEZONE: 'Asia/Jakarta' }).DEFAULT_TIMEZONE).toBe('Asia/Jakarta')
     expect(() => loadConfig({ DEFAULT_TIMEZONE: 'Mars/Olympus_Mons' })).toThrow(/DEFAULT_TIMEZONE/)
+  })
+})
+
+describe('start-up warnings (src/startup.ts): settings an operator would not want in production', () => {
+  const warned = (env: Record<string, string>) => startupWarnings(loadConfig(env)).map((warning) => warning.fields.setting)
+
+  test('PUBLIC_URL still on localhost with NODE_ENV=production; /api/metrics open (no METRICS_TOKEN) while HOST is not loopback', () => {
+    expect(warned({ NODE_ENV: 'production' })).toEqual(['PUBLIC_URL', 'METRICS_TOKEN'])
+    expect(warned({ NODE_ENV: 'production', PUBLIC_URL: 'http://127.0.0.1:3000', HOST: '127.0.0.1' })).toEqual(['PUBLIC_URL'])
+    // Development and tests on a laptop: localhost is what PUBLIC_URL should be.
+    expect(warned({ HOST: '127.0.0.1' })).toEqual([])
+    expect(warned({ NODE_ENV: 'staging', HOST: '::1' })).toEqual([])
+    // The metrics page is open on every interface: a warning whatever NODE_ENV says.
+    expect(warned({ HOST: '0.0.0.0' })).toEqual(['METRICS_TOKEN'])
+    expect(warned({ NODE_ENV: 'production', PUBLIC_URL: 'https://ops.example.com', METRICS_TOKEN: 'm'.repeat(16) })).toEqual([])
+    expect(warned({ NODE_ENV: 'production', PUBLIC_URL: 'https://ops.example.com', HOST: 'localhost' })).toEqual([])
   })
 })

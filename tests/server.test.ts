@@ -358,6 +358,24 @@ describe('a refused start is one JSON line naming the setting, and exit code 1 (
     }
   }, 60_000)
 
+  test('a start that runs but would surprise an operator warns in one JSON line each: PUBLIC_URL on localhost in production, /api/metrics open on a public interface', async () => {
+    // Each server is stopped before its output is read, so every line it wrote is there.
+    const boot = await bootServer({ NODE_ENV: 'production', HOST: '0.0.0.0' })
+    const bootRan = boot.exitCode === null
+    await boot.stop()
+    expect(bootRan).toBe(true)
+    const warnings = boot.stderrLines().map((line) => JSON.parse(line))
+    expect(warnings.map((line) => [line.level, line.setting])).toEqual([
+      ['warn', 'PUBLIC_URL'],
+      ['warn', 'METRICS_TOKEN'],
+    ])
+    const quiet = await bootServer({ NODE_ENV: 'production', HOST: '127.0.0.1', PUBLIC_URL: 'https://ops.example.com' })
+    const quietRan = quiet.exitCode === null
+    await quiet.stop()
+    expect(quietRan).toBe(true)
+    expect(quiet.stderrLines()).toEqual([])
+  }, 60_000)
+
   for (const setting of ['DATABASE_URL', 'UPLOAD_DIR', 'EXPORT_DIR'] as const) {
     test(`${setting} under a regular file (uncreatable, also for root) → exit 1 with one line naming ${setting}`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'ffos-blocked-'))
