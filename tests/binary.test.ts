@@ -36,9 +36,17 @@ function memoryOf(pid: number) {
   return { rssMiB: Math.round(kib('VmRSS') / 1024), peakMiB: Math.round(kib('VmHWM') / 1024) }
 }
 
-async function drain(stream: ReadableStream<Uint8Array>, log: ServerLog) {
+async function drain(stream: ReadableStream<Uint8Array>, ...logs: ServerLog[]) {
   const decoder = new TextDecoder()
-  for await (const chunk of stream) log.push(decoder.decode(chunk))
+  let pending = ''
+  for await (const chunk of stream) {
+    pending += decoder.decode(chunk, { stream: true })
+    const cut = pending.lastIndexOf('\n')
+    if (cut < 0) continue
+    for (const log of logs) log.push(pending.slice(0, cut))
+    pending = pending.slice(cut + 1)
+  }
+  if (pending) for (const log of logs) log.push(pending)
 }
 
 describe.skipIf(!enabled)('the compiled executable, alone in an empty directory', () => {
@@ -49,6 +57,9 @@ describe.skipIf(!enabled)('the compiled executable, alone in an empty directory'
   let base: string
   let env: Record<string, string>
   const log = new ServerLog()
+  /** Standard output alone: every line of it must be JSON (a log collector parses each). */
+  const stdoutLog = new ServerLog(100_000)
+  let stdoutDrained: Promise<void>
   const figures: Record<string, unknown> = {}
 
   /** `ffos ARGS` in the binary's directory, with the server's environment; optional stdin. */
@@ -87,7 +98,7 @@ describe.skipIf(!enabled)('the compiled executable, alone in an empty directory'
     }
     const started = performance.now()
     proc = Bun.spawn([binary], { cwd: binDir, env, stdout: 'pipe', stderr: 'pipe' })
-    void drain(proc.stdout as ReadableStream<Uint8Array>, log)
+    stdoutDrained = drain(proc.stdout as ReadableStream<Uint8Array>, log, stdoutLog)
     void drain(proc.stderr as ReadableStream<Uint8Array>, log)
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`ffos exited during start (${proc.exitCode}):\n${log.tail()}`)
@@ -132,6 +143,25 @@ describe.skipIf(!enabled)('the compiled executable, alone in an empty directory'
     const login = await expectCall(base, 'POST', '/auth/login', 200, { body: { email: 'owner@example.com', password: 'password123' } })
     expect(login.body.data.user.role).toBe('super_admin')
     owner = login.body.data.token
+  })
+
+  test('every line on stdout is JSON through the first requests and a WebSocket (no "[Sucrose] warning" blocks); `ffos health` answers 0', async () => {
+    // A first request on routes with a body, a token, a query, and a socket with a ping.
+    await call(base, 'POST', '/auth/login', { body: { email: 'owner@example.com', password: 'wrong-password' } })
+    await expectCall(base, 'GET', '/office/v1/outlets?limit=5&keyword=x', 200, { token: owner })
+    await expectCall(base, 'POST', '/office/v1/outlets/channel-groups', 201, { token: owner, body: { name: 'Modern Trade' } })
+    const socket = new WebSocket(`${base.replace('http', 'ws').replace('/api', '')}/ws?token=${encodeURIComponent(owner)}`)
+    const pong = await new Promise<string>((resolve, reject) => {
+      socket.onopen = () => socket.send(JSON.stringify({ type: 'ping' }))
+      socket.onmessage = (event) => resolve(String(event.data))
+      socket.onerror = () => reject(new Error('socket error'))
+    })
+    expect(JSON.parse(pong)).toEqual({ type: 'pong' })
+    socket.close()
+    const health = run(['health'])
+    expect(health.code).toBe(0)
+    expect(health.out).toStartWith('healthy: ')
+    // The lines themselves are checked once the process has exited and its output is all read (SIGTERM test).
   })
 
   test('the 38 provinces of the embedded regional data are there', async () => {
@@ -229,9 +259,18 @@ describe.skipIf(!enabled)('the compiled executable, alone in an empty directory'
     expect(JSON.parse(exported.out)).toMatchObject({ provinces: 38, cities: 514, districts: 7_285, villages: 83_762 })
   }, 60_000)
 
-  test('SIGTERM stops it with exit code 0', async () => {
+  test('SIGTERM stops it with exit code 0; every line it wrote on stdout (LOG_LEVEL=warn) is JSON', async () => {
     proc.kill('SIGTERM')
     expect(await proc.exited).toBe(0)
+    await stdoutDrained
+    const notJson = stdoutLog.lines.filter((line) => {
+      try {
+        return typeof JSON.parse(line) !== 'object'
+      } catch {
+        return true
+      }
+    })
+    expect(notJson).toEqual([])
   }, 30_000)
 
   test('a remote libSQL URL loads the pure-JavaScript client (no native addon needed): it fails on the connection, not on a missing module', async () => {

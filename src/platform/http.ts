@@ -331,7 +331,10 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
             introspect(hook: object) {
               options = optionsOf(hook)
             },
-            async transform(c) {
+            // Hooks are arrow functions, never methods (`async transform(c) {`): Elysia reads a hook's source to
+            // infer what it uses, and cannot parse a minified method (the executable), printing a
+            // "[Sucrose] warning" that is not a JSON line on stdout at the first request.
+            transform: async (c) => {
               await prepare(state(c), requirement, options)
             },
             resolve: (c) => ({ ctx: state(c).ctx as AuthedContext }),
@@ -351,7 +354,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
             introspect(hook: object) {
               options = optionsOf(hook)
             },
-            async transform(c) {
+            transform: async (c) => {
               if (enabled) await prepare(state(c), null, options)
             },
             resolve: (c) => ({ ctx: state(c).ctx }),
