@@ -3,11 +3,11 @@
  * filters, cell guarding, permissions, workspace isolation and the purge of old files.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { extractText, getDocumentProxy } from 'unpdf'
-import { purgeOldExports } from '../src/modules/exports/exports.service'
+import { purgeOldExports, writeInPlace } from '../src/modules/exports/exports.service'
 import { expectError, useTestApp, type Session, type Workspace } from './harness'
 import { type Row, manualClock, data, parseJson, ids, sorted, kit, planVisit, review, walkVisit } from './factories'
 
@@ -281,6 +281,47 @@ describe('Exports', () => {
     expect(await t.app.count('export_jobs')).toBe(before)
     expect((await t.app.get('/office/v1/export/submissions/csv', { token: manager.token })).status).toBe(202)
     await t.app.deps.exports.idle()
+  })
+
+  test('a job whose file path is taken by an older, longer file (ids start over after a restore; a shared EXPORT_DIR) downloads exactly its own rows', async () => {
+    for (const format of ['csv', 'pdf'] as const) {
+      const { result: job, release } = await holding(() => request(format, '?approval_status=pending'))
+      const path = resolve(t.app.deps.config.EXPORT_DIR, String(ws.id), `submissions-${job.id}.${format}`)
+      mkdirSync(dirname(path), { recursive: true })
+      const stale = `${'stale,row,of,an,older,export\n'.repeat(200)}STALE-TAIL\n`
+      writeFileSync(path, stale)
+      release()
+      await t.app.deps.exports.idle()
+      const response = await download(job.id)
+      expect(response.status).toBe(200)
+      const bytes = new Uint8Array(await response.arrayBuffer())
+      const text = new TextDecoder().decode(bytes)
+      expect(text).not.toContain('STALE-TAIL')
+      expect(text).not.toContain('stale,row')
+      if (format === 'csv') {
+        const rows = parse(text) as string[][]
+        expect(rows[0]).toEqual(CSV_HEADER)
+        expect(rows.slice(1).map((row) => Number(row[0]))).toEqual([s2.id])
+      } else {
+        expect(text.startsWith('%PDF-')).toBe(true)
+        expect(text.trimEnd().endsWith('%%EOF')).toBe(true)
+      }
+      // Nothing but the finished files is left in the directory (no temporary file).
+      expect(readdirSync(dirname(path)).filter((name) => name.endsWith('.tmp'))).toEqual([])
+    }
+  })
+
+  test('a job that fails while writing leaves no temporary file and does not touch a file already at its path', async () => {
+    const path = resolve(t.app.deps.config.EXPORT_DIR, String(ws.id), 'submissions-failing.csv')
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileSync(path, 'kept\n')
+    const failure = writeInPlace(path, async (temporary) => {
+      writeFileSync(temporary, 'half of a new export')
+      throw new Error('disk full (injected by the test)')
+    })
+    await expect(failure).rejects.toThrow('disk full')
+    expect(readFileSync(path, 'utf8')).toBe('kept\n')
+    expect(readdirSync(dirname(path)).filter((name) => name.endsWith('.tmp'))).toEqual([])
   })
 
   // Last in this block: moves the clock.

@@ -8,10 +8,16 @@
  * The job runs with its requester's current access (a requester who lost it gets a failed job).
  * Jobs left queued or running by a restart are picked up again at start. Files and jobs older than
  * 7 days are removed by a daily job.
+ *
+ * A file is written under a temporary name in its own directory and renamed into place only once it
+ * is complete (`writeInPlace`): a path can be used again (job ids start over after a restore from a
+ * backup; two databases may share EXPORT_DIR), and writing over an older, longer file in place would
+ * leave its tail after the new rows. A download sees the old file or the whole new one, never a mix.
  */
+import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
-import { mkdir, rm } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { mkdir, rename, rm } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { and, count, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm'
 import PDFDocument from 'pdfkit'
@@ -95,15 +101,31 @@ async function runJob(deps: Deps, id: number) {
       meta: { requestId: `export:${id}`, ip: null, userAgent: null, timestamp: deps.clock.now().toISOString() },
     }
     await mkdir(dirname(absolute), { recursive: true })
-    const rows =
-      job.format === 'csv'
-        ? await writeCsv(ctx, job.filters as SubmissionListQuery, absolute)
-        : await writePdf(ctx, job.filters as SubmissionListQuery, absolute)
+    const rows = await writeInPlace(absolute, (temporary) =>
+      job.format === 'csv' ? writeCsv(ctx, job.filters as SubmissionListQuery, temporary) : writePdf(ctx, job.filters as SubmissionListQuery, temporary),
+    )
     await setJob(deps, id, { status: 'done', row_count: rows, path, finished_at: deps.clock.now().toISOString() })
   } catch (error) {
-    await rm(absolute, { force: true })
+    // writeInPlace removed its temporary file; whatever was at `absolute` before is not this job's.
     await setJob(deps, id, { status: 'failed', error: error instanceof Error ? error.message : String(error), finished_at: deps.clock.now().toISOString() })
     deps.logger.warn('export failed', { job: id, ...errorFields(error) })
+  }
+}
+
+/**
+ * Runs `write` on a new temporary file next to `path` (same directory, so the rename cannot cross file
+ * systems), then renames it over `path`, replacing whatever was there whole. On failure the temporary
+ * file goes and `path` is left as it was.
+ */
+export async function writeInPlace<T>(path: string, write: (temporary: string) => Promise<T>): Promise<T> {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
+  try {
+    const result = await write(temporary)
+    await rename(temporary, path)
+    return result
+  } catch (error) {
+    await rm(temporary, { force: true })
+    throw error
   }
 }
 
