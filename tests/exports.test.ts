@@ -229,6 +229,28 @@ describe('Exports', () => {
     expect(data(await t.app.get(`/office/v1/export/jobs/${job.id}`, { token: admin() }), 200)).toMatchObject({ status: 'done', row_count: 1, format: 'pdf' })
   })
 
+  test("PDF in the workspace's zone: a UTC+14 workspace's report prints local times with the zone (a submission at 10:00Z is the next day's 00:00 there); the CSV keeps ISO UTC", async () => {
+    // NOW is 2026-03-10T10:00:00Z: in Pacific/Kiritimati (UTC+14) it is 2026-03-11 00:00.
+    const east = await t.app.workspace(undefined, { timezone: 'Pacific/Kiritimati' })
+    const eastField = await t.app.member(east, 'user')
+    await walkVisit(t.app, east.owner.token, await kit(t.app, east.owner.token, { outletName: 'Toko Timur' }), eastField, { visit_date: '2026-03-11' })
+    const reply = await t.app.get('/office/v1/export/submissions/pdf', { token: east.owner.token })
+    await t.app.deps.exports.idle()
+    const response = await download(reply.body.data.id, east.owner.token)
+    expect(response.status).toBe(200)
+    const { text } = await extractText(await getDocumentProxy(new Uint8Array(await response.arrayBuffer())), { mergePages: true })
+    expect(text).toContain('Toko Timur')
+    expect(text).toContain('Pacific/Kiritimati')
+    // Generated and submitted at the same instant: both lines read the local clock and its offset.
+    expect(text.split('2026-03-11 00:00 UTC+14').length - 1).toBe(2)
+    expect(text).not.toContain('2026-03-10 10:00')
+
+    const csvJob = (await t.app.get('/office/v1/export/submissions/csv', { token: east.owner.token })).body.data
+    await t.app.deps.exports.idle()
+    const [, row] = parse(await (await download(csvJob.id, east.owner.token)).text()) as string[][]
+    expect(row[CSV_HEADER.indexOf('submitted_at')]).toBe(NOW)
+  })
+
   test("a job whose requester was deleted before it ran ends failed; a failed job's download → 409 EXPORT_FAILED", async () => {
     const leaver = await t.app.member(ws, 'admin')
     const { result: job, release } = await holding(() => request('csv', '', leaver.token))

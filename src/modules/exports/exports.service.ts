@@ -4,7 +4,8 @@
  * writes the file under EXPORT_DIR:
  *   - CSV: streamed in pages of 500 rows, so 100k rows never sit in memory;
  *   - PDF (pdfkit): a readable report with a header, the filters used and a table of submissions
- *     (the first PDF_MAX_ROWS rows; the CSV has them all).
+ *     (the first PDF_MAX_ROWS rows; the CSV has them all). Its times are the workspace's local wall
+ *     clock with the offset; the CSV keeps stored instants as ISO UTC (`…Z`), for the machines that read it.
  * The job runs with its requester's current access (a requester who lost it gets a failed job).
  * Jobs left queued or running by a restart are picked up again at start. Files and jobs older than
  * 7 days are removed by a daily job.
@@ -28,6 +29,7 @@ import { Conflict, NotFound } from '../../platform/errors'
 import { errorFields } from '../../platform/logger'
 import { can } from '../../platform/permissions'
 import { DEFAULT_LIST, paginate, paging, updatedSince } from '../../platform/pagination'
+import { localDateTimeLabel } from '../../platform/time-zones'
 import { withTransaction } from '../../platform/transaction'
 import { submissionFilters, type SubmissionListQuery } from '../visits/visits.queries'
 import type { ExportFormat, ExportQuery, JobsQuery } from './exports.schemas'
@@ -223,14 +225,18 @@ async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery, path: 
   doc.fontSize(18).text('Submissions report')
   doc.moveDown(0.3).fontSize(10).fillColor('#444')
   doc.text(`Workspace: ${workspace?.name ?? ''}`)
-  doc.text(`Generated: ${ctx.deps.clock.now().toISOString()} by ${ctx.actor.name}`)
+  // Times in the workspace's zone, each with its offset (docs/API.md §Time zones): a UTC+14 reader
+  // of a bare UTC clock would take a morning visit for one of the day before.
+  const zone = ctx.actor.timeZone
+  doc.text(`Generated: ${localDateTimeLabel(ctx.deps.clock.now(), zone)} by ${ctx.actor.name}`)
+  doc.text(`Times are local to the workspace's time zone, ${zone}.`)
   const used = Object.entries(filters).filter(([, value]) => value !== undefined && value !== null)
   doc.text(`Filters: ${used.length ? used.map(([key, value]) => `${key}=${value}`).join(', ') : 'none'}`)
   doc.text(total > rows.length ? `Submissions: ${total} (showing the first ${rows.length}; the CSV export has all)` : `Submissions: ${total}`)
   doc.moveDown().fillColor('#000')
 
-  const headers = ['Visit date', 'Outlet', 'Project', 'Form', 'Status', 'Approval', 'Submitted by', 'Submitted at']
-  const widths = [62, 150, 110, 120, 62, 62, 100, 104]
+  const headers = ['Visit date', 'Outlet', 'Project', 'Form', 'Status', 'Approval', 'Submitted by', 'Submitted at (local)']
+  const widths = [62, 136, 104, 114, 56, 62, 100, 136]
   const left = doc.page.margins.left
   const line = (cells: string[], bold: boolean) => {
     if (doc.y > doc.page.height - doc.page.margins.bottom - 20) doc.addPage()
@@ -255,7 +261,7 @@ async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery, path: 
         row.status,
         row.approval_status ?? '',
         row.submitted_by ?? '',
-        row.submitted_at ? row.submitted_at.replace('T', ' ').slice(0, 16) : '',
+        row.submitted_at ? localDateTimeLabel(Date.parse(row.submitted_at), zone) : '',
       ],
       false,
     )
