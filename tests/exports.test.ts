@@ -3,7 +3,7 @@
  * filters, cell guarding, permissions, workspace isolation and the purge of old files.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { extractText, getDocumentProxy } from 'unpdf'
@@ -369,7 +369,19 @@ describe('Exports', () => {
     expect(expired).toBeGreaterThan(0)
     const total = await t.app.count('export_jobs')
 
+    // A temporary file a crash left mid-export (older than the TTL) goes too; a fresh one may be a live writer's.
+    const folder = resolve(t.app.deps.config.EXPORT_DIR, String(ws.id))
+    const leftover = resolve(folder, '.submissions-999.csv.0123456789ab.tmp')
+    const live = resolve(folder, '.submissions-998.csv.ba9876543210.tmp')
+    writeFileSync(leftover, 'half')
+    writeFileSync(live, 'half')
+    const longAgo = new Date(t.app.clock.now().getTime() - 8 * 86_400_000)
+    utimesSync(leftover, longAgo, longAgo)
+    utimesSync(live, t.app.clock.now(), t.app.clock.now())
+
     expect(await purgeOldExports(t.app.deps)).toBe(expired)
+    expect(existsSync(leftover)).toBe(false)
+    expect(existsSync(live)).toBe(true)
     expect(await t.app.count('export_jobs')).toBe(total - expired)
     expect(await t.app.count('export_jobs', `id = ${old.id}`)).toBe(0)
     expect(existsSync(files.old)).toBe(false)

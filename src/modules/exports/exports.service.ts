@@ -17,7 +17,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
-import { mkdir, rename, rm } from 'node:fs/promises'
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { and, count, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm'
@@ -119,6 +119,9 @@ async function runJob(deps: Deps, id: number) {
  * systems), then renames it over `path`, replacing whatever was there whole. On failure the temporary
  * file goes and `path` is left as it was.
  */
+/** The names `writeInPlace` gives its temporary files. */
+const TEMPORARY = /^\..+\.[0-9a-f]{12}\.tmp$/
+
 export async function writeInPlace<T>(path: string, write: (temporary: string) => Promise<T>): Promise<T> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
   try {
@@ -334,7 +337,7 @@ export async function downloadExport(ctx: AuthedContext, id: number) {
   return { file, contentType, filename: `submissions-${job.id}.${job.format}` }
 }
 
-/** Daily: exports (files and jobs) older than 7 days are removed. */
+/** Daily: exports (files and jobs) older than 7 days are removed, and temporary files a crash left (as old). */
 export async function purgeOldExports(deps: Deps): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - EXPORT_TTL_MS).toISOString()
   const old = await deps.db.read.select().from(exportJobs).where(lt(exportJobs.created_at, cutoff))
@@ -349,6 +352,29 @@ export async function purgeOldExports(deps: Deps): Promise<number> {
       )
     })
   }
-  deps.logger.info('export cleanup', { removed: old.length })
+  const leftovers = await removeStaleTemporaries(deps.config.EXPORT_DIR, Date.parse(cutoff))
+  deps.logger.info('export cleanup', { removed: old.length, temporaries: leftovers })
   return old.length
+}
+
+/**
+ * Temporary files of `writeInPlace` that a crash left behind (a job resumed after a restart writes a new
+ * one), once older than the exports' TTL: by then no writer of any process sharing EXPORT_DIR is at them.
+ */
+async function removeStaleTemporaries(exportDir: string, cutoffMs: number): Promise<number> {
+  let removed = 0
+  const folders = await readdir(exportDir, { withFileTypes: true }).catch(() => [])
+  for (const folder of folders) {
+    if (!folder.isDirectory()) continue
+    const dir = join(exportDir, folder.name)
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      if (!TEMPORARY.test(name)) continue
+      const info = await stat(join(dir, name)).catch(() => null)
+      if (info && info.mtimeMs < cutoffMs) {
+        await rm(join(dir, name), { force: true })
+        removed++
+      }
+    }
+  }
+  return removed
 }
