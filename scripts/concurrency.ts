@@ -182,8 +182,12 @@ export async function runConcurrencyTest(overrides: Partial<ConcurrencyOptions> 
     const fieldWriter = async (user: FieldUser) => {
       const pool = [...user.visitIds]
       let current: VisitStep | null = null
-      while (Date.now() < deadline) {
-        const roll = rand()
+      // The first request is always a batch (as an office writer's is a channel group): however slow
+      // the machine, a run has at least one of each.
+      let opening = true
+      while (Date.now() < deadline || opening) {
+        const roll = opening ? 0 : rand()
+        opening = false
         if (roll < 0.55) {
           const first = nextPing
           nextPing += PINGS_PER_BATCH
@@ -223,7 +227,7 @@ export async function runConcurrencyTest(overrides: Partial<ConcurrencyOptions> 
       const outlets: number[] = []
       const doneKeys: { path: string; key: string; body: unknown; method: string }[] = []
       let n = 0
-      while (Date.now() < deadline) {
+      while (Date.now() < deadline || n === 0) {
         n += 1
         const roll = rand()
         const name = `${runTag} w${writer} n${n}`

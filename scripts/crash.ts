@@ -6,7 +6,8 @@
  *   1. a writer load of several concurrent clients: location batches (50 pings, a unique
  *      X-Idempotency-Key and a unique device `recorded_at` per ping) and visit check-in/check-out
  *      (each with its own key); every request and every answer goes into a ledger;
- *   2. `kill -9` of the server at a random moment of the load;
+ *   2. `kill -9` of the server at a random moment of the load (counted from the cycle's first acknowledged
+ *      batch and transition, so every cycle has acknowledged writes to check);
  *   3. with the server dead, the file is opened read-only (bun:sqlite) and checked
  *      (`checkDatabase`): integrity_check ok; every acknowledged (2xx) request is there — all 50
  *      pings of a batch, the visit's status, log row and exactly one audit entry of a transition —
@@ -396,6 +397,10 @@ export async function runCrashTest(overrides: Partial<CrashOptions> = {}): Promi
 
       // 1. The load, 2. the kill at a random moment of it.
       let killed = false
+      // The kill's random moment is counted from when this cycle has acknowledged a batch and a
+      // transition: on a slow machine a moment counted from the start could come before any answer,
+      // and the cycle would check nothing acknowledged.
+      const firstAcks = { batch: Promise.withResolvers<void>(), transition: Promise.withResolvers<void>() }
       const loadSend = async (op: LedgerOp) => {
         for (let tries = 0; ; tries += 1) {
           const attempt = newAttempt(op, 'load')
@@ -404,6 +409,7 @@ export async function runCrashTest(overrides: Partial<CrashOptions> = {}): Promi
             attempt.status = result.status
             // Any 2xx is an acknowledgement: the client may forget the request, so the server must keep it.
             op.state = result.status >= 200 && result.status < 300 ? 'acked' : 'failed'
+            if (op.state === 'acked') firstAcks[op.kind === 'batch' ? 'batch' : 'transition'].resolve()
             if (!freshSuccess(op, result) && !(tries > 0 && isDuplicate(result))) {
               violations.push(`UNEXPECTED ANSWER under load: ${describeOp(op)}: ${answerText(result)}`)
             }
@@ -444,6 +450,8 @@ export async function runCrashTest(overrides: Partial<CrashOptions> = {}): Promi
       const firstOp = nextOpId
       const writers = [...Array.from({ length: options.batchWriters }, (_, index) => batchWriter(index)), ...flows.map((flow) => visitWriter(flow))]
       const killAfter = options.killMinMs + rand() * (options.killMaxMs - options.killMinMs)
+      // Without visit writers (or once their pools run dry) no transition comes: then batches alone.
+      await Promise.all([firstAcks.batch.promise, flows.length ? Promise.race([firstAcks.transition.promise, Bun.sleep(10_000)]) : undefined])
       await Bun.sleep(killAfter)
       killed = true
       await server.kill9()

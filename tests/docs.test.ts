@@ -65,6 +65,21 @@ describe('API documentation', () => {
   })
 })
 
+describe("the document describes calendar days as the workspace's local days (docs/API.md §Time zones)", () => {
+  test('no date_from/date_to parameter says its day is UTC; the dashboard date_to defaults to the local today', async () => {
+    const doc = (await t.app.get('/docs/json')).body
+    const days = operations(doc).flatMap(({ path, method, operation }) =>
+      ((operation.parameters ?? []) as Json[])
+        .filter((parameter) => parameter.name === 'date_from' || parameter.name === 'date_to')
+        .map((parameter) => ({ at: `${method.toUpperCase()} ${path} ${parameter.name}`, text: String(parameter.description ?? (parameter.schema as Json)?.description ?? '') })),
+    )
+    expect(days.length).toBeGreaterThan(0)
+    expect(days.filter((day) => /\bUTC\b/.test(day.text)).map((day) => `${day.at}: ${day.text}`)).toEqual([])
+    const dashboard = days.find((day) => day.at === 'GET /api/office/v1/dashboard/metrics date_to')
+    expect(dashboard?.text).toContain("workspace's time zone")
+  })
+})
+
 describe('the docs page works with no internet (README.md "Running in production")', () => {
   test('the page loads its only script from this service, the Scalar bundle of the exact version package.json pins, and asks for no web fonts', async () => {
     const html = (await t.app.get('/docs')).text

@@ -8,8 +8,11 @@
  * The loads are the smallest that still prove each rule in one run: every kill is checked in full, so
  * 3 cycles prove what 20 do, only on fewer random kill moments (the scripts run the long versions,
  * and CRASH_CYCLES / CONCURRENCY_SECONDS here lengthen these); the DURABILITY=full trace keeps 16
- * requests at once, which its "syncs are shared" assertion needs; the DURABILITY=normal trace only has
- * to show that the checker sees answers without a sync, which one wave shows.
+ * requests at once (how many share a sync is printed); the DURABILITY=normal trace only has to show
+ * that the checker sees answers without a sync, which one wave shows. Nothing here is decided by timing:
+ * SQLite's own WAL syncs never count as a group's (scripts/durability-trace.ts, groupSyncs), the
+ * crash run kills only once each cycle has acknowledged writes of both kinds, and every concurrency
+ * writer's first request is of a kind the test counts.
  */
 import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
@@ -87,8 +90,11 @@ describe('acknowledged means durable: a WAL sync between every commit and its an
       const acknowledged = run.requests.filter((r) => r.status !== null && r.status < 300)
       expect(acknowledged.length).toBe(run.sent)
       expect(run.violations).toEqual([])
-      // 16 requests fired at once share their syncs.
-      expect(run.servingSyncs.length).toBeLessThan(acknowledged.length / 2)
+      // Every answer is served by exactly one group sync. How many requests share one depends on how
+      // they arrive (timing), so it is printed, not asserted; that syncs asked for meanwhile share the
+      // next one is proven without timing in tests/db.test.ts ("WalSync: syncs asked for while one runs share the next one").
+      expect(run.servingSyncs.reduce((sum, served) => sum + served, 0)).toBe(acknowledged.length)
+      console.log(summarizeTrace(run).split('\n')[2])
     },
     60_000,
   )
@@ -98,7 +104,11 @@ describe('acknowledged means durable: a WAL sync between every commit and its an
     async () => {
       const run = await runDurabilityTrace({ durability: 'normal', users: 4, waves: 1, env: FAST_START, log: quiet })
       expect(run.requests.length).toBe(run.sent)
-      expect(run.violations.length).toBeGreaterThan(run.sent / 2)
+      // No group sync at all in this mode, and SQLite's own WAL syncs never count (groupSyncs), wherever
+      // its timing or the checkpoint worker's timer puts them: every acknowledged answer is flagged.
+      const acknowledged = run.requests.filter((r) => r.status !== null && r.status < 300)
+      expect(acknowledged.length).toBe(run.sent)
+      expect(run.violations.length).toBe(acknowledged.length)
     },
     60_000,
   )
@@ -114,7 +124,8 @@ describe('acknowledged means durable: a WAL sync between every commit and its an
     `100 1.000000 recvfrom(${socket}<socket:[${socket}]>, "POST /api/app/v1/locations/batch HTTP/1.1\\r\\nx-idempotency-key: ${k}\\r\\n\\r\\n{", 524288, MSG_DONTWAIT, NULL, NULL) = 80 <0.000010>`
   const answer = (socket: number) =>
     `100 1.010000 sendto(${socket}<socket:[${socket}]>, "HTTP/1.1 201 Created\\r\\n", 100, MSG_NOSIGNAL, NULL, 0) = 100 <0.000010>`
-  const sync = (pid = 100) => `${pid} 1.000400 fsync(7</d/app.db-wal>) = 0 <0.005000>`
+  // A group's sync: through a descriptor of its own (WalSync's), not the one the frames are written through.
+  const sync = (pid = 100) => `${pid} 1.000400 fdatasync(9</d/app.db-wal>) = 0 <0.005000>`
   const check = (lines: string[]) => checkTrace(parseTrace(lines.join('\n')), key)
 
   test('commit, WAL sync, answer: passes; one sync serving two requests counts once', () => {
@@ -128,6 +139,22 @@ describe('acknowledged means durable: a WAL sync between every commit and its an
     expect(check([request(16, 'trace-1'), ...commit('trace-1'), answer(16), sync()]).violations).toHaveLength(1)
     expect(check([request(16, 'trace-1'), sync(), ...commit('trace-1'), answer(16)]).violations).toHaveLength(1)
     expect(check([request(16, 'trace-1'), sync(), answer(16)]).violations[0]).toContain('no commit')
+  })
+
+  test("a checkpoint's WAL sync (its thread's next write is of the database file) is not the group's sync, wherever it falls", () => {
+    const checkpointSync = '300 1.000400 fsync(8</d/app.db-wal>) = 0 <0.002000>'
+    const copy = '300 1.000500 pwrite64(9</d/app.db>, "\\x0d\\x00", 4096, 8192) = 4096 <0.000010>'
+    expect(check([request(16, 'trace-1'), ...commit('trace-1'), checkpointSync, copy, answer(16)]).violations).toHaveLength(1)
+    // The same sync by a thread that writes nothing after it is a group's sync.
+    expect(check([request(16, 'trace-1'), ...commit('trace-1'), checkpointSync, answer(16)]).violations).toEqual([])
+    // A group's sync still counts when a checkpoint's comes first.
+    expect(check([request(16, 'trace-1'), ...commit('trace-1'), checkpointSync, copy, sync(), answer(16)]).violations).toEqual([])
+  })
+
+  test("a sync through the descriptor the frames are written through (SQLite's own: a WAL started over) is not the group's sync", () => {
+    const ownSync = '100 1.000400 fsync(7</d/app.db-wal>) = 0 <0.000400>'
+    expect(check([request(16, 'trace-1'), ...commit('trace-1'), ownSync, answer(16)]).violations).toHaveLength(1)
+    expect(check([request(16, 'trace-1'), ...commit('trace-1'), ownSync, sync(), answer(16)]).violations).toEqual([])
   })
 
   test('a sync on another thread counts from its entry to its return, also when interrupted', () => {

@@ -3,12 +3,12 @@
  * filters, cell guarding, permissions, workspace isolation and the purge of old files.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { extractText, getDocumentProxy } from 'unpdf'
-import { purgeOldExports } from '../src/modules/exports/exports.service'
+import { purgeOldExports, writeInPlace } from '../src/modules/exports/exports.service'
 import { expectError, useTestApp, type Session, type Workspace } from './harness'
 import { type Row, manualClock, data, parseJson, ids, sorted, kit, planVisit, review, walkVisit } from './factories'
 
@@ -230,6 +230,28 @@ describe('Exports', () => {
     expect(data(await t.app.get(`/office/v1/export/jobs/${job.id}`, { token: admin() }), 200)).toMatchObject({ status: 'done', row_count: 1, format: 'pdf' })
   })
 
+  test("PDF in the workspace's zone: a UTC+14 workspace's report prints local times with the zone (a submission at 10:00Z is the next day's 00:00 there); the CSV keeps ISO UTC", async () => {
+    // NOW is 2026-03-10T10:00:00Z: in Pacific/Kiritimati (UTC+14) it is 2026-03-11 00:00.
+    const east = await t.app.workspace(undefined, { timezone: 'Pacific/Kiritimati' })
+    const eastField = await t.app.member(east, 'user')
+    await walkVisit(t.app, east.owner.token, await kit(t.app, east.owner.token, { outletName: 'Toko Timur' }), eastField, { visit_date: '2026-03-11' })
+    const reply = await t.app.get('/office/v1/export/submissions/pdf', { token: east.owner.token })
+    await t.app.deps.exports.idle()
+    const response = await download(reply.body.data.id, east.owner.token)
+    expect(response.status).toBe(200)
+    const { text } = await extractText(await getDocumentProxy(new Uint8Array(await response.arrayBuffer())), { mergePages: true })
+    expect(text).toContain('Toko Timur')
+    expect(text).toContain('Pacific/Kiritimati')
+    // Generated and submitted at the same instant: both lines read the local clock and its offset.
+    expect(text.split('2026-03-11 00:00 UTC+14').length - 1).toBe(2)
+    expect(text).not.toContain('2026-03-10 10:00')
+
+    const csvJob = (await t.app.get('/office/v1/export/submissions/csv', { token: east.owner.token })).body.data
+    await t.app.deps.exports.idle()
+    const [, row] = parse(await (await download(csvJob.id, east.owner.token)).text()) as string[][]
+    expect(row[CSV_HEADER.indexOf('submitted_at')]).toBe(NOW)
+  })
+
   test("a job whose requester was deleted before it ran ends failed; a failed job's download → 409 EXPORT_FAILED", async () => {
     const leaver = await t.app.member(ws, 'admin')
     const { result: job, release } = await holding(() => request('csv', '', leaver.token))
@@ -284,6 +306,47 @@ describe('Exports', () => {
     await t.app.deps.exports.idle()
   })
 
+  test('a job whose file path is taken by an older, longer file (ids start over after a restore; a shared EXPORT_DIR) downloads exactly its own rows', async () => {
+    for (const format of ['csv', 'pdf'] as const) {
+      const { result: job, release } = await holding(() => request(format, '?approval_status=pending'))
+      const path = resolve(t.app.deps.config.EXPORT_DIR, String(ws.id), `submissions-${job.id}.${format}`)
+      mkdirSync(dirname(path), { recursive: true })
+      const stale = `${'stale,row,of,an,older,export\n'.repeat(200)}STALE-TAIL\n`
+      writeFileSync(path, stale)
+      release()
+      await t.app.deps.exports.idle()
+      const response = await download(job.id)
+      expect(response.status).toBe(200)
+      const bytes = new Uint8Array(await response.arrayBuffer())
+      const text = new TextDecoder().decode(bytes)
+      expect(text).not.toContain('STALE-TAIL')
+      expect(text).not.toContain('stale,row')
+      if (format === 'csv') {
+        const rows = parse(text) as string[][]
+        expect(rows[0]).toEqual(CSV_HEADER)
+        expect(rows.slice(1).map((row) => Number(row[0]))).toEqual([s2.id])
+      } else {
+        expect(text.startsWith('%PDF-')).toBe(true)
+        expect(text.trimEnd().endsWith('%%EOF')).toBe(true)
+      }
+      // Nothing but the finished files is left in the directory (no temporary file).
+      expect(readdirSync(dirname(path)).filter((name) => name.endsWith('.tmp'))).toEqual([])
+    }
+  })
+
+  test('a job that fails while writing leaves no temporary file and does not touch a file already at its path', async () => {
+    const path = resolve(t.app.deps.config.EXPORT_DIR, String(ws.id), 'submissions-failing.csv')
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileSync(path, 'kept\n')
+    const failure = writeInPlace(path, async (temporary) => {
+      writeFileSync(temporary, 'half of a new export')
+      throw new Error('disk full (injected by the test)')
+    })
+    await expect(failure).rejects.toThrow('disk full')
+    expect(readFileSync(path, 'utf8')).toBe('kept\n')
+    expect(readdirSync(dirname(path)).filter((name) => name.endsWith('.tmp'))).toEqual([])
+  })
+
   // Last in this block: moves the clock.
   test('the export-cleanup job removes jobs and files older than 7 days and keeps newer ones', async () => {
     const old = await request('csv')
@@ -307,7 +370,19 @@ describe('Exports', () => {
     expect(expired).toBeGreaterThan(0)
     const total = await t.app.count('export_jobs')
 
+    // A temporary file a crash left mid-export (older than the TTL) goes too; a fresh one may be a live writer's.
+    const folder = resolve(t.app.deps.config.EXPORT_DIR, String(ws.id))
+    const leftover = resolve(folder, '.submissions-999.csv.0123456789ab.tmp')
+    const live = resolve(folder, '.submissions-998.csv.ba9876543210.tmp')
+    writeFileSync(leftover, 'half')
+    writeFileSync(live, 'half')
+    const longAgo = new Date(t.app.clock.now().getTime() - 8 * 86_400_000)
+    utimesSync(leftover, longAgo, longAgo)
+    utimesSync(live, t.app.clock.now(), t.app.clock.now())
+
     expect(await purgeOldExports(t.app.deps)).toBe(expired)
+    expect(existsSync(leftover)).toBe(false)
+    expect(existsSync(live)).toBe(true)
     expect(await t.app.count('export_jobs')).toBe(total - expired)
     expect(await t.app.count('export_jobs', `id = ${old.id}`)).toBe(0)
     expect(existsSync(files.old)).toBe(false)

@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../src/config/env'
 import type { ManualClock } from '../src/platform/clock'
-import { localDate, localDayRange, localMidnight } from '../src/platform/time-zones'
+import { localDate, localDateTimeLabel, localDayRange, localMidnight, utcOffsetLabel } from '../src/platform/time-zones'
 import { newOutlet, newProject, ok } from './factories'
 import { createTestApp, expectError, unique, useTestApp, type TestApp } from './harness'
 
@@ -41,6 +41,17 @@ describe('local days: pure functions', () => {
     const autumn = localDayRange('2026-11-01', 'America/New_York')
     expect(Date.parse(autumn.until) - Date.parse(autumn.from)).toBe(25 * 3_600_000)
     expect(spring.from).toBe('2026-03-08T05:00:00.000Z')
+  })
+})
+
+describe('report times: the local wall clock with its offset', () => {
+  test('UTC+14, UTC−11, half-hour zones, UTC itself and a daylight-saving zone on both sides of its change', () => {
+    expect(localDateTimeLabel(Date.parse('2026-11-23T19:15:00Z'), KIRITIMATI)).toBe('2026-11-24 09:15 UTC+14')
+    expect(localDateTimeLabel(Date.parse('2026-11-24T10:59:59Z'), PAGO_PAGO)).toBe('2026-11-23 23:59 UTC-11')
+    expect(localDateTimeLabel(Date.parse('2026-11-24T00:00:00Z'), 'Asia/Kolkata')).toBe('2026-11-24 05:30 UTC+5:30')
+    expect(localDateTimeLabel(Date.parse('2026-11-24T00:00:00Z'), 'UTC')).toBe('2026-11-24 00:00 UTC')
+    expect(utcOffsetLabel(Date.parse('2026-03-08T06:59:00Z'), 'America/New_York')).toBe('UTC-5')
+    expect(utcOffsetLabel(Date.parse('2026-03-08T07:00:00Z'), 'America/New_York')).toBe('UTC-4')
   })
 })
 

@@ -9,9 +9,9 @@
  *   snapshot, never another request's uncommitted rows.
  * - `libsql://` / `http(s)://` URLs, or DATABASE_DRIVER=libsql, use @libsql/client, imported only then
  *   (its native addon for local files is not inside the compiled executable; remote URLs use its
- *   pure-JavaScript web client). Its write
- *   transactions are serialised by the same queue, and because the client opens a new connection after
- *   every transaction (libsql-client-ts issue 288), the per-connection PRAGMAs are applied again.
+ *   pure-JavaScript web client). Its write transactions are serialised by the same queue, each
+ *   followed by a turn of the event loop (`nextTurn`), and because the client opens a new connection
+ *   after every transaction (libsql-client-ts issue 288), the per-connection PRAGMAs are applied again.
  *
  * Code above this file awaits every query and never cares which driver runs it.
  */
@@ -121,6 +121,18 @@ async function asWriteScope<T>(run: (body: <R>(fn: () => Promise<R>) => Promise<
     scope.open = false
   }
 }
+
+/**
+ * One turn of the event loop, I/O included. A local libSQL file answers every statement synchronously
+ * inside a resolved promise, so a caller that writes transaction after transaction (the parts of a CSV
+ * import, a maintenance job's batches) would chain them in microtasks and never let the event loop read
+ * another request: one workspace's import held every other workspace's write for its whole length
+ * (docs/PERFORMANCE.md "The write lock"). Each libSQL transaction therefore ends with this turn, still
+ * holding the queue, so a write that arrived meanwhile queues before the same caller's next
+ * transaction. bun:sqlite gets the same turn from its group commit (./group-commit.ts), which commits
+ * after the loop's current round.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** A FIFO of async critical sections: the next one starts when the previous one has settled. */
 export class SerialQueue {
@@ -241,6 +253,7 @@ async function openLibsql(config: Config): Promise<Database> {
           } finally {
             // The transaction took the client's connection; the next statement opens a fresh one.
             await applyPragmas()
+            await nextTurn()
           }
         }),
       ),

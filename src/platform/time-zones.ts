@@ -76,3 +76,25 @@ export const addDays = (date: string, days: number) => new Date(Date.parse(`${da
 export function localDayRange(date: string, timeZone: string): { from: string; until: string } {
   return { from: new Date(localMidnight(date, timeZone)).toISOString(), until: new Date(localMidnight(addDays(date, 1), timeZone)).toISOString() }
 }
+
+/** The zone's offset from UTC at an instant, as people write it: `UTC+14`, `UTC+5:30`, `UTC-3`, `UTC`. */
+export function utcOffsetLabel(at: Date | number, timeZone: string): string {
+  const minutes = Math.round(offsetAt(typeof at === 'number' ? at : at.getTime(), timeZone) / 60_000)
+  if (minutes === 0) return 'UTC'
+  const sign = minutes < 0 ? '-' : '+'
+  const hours = Math.floor(Math.abs(minutes) / 60)
+  const rest = Math.abs(minutes) % 60
+  return `UTC${sign}${hours}${rest ? `:${String(rest).padStart(2, '0')}` : ''}`
+}
+
+/**
+ * An instant as a reader of a report in the zone expects it: the local wall clock to the minute with
+ * its offset (`2026-11-24 09:15 UTC+14`), never a bare UTC clock, which a far-east workspace would read
+ * as the day before. ASCII only, so the PDF's standard fonts print it.
+ */
+export function localDateTimeLabel(at: Date | number, timeZone: string): string {
+  const instant = typeof at === 'number' ? at : at.getTime()
+  const p = wallClock(instant, timeZone)
+  const pad = (value: number) => String(value).padStart(2, '0')
+  return `${localDate(instant, timeZone)} ${pad(p.hour)}:${pad(p.minute)} ${utcOffsetLabel(instant, timeZone)}`
+}

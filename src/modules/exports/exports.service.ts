@@ -4,14 +4,21 @@
  * writes the file under EXPORT_DIR:
  *   - CSV: streamed in pages of 500 rows, so 100k rows never sit in memory;
  *   - PDF (pdfkit): a readable report with a header, the filters used and a table of submissions
- *     (the first PDF_MAX_ROWS rows; the CSV has them all).
+ *     (the first PDF_MAX_ROWS rows; the CSV has them all). Its times are the workspace's local wall
+ *     clock with the offset; the CSV keeps stored instants as ISO UTC (`…Z`), for the machines that read it.
  * The job runs with its requester's current access (a requester who lost it gets a failed job).
  * Jobs left queued or running by a restart are picked up again at start. Files and jobs older than
  * 7 days are removed by a daily job.
+ *
+ * A file is written under a temporary name in its own directory and renamed into place only once it
+ * is complete (`writeInPlace`): a path can be used again (job ids start over after a restore from a
+ * backup; two databases may share EXPORT_DIR), and writing over an older, longer file in place would
+ * leave its tail after the new rows. A download sees the old file or the whole new one, never a mix.
  */
+import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
-import { mkdir, rm } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { and, count, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm'
 import PDFDocument from 'pdfkit'
@@ -22,6 +29,7 @@ import { Conflict, NotFound } from '../../platform/errors'
 import { errorFields } from '../../platform/logger'
 import { can } from '../../platform/permissions'
 import { DEFAULT_LIST, paginate, paging, updatedSince } from '../../platform/pagination'
+import { localDateTimeLabel } from '../../platform/time-zones'
 import { withTransaction } from '../../platform/transaction'
 import { submissionFilters, type SubmissionListQuery } from '../visits/visits.queries'
 import type { ExportFormat, ExportQuery, JobsQuery } from './exports.schemas'
@@ -95,16 +103,14 @@ async function runJob(deps: Deps, id: number) {
       meta: { requestId: `export:${id}`, ip: null, userAgent: null, timestamp: deps.clock.now().toISOString() },
     }
     await mkdir(dirname(absolute), { recursive: true })
-    const rows =
-      job.format === 'csv'
-        ? await writeCsv(ctx, job.filters as SubmissionListQuery, absolute)
-        : await writePdf(ctx, job.filters as SubmissionListQuery, absolute)
+    const rows = await writeInPlace(absolute, (temporary) =>
+      job.format === 'csv' ? writeCsv(ctx, job.filters as SubmissionListQuery, temporary) : writePdf(ctx, job.filters as SubmissionListQuery, temporary),
+    )
     await setJob(deps, id, { status: 'done', row_count: rows, path, finished_at: deps.clock.now().toISOString() })
   } catch (error) {
-    // The job must end `failed` whatever went wrong, also when EXPORT_DIR itself is unusable (rm throws then).
-    await rm(absolute, { force: true }).catch(() => {})
+    // writeInPlace removed its temporary file; whatever was at `absolute` before is not this job's.
     // The job's `error` is shown to the client: only a refusal's own words, never a file system error,
-    // which names server paths. The log line has the details.
+    // which names server paths. The log line has the details. (The job ends `failed` whatever went wrong.)
     const shown = error instanceof ExportRefused ? error.message : EXPORT_WRITE_FAILED
     await setJob(deps, id, { status: 'failed', error: shown, finished_at: deps.clock.now().toISOString() })
     deps.logger.warn('export failed', { job: id, path: absolute, ...errorFields(error) })
@@ -114,6 +120,26 @@ async function runJob(deps: Deps, id: number) {
 /** Why a job was refused, in words fit for the client. */
 class ExportRefused extends Error {}
 const EXPORT_WRITE_FAILED = 'the export file could not be written; the server log has the details'
+
+/**
+ * Runs `write` on a new temporary file next to `path` (same directory, so the rename cannot cross file
+ * systems), then renames it over `path`, replacing whatever was there whole. On failure the temporary
+ * file goes and `path` is left as it was.
+ */
+/** The names `writeInPlace` gives its temporary files. */
+const TEMPORARY = /^\..+\.[0-9a-f]{12}\.tmp$/
+
+export async function writeInPlace<T>(path: string, write: (temporary: string) => Promise<T>): Promise<T> {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
+  try {
+    const result = await write(temporary)
+    await rename(temporary, path)
+    return result
+  } catch (error) {
+    await rm(temporary, { force: true })
+    throw error
+  }
+}
 
 const COLUMNS = [
   'submission_id',
@@ -209,14 +235,18 @@ async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery, path: 
   doc.fontSize(18).text('Submissions report')
   doc.moveDown(0.3).fontSize(10).fillColor('#444')
   doc.text(`Workspace: ${workspace?.name ?? ''}`)
-  doc.text(`Generated: ${ctx.deps.clock.now().toISOString()} by ${ctx.actor.name}`)
+  // Times in the workspace's zone, each with its offset (docs/API.md §Time zones): a UTC+14 reader
+  // of a bare UTC clock would take a morning visit for one of the day before.
+  const zone = ctx.actor.timeZone
+  doc.text(`Generated: ${localDateTimeLabel(ctx.deps.clock.now(), zone)} by ${ctx.actor.name}`)
+  doc.text(`Times are local to the workspace's time zone, ${zone}.`)
   const used = Object.entries(filters).filter(([, value]) => value !== undefined && value !== null)
   doc.text(`Filters: ${used.length ? used.map(([key, value]) => `${key}=${value}`).join(', ') : 'none'}`)
   doc.text(total > rows.length ? `Submissions: ${total} (showing the first ${rows.length}; the CSV export has all)` : `Submissions: ${total}`)
   doc.moveDown().fillColor('#000')
 
-  const headers = ['Visit date', 'Outlet', 'Project', 'Form', 'Status', 'Approval', 'Submitted by', 'Submitted at']
-  const widths = [62, 150, 110, 120, 62, 62, 100, 104]
+  const headers = ['Visit date', 'Outlet', 'Project', 'Form', 'Status', 'Approval', 'Submitted by', 'Submitted at (local)']
+  const widths = [62, 136, 104, 114, 56, 62, 100, 136]
   const left = doc.page.margins.left
   const line = (cells: string[], bold: boolean) => {
     if (doc.y > doc.page.height - doc.page.margins.bottom - 20) doc.addPage()
@@ -241,7 +271,7 @@ async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery, path: 
         row.status,
         row.approval_status ?? '',
         row.submitted_by ?? '',
-        row.submitted_at ? row.submitted_at.replace('T', ' ').slice(0, 16) : '',
+        row.submitted_at ? localDateTimeLabel(Date.parse(row.submitted_at), zone) : '',
       ],
       false,
     )
@@ -314,7 +344,7 @@ export async function downloadExport(ctx: AuthedContext, id: number) {
   return { file, contentType, filename: `submissions-${job.id}.${job.format}` }
 }
 
-/** Daily: exports (files and jobs) older than 7 days are removed. */
+/** Daily: exports (files and jobs) older than 7 days are removed, and temporary files a crash left (as old). */
 export async function purgeOldExports(deps: Deps): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - EXPORT_TTL_MS).toISOString()
   const old = await deps.db.read.select().from(exportJobs).where(lt(exportJobs.created_at, cutoff))
@@ -329,6 +359,29 @@ export async function purgeOldExports(deps: Deps): Promise<number> {
       )
     })
   }
-  deps.logger.info('export cleanup', { removed: old.length })
+  const leftovers = await removeStaleTemporaries(deps.config.EXPORT_DIR, Date.parse(cutoff))
+  deps.logger.info('export cleanup', { removed: old.length, temporaries: leftovers })
   return old.length
+}
+
+/**
+ * Temporary files of `writeInPlace` that a crash left behind (a job resumed after a restart writes a new
+ * one), once older than the exports' TTL: by then no writer of any process sharing EXPORT_DIR is at them.
+ */
+async function removeStaleTemporaries(exportDir: string, cutoffMs: number): Promise<number> {
+  let removed = 0
+  const folders = await readdir(exportDir, { withFileTypes: true }).catch(() => [])
+  for (const folder of folders) {
+    if (!folder.isDirectory()) continue
+    const dir = join(exportDir, folder.name)
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      if (!TEMPORARY.test(name)) continue
+      const info = await stat(join(dir, name)).catch(() => null)
+      if (info && info.mtimeMs < cutoffMs) {
+        await rm(join(dir, name), { force: true })
+        removed++
+      }
+    }
+  }
+  return removed
 }

@@ -401,7 +401,9 @@ export function createVisit(ctx: AuthedContext, input: CreateVisitInput): Promis
 
 /**
  * A bulk create or import is written in parts of at most WRITE_PART_ROWS rows, each its own short
- * transaction, so no other workspace's write waits behind all of it. A visit's rows are counted from
+ * transaction, so no other workspace's write waits behind all of it. That needs a turn of the event
+ * loop between two parts (a request still on its socket is read only then): both drivers end every
+ * write transaction with one (src/db/client.ts; tests/write-lock.test.ts checks it on each). A visit's rows are counted from
  * the request alone (its forms as the most a project may have), so a repeat of the same request cuts
  * the same parts.
  */
