@@ -469,3 +469,49 @@ describe('on the libSQL driver', () => {
     expect(next.body.data.changes).toEqual([{ entity: 'sub_area', id, op: 'delete' }])
   })
 })
+
+
+describe('GET /app/v1/sync: a visit taken away tombstones every submission the phone may hold (#24.1)', () => {
+  test('a submission deleted before the visit was reassigned is tombstoned with the others, and nothing stays on the phone', async () => {
+    const token = f.ws.owner.token
+    const secondForm = await created('/office/v1/forms', token, { title: unique('Form'), fields: [{ key: 'q', label: 'Q', type: 'text' }] })
+    const visit = await created('/office/v1/visits', token, {
+      outlet_id: f.outletIds[0],
+      project_id: f.projectId,
+      visit_date: '2026-11-23',
+      user_ids: [f.field.user.id],
+      submissions: [
+        { form_id: f.formId, is_required: false },
+        { form_id: secondForm, is_required: false },
+      ],
+    })
+    const replica: Replica = new Map()
+    const { cursor } = await sync(f.field.token, replica)
+    const held = [...replica.entries()]
+      .filter(([key, data]) => key.startsWith('submission:') && (data as { visit_id: number }).visit_id === visit)
+      .map(([key]) => Number(key.split(':')[1]))
+      .sort((a, b) => a - b)
+    expect(held.length).toBe(2)
+    expect((await t.app.delete(`/office/v1/visits/${visit}/submissions/${held[1]}`, { token })).status).toBe(200)
+    expect((await t.app.post(`/office/v1/visits/${visit}/assign`, { user_ids: [f.other.user.id] }, { token })).status).toBe(200)
+    const { pages } = await sync(f.field.token, replica, cursor)
+    const deletes = pages.flat().filter((change) => change.op === 'delete' && change.entity === 'submission').map((change) => change.id)
+    expect(deletes.filter((id) => held.includes(id)).sort((a, b) => a - b)).toEqual(held)
+    expect([...replica.keys()].filter((key) => held.some((id) => key === `submission:${id}`))).toEqual([])
+    expect(sorted(replica)).toEqual(sorted(await phoneState(f.field)))
+  })
+})
+
+describe('updated_since misses derived changes and deletions: only the change feed converges (#24.4)', () => {
+  test('the OpenAPI description of updated_since says so and points to /office/v1/changes', async () => {
+    const doc = (await t.app.get('/docs/json')).body
+    for (const path of ['/api/office/v1/outlets', '/api/office/v1/visits', '/api/office/v1/users']) {
+      const parameter = (doc.paths[path].get.parameters as { name: string; description?: string; schema?: { description?: string } }[]).find(
+        (candidate) => candidate.name === 'updated_since',
+      )
+      const description = String(parameter?.description ?? parameter?.schema?.description)
+      expect(description).toContain('/office/v1/changes')
+      expect(description).toContain('deleted')
+    }
+  })
+})
