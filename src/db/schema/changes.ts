@@ -32,9 +32,7 @@ export const changes = sqliteTable(
     index('changes_workspace_entity').on(t.workspace_id, t.entity, t.entity_id, t.user_id),
     index('changes_addressed').on(t.visit_id, t.user_id).where(sql`user_id is not null`),
     // A visit's submission tombstones, for the ones addressed to an assignee taken off it (migration 0018).
-    index('changes_submission_tombstones')
-      .on(t.visit_id)
-      .where(sql`entity = 'submission' AND op = 'delete' AND user_id IS NULL`),
+    index('changes_submission_tombstones').on(t.visit_id).where(sql`entity = 'submission' AND op = 'delete' AND user_id IS NULL`),
   ],
 )
 
