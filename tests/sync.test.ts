@@ -470,7 +470,7 @@ describe('on the libSQL driver', () => {
     expect(next.body.data.changes).toEqual([{ entity: 'sub_area', id, op: 'delete' }])
   })
 
-  test('a visit taken away there tombstones its deleted submissions too (migration 0018), and cursors are sealed', async () => {
+  test('a visit taken away there tombstones its hard-deleted submissions too (migration 0018), and cursors are sealed', async () => {
     const ws = await l.app.workspace()
     const [field, other] = [await l.app.member(ws, 'user'), await l.app.member(ws, 'user')]
     const token = ws.owner.token
@@ -497,7 +497,8 @@ describe('on the libSQL driver', () => {
     const first = await l.app.get('/app/v1/sync', { token: field.token })
     const held = (first.body.data.changes as Change[]).filter((c) => c.entity === 'submission').map((c) => c.id)
     expect(held.length).toBe(2)
-    await l.app.delete(`/office/v1/visits/${visit.id}/submissions/${held[1]}`, { token })
+    // A hard delete this time (direct SQL; the office route soft-deletes, as the test above does).
+    await l.app.db.pragma(`DELETE FROM submissions WHERE id = ${held[1]}`)
     await l.app.post(`/office/v1/visits/${visit.id}/assign`, { user_ids: [other.user.id] }, { token })
     const forged = Buffer.from(JSON.stringify({ v: 1, w: ws.id, u: field.user.id, s: 0 })).toString('base64url')
     expectError(await l.app.get(`/app/v1/sync?cursor=${forged}`, { token: field.token }), 400, 'VALIDATION_ERROR')
