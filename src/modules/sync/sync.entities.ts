@@ -90,4 +90,3 @@ export const FEED_ENTITIES: readonly FeedEntity[] = [
 ]
 
 export const PHONE_ENTITY_NAMES = FEED_ENTITIES.filter((entity) => entity.mobileKey !== null).map((entity) => entity.name)
-export const feedEntity = (name: FeedEntityName) => FEED_ENTITIES.find((entity) => entity.name === name)!

@@ -18,6 +18,14 @@
  * newer state than the change that listed it; the later change then shows the row again. A page
  * shows each (entity, id) once: an entity that is gone (or, on the phone, a visit no longer
  * assigned to the caller) is `delete`.
+ *
+ * A sync from scratch sends no tombstones for rows it never sent: its first page fixes the head
+ * (`end`), carried in the cursor; up to it only live rows are read, and a row missing by the time it
+ * is loaded is skipped. Every change made after the sync began is numbered past the head, so a row
+ * sent on one page and deleted before a later one has its tombstone there, sent as usual.
+ *
+ * A cursor is sealed and carries the caller's grants version (./sync.cursor.ts, ./sync.grants.ts):
+ * it cannot be read or forged, and one issued under other grants is refused (GRANTS_CHANGED).
  */
 import { and, eq, gt, isNull, lte, max, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
