@@ -649,6 +649,30 @@ describe('GET /app/v1/sync: a first sync sends no tombstones until it reaches th
   })
 })
 
+describe('a first sync under concurrent writes (#24.3)', () => {
+  test('paging from scratch while rows are created and deleted: no tombstone for a row deleted before it began, and the replica ends equal to the state', async () => {
+    const ws = await t.app.workspace()
+    const phone = await t.app.member(ws, 'user')
+    const token = ws.owner.token
+    const ids: number[] = []
+    for (let i = 0; i < 12; i++) ids.push(await created('/office/v1/outlets/sub-areas', token, { name: unique('Area') }))
+    const goneBefore = ids.slice(0, 6)
+    for (const id of goneBefore) await t.app.delete(`/office/v1/outlets/sub-areas/${id}`, { token })
+    const live = ids.slice(6)
+    const writer = async (round: number) => {
+      const area = await created('/office/v1/outlets/sub-areas', token, { name: unique(`Area${round}`) })
+      if (round % 2 === 0) await t.app.delete(`/office/v1/outlets/sub-areas/${area}`, { token })
+      if (round < live.length) await t.app.delete(`/office/v1/outlets/sub-areas/${live[round]}`, { token })
+    }
+    const replica: Replica = new Map()
+    const [first] = await Promise.all([sync(phone.token, replica, undefined, 2), ...[0, 1, 2, 3, 4].map(writer)])
+    const deleted = first.pages.flat().filter((change) => change.op === 'delete')
+    expect(deleted.filter((change) => goneBefore.includes(change.id))).toEqual([])
+    await sync(phone.token, replica, first.cursor, 2)
+    expect(sorted(replica)).toEqual(sorted(await phoneState(phone)))
+  })
+})
+
 describe('updated_since misses derived changes and deletions: only the change feed converges (#24.4)', () => {
   test('the OpenAPI description of updated_since says so and points to /office/v1/changes', async () => {
     const doc = (await t.app.get('/docs/json')).body
