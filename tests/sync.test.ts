@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { purgeOldTombstones, TOMBSTONE_WINDOW } from '../src/modules/sync/sync.retention'
 import { decodeCursor, encodeCursor } from '../src/modules/sync/sync.cursor'
+import { createSealer } from '../src/platform/crypto'
 import * as make from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
 
@@ -713,6 +714,31 @@ describe('cursors are sealed (#23.6a)', () => {
     const after = await t.app.get(`/app/v1/sync?cursor=${cursor}`, { token: phone.token })
     expect(after.body).toEqual(before.body)
     expect(after.body.data.cursor).toBe(cursor)
+  })
+})
+
+describe('Sealer (src/platform/crypto.ts), which seals cursors', () => {
+  const sealer = createSealer('a-secret-of-at-least-32-characters-long')
+  test('opens what it sealed, the same text always gives the same token, distinct texts distinct tokens', () => {
+    const token = sealer.seal('p', 'hello')
+    expect(sealer.open('p', token)).toBe('hello')
+    expect(sealer.seal('p', 'hello')).toBe(token)
+    expect(sealer.seal('p', 'hellp')).not.toBe(token)
+    expect(token).not.toContain('hello')
+  })
+  test('another purpose, another secret, any altered byte or a truncated token: null', () => {
+    const token = sealer.seal('p', 'hello')
+    expect(sealer.open('q', token)).toBeNull()
+    expect(createSealer('another-secret-of-at-least-32-characters').open('p', token)).toBeNull()
+    const raw = Buffer.from(token, 'base64url')
+    for (let i = 0; i < raw.length; i++) {
+      const altered = Buffer.from(raw)
+      altered[i] ^= 1
+      expect(sealer.open('p', altered.toString('base64url'))).toBeNull()
+    }
+    expect(sealer.open('p', token.slice(0, -2))).toBeNull()
+    expect(sealer.open('p', `${token}=`)).toBeNull()
+    expect(sealer.open('p', '')).toBeNull()
   })
 })
 
