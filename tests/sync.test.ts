@@ -611,6 +611,10 @@ describe('GET /app/v1/sync: a change of what the caller may view refuses the cur
     expect(grantsVersionOf(login)).toBe((await t.app.get('/app/v1/profile', { token: phone.token })).body.data.grants_version)
     // The same phone grants as the built-in field role: the same version.
     expect(grantsVersionOf(login)).toBe(grantsVersionOf(f.field))
+    // Register answers it as login does (the owner's, read after the registering transaction).
+    expect(grantsVersionOf(f.ws.owner)).toBe(grantsVersionOf(await t.app.login(f.ws.owner.user.email)))
+    // It names what is synced, not the role: the owner may view every synced entity, as a field user may.
+    expect(grantsVersionOf(f.ws.owner)).toBe(grantsVersionOf(f.field))
   })
 })
 
