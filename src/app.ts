@@ -8,6 +8,7 @@ import type { Config } from './config/env'
 import type { Database } from './db/client'
 import { systemClock, type Clock } from './platform/clock'
 import type { Deps, PlatformServices } from './platform/context'
+import { createSealer } from './platform/crypto'
 import { apiDocs } from './platform/api-docs'
 import { Hub } from './platform/hub'
 import { createPlatform, RouteTable } from './platform/http'
@@ -105,6 +106,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     logger,
     mailer: createMailer({ db, clock, logger, smtpUrl: config.SMTP_URL, from: config.MAIL_FROM }),
     tokens: await createTokenService(secret, config.ACCESS_TOKEN_TTL, clock),
+    sealer: createSealer(secret),
     idempotency: new IdempotencyStore(() => db.read, clock),
     limits: createAuthLimits(clock, config),
     hub: new Hub({ channels: SOCKET_CHANNELS }),

@@ -61,7 +61,7 @@ function expectSessionShape(reply: Reply) {
   expect(typeof data.refresh_token).toBe('string')
   expect(data.refresh_token.length).toBeGreaterThan(20)
   expect(data.expires_in).toBe(15 * 60)
-  expect(Object.keys(data.user).sort()).toEqual(['email', 'id', 'name', 'role', 'timezone', 'workspace_id'])
+  expect(Object.keys(data.user).sort()).toEqual(['email', 'grants_version', 'id', 'name', 'role', 'timezone', 'workspace_id'])
   expect(Number.isInteger(data.user.id)).toBe(true)
   expect(Number.isInteger(data.user.workspace_id)).toBe(true)
 }
@@ -161,7 +161,15 @@ describe('login', () => {
     expect(reply.status).toBe(200)
     expect(reply.body.code).toBe('LOGIN_SUCCESS')
     expectSessionShape(reply)
-    expect(reply.body.data.user).toEqual({ id: userId, email, name: `Member ${email}`, role: 'manager', workspace_id: ws.id, timezone: 'UTC' })
+    expect(reply.body.data.user).toEqual({
+      id: userId,
+      email,
+      name: `Member ${email}`,
+      role: 'manager',
+      workspace_id: ws.id,
+      timezone: 'UTC',
+      grants_version: expect.any(String),
+    })
     const entries = await t.app.db.pragma(`SELECT * FROM audit_logs WHERE action = 'login' AND entity_id = '${userId}'`)
     expect(entries).toHaveLength(1)
     expect(entries[0]).toMatchObject({

@@ -8,7 +8,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { purgeOldTombstones, TOMBSTONE_WINDOW } from '../src/modules/sync/sync.retention'
-import { encodeCursor } from '../src/modules/sync/sync.cursor'
+import { decodeCursor, encodeCursor } from '../src/modules/sync/sync.cursor'
+import { createSealer } from '../src/platform/crypto'
 import * as make from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
 
@@ -229,6 +230,8 @@ describe('GET /app/v1/sync: bad cursors and limits', () => {
     const other = await t.app.workspace()
     const otherUser = await t.app.member(other, 'user')
     const { cursor: foreign } = await sync(otherUser.token, new Map())
+    // Sealed by the service itself, but for another user, or past anything the log ever issued.
+    const own = decodeCursor(t.app.deps.sealer, (await sync(f.field.token, new Map())).cursor)!
     const bad = [
       'x',
       '!!!',
@@ -237,8 +240,8 @@ describe('GET /app/v1/sync: bad cursors and limits', () => {
       Buffer.from(JSON.stringify({ v: 1, w: f.ws.id, u: f.field.user.id, s: -1 })).toString('base64url'),
       Buffer.from(JSON.stringify({ v: 1, w: f.ws.id, u: f.field.user.id, s: 1, x: 1 })).toString('base64url'),
       foreign,
-      encodeCursor({ workspaceId: f.ws.id, userId: f.other.user.id, seq: 1 }),
-      encodeCursor({ workspaceId: f.ws.id, userId: f.field.user.id, seq: 10 ** 12 }),
+      encodeCursor(t.app.deps.sealer, { ...own, userId: f.other.user.id, seq: 1 }),
+      encodeCursor(t.app.deps.sealer, { ...own, seq: 10 ** 12 }),
       ...fc.sample(fc.string({ minLength: 1, maxLength: 60 }), 40),
     ]
     for (const cursor of bad) {
@@ -321,8 +324,7 @@ describe('GET /app/v1/sync under concurrent writes', () => {
       const [result] = await Promise.all([sync(g.field.token, replica, cursor, 2), ...[0, 1, 2, 3, 4].map((i) => writer(round * 5 + i))])
       cursor = result.cursor
       // Everything committed before this sync began is behind the cursor now.
-      const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString())
-      expect(decoded.s).toBeGreaterThanOrEqual(Number(committedBefore[0].seq))
+      expect(decodeCursor(t.app.deps.sealer, cursor)!.seq).toBeGreaterThanOrEqual(Number(committedBefore[0].seq))
     }
     expect(writes).toBe(30)
     await sync(g.field.token, replica, cursor, 2)
@@ -467,5 +469,318 @@ describe('on the libSQL driver', () => {
     await l.app.delete(`/office/v1/outlets/sub-areas/${id}`, { token: ws.owner.token })
     const next = await l.app.get(`/app/v1/sync?cursor=${first.body.data.cursor}`, { token: field.token })
     expect(next.body.data.changes).toEqual([{ entity: 'sub_area', id, op: 'delete' }])
+  })
+
+  test('a visit taken away there tombstones its hard-deleted submissions too (migration 0018), and cursors are sealed', async () => {
+    const ws = await l.app.workspace()
+    const [field, other] = [await l.app.member(ws, 'user'), await l.app.member(ws, 'user')]
+    const token = ws.owner.token
+    const account = await make.newAccount(l.app, token)
+    const outlet = await make.newOutlet(l.app, token, { account_id: account.id })
+    const principal = await make.newPrincipal(l.app, token)
+    const [formA, formB] = [await make.newForm(l.app, token), await make.newForm(l.app, token)]
+    const project = await make.newProject(l.app, token, { principal_id: principal.id, forms: [{ form_id: formA.id, is_required: false }] })
+    const visit = await make.created(
+      l.app,
+      '/office/v1/visits',
+      {
+        outlet_id: outlet.id,
+        project_id: project.id,
+        visit_date: '2026-11-23',
+        user_ids: [field.user.id],
+        submissions: [
+          { form_id: formA.id, is_required: false },
+          { form_id: formB.id, is_required: false },
+        ],
+      },
+      token,
+    )
+    const first = await l.app.get('/app/v1/sync', { token: field.token })
+    const held = (first.body.data.changes as Change[]).filter((c) => c.entity === 'submission').map((c) => c.id)
+    expect(held.length).toBe(2)
+    // A hard delete this time (direct SQL; the office route soft-deletes, as the test above does).
+    await l.app.db.pragma(`DELETE FROM submissions WHERE id = ${held[1]}`)
+    await l.app.post(`/office/v1/visits/${visit.id}/assign`, { user_ids: [other.user.id] }, { token })
+    const forged = Buffer.from(JSON.stringify({ v: 1, w: ws.id, u: field.user.id, s: 0 })).toString('base64url')
+    expectError(await l.app.get(`/app/v1/sync?cursor=${forged}`, { token: field.token }), 400, 'VALIDATION_ERROR')
+    const next = await l.app.get(`/app/v1/sync?cursor=${first.body.data.cursor}`, { token: field.token })
+    const gone = (next.body.data.changes as Change[]).filter((c) => c.op === 'delete' && c.entity === 'submission').map((c) => c.id)
+    expect(gone.sort((a, b) => a - b)).toEqual([...held].sort((a, b) => a - b))
+  })
+})
+
+const grantsVersionOf = (session: Session) => (session.user as { grants_version?: string }).grants_version
+
+/** The phone grants of the built-in `user` role, minus `drop` (a custom role for permission changes). */
+const FIELD_GRANTS = (drop: string[] = []) =>
+  [
+    'channel_group.view',
+    'channel.view',
+    'account.view',
+    'sub_area.view',
+    'outlet.view',
+    'form.view',
+    'project.view',
+    'product.view',
+    'principal.view',
+    'visit:view',
+  ]
+    .filter((key) => !drop.includes(key))
+    .map((key) => ({ key, platform: 'mobile' as const, access: 'view' as const }))
+
+describe('GET /app/v1/sync: a visit taken away tombstones every submission the phone may hold (#24.1)', () => {
+  test('a submission deleted before the visit was reassigned is tombstoned with the others, and nothing stays on the phone', async () => {
+    const token = f.ws.owner.token
+    const secondForm = await created('/office/v1/forms', token, { title: unique('Form'), fields: [{ key: 'q', label: 'Q', type: 'text' }] })
+    const visit = await created('/office/v1/visits', token, {
+      outlet_id: f.outletIds[0],
+      project_id: f.projectId,
+      visit_date: '2026-11-23',
+      user_ids: [f.field.user.id],
+      submissions: [
+        { form_id: f.formId, is_required: false },
+        { form_id: secondForm, is_required: false },
+      ],
+    })
+    const replica: Replica = new Map()
+    const { cursor } = await sync(f.field.token, replica)
+    const held = [...replica.entries()]
+      .filter(([key, data]) => key.startsWith('submission:') && (data as { visit_id: number }).visit_id === visit)
+      .map(([key]) => Number(key.split(':')[1]))
+      .sort((a, b) => a - b)
+    expect(held.length).toBe(2)
+    expect((await t.app.delete(`/office/v1/visits/${visit}/submissions/${held[1]}`, { token })).status).toBe(200)
+    expect((await t.app.post(`/office/v1/visits/${visit}/assign`, { user_ids: [f.other.user.id] }, { token })).status).toBe(200)
+    const { pages } = await sync(f.field.token, replica, cursor)
+    const deletes = pages
+      .flat()
+      .filter((change) => change.op === 'delete' && change.entity === 'submission')
+      .map((change) => change.id)
+    expect(deletes.filter((id) => held.includes(id)).sort((a, b) => a - b)).toEqual(held)
+    expect([...replica.keys()].filter((key) => held.some((id) => key === `submission:${id}`))).toEqual([])
+    expect(sorted(replica)).toEqual(sorted(await phoneState(f.field)))
+  })
+})
+
+describe('GET /app/v1/sync: a change of what the caller may view refuses the cursor (#24.2)', () => {
+  test('losing outlet.view (role changed, then the role edited) refuses the old cursor; a fresh sync has no outlets; the grant back refuses again and re-sends', async () => {
+    const owner = f.ws.owner.token
+    const full = (await t.app.post('/office/v1/roles', { name: unique('Field'), permissions: FIELD_GRANTS() }, { token: owner })).body.data.id as number
+    const less = (await t.app.post('/office/v1/roles', { name: unique('Field'), permissions: FIELD_GRANTS(['outlet.view']) }, { token: owner })).body.data
+      .id as number
+    const phone = await t.app.member(f.ws, full)
+    const before = (await t.app.get('/app/v1/profile', { token: phone.token })).body.data.grants_version
+    expect(typeof before).toBe('string')
+    expect(grantsVersionOf(phone)).toBe(before)
+    const replica: Replica = new Map()
+    const { cursor } = await sync(phone.token, replica)
+    expect([...replica.keys()].some((key) => key.startsWith('outlet:'))).toBe(true)
+
+    // The role changes: outlets may no longer be viewed.
+    expect((await t.app.put(`/office/v1/users/${phone.user.id}`, { role_id: less }, { token: owner })).status).toBe(200)
+    expectError(await t.app.get('/app/v1/outlets', { token: phone.token }), 403, 'FORBIDDEN')
+    const refused = expectError(await t.app.get(`/app/v1/sync?cursor=${cursor}`, { token: phone.token }), 400, 'VALIDATION_ERROR')
+    expect(String(refused.cursor)).toContain('permissions changed')
+    const after = (await t.app.get('/app/v1/profile', { token: phone.token })).body.data.grants_version
+    expect(after).not.toBe(before)
+    const fresh: Replica = new Map()
+    const { cursor: lessCursor } = await sync(phone.token, fresh)
+    expect([...fresh.keys()].some((key) => key.startsWith('outlet:'))).toBe(false)
+
+    // Meanwhile an outlet is renamed; then the role itself is edited to grant outlets back.
+    const name = unique('Renamed outlet')
+    expect((await t.app.put(`/office/v1/outlets/${f.outletIds[1]}`, { name }, { token: owner })).status).toBe(200)
+    expect((await t.app.put(`/office/v1/roles/${less}`, { permissions: FIELD_GRANTS() }, { token: owner })).status).toBe(200)
+    expect((await t.app.get('/app/v1/profile', { token: phone.token })).body.data.grants_version).toBe(before)
+    expectError(await t.app.get(`/app/v1/sync?cursor=${lessCursor}`, { token: phone.token }), 400, 'VALIDATION_ERROR')
+    const again: Replica = new Map()
+    await sync(phone.token, again)
+    expect((again.get(`outlet:${f.outletIds[1]}`) as { name: string }).name).toBe(name)
+    expect(sorted(again)).toEqual(sorted(await phoneState(phone)))
+  })
+
+  test('a change that does not touch what is synced keeps the cursor; login and profile agree on grants_version', async () => {
+    const owner = f.ws.owner.token
+    const role = (await t.app.post('/office/v1/roles', { name: unique('Field'), permissions: FIELD_GRANTS() }, { token: owner })).body.data.id as number
+    const phone = await t.app.member(f.ws, role)
+    const { cursor } = await sync(phone.token, new Map())
+    const grants = [...FIELD_GRANTS(), { key: 'attendance:clock', platform: 'mobile', access: 'full' }]
+    expect((await t.app.put(`/office/v1/roles/${role}`, { permissions: grants }, { token: owner })).status).toBe(200)
+    expect((await t.app.get(`/app/v1/sync?cursor=${cursor}`, { token: phone.token })).status).toBe(200)
+    const login = await t.app.login(phone.user.email)
+    expect(grantsVersionOf(login)).toBe((await t.app.get('/app/v1/profile', { token: phone.token })).body.data.grants_version)
+    // The same phone grants as the built-in field role: the same version.
+    expect(grantsVersionOf(login)).toBe(grantsVersionOf(f.field))
+    // Register answers it as login does (the owner's, read after the registering transaction).
+    expect(grantsVersionOf(f.ws.owner)).toBe(grantsVersionOf(await t.app.login(f.ws.owner.user.email)))
+    // It names what is synced, not the role: the owner may view every synced entity, as a field user may.
+    expect(grantsVersionOf(f.ws.owner)).toBe(grantsVersionOf(f.field))
+  })
+})
+
+describe('GET /app/v1/sync: a first sync sends no tombstones until it reaches the head it started from (#24.3)', () => {
+  test('120 rows created and 100 deleted: a first sync at limit 50 sends only the 20 live ones, with no deletes in any page', async () => {
+    const ws = await t.app.workspace()
+    const phone = await t.app.member(ws, 'user')
+    const ids: number[] = []
+    for (let i = 0; i < 120; i++) ids.push(await created('/office/v1/outlets/sub-areas', ws.owner.token, { name: unique('Area') }))
+    for (const id of ids.slice(0, 100)) expect((await t.app.delete(`/office/v1/outlets/sub-areas/${id}`, { token: ws.owner.token })).status).toBe(200)
+    const replica: Replica = new Map()
+    const { pages } = await sync(phone.token, replica, undefined, 50)
+    expect(pages.flat().filter((change) => change.op === 'delete')).toEqual([])
+    expect(pages.length).toBe(1)
+    expect(pages[0].filter((change) => change.entity === 'sub_area').length).toBe(20)
+    expect(sorted(replica)).toEqual(sorted(await phoneState(phone)))
+  })
+
+  test('a row sent in the first page and deleted before a later one is tombstoned; one never sent is not, before the head', async () => {
+    const ws = await t.app.workspace()
+    const phone = await t.app.member(ws, 'user')
+    const ids: number[] = []
+    for (let i = 0; i < 6; i++) ids.push(await created('/office/v1/outlets/sub-areas', ws.owner.token, { name: unique('Area') }))
+    // Deleted before the sync starts: never sent, never tombstoned.
+    for (const id of ids.slice(0, 2)) await t.app.delete(`/office/v1/outlets/sub-areas/${id}`, { token: ws.owner.token })
+    const replica: Replica = new Map()
+    const first = await t.app.get('/app/v1/sync?limit=2', { token: phone.token })
+    const sent = (first.body.data.changes as Change[]).map((change) => change.id)
+    expect(sent).toEqual(ids.slice(2, 4))
+    for (const change of first.body.data.changes as Change[]) replica.set(`${change.entity}:${change.id}`, change.data)
+    // The first sent row is deleted now, while the sync is under way.
+    await t.app.delete(`/office/v1/outlets/sub-areas/${ids[2]}`, { token: ws.owner.token })
+    const { pages } = await sync(phone.token, replica, first.body.data.cursor, 1)
+    const deletes = pages.flat().filter((change) => change.op === 'delete')
+    expect(deletes).toEqual([{ entity: 'sub_area', id: ids[2], op: 'delete' }])
+    expect(sorted(replica)).toEqual(sorted(await phoneState(phone)))
+  })
+})
+
+describe('a first sync under concurrent writes (#24.3)', () => {
+  test('paging from scratch while rows are created and deleted: no tombstone for a row deleted before it began, and the replica ends equal to the state', async () => {
+    const ws = await t.app.workspace()
+    const phone = await t.app.member(ws, 'user')
+    const token = ws.owner.token
+    const ids: number[] = []
+    for (let i = 0; i < 12; i++) ids.push(await created('/office/v1/outlets/sub-areas', token, { name: unique('Area') }))
+    const goneBefore = ids.slice(0, 6)
+    for (const id of goneBefore) await t.app.delete(`/office/v1/outlets/sub-areas/${id}`, { token })
+    const live = ids.slice(6)
+    const writer = async (round: number) => {
+      const area = await created('/office/v1/outlets/sub-areas', token, { name: unique(`Area${round}`) })
+      if (round % 2 === 0) await t.app.delete(`/office/v1/outlets/sub-areas/${area}`, { token })
+      if (round < live.length) await t.app.delete(`/office/v1/outlets/sub-areas/${live[round]}`, { token })
+    }
+    const replica: Replica = new Map()
+    const [first] = await Promise.all([sync(phone.token, replica, undefined, 2), ...[0, 1, 2, 3, 4].map(writer)])
+    const deleted = first.pages.flat().filter((change) => change.op === 'delete')
+    expect(deleted.filter((change) => goneBefore.includes(change.id))).toEqual([])
+    await sync(phone.token, replica, first.cursor, 2)
+    expect(sorted(replica)).toEqual(sorted(await phoneState(phone)))
+  })
+})
+
+describe('updated_since misses derived changes and deletions: only the change feed converges (#24.4)', () => {
+  test('the OpenAPI description of updated_since says so and points to /office/v1/changes', async () => {
+    const doc = (await t.app.get('/docs/json')).body
+    for (const path of ['/api/office/v1/outlets', '/api/office/v1/visits', '/api/office/v1/users']) {
+      const parameter = (doc.paths[path].get.parameters as { name: string; description?: string; schema?: { description?: string } }[]).find(
+        (candidate) => candidate.name === 'updated_since',
+      )
+      const description = String(parameter?.description ?? parameter?.schema?.description)
+      expect(description).toContain('/office/v1/changes')
+      expect(description).toContain('deleted')
+    }
+  })
+})
+
+describe('cursors are sealed (#23.6a)', () => {
+  test('a cursor is not readable, and a forged or tampered one is 400 errors.cursor on both feeds', async () => {
+    const { cursor } = await sync(f.field.token, new Map())
+    expect(() => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))).toThrow()
+    const forged = Buffer.from(JSON.stringify({ v: 1, w: f.ws.id, u: f.field.user.id, s: 1 })).toString('base64url')
+    const flip = (text: string, at: number) => text.slice(0, at) + (text[at] === 'A' ? 'B' : 'A') + text.slice(at + 1)
+    for (const bad of [forged, flip(cursor, 5), flip(cursor, cursor.length - 3)]) {
+      const errors = expectError(await t.app.get(`/app/v1/sync?cursor=${bad}`, { token: f.field.token }), 400, 'VALIDATION_ERROR')
+      expect(Object.keys(errors)).toEqual(['cursor'])
+    }
+    const office = (await t.app.get('/office/v1/changes?limit=1', { token: f.ws.owner.token })).body.data.cursor as string
+    const forgedOffice = Buffer.from(JSON.stringify({ v: 1, w: f.ws.id, u: 0, s: 1 })).toString('base64url')
+    for (const bad of [forgedOffice, flip(office, 7)]) {
+      expectError(await t.app.get(`/office/v1/changes?cursor=${bad}`, { token: f.ws.owner.token }), 400, 'VALIDATION_ERROR')
+    }
+  })
+
+  test('another workspace’s writes change nothing in a caller’s answers: the same cursor, the same page', async () => {
+    const ws = await t.app.workspace()
+    const phone = await t.app.member(ws, 'user')
+    const { cursor } = await sync(phone.token, new Map())
+    const before = await t.app.get(`/app/v1/sync?cursor=${cursor}`, { token: phone.token })
+    await created('/office/v1/outlets/sub-areas', f.ws.owner.token, { name: unique('Area') })
+    const after = await t.app.get(`/app/v1/sync?cursor=${cursor}`, { token: phone.token })
+    expect(after.body).toEqual(before.body)
+    expect(after.body.data.cursor).toBe(cursor)
+  })
+})
+
+describe('Sealer (src/platform/crypto.ts), which seals cursors', () => {
+  const sealer = createSealer('a-secret-of-at-least-32-characters-long')
+  test('opens what it sealed, the same text always gives the same token, distinct texts distinct tokens', () => {
+    const token = sealer.seal('p', 'hello')
+    expect(sealer.open('p', token)).toBe('hello')
+    expect(sealer.seal('p', 'hello')).toBe(token)
+    expect(sealer.seal('p', 'hellp')).not.toBe(token)
+    expect(token).not.toContain('hello')
+  })
+  test('another purpose, another secret, any altered byte or a truncated token: null', () => {
+    const token = sealer.seal('p', 'hello')
+    expect(sealer.open('q', token)).toBeNull()
+    expect(createSealer('another-secret-of-at-least-32-characters').open('p', token)).toBeNull()
+    const raw = Buffer.from(token, 'base64url')
+    for (let i = 0; i < raw.length; i++) {
+      const altered = Buffer.from(raw)
+      altered[i] ^= 1
+      expect(sealer.open('p', altered.toString('base64url'))).toBeNull()
+    }
+    expect(sealer.open('p', token.slice(0, -2))).toBeNull()
+    expect(sealer.open('p', `${token}=`)).toBeNull()
+    expect(sealer.open('p', '')).toBeNull()
+  })
+})
+
+describe('GET /office/v1/changes carries only what the caller may view (#23.6e)', () => {
+  test('audit_log.view alone: no entity at all, and entity=user is 403', async () => {
+    const auditor = await t.app.memberWithGrants(f.ws, [{ key: 'audit_log.view', platform: 'web', access: 'view' }])
+    const replica: Replica = new Map()
+    await follow('/office/v1/changes', auditor.token, replica)
+    expect([...replica.keys()]).toEqual([])
+    for (const entity of ['user', 'attendance', 'role', 'outlet', 'visit']) {
+      expectError(await t.app.get(`/office/v1/changes?entity=${entity}`, { token: auditor.token }), 403, 'FORBIDDEN')
+    }
+  })
+
+  test('audit_log.view with outlet.view: outlets only; gaining user.view refuses the old cursor', async () => {
+    const role = (
+      await t.app.post(
+        '/office/v1/roles',
+        {
+          name: unique('Integrator'),
+          permissions: [
+            { key: 'audit_log.view', platform: 'web', access: 'view' },
+            { key: 'outlet.view', platform: 'web', access: 'view' },
+          ],
+        },
+        { token: f.ws.owner.token },
+      )
+    ).body.data.id as number
+    const integrator = await t.app.member(f.ws, role)
+    const replica: Replica = new Map()
+    const { cursor } = await follow('/office/v1/changes', integrator.token, replica)
+    expect(new Set([...replica.keys()].map((key) => key.split(':')[0]))).toEqual(new Set(['outlet']))
+    const grants = [
+      { key: 'audit_log.view', platform: 'web', access: 'view' },
+      { key: 'outlet.view', platform: 'web', access: 'view' },
+      { key: 'user.view', platform: 'web', access: 'view' },
+    ]
+    expect((await t.app.put(`/office/v1/roles/${role}`, { permissions: grants }, { token: f.ws.owner.token })).status).toBe(200)
+    expectError(await t.app.get(`/office/v1/changes?cursor=${cursor}`, { token: integrator.token }), 400, 'VALIDATION_ERROR')
   })
 })

@@ -7,6 +7,7 @@ import type { Database } from '../db/client'
 import type { Clock } from './clock'
 import type { Hub } from './hub'
 import type { IdempotencyClaim, IdempotencyStore } from './idempotency'
+import type { Sealer } from './crypto'
 import type { TokenService } from './jwt'
 import type { Logger } from './logger'
 import type { Mailer } from './mail'
@@ -22,6 +23,8 @@ export interface PlatformServices {
   logger: Logger
   mailer: Mailer
   tokens: TokenService
+  /** Seals what clients must hand back unread and unaltered (sync cursors); keyed from the JWT secret. */
+  sealer: Sealer
   idempotency: IdempotencyStore
   /** Rate limits of login, register and forgot-password (in memory, per process). */
   limits: AuthLimits

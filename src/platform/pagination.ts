@@ -62,7 +62,11 @@ export const UpdatedSinceParam = t.Optional(
   t.String({
     format: 'iso-date-time',
     maxLength: 40,
-    description: 'Only rows whose updated_at is at or after this ISO 8601 date-time (docs/API.md §Sync and change feed)',
+    description:
+      'Only rows whose own updated_at is at or after this ISO 8601 date-time. Not a way to stay in step: a row that only shows ' +
+      'another one changed (an outlet whose account was renamed, a visit whose assignee was renamed, a user added to a team) keeps ' +
+      'its updated_at, and deleted rows are never listed. To converge, follow GET /office/v1/changes ' +
+      '(docs/API.md §Sync and change feed).',
   }),
 )
 

@@ -1,6 +1,6 @@
 /**
  * The change log of sync and the change feed (docs/API.md §Sync and change feed). Written only by
- * the triggers of migration 0015, never by the service: every writer (requests, seeds, direct SQL)
+ * the triggers of migrations 0015 and 0018, never by the service: every writer (requests, seeds, direct SQL)
  * is covered on both drivers.
  *
  * One row per entity: a change deletes the entity's older row and appends a new one, so `seq`
@@ -31,6 +31,8 @@ export const changes = sqliteTable(
     index('changes_workspace_seq').on(t.workspace_id, t.seq),
     index('changes_workspace_entity').on(t.workspace_id, t.entity, t.entity_id, t.user_id),
     index('changes_addressed').on(t.visit_id, t.user_id).where(sql`user_id is not null`),
+    // A visit's submission tombstones, for the ones addressed to an assignee taken off it (migration 0018).
+    index('changes_submission_tombstones').on(t.visit_id).where(sql`entity = 'submission' AND op = 'delete' AND user_id IS NULL`),
   ],
 )
 

@@ -56,12 +56,13 @@ export const SessionSchema = Type.Object({
     role: Type.String({ description: 'Role slug' }),
     workspace_id: Type.Integer(),
     timezone: Type.String({ description: 'The workspace’s IANA time zone' }),
+    grants_version: Type.String({ description: 'What this role may sync to the phone; when it changes, the sync cursor is refused (docs/API.md §Sync)' }),
   }),
 })
 
 export type Session = Static<typeof SessionSchema>
-/** Who a session is for; the workspace's time zone is added when the session is answered. */
-export type SessionUser = Omit<Session['user'], 'timezone'>
+/** Who a session is for; the workspace's time zone and grants version are added when the session is answered. */
+export type SessionUser = Omit<Session['user'], 'timezone' | 'grants_version'>
 
 export const SessionEnvelope = Envelope(SessionSchema)
 export const EmptyEnvelope = Envelope(Type.Object({}))

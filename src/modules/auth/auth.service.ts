@@ -17,6 +17,7 @@ import type { AuthedContext, RequestContext } from '../../platform/context'
 import { randomToken, sha256Hex } from '../../platform/crypto'
 import { AlreadyExists, AppError, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../../platform/errors'
 import { withTransaction } from '../../platform/transaction'
+import { phoneGrantsVersion } from '../sync/sync.grants'
 import { insertWorkspace } from '../workspaces/workspaces.service'
 import type {
   ForgotPasswordInput,
@@ -67,11 +68,18 @@ const workspaceTimeZone = prepared((db) =>
     .prepare(),
 )
 
-/** The answer of every call that hands out tokens; `user` also carries the workspace's time zone. */
+/** The answer of every call that hands out tokens; `user` also carries the workspace's time zone and the sync grants version. */
 async function sessionFor(ctx: RequestContext, user: SessionUser, refresh: RefreshGrant): Promise<Session> {
   const token = await ctx.deps.tokens.signAccessToken({ userId: user.id, workspaceId: user.workspace_id, role: user.role, sessionId: refresh.familyId })
   const [workspace] = await workspaceTimeZone(ctx.deps.db.read).all({ id: user.workspace_id })
-  return { token, refresh_token: refresh.token, expires_in: ctx.deps.tokens.accessTtlSeconds, user: { ...user, timezone: workspace?.timezone ?? 'UTC' } }
+  const member = await loadMember(ctx.deps.db.read, user.id, user.workspace_id)
+  const grants_version = phoneGrantsVersion(member?.permissions ?? new Set())
+  return {
+    token,
+    refresh_token: refresh.token,
+    expires_in: ctx.deps.tokens.accessTtlSeconds,
+    user: { ...user, timezone: workspace?.timezone ?? 'UTC', grants_version },
+  }
 }
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase()

@@ -3,8 +3,7 @@ import type { PlatformPlugin } from '../../platform/http'
 import { ok } from '../../platform/reply'
 import { Envelope, responses } from '../../platform/schema'
 import { EmptyEnvelope } from '../auth/auth.schemas'
-import { UserSchema } from '../users/users.schemas'
-import { PasswordChangeBody, ProfileBody } from './profile.schemas'
+import { PasswordChangeBody, ProfileBody, ProfileSchema } from './profile.schemas'
 import { changePassword, getProfile, updateProfile } from './profile.service'
 
 export const profileRoutes = (platform: PlatformPlugin) =>
@@ -12,13 +11,13 @@ export const profileRoutes = (platform: PlatformPlugin) =>
     .use(platform)
     .get('', async ({ ctx }) => ok(await getProfile(ctx)), {
       auth: true,
-      response: responses({ 200: Envelope(UserSchema) }, [401]),
+      response: responses({ 200: Envelope(ProfileSchema) }, [401]),
       detail: { summary: 'Your profile' },
     })
     .put('', async ({ ctx, body }) => ok(await updateProfile(ctx, body), 'PROFILE_UPDATED', 'profile updated'), {
       auth: true,
       body: ProfileBody,
-      response: responses({ 200: Envelope(UserSchema) }, [400, 401]),
+      response: responses({ 200: Envelope(ProfileSchema) }, [400, 401]),
       detail: { summary: 'Change your name or phone' },
     })
     .put(

@@ -1,9 +1,16 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { OptionalText, RequiredText } from '../../platform/schema'
 import { Password } from '../auth/auth.schemas'
+import { UserSchema } from '../users/users.schemas'
 
 export const ProfileBody = Type.Object({ name: Type.Optional(RequiredText(255)), phone: OptionalText(32) }, { minProperties: 1 })
 export type ProfileInput = Static<typeof ProfileBody>
 
 export const PasswordChangeBody = Type.Object({ current_password: Type.String({ minLength: 1, maxLength: 1024 }), new_password: Password })
 export type PasswordChangeInput = Static<typeof PasswordChangeBody>
+
+/** The caller's user, with the version of what their role may sync (as login answers it). */
+export const ProfileSchema = Type.Object({
+  ...UserSchema.properties,
+  grants_version: Type.String({ description: 'What your role may sync to the phone; when it changes, the sync cursor is refused (docs/API.md §Sync)' }),
+})

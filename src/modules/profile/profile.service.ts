@@ -11,10 +11,14 @@ import { ValidationFailed } from '../../platform/errors'
 import { withTransaction } from '../../platform/transaction'
 import { voidPasswordResets } from '../auth/auth.service'
 import { hashPassword, verifyPassword } from '../auth/passwords'
+import { phoneGrantsVersion } from '../sync/sync.grants'
 import { getUser, userById } from '../users/users.service'
 import type { PasswordChangeInput, ProfileInput } from './profile.schemas'
 
-export const getProfile = (ctx: AuthedContext) => getUser(ctx, ctx.actor.userId)
+/** The caller's user and the grants version of their phone sync (docs/API.md §Sync and change feed). */
+const withGrantsVersion = <T extends object>(ctx: AuthedContext, user: T) => ({ ...user, grants_version: phoneGrantsVersion(ctx.actor.permissions) })
+
+export const getProfile = async (ctx: AuthedContext) => withGrantsVersion(ctx, await getUser(ctx, ctx.actor.userId))
 
 export function updateProfile(ctx: AuthedContext, input: ProfileInput) {
   return withTransaction(ctx, async ({ tx, audit }) => {
@@ -25,7 +29,7 @@ export function updateProfile(ctx: AuthedContext, input: ProfileInput) {
       .where(eq(users.id, ctx.actor.userId))
       .returning({ name: users.name, phone: users.phone })
     await audit({ entityType: 'user', entityId: ctx.actor.userId, entityName: after.name, action: 'updated', before, after })
-    return userById(tx, ctx.actor.workspaceId, ctx.actor.userId)
+    return withGrantsVersion(ctx, await userById(tx, ctx.actor.workspaceId, ctx.actor.userId))
   })
 }
 

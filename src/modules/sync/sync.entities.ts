@@ -49,6 +49,8 @@ export interface FeedEntity {
   load: Loader
   /** The mobile permission a phone caller needs to receive it; null: office feed only. */
   mobileKey: string | null
+  /** The web permission the office feed's caller needs to receive it: the one its office list route needs. */
+  webKey: string
   /** Visits and submissions: a phone caller sees only those of visits assigned to them. */
   assigned?: boolean
 }
@@ -59,21 +61,22 @@ const masterData = <T extends MasterTable, C extends MasterTable>(definition: Ma
 }
 
 export const FEED_ENTITIES: readonly FeedEntity[] = [
-  { name: 'channel_group', mobileKey: 'channel_group.view', load: masterData(channelGroupDefinition) },
-  { name: 'channel', mobileKey: 'channel.view', load: masterData(channelDefinition) },
-  { name: 'account', mobileKey: 'account.view', load: masterData(accountDefinition) },
-  { name: 'sub_area', mobileKey: 'sub_area.view', load: masterData(subAreaDefinition) },
-  { name: 'outlet', mobileKey: 'outlet.view', load: outletsByIds },
-  { name: 'form', mobileKey: 'form.view', load: formsByIds },
-  { name: 'project', mobileKey: 'project.view', load: projectsByIds },
-  { name: 'product', mobileKey: 'product.view', load: productsByIds },
-  { name: 'principal', mobileKey: 'principal.view', load: principalsByIds },
-  { name: 'visit', mobileKey: 'visit:view', assigned: true, load: visitDetailsByIds },
-  { name: 'submission', mobileKey: 'visit:view', assigned: true, load: submissionsByIds },
-  { name: 'user', mobileKey: null, load: usersByIds },
-  { name: 'team', mobileKey: null, load: teamsByIds },
+  { name: 'channel_group', webKey: 'channel_group.view', mobileKey: 'channel_group.view', load: masterData(channelGroupDefinition) },
+  { name: 'channel', webKey: 'channel.view', mobileKey: 'channel.view', load: masterData(channelDefinition) },
+  { name: 'account', webKey: 'account.view', mobileKey: 'account.view', load: masterData(accountDefinition) },
+  { name: 'sub_area', webKey: 'sub_area.view', mobileKey: 'sub_area.view', load: masterData(subAreaDefinition) },
+  { name: 'outlet', webKey: 'outlet.view', mobileKey: 'outlet.view', load: outletsByIds },
+  { name: 'form', webKey: 'form.view', mobileKey: 'form.view', load: formsByIds },
+  { name: 'project', webKey: 'project.view', mobileKey: 'project.view', load: projectsByIds },
+  { name: 'product', webKey: 'product.view', mobileKey: 'product.view', load: productsByIds },
+  { name: 'principal', webKey: 'principal.view', mobileKey: 'principal.view', load: principalsByIds },
+  { name: 'visit', webKey: 'visit:view', mobileKey: 'visit:view', assigned: true, load: visitDetailsByIds },
+  { name: 'submission', webKey: 'visit:view', mobileKey: 'visit:view', assigned: true, load: submissionsByIds },
+  { name: 'user', webKey: 'user.view', mobileKey: null, load: usersByIds },
+  { name: 'team', webKey: 'team.view', mobileKey: null, load: teamsByIds },
   {
     name: 'role',
+    webKey: 'role.view',
     mobileKey: null,
     load: async (db, workspaceId, ids) =>
       (
@@ -83,8 +86,7 @@ export const FEED_ENTITIES: readonly FeedEntity[] = [
           .where(roleScope.where(workspaceId, inArray(roles.id, ids)))
       ).map(presentRole),
   },
-  { name: 'attendance', mobileKey: null, load: attendancesByIds },
+  { name: 'attendance', webKey: 'attendance.view', mobileKey: null, load: attendancesByIds },
 ]
 
 export const PHONE_ENTITY_NAMES = FEED_ENTITIES.filter((entity) => entity.mobileKey !== null).map((entity) => entity.name)
-export const feedEntity = (name: FeedEntityName) => FEED_ENTITIES.find((entity) => entity.name === name)!

@@ -1,6 +1,6 @@
 /**
- * GET /app/v1/sync (any signed-in user, on the phone) and GET /office/v1/changes (`audit_log.view`):
- * one change feed, two views (docs/API.md §Sync and change feed).
+ * GET /app/v1/sync (any signed-in user, on the phone) and GET /office/v1/changes (`audit_log.view`, and
+ * each entity only with its own view permission): one change feed, two views (docs/API.md §Sync and change feed).
  */
 import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
@@ -24,5 +24,7 @@ export const syncRoutes = (platform: PlatformPlugin) =>
       auth: 'audit_log.view',
       query: ChangesQuery,
       response: responses({ 200: Feed }),
-      detail: { summary: 'Change feed of every business entity of the workspace, for integrations that poll' },
+      detail: {
+        summary: 'Change feed of the business entities of the workspace you may view (each needs its list’s view permission), for integrations that poll',
+      },
     })

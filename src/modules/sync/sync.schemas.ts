@@ -21,7 +21,13 @@ export const FeedPage = Type.Object({
 export type FeedPage = Static<typeof FeedPage>
 
 const feedQuery = {
-  cursor: t.Optional(t.String({ maxLength: 200, description: 'From the previous answer; absent: everything (a first sync)' })),
+  cursor: t.Optional(
+    t.String({
+      maxLength: 200,
+      description:
+        'From the previous answer (sealed: not readable, not forgeable); absent: everything (a first sync). Refused with 400 errors.cursor when altered, too old, or issued before your permissions changed: sync again without it',
+    }),
+  ),
   limit: t.Optional(t.Integer({ minimum: 1, description: `Change rows per page; default ${SYNC_LIMIT.defaultLimit}, clamped at ${SYNC_LIMIT.maxLimit}` })),
 }
 
@@ -30,5 +36,8 @@ export const FeedQuery = t.Object(feedQuery)
 export type FeedQuery = Static<typeof FeedQuery>
 
 /** GET /office/v1/changes */
-export const ChangesQuery = t.Object({ ...feedQuery, entity: t.Optional(OneOf(FEED_ENTITY_NAMES, { description: 'Only this entity type' })) })
+export const ChangesQuery = t.Object({
+  ...feedQuery,
+  entity: t.Optional(OneOf(FEED_ENTITY_NAMES, { description: 'Only this entity type; 403 when you may not view it (its list’s view permission)' })),
+})
 export type ChangesQuery = Static<typeof ChangesQuery>

@@ -18,16 +18,24 @@
  * newer state than the change that listed it; the later change then shows the row again. A page
  * shows each (entity, id) once: an entity that is gone (or, on the phone, a visit no longer
  * assigned to the caller) is `delete`.
+ *
+ * A sync from scratch sends no tombstones for rows it never sent: its first page fixes the head
+ * (`end`), carried in the cursor; up to it only live rows are read, and a row missing by the time it
+ * is loaded is skipped. Every change made after the sync began is numbered past the head, so a row
+ * sent on one page and deleted before a later one has its tombstone there, sent as usual.
+ *
+ * A cursor is sealed and carries the caller's grants version (./sync.cursor.ts, ./sync.grants.ts):
+ * it cannot be read or forged, and one issued under other grants is refused (GRANTS_CHANGED).
  */
 import { and, eq, gt, isNull, lte, max, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared, preparedVariants } from '../../db/prepared'
 import { changeHorizons, changes, visitAssignees } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { ValidationFailed } from '../../platform/errors'
-import { can } from '../../platform/permissions'
+import { Forbidden, ValidationFailed } from '../../platform/errors'
 import { decodeCursor, encodeCursor, type Cursor } from './sync.cursor'
-import { FEED_ENTITIES, feedEntity, type FeedEntity } from './sync.entities'
+import type { FeedEntity } from './sync.entities'
+import { grantsVersion, officeEntities, phoneEntities } from './sync.grants'
 import { type ChangesQuery, type FeedChange, type FeedPage, type FeedQuery, SYNC_LIMIT } from './sync.schemas'
 
 type Awaitable<T> = T | Promise<T>
@@ -36,6 +44,8 @@ type Awaitable<T> = T | Promise<T>
 export const TOMBSTONE_RETENTION_DAYS = 30
 
 const EXPIRED = 'this cursor is older than the change log keeps deletions (30 days): drop the local copy and sync again without a cursor'
+/** A stable reason (docs/API.md §Sync and change feed): what the caller may view changed since the cursor was issued. */
+export const GRANTS_CHANGED = 'your permissions changed since this cursor was issued: drop the local copy and sync again without a cursor'
 
 const uptoOf = prepared((db) =>
   db
@@ -54,8 +64,17 @@ const horizonOf = prepared((db) =>
 /** The highest seq ever handed out (SQLite's AUTOINCREMENT counter; never goes back, unlike max(seq)). */
 const issuedUpTo = (db: Db) => db.all<{ seq: number }>(sql`select seq from sqlite_sequence where name = 'changes'`)
 
+/**
+ * Rows in (after, upto]; up to `head` (a sync from scratch, until it reaches the head it started
+ * from) only live ones: a row deleted before the sync began was never sent, so it needs no tombstone.
+ */
 const window = () =>
-  and(eq(changes.workspace_id, sql.placeholder('workspaceId')), gt(changes.seq, sql.placeholder('after')), lte(changes.seq, sql.placeholder('upto')))
+  and(
+    eq(changes.workspace_id, sql.placeholder('workspaceId')),
+    gt(changes.seq, sql.placeholder('after')),
+    lte(changes.seq, sql.placeholder('upto')),
+    or(gt(changes.seq, sql.placeholder('head')), eq(changes.op, 'upsert')),
+  )
 const columns = { seq: changes.seq, entity: changes.entity, entity_id: changes.entity_id }
 
 /**
@@ -90,57 +109,84 @@ const phoneRows = prepared((db) =>
     .prepare(),
 )
 
-/** The office feed's rows: every entity of the workspace, or one (`filtered`). */
+/** The office feed's rows: the entities the caller may view (a JSON list), or one of them (`filtered`). */
 const officeRows = preparedVariants((db, filtered: 'one' | 'all') =>
   db
     .select(columns)
     .from(changes)
-    .where(and(window(), isNull(changes.user_id), filtered === 'one' ? eq(changes.entity, sql.placeholder('entity')) : undefined))
+    .where(
+      and(
+        window(),
+        isNull(changes.user_id),
+        filtered === 'one'
+          ? eq(changes.entity, sql.placeholder('entity'))
+          : sql`${changes.entity} in (select value from json_each(${sql.placeholder('entities')}))`,
+      ),
+    )
     .orderBy(changes.seq)
     .limit(sql.placeholder('limit'))
     .prepare(),
 )
 
 /** Checks a cursor against the caller's feed; absent: from the start. */
-async function startOf(db: Db, text: string | undefined, expected: Omit<Cursor, 'seq'>, horizon: number): Promise<number> {
-  if (text === undefined || text === '') return 0
-  const cursor = decodeCursor(text)
+async function startOf(
+  db: Db,
+  ctx: AuthedContext,
+  text: string | undefined,
+  expected: Omit<Cursor, 'seq' | 'head'>,
+  horizon: number,
+): Promise<{ after: number; head: number }> {
+  if (text === undefined || text === '') return { after: 0, head: 0 }
+  const cursor = decodeCursor(ctx.deps.sealer, text)
   if (!cursor) throw ValidationFailed.field('cursor', 'is not a cursor this service issued')
   if (cursor.workspaceId !== expected.workspaceId || cursor.userId !== expected.userId) {
     throw ValidationFailed.field('cursor', 'belongs to another workspace, user or feed: sync again without a cursor')
   }
+  if (cursor.grants !== expected.grants) throw ValidationFailed.field('cursor', GRANTS_CHANGED)
+  // Sealed, so only a database that lost its log (restored from an older backup) can fail this.
   const [issued] = await issuedUpTo(db)
   if (cursor.seq > (issued?.seq ?? 0)) throw ValidationFailed.field('cursor', 'is not a cursor this service issued')
   if (cursor.seq < horizon) throw ValidationFailed.field('cursor', EXPIRED)
-  return cursor.seq
+  return { after: cursor.seq, head: cursor.head }
 }
 
 /** One page of a feed: rows in (after, upto], de-duplicated, with their current state. */
 async function readPage(
   db: Db,
   ctx: AuthedContext,
-  feed: { userId: number; entities: readonly FeedEntity[]; assignee: number | null },
+  feed: { userId: number; entities: readonly FeedEntity[]; assignee: number | null; grants: string },
   request: FeedQuery,
-  rowsOf: (params: { workspaceId: number; after: number; upto: number; limit: number }) => Awaitable<{ seq: number; entity: string; entity_id: number }[]>,
+  rowsOf: (params: {
+    workspaceId: number
+    after: number
+    upto: number
+    head: number
+    limit: number
+  }) => Awaitable<{ seq: number; entity: string; entity_id: number }[]>,
 ): Promise<FeedPage> {
   const workspaceId = ctx.actor.workspaceId
   const [horizon] = await horizonOf(db).all({ workspaceId })
-  const after = await startOf(db, request.cursor, { workspaceId, userId: feed.userId }, horizon?.seq ?? 0)
+  const start = await startOf(db, ctx, request.cursor, { workspaceId, userId: feed.userId, grants: feed.grants }, horizon?.seq ?? 0)
+  const after = start.after
   const limit = Math.min(request.limit ?? SYNC_LIMIT.defaultLimit, SYNC_LIMIT.maxLimit)
   const [{ upto }] = await uptoOf(db).all({ workspaceId })
   // Past the horizon too: the removed tombstones up to it are nothing a replica needs.
   const end = Math.max(upto ?? 0, after, horizon?.seq ?? 0)
-  const rows = end > after ? await rowsOf({ workspaceId, after, upto: end, limit: limit + 1 }) : []
+  // A sync from scratch: everything up to here is sent only if live, on this page and the next ones
+  // until they reach it. A row sent on an earlier page and deleted since has its tombstone past it.
+  const head = after === 0 ? end : start.head
+  const rows = end > after ? await rowsOf({ workspaceId, after, upto: end, head, limit: limit + 1 }) : []
   const hasMore = rows.length > limit
   const taken = hasMore ? rows.slice(0, limit) : rows
-  const cursor = encodeCursor({ workspaceId, userId: feed.userId, seq: hasMore ? taken[taken.length - 1].seq : end })
+  const seq = hasMore ? taken[taken.length - 1].seq : end
+  const cursor = encodeCursor(ctx.deps.sealer, { workspaceId, userId: feed.userId, seq, grants: feed.grants, head })
 
   // One entry per (entity, id), in the order of its latest row.
-  const latest = new Map<string, { entity: string; id: number }>()
+  const latest = new Map<string, { entity: string; id: number; seq: number }>()
   for (const row of taken) {
     const key = `${row.entity}:${row.entity_id}`
     latest.delete(key)
-    latest.set(key, { entity: row.entity, id: row.entity_id })
+    latest.set(key, { entity: row.entity, id: row.entity_id, seq: row.seq })
   }
   const idsByEntity = new Map<string, number[]>()
   for (const { entity, id } of latest.values()) {
@@ -154,13 +200,13 @@ async function readPage(
     if (!entity) continue
     for (const item of await entity.load(db, workspaceId, ids, entity.assigned ? feed.assignee : null)) found.set(`${name}:${item.id}`, item)
   }
-  const fromScratch = after === 0
   const result: FeedChange[] = []
-  for (const [key, { entity, id }] of latest) {
+  for (const [key, { entity, id, seq: at }] of latest) {
     const data = found.get(key)
     if (data !== undefined) result.push({ entity, id, op: 'upsert', data })
-    // A first sync has nothing to delete: tombstones are left out of it.
-    else if (!fromScratch) result.push({ entity, id, op: 'delete' })
+    // Up to a first sync's head nothing was sent before, so a row gone since needs no tombstone
+    // (its deletion, if any, comes after the head and is sent there).
+    else if (at > head) result.push({ entity, id, op: 'delete' })
   }
   return { changes: result, cursor, has_more: hasMore }
 }
@@ -168,18 +214,31 @@ async function readPage(
 /** GET /app/v1/sync: what changed for the calling field user since `cursor`. */
 export function syncForPhone(ctx: AuthedContext, request: FeedQuery): Promise<FeedPage> {
   const db = ctx.deps.db.read
-  const entities = FEED_ENTITIES.filter((entity) => entity.mobileKey !== null && can(ctx.actor.permissions, entity.mobileKey, 'mobile', 'view'))
+  const entities = phoneEntities(ctx.actor.permissions)
   const shared = JSON.stringify(entities.filter((entity) => !entity.assigned).map((entity) => entity.name))
   const visits = entities.some((entity) => entity.assigned) ? 1 : 0
   const userId = ctx.actor.userId
-  return readPage(db, ctx, { userId, entities, assignee: userId }, request, (params) => phoneRows(db).all({ ...params, userId, shared, visits }))
+  const feed = { userId, entities, assignee: userId, grants: grantsVersion('phone', entities) }
+  return readPage(db, ctx, feed, request, (params) => phoneRows(db).all({ ...params, userId, shared, visits }))
 }
 
-/** GET /office/v1/changes: every business entity of the workspace (or one type) since `cursor`. */
+/**
+ * GET /office/v1/changes: the business entities of the workspace the caller may view (each needs
+ * the web view permission of its own list), or one type (403 when the caller may not view it).
+ */
 export function officeChanges(ctx: AuthedContext, request: ChangesQuery): Promise<FeedPage> {
   const db = ctx.deps.db.read
-  const entities = request.entity ? [feedEntity(request.entity)] : FEED_ENTITIES
-  return readPage(db, ctx, { userId: 0, entities, assignee: null }, request, (params) =>
-    request.entity ? officeRows(db, 'one').all({ ...params, entity: request.entity }) : officeRows(db, 'all').all(params),
+  const allowed = officeEntities(ctx.actor.permissions)
+  const grants = grantsVersion('office', allowed)
+  if (request.entity) {
+    const one = allowed.filter((entity) => entity.name === request.entity)
+    if (one.length === 0) throw new Forbidden('FORBIDDEN', `you may not view ${request.entity} (its list needs its view permission)`)
+    return readPage(db, ctx, { userId: 0, entities: one, assignee: null, grants }, request, (params) =>
+      officeRows(db, 'one').all({ ...params, entity: request.entity }),
+    )
+  }
+  const names = JSON.stringify(allowed.map((entity) => entity.name))
+  return readPage(db, ctx, { userId: 0, entities: allowed, assignee: null, grants }, request, (params) =>
+    officeRows(db, 'all').all({ ...params, entities: names }),
   )
 }
