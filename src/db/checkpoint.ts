@@ -62,6 +62,7 @@ export function startCheckpointer(path: string, options: CheckpointerOptions = {
   const waiting = new Map<number, (result: CheckpointResult | null) => void>()
   let nextRequest = 1
   let onStopped: (() => void) | null = null
+  let stopping: Promise<void> | null = null
 
   worker.onmessage = (event: MessageEvent) => {
     const message = event.data as { type: 'result'; result: CheckpointResult; request?: number } | { type: 'stopped' }
@@ -86,8 +87,9 @@ export function startCheckpointer(path: string, options: CheckpointerOptions = {
         waiting.set(request, resolve)
         worker.postMessage({ type: 'run', request })
       }),
+    // Idempotent: a second stop (a test's, then close's) waits for the first.
     stop: () =>
-      new Promise<void>((resolve) => {
+      (stopping ??= new Promise<void>((resolve) => {
         const timeout = setTimeout(finish, 1_000)
         function finish() {
           clearTimeout(timeout)
@@ -98,6 +100,6 @@ export function startCheckpointer(path: string, options: CheckpointerOptions = {
         }
         onStopped = finish
         worker.postMessage({ type: 'stop' })
-      }),
+      })),
   }
 }
