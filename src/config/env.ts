@@ -49,6 +49,11 @@ const EnvSchema = z.object({
   DEFAULT_TIMEZONE: z.string().refine(isTimeZone, 'an IANA time zone name, e.g. Asia/Jakarta').default('UTC'),
   /** Registrations per client IP per hour; `0` turns the limit off (test harnesses). */
   REGISTER_LIMIT_PER_HOUR: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  /**
+   * Failed password checks (wrong login, unknown reset token) per client IP per 15 minutes, whatever
+   * the email; more answer 429. `0` turns the limit off (test harnesses).
+   */
+  PASSWORD_FAILURES_PER_IP: z.coerce.number().int().min(0).max(1_000_000).default(30),
   REGIONAL_SERVICE_URL: z.url().optional(),
   /** How long one upstream regional request may take before the answer is 503 REGIONAL_SERVICE_ERROR. */
   REGIONAL_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(3_000),

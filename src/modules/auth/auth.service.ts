@@ -13,6 +13,7 @@ import type { Db } from '../../db/client'
 import { prepared } from '../../db/prepared'
 import { memberships, passwordResets, refreshTokens, roles, users, workspaces } from '../../db/schema'
 import { loadMember } from '../../platform/actor'
+import type { Attempt } from '../../platform/rate-limit'
 import type { AuthedContext, RequestContext } from '../../platform/context'
 import { randomToken, sha256Hex } from '../../platform/crypto'
 import { AlreadyExists, AppError, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../../platform/errors'
@@ -140,12 +141,44 @@ async function landingMembership(db: Db, userId: number, preferredWorkspaceId: n
   }
 }
 
+const tooManyFromAddress = (retryAfterSeconds: number) => rateLimited('too many failed password checks from this address, try again later', retryAfterSeconds)
+
+/**
+ * Slots in both login limiters: failed password checks per IP first (whatever the email), then failed
+ * logins per email+IP; always in that order, so no two logins wait on each other. Settled once: a
+ * failure counts in both, a success clears the email's count only.
+ */
+async function reserveLogin(ctx: RequestContext, email: string): Promise<Attempt> {
+  const ip = ctx.meta.ip ?? 'unknown'
+  const byIp = await ctx.deps.limits.passwordFailuresByIp.reserve(ip)
+  if (!byIp.attempt) throw tooManyFromAddress(byIp.retryAfterSeconds)
+  const byEmail = await ctx.deps.limits.login.reserve(`${email}|${ip}`)
+  if (!byEmail.attempt) {
+    byIp.attempt.released()
+    throw rateLimited('too many failed logins, try again later', byEmail.retryAfterSeconds)
+  }
+  const [perIp, perEmail] = [byIp.attempt, byEmail.attempt]
+  return {
+    failed: () => {
+      perIp.failed()
+      perEmail.failed()
+    },
+    succeeded: () => {
+      perIp.succeeded()
+      perEmail.succeeded()
+    },
+    released: () => {
+      perIp.released()
+      perEmail.released()
+    },
+  }
+}
+
 export async function login(ctx: RequestContext, input: LoginInput): Promise<Session> {
   const email = normalizeEmail(input.email)
-  // A slot is reserved before the password is checked: the limiter decides and counts in one step
+  // Slots are reserved before the password is checked: each limiter decides and counts in one step
   // (see platform/rate-limit.ts), and the attempt is settled exactly once below.
-  const { attempt, retryAfterSeconds } = await ctx.deps.limits.login.reserve(`${email}|${ctx.meta.ip ?? 'unknown'}`)
-  if (!attempt) throw rateLimited('too many failed logins, try again later', retryAfterSeconds)
+  const attempt = await reserveLogin(ctx, email)
   let user: typeof users.$inferSelect | undefined
   let landing: Awaited<ReturnType<typeof landingMembership>> | null
   try {
@@ -321,23 +354,51 @@ export async function voidPasswordResets(tx: Db, userId: number, now: string) {
     .where(and(eq(passwordResets.user_id, userId), isNull(passwordResets.used_at)))
 }
 
+/** The unused, unexpired reset of `token` and its live user, or null. */
+async function liveReset(db: Db, token: string, now: string) {
+  const [reset] = await db
+    .select()
+    .from(passwordResets)
+    .where(and(eq(passwordResets.token_hash, sha256Hex(token)), isNull(passwordResets.used_at), gt(passwordResets.expires_at, now)))
+    .limit(1)
+  const [user] = reset
+    ? await db
+        .select()
+        .from(users)
+        .where(and(eq(users.id, reset.user_id), isNull(users.deleted_at)))
+        .limit(1)
+    : []
+  return reset && user ? { reset, user } : null
+}
+
+const invalidResetToken = () => ValidationFailed.field('token', 'is invalid or expired')
+
+/**
+ * The token is checked before the new password is hashed: an unknown token costs one indexed read,
+ * never a hash, and counts as a failed password check of the caller's IP. The transaction checks
+ * it again and decides (two resets with one token at once: one wins).
+ */
 export async function resetPassword(ctx: RequestContext, input: ResetPasswordInput) {
-  const passwordHash = await hashPassword(input.password)
-  await withTransaction(ctx, async ({ tx, audit }) => {
+  const { attempt, retryAfterSeconds } = await ctx.deps.limits.passwordFailuresByIp.reserve(ctx.meta.ip ?? 'unknown')
+  if (!attempt) throw tooManyFromAddress(retryAfterSeconds)
+  let passwordHash: string
+  try {
+    if (!(await liveReset(ctx.deps.db.read, input.token, ctx.deps.clock.now().toISOString()))) {
+      attempt.failed()
+      throw invalidResetToken()
+    }
+    passwordHash = await hashPassword(input.password)
+  } finally {
+    // A failure was counted above; anything else (a valid token, an error) gives the slot back.
+    attempt.released()
+  }
+  await withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
     const now = ctx.deps.clock.now().toISOString()
-    const [reset] = await tx
-      .select()
-      .from(passwordResets)
-      .where(and(eq(passwordResets.token_hash, sha256Hex(input.token)), isNull(passwordResets.used_at), gt(passwordResets.expires_at, now)))
-      .limit(1)
-    const [user] = reset
-      ? await tx
-          .select()
-          .from(users)
-          .where(and(eq(users.id, reset.user_id), isNull(users.deleted_at)))
-          .limit(1)
-      : []
-    if (!reset || !user) throw ValidationFailed.field('token', 'is invalid or expired')
+    const found = await liveReset(tx, input.token, now)
+    if (!found) throw invalidResetToken()
+    const { user } = found
+    // Every session of the user ended: their open sockets close now (other processes: the auth epoch sweep).
+    afterCommit(() => ctx.deps.hub.revalidateUser(user.id))
     await tx.update(users).set({ password_hash: passwordHash, updated_at: now }).where(eq(users.id, user.id))
     await voidPasswordResets(tx, user.id, now)
     await tx
