@@ -479,10 +479,13 @@ describe("credentials belong to the person: another user's password or email cha
     )
     const reply = await call('PUT', `/office/v1/users/${victim.user.id}`, { password: 'agreed-new-pass-1' }, coAdmin.token)
     expect(reply.status).toBe(200)
-    expect((await t.app.login(victim.user.email, 'agreed-new-pass-1')).user.id).toBe(victim.user.id)
+    // The new password ended the victim's sessions: they sign in again with it.
+    const relogged = await t.app.login(victim.user.email, 'agreed-new-pass-1')
+    expect(relogged.user.id).toBe(victim.user.id)
     // An ordinary user of only the shared workspace: its admins may reset them (regression).
-    const admin = await t.app.member(shared, 'admin')
-    const { id, email } = await addUser(shared, 'user')
+    const sharedNow = { ...shared, owner: relogged }
+    const admin = await t.app.member(sharedNow, 'admin')
+    const { id, email } = await addUser(sharedNow, 'user')
     expect((await call('PUT', `/office/v1/users/${id}`, { password: 'reset-by-admin-1', email: `new-${email}` }, admin.token)).status).toBe(200)
     expect((await t.app.login(`new-${email}`, 'reset-by-admin-1')).user.id).toBe(id)
   })

@@ -8,7 +8,7 @@
  * that lose answers, the retry (see `refresh`).
  */
 import { randomUUID } from 'node:crypto'
-import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared } from '../../db/prepared'
 import { memberships, passwordResets, refreshTokens, roles, users, workspaces } from '../../db/schema'
@@ -227,8 +227,8 @@ export async function login(ctx: RequestContext, input: LoginInput): Promise<Ses
  * The decision is read and written in one write transaction, and write transactions run one at a
  * time, so presentations of the same token at once are decided one after another: 30 retries at once
  * all answer 200, each revoking the successor the previous one issued, and the family ends with
- * exactly one live token, the one issued last. (Access tokens stay stateless: one already issued
- * lives until its `exp`.)
+ * exactly one live token, the one issued last. (Access tokens are not stored; each names its family
+ * as `sid`, and once the family has no unrevoked token they answer 401: platform/actor.ts.)
  */
 export async function refresh(ctx: RequestContext, input: RefreshInput): Promise<Session> {
   const tokenHash = sha256Hex(input.refresh_token)
@@ -279,6 +279,13 @@ export async function refresh(ctx: RequestContext, input: RefreshInput): Promise
   return sessionFor(ctx, outcome.user, outcome.next)
 }
 
+/**
+ * Ends the session of the presented refresh token (when it is the caller's) and the session of the
+ * bearer token itself: every refresh token of both families is revoked, and with them every access
+ * token of those sessions answers 401 from the next request on (platform/actor.ts), on every process
+ * of the database. This process's sockets of those sessions close at once; another process's close
+ * when its hub's sweep sees the auth epoch move (platform/hub.ts).
+ */
 export function logout(ctx: AuthedContext, input: RefreshInput) {
   return withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
     const [stored] = await tx
@@ -286,13 +293,14 @@ export function logout(ctx: AuthedContext, input: RefreshInput) {
       .from(refreshTokens)
       .where(and(eq(refreshTokens.token_hash, sha256Hex(input.refresh_token)), eq(refreshTokens.user_id, ctx.actor.userId)))
       .limit(1)
-    if (stored) {
+    const families = [...new Set([stored?.family, ctx.actor.sessionId].filter((id): id is string => typeof id === 'string'))]
+    if (families.length > 0) {
       await tx
         .update(refreshTokens)
         .set({ revoked_at: ctx.deps.clock.now().toISOString() })
-        .where(and(eq(refreshTokens.family_id, stored.family), isNull(refreshTokens.revoked_at)))
+        .where(and(eq(refreshTokens.user_id, ctx.actor.userId), inArray(refreshTokens.family_id, families), isNull(refreshTokens.revoked_at)))
     }
-    afterCommit(() => ctx.deps.hub.endSessions(ctx.actor.userId, [stored?.family, ctx.actor.sessionId]))
+    afterCommit(() => ctx.deps.hub.endSessions(ctx.actor.userId, families))
     await audit({ entityType: 'user', entityId: ctx.actor.userId, entityName: ctx.actor.name, action: 'logout' })
     return {}
   })
