@@ -280,11 +280,11 @@ export async function refresh(ctx: RequestContext, input: RefreshInput): Promise
 }
 
 /**
- * Ends the session of the presented refresh token (when it is the caller's) and the session of the
- * bearer token itself: every refresh token of both families is revoked, and with them every access
- * token of those sessions answers 401 from the next request on (platform/actor.ts), on every process
- * of the database. This process's sockets of those sessions close at once; another process's close
- * when its hub's sweep sees the auth epoch move (platform/hub.ts).
+ * Ends the session of the presented refresh token, when it is the caller's: every refresh token of
+ * its family is revoked, and with them every access token of that session answers 401 from the next
+ * request on (platform/actor.ts), on every process of the database. This process's sockets of the
+ * session close at once; another process's when its hub's sweep sees the auth epoch move
+ * (platform/hub.ts). An unknown refresh token, or another user's, ends nothing (a harmless no-op).
  */
 export function logout(ctx: AuthedContext, input: RefreshInput) {
   return withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
@@ -293,7 +293,7 @@ export function logout(ctx: AuthedContext, input: RefreshInput) {
       .from(refreshTokens)
       .where(and(eq(refreshTokens.token_hash, sha256Hex(input.refresh_token)), eq(refreshTokens.user_id, ctx.actor.userId)))
       .limit(1)
-    const families = [...new Set([stored?.family, ctx.actor.sessionId].filter((id): id is string => typeof id === 'string'))]
+    const families = stored ? [stored.family] : []
     if (families.length > 0) {
       await tx
         .update(refreshTokens)
