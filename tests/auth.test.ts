@@ -471,6 +471,8 @@ describe('access tokens', () => {
       jti: crypto.randomUUID(),
       iat: now,
       exp: now + 900,
+      // The session the service issued the token for: a token without a live session is refused.
+      sid: decodeJwt(session.token).sid,
       ...overrides,
     }
   }

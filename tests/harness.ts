@@ -26,7 +26,8 @@ export interface HarnessOptions {
   /**
    * Keep the forgot-password limits (3 per email, 20 per IP per hour). Off by default: in-process
    * requests all come from one unknown IP, and suites mint many reset tokens for one owner. (The
-   * register limit is off by default through REGISTER_LIMIT_PER_HOUR=0 in `env`.)
+   * register limit and the per-IP limit of failed password checks are off by default through
+   * REGISTER_LIMIT_PER_HOUR=0 and PASSWORD_FAILURES_PER_IP=0 in `env`; pass another value to keep them.)
    */
   forgotPasswordLimits?: boolean
 }
@@ -186,6 +187,8 @@ export async function createTestApp(options: HarnessOptions = {}): Promise<TestA
     UPLOAD_DIR: join(dir, 'uploads'),
     EXPORT_DIR: join(dir, 'exports'),
     REGISTER_LIMIT_PER_HOUR: '0',
+    // In-process requests all come from one unknown IP; tests/auth.hashing.test.ts turns this limit on.
+    PASSWORD_FAILURES_PER_IP: '0',
     ...options.env,
   })
   const db = await openDatabase(config)

@@ -435,9 +435,39 @@ describe("credentials belong to the person: another user's password or email cha
     expect(errors.email).toBeArray()
     expect(await t.app.count('users', `id = ${victim.user.id} AND email = '${victim.user.email}'`)).toBe(1)
     expect(await t.app.count('users', `email = '${stolen}'`)).toBe(0)
-    // Sending the unchanged email, or editing other fields, is no credential change.
-    const renamed = await call('PUT', `/office/v1/users/${victim.user.id}`, { email: victim.user.email, phone: '0815' }, coAdmin.token)
-    expect(renamed.status).toBe(200)
+    // Sending the unchanged email, or editing this workspace's membership fields, is no change to the person.
+    const unchanged = await call('PUT', `/office/v1/users/${victim.user.id}`, { email: victim.user.email, team_ids: [] }, coAdmin.token)
+    expect(unchanged.status).toBe(200)
+  })
+
+  test("nor rename or re-phone them (403 errors.name / errors.phone): the person's fields are seen by every workspace; nothing changes, no audit entry", async () => {
+    const { victim, coAdmin } = await victimWithTwoWorkspaces()
+    const detail = async () => (await t.app.get(`/office/v1/users/${victim.user.id}`, { token: coAdmin.token })).body.data
+    const before = await detail()
+    const audits = await t.app.count('audit_logs')
+    for (const body of [{ name: 'Renamed By Co-admin' }, { phone: '0812-attacker' }, { name: 'Both', phone: '0812-both' }]) {
+      const errors = expectError(await call('PUT', `/office/v1/users/${victim.user.id}`, body, coAdmin.token), 403, 'FORBIDDEN')
+      expect(Object.keys(errors).sort()).toEqual(Object.keys(body).sort())
+    }
+    expect(await detail()).toEqual(before)
+    expect(await t.app.count('audit_logs')).toBe(audits)
+    // The same name sent back, and the membership fields (role, active flag, teams) of this workspace, stay the co-admin's to change.
+    const team = await t.app.post('/office/v1/teams', { name: unique('Team') }, { token: coAdmin.token })
+    const membershipOnly = await call('PUT', `/office/v1/users/${victim.user.id}`, { name: before.name, team_ids: [team.body.data.id] }, coAdmin.token)
+    expect(membershipOnly.status).toBe(200)
+    expect(membershipOnly.body.data.team_ids).toEqual([team.body.data.id])
+  })
+
+  test('a rename and re-phone are allowed when the caller manages the user in every workspace the user belongs to', async () => {
+    const { privateId, victim, coAdmin } = await victimWithTwoWorkspaces()
+    await t.app.db.pragma(
+      `INSERT INTO memberships (workspace_id, user_id, role_id, is_active, created_at, updated_at)
+       SELECT ${privateId}, ${coAdmin.user.id}, id, 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM roles WHERE workspace_id = ${privateId} AND slug = 'super_admin'`,
+    )
+    const reply = await call('PUT', `/office/v1/users/${victim.user.id}`, { name: 'Agreed New Name', phone: '0812-agreed' }, coAdmin.token)
+    expect(reply.status).toBe(200)
+    expect(reply.body.data).toMatchObject({ name: 'Agreed New Name', phone: '0812-agreed' })
+    expect((await auditOf('user', victim.user.id, 'updated')).length).toBeGreaterThan(0)
   })
 
   test('a password and email change are allowed when the caller manages the user in every workspace the user belongs to', async () => {
@@ -449,10 +479,13 @@ describe("credentials belong to the person: another user's password or email cha
     )
     const reply = await call('PUT', `/office/v1/users/${victim.user.id}`, { password: 'agreed-new-pass-1' }, coAdmin.token)
     expect(reply.status).toBe(200)
-    expect((await t.app.login(victim.user.email, 'agreed-new-pass-1')).user.id).toBe(victim.user.id)
+    // The new password ended the victim's sessions: they sign in again with it.
+    const relogged = await t.app.login(victim.user.email, 'agreed-new-pass-1')
+    expect(relogged.user.id).toBe(victim.user.id)
     // An ordinary user of only the shared workspace: its admins may reset them (regression).
-    const admin = await t.app.member(shared, 'admin')
-    const { id, email } = await addUser(shared, 'user')
+    const sharedNow = { ...shared, owner: relogged }
+    const admin = await t.app.member(sharedNow, 'admin')
+    const { id, email } = await addUser(sharedNow, 'user')
     expect((await call('PUT', `/office/v1/users/${id}`, { password: 'reset-by-admin-1', email: `new-${email}` }, admin.token)).status).toBe(200)
     expect((await t.app.login(`new-${email}`, 'reset-by-admin-1')).user.id).toBe(id)
   })

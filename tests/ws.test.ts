@@ -936,6 +936,7 @@ describe('the hub never sends to a socket whose access was lost before the publi
       clock,
       loadAccess: (userId) => new Promise((resolve) => pending.set(userId, resolve)),
       readEpoch: async () => 0,
+      liveSessions: async (ids) => new Set(ids),
     })
     const [demoted, kept, other] = [new FakeSocket(), new FakeSocket(), new FakeSocket()]
     hub.attach(fakeServer([demoted, kept, other]))
@@ -972,7 +973,12 @@ describe('the hub never sends to a socket whose access was lost before the publi
     ])
     let current = manager
     const hub = new Hub({ channels: SOCKET_CHANNELS })
-    hub.watchAccess({ clock, loadAccess: async () => ({ roleId: 10, permissions: current }), readEpoch: async () => 0 })
+    hub.watchAccess({
+      clock,
+      loadAccess: async () => ({ roleId: 10, permissions: current }),
+      readEpoch: async () => 0,
+      liveSessions: async (ids) => new Set(ids),
+    })
     const socket = new FakeSocket()
     hub.attach(fakeServer([socket]))
     hub.register(socket, access(7, { permissions: field }))
@@ -994,7 +1000,7 @@ describe('the hub never sends to a socket whose access was lost before the publi
   test('a member no longer active → 4401 UNAUTHORIZED; a past exp is closed before the next publish reaches it', async () => {
     const clock = new TestClock('2026-11-21T08:00:00Z')
     const hub = new Hub({ channels: SOCKET_CHANNELS })
-    hub.watchAccess({ clock, loadAccess: async () => null, readEpoch: async () => 0 })
+    hub.watchAccess({ clock, loadAccess: async () => null, readEpoch: async () => 0, liveSessions: async (ids) => new Set(ids) })
     const [gone, expiring, fresh] = [new FakeSocket(), new FakeSocket(), new FakeSocket()]
     hub.attach(fakeServer([gone, expiring, fresh]))
     hub.register(gone, access(1))
@@ -1499,7 +1505,12 @@ describe('a replay waits for an access re-check like every publish', () => {
     const clock = new TestClock('2026-11-21T08:00:00Z')
     const pending = new Map<number, (value: { roleId: number; permissions: typeof viewer } | null) => void>()
     const hub = new Hub({ channels: SOCKET_CHANNELS })
-    hub.watchAccess({ clock, loadAccess: (userId) => new Promise((resolve) => pending.set(userId, resolve)), readEpoch: async () => 0 })
+    hub.watchAccess({
+      clock,
+      loadAccess: (userId) => new Promise((resolve) => pending.set(userId, resolve)),
+      readEpoch: async () => 0,
+      liveSessions: async (ids) => new Set(ids),
+    })
     const [live, late, demoted] = [new FakeSocket(), new FakeSocket(), new FakeSocket()]
     const sockets = [live, late, demoted]
     hub.attach({

@@ -56,6 +56,11 @@ const EnvSchema = z.object({
   DEFAULT_TIMEZONE: z.string().refine(isTimeZone, 'an IANA time zone name, e.g. Asia/Jakarta').default('UTC'),
   /** Registrations per client IP per hour; `0` turns the limit off (test harnesses). */
   REGISTER_LIMIT_PER_HOUR: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  /**
+   * Failed password checks (wrong login, unknown reset token) per client IP per 15 minutes, whatever
+   * the email; more answer 429. `0` turns the limit off (test harnesses).
+   */
+  PASSWORD_FAILURES_PER_IP: z.coerce.number().int().min(0).max(1_000_000).default(30),
   REGIONAL_SERVICE_URL: z.url().optional(),
   /** How long one upstream regional request may take before the answer is 503 REGIONAL_SERVICE_ERROR. */
   REGIONAL_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(3_000),
@@ -69,8 +74,24 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().min(3).default('Field Force <no-reply@localhost>'),
   /** Base URL put into e-mailed links (password reset). */
   PUBLIC_URL: z.url().default('http://localhost:3000'),
-  /** Take the client IP from Fly-Client-IP / X-Forwarded-For (only behind a proxy you control). */
-  TRUST_PROXY: flag.default(false),
+  /**
+   * Which proxies to believe for the client IP (every limiter keys on it, audit entries record it).
+   * `false` (`0`, `no`): none, the socket's address. A number N (`true`, `yes` = 1): N proxies of
+   * yours each append the address they were reached from to X-Forwarded-For, so the client is the
+   * N-th entry from the right; entries left of it are the client's own to write and never read.
+   * `fly`: Fly.io's edge, whose Fly-Client-IP is the client (Fly appends the app's own address as the
+   * right-most X-Forwarded-For entry, so a hop count is wrong there).
+   */
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|yes|no|fly|[0-9]{1,2})$/, 'false, true, a number of proxy hops (0-99) or fly')
+    .transform((value): number | 'fly' => {
+      if (value === 'fly') return 'fly'
+      if (value === 'true' || value === 'yes') return 1
+      if (value === 'false' || value === 'no') return 0
+      return Number(value)
+    })
+    .default(0),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Page cache of each of the two SQLite connections, in MiB; README.md says what fits a 256 MB machine. */
   SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(64),

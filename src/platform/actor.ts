@@ -1,11 +1,14 @@
 /**
  * Who is calling: the access token's user in the token's workspace, loaded fresh on every request,
  * so a deactivated or deleted user, or a changed role, takes effect at once (docs/API.md §Roles and permissions).
+ * The token's session (`sid`, its refresh-token family) must still be live too: a logout, a password
+ * change or reset, a deactivation or a detected reuse revokes the session's refresh tokens, and from
+ * then on its access tokens answer 401, before their `exp`.
  */
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
-import { authEpoch, memberships, roles, users, workspaces } from '../db/schema'
+import { authEpoch, memberships, refreshTokens, roles, users, workspaces } from '../db/schema'
 import type { Actor } from './context'
 import { Unauthorized } from './errors'
 import type { TokenService } from './jwt'
@@ -72,12 +75,20 @@ type MemberCache = Map<string, { epoch: number; actor: Omit<Actor, 'sessionId'> 
 const caches = new WeakMap<Db, MemberCache>()
 const MEMBER_CACHE_SIZE = 10_000
 
+/** The auth epoch: changes with every write to users, memberships, roles, and every revoked refresh token. */
+export async function currentAuthEpoch(db: Db): Promise<number> {
+  const [epochRow] = await readEpoch(db).all()
+  return epochRow?.value ?? -1
+}
+
 /** The live, active member of `workspaceId`, or null. */
 export async function loadMember(db: Db, userId: number, workspaceId: number): Promise<Actor | null> {
   // The epoch is read before the member: the member data is then at least as new as the epoch it
   // is stored under (read the other way round, a change in between could be cached as current).
-  const [epochRow] = await readEpoch(db).all()
-  const epoch = epochRow?.value ?? -1
+  return memberAt(db, await currentAuthEpoch(db), userId, workspaceId)
+}
+
+async function memberAt(db: Db, epoch: number, userId: number, workspaceId: number): Promise<Actor | null> {
   let members = caches.get(db)
   if (!members) {
     members = new Map()
@@ -107,6 +118,55 @@ export async function loadMember(db: Db, userId: number, workspaceId: number): P
   return { ...actor }
 }
 
+const liveSessionToken = prepared((db) =>
+  db
+    .select({ id: refreshTokens.id })
+    .from(refreshTokens)
+    .where(and(eq(refreshTokens.family_id, sql.placeholder('sessionId')), isNull(refreshTokens.revoked_at)))
+    .limit(1)
+    .prepare(),
+)
+
+/**
+ * Sessions found live, each with the auth epoch it was read at. A revoked refresh token bumps the
+ * epoch (migration 0019), so a hit at the current epoch is as fresh as a lookup: the usual request
+ * costs no query beyond the epoch read it already makes. A session never comes back to life (no
+ * refresh token is added to a family whose tokens are all revoked), so only live ones are kept.
+ */
+const liveSessionCaches = new WeakMap<Db, Map<string, number>>()
+
+/** Whether the session (refresh-token family) still has a refresh token that is not revoked. */
+async function sessionLiveAt(db: Db, epoch: number, sessionId: string): Promise<boolean> {
+  let live = liveSessionCaches.get(db)
+  if (!live) {
+    live = new Map()
+    liveSessionCaches.set(db, live)
+  }
+  if (live.get(sessionId) === epoch) return true
+  const [row] = await liveSessionToken(db).all({ sessionId })
+  if (!row) {
+    live.delete(sessionId)
+    return false
+  }
+  if (live.size >= MEMBER_CACHE_SIZE && !live.has(sessionId)) live.delete(live.keys().next().value!)
+  live.set(sessionId, epoch)
+  return true
+}
+
+/** Which of `sessionIds` are still live (the socket hub's re-check: one query per 500 sessions). */
+export async function liveSessions(db: Db, sessionIds: readonly string[]): Promise<Set<string>> {
+  const unique = [...new Set(sessionIds)]
+  const live = new Set<string>()
+  for (let start = 0; start < unique.length; start += 500) {
+    const rows = await db
+      .selectDistinct({ family: refreshTokens.family_id })
+      .from(refreshTokens)
+      .where(and(inArray(refreshTokens.family_id, unique.slice(start, start + 500)), isNull(refreshTokens.revoked_at)))
+    for (const row of rows) live.add(row.family)
+  }
+  return live
+}
+
 export function bearerToken(authorization: string | null): string | null {
   if (!authorization) return null
   const match = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(authorization)
@@ -119,8 +179,13 @@ export async function authenticate(db: Db, tokens: TokenService, authorization: 
   const verified = await tokens.verifyAccessToken(token)
   if (verified.status === 'expired') throw new Unauthorized('TOKEN_EXPIRED', 'access token expired')
   if (verified.status === 'invalid') throw new Unauthorized('UNAUTHORIZED', 'invalid access token')
-  const actor = await loadMember(db, verified.claims.userId, verified.claims.workspaceId)
+  // Every token this service issues names its session; one that does not could never be signed out.
+  const { sessionId } = verified.claims
+  if (!sessionId) throw new Unauthorized('UNAUTHORIZED', 'invalid access token')
+  const epoch = await currentAuthEpoch(db)
+  const actor = await memberAt(db, epoch, verified.claims.userId, verified.claims.workspaceId)
   if (!actor) throw new Unauthorized('UNAUTHORIZED', 'user is not active in this workspace')
-  actor.sessionId = verified.claims.sessionId
+  if (!(await sessionLiveAt(db, epoch, sessionId))) throw new Unauthorized('UNAUTHORIZED', 'this session has ended: sign in again')
+  actor.sessionId = sessionId
   return actor
 }

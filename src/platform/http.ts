@@ -190,12 +190,21 @@ interface KernelState {
 
 const state = (c: unknown) => c as KernelState
 
-function clientIp(request: Request, server: { requestIP(r: Request): { address: string } | null } | null, trustProxy: boolean) {
-  if (trustProxy) {
-    const forwarded = request.headers.get('fly-client-ip') ?? request.headers.get('x-forwarded-for')?.split(',')[0]
-    if (forwarded?.trim()) return forwarded.trim()
+/**
+ * The client's address as TRUST_PROXY says to find it (src/config/env.ts): only what a trusted proxy
+ * wrote counts. X-Forwarded-For grows to the right, each proxy appending the address it was reached
+ * from, so the client is the `hops`-th entry from the right; whatever the client sent itself stands
+ * left of it and is never read. With fewer entries than hops (not through the proxies), the socket's.
+ */
+export function clientIp(headers: Headers, socketAddress: string | null, trustProxy: number | 'fly'): string | null {
+  if (trustProxy === 'fly') return headers.get('fly-client-ip')?.trim() || socketAddress
+  if (trustProxy > 0) {
+    // Several X-Forwarded-For lines arrive joined with ", " in their order: still one list.
+    const entries = (headers.get('x-forwarded-for') ?? '').split(',').map((entry) => entry.trim())
+    const hop = entries.length >= trustProxy ? entries[entries.length - trustProxy] : ''
+    if (hop) return hop
   }
-  return server?.requestIP(request)?.address ?? null
+  return socketAddress
 }
 
 function platformOf(path: string): Platform | null {
@@ -260,7 +269,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
         s.meta = {
           requestId,
-          ip: clientIp(c.request, c.server, config.TRUST_PROXY),
+          ip: clientIp(c.request.headers, c.server?.requestIP(c.request)?.address ?? null, config.TRUST_PROXY),
           userAgent: c.request.headers.get('user-agent')?.slice(0, 512) ?? null,
           timestamp: clock.now().toISOString(),
         }

@@ -20,15 +20,18 @@
  *   - 4401 `TOKEN_EXPIRED` once the token's `exp` passes (checked before every publish, and by a
  *     sweep every SWEEP_INTERVAL_MS);
  *   - 4401 `UNAUTHORIZED` when the user is no longer an active member (deactivated, deleted) or
- *     their session logged out;
+ *     their session ended (logged out; every refresh token revoked by a password change or reset,
+ *     a deactivation, a detected reuse);
  *   - 4403 `FORBIDDEN` when the user lost the permission one of the socket's topics needs (a role
  *     change, a role's permissions edited); a gained permission only adds topics.
  * Who changes access tells the hub after the commit (`revalidateUser`, `revalidateRole`,
  * `endSessions`). While such a re-check runs, every publish is held back and sent, in order, once
  * it is done: an event published after an access change never reaches a socket that lost the
  * access. As a safety net for changes nobody reported (another process on the same database, or
- * any other write to users, memberships or roles), the sweep reads the auth epoch — a number those
- * writes bump through database triggers — and re-checks every socket when it moved.
+ * any other write to users, memberships or roles, or a revoked refresh token), the sweep reads the
+ * auth epoch — a number those writes bump through database triggers — and re-checks every socket
+ * when it moved: so a logout served by another instance closes this one's sockets of that session
+ * within a sweep or two.
  *
  * Every event carries an `id`, increasing per workspace, and is kept for a while in the replay log
  * (./replay-log.ts: what is kept, for how long, within which bounds). A socket opened with
@@ -106,6 +109,8 @@ export interface AccessSource {
   clock: Clock
   /** The member's current role and permissions in the workspace; null when not an active member. */
   loadAccess(userId: number, workspaceId: number): Promise<Pick<SocketAccess, 'roleId' | 'permissions'> | null>
+  /** Which of these sessions (refresh-token families) still have a refresh token that is not revoked. */
+  liveSessions(sessionIds: readonly string[]): Promise<Set<string>>
   /** A number that changes with every write to users, memberships or roles, by any process. */
   readEpoch(): Promise<number>
 }
@@ -395,8 +400,11 @@ export class Hub {
     })
   }
 
-  /** One access read per member, then each of their sockets kept, moved, or closed. */
+  /** One read of the sockets' sessions and one access read per member, then each socket kept, moved, or closed. */
   private async revalidate(source: AccessSource, targets: Connection[]) {
+    // Read alongside the members' access (both are started before anything is awaited).
+    const sessionsRead = source.liveSessions(targets.flatMap((connection) => (connection.access.sessionId ? [connection.access.sessionId] : [])))
+    sessionsRead.catch(() => undefined)
     const byMember = new Map<string, Connection[]>()
     for (const connection of targets) {
       const key = `${connection.access.userId}:${connection.access.workspaceId}`
@@ -406,8 +414,10 @@ export class Hub {
       [...byMember.values()].map(async (connections) => {
         const { userId, workspaceId } = connections[0].access
         let current: Awaited<ReturnType<AccessSource['loadAccess']>>
+        let live: Set<string>
         try {
           current = await source.loadAccess(userId, workspaceId)
+          live = await sessionsRead
         } catch {
           // Access that cannot be confirmed is not assumed: the client reconnects and is checked afresh.
           for (const connection of connections) if (this.open.get(connection.socket) === connection) this.end(connection, null, 1011, 'internal error')
@@ -415,7 +425,9 @@ export class Hub {
         }
         for (const connection of connections) {
           if (this.open.get(connection.socket) !== connection) continue
-          if (!current) this.end(connection, 'UNAUTHORIZED')
+          const { sessionId } = connection.access
+          // Its session ended (signed out, every refresh token revoked), or it is no active member.
+          if (!current || sessionId === null || !live.has(sessionId)) this.end(connection, 'UNAUTHORIZED')
           else this.apply(connection, { ...connection.access, ...current })
         }
       }),

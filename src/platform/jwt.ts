@@ -1,6 +1,7 @@
 /**
  * Access tokens: JWT HS256 with `sub` (user id), `wid` (workspace id), `role`, `exp`, `iat`, `jti`
- * and `sid` (the refresh-token family of the session, so "sign out my other sessions" knows this one)
+ * and `sid` (the refresh-token family of the session: "sign out my other sessions" knows this one, and
+ * once the family's refresh tokens are all revoked its access tokens are refused, platform/actor.ts)
  * (docs/API.md §Roles and permissions). Signing and verification go through @elysiajs/jwt; only HS256 is accepted, and an
  * expired but well-signed token is told apart from a bad one (TOKEN_EXPIRED vs UNAUTHORIZED).
  */

@@ -11,7 +11,9 @@
  *   email and per IP.
  * - FailureLimiter: only failures count (`reserve` → settle the attempt once the outcome is
  *   known). A reservation holds a slot while the password is checked, so at most `limit` attempts
- *   can ever turn into failures within a window; a success clears the failures.
+ *   can ever turn into failures within a window. Failed logins per email+IP (a success clears the
+ *   failures) and failed password checks per IP (login or reset token, whatever the email: a
+ *   success clears nothing, or one account of the sprayer's own would wipe the count).
  *
  * Expired windows are swept as new ones open, so the maps cannot grow without bound.
  */
@@ -23,6 +25,14 @@ export const LOGIN_WINDOW_MS = 15 * 60 * 1000
 export const HOUR_MS = 60 * 60 * 1000
 export const FORGOT_PASSWORD_PER_EMAIL_PER_HOUR = 3
 export const FORGOT_PASSWORD_PER_IP_PER_HOUR = 20
+/** Failed password checks per client IP (PASSWORD_FAILURES_PER_IP) are counted in windows of this length. */
+export const PASSWORD_FAILURES_WINDOW_MS = 15 * 60 * 1000
+/**
+ * Password checks of one client IP in progress at once; more wait their turn at the limiter. So one
+ * address never fills the hashing gate's queue (src/modules/auth/passwords.ts): a burst from it waits
+ * here, and another address's login waits behind at most this many of its hashes.
+ */
+export const PASSWORD_CHECKS_IN_FLIGHT_PER_IP = 4
 
 interface Window {
   /** Requests counted (RequestLimiter) or failures recorded (FailureLimiter). */
@@ -110,20 +120,31 @@ export type Reservation = { attempt: Attempt; retryAfterSeconds: 0 } | { attempt
 export class FailureLimiter extends Windows {
   private readonly waiting = new Map<Window, (() => void)[]>()
 
-  constructor(clock: Clock, limit = LOGIN_FAILURE_LIMIT, windowMs = LOGIN_WINDOW_MS) {
+  /**
+   * `limit` 0 turns the limiter off. `clearOnSuccess` false: a success only gives its slot back.
+   * `maxPending`: attempts of one key in progress at once; more wait like those beyond the free slots.
+   */
+  constructor(
+    clock: Clock,
+    limit = LOGIN_FAILURE_LIMIT,
+    windowMs = LOGIN_WINDOW_MS,
+    private readonly options: { clearOnSuccess?: boolean; maxPending?: number } = {},
+  ) {
     super(clock, limit, windowMs)
   }
 
   async reserve(key: string): Promise<Reservation> {
+    if (this.limit <= 0) return { attempt: UNLIMITED, retryAfterSeconds: 0 }
     for (;;) {
       const now = this.clock.now().getTime()
       const window = this.current(key, now) ?? this.open(key, now)
       if (window.count >= this.limit) return { attempt: null, retryAfterSeconds: this.retryAfterSeconds(window, now) }
-      if (window.count + window.pending < this.limit) {
+      if (window.count + window.pending < this.limit && window.pending < (this.options.maxPending ?? Infinity)) {
         window.pending += 1
         return { attempt: this.attemptIn(key, window), retryAfterSeconds: 0 }
       }
-      // Every free slot is held by an attempt in progress (each settles once its password check ends).
+      // Every free slot (or every slot of the key's in-flight share) is held by an attempt in progress
+      // (each settles once its password check ends).
       await new Promise<void>((resolve) => {
         const queue = this.waiting.get(window)
         if (queue) queue.push(resolve)
@@ -153,16 +174,28 @@ export class FailureLimiter extends Windows {
           const target = this.current(key, now) === window ? window : (this.current(key, now) ?? this.open(key, now))
           target.count += 1
         }),
-      succeeded: () => settle(() => (window.count = 0)),
+      succeeded: () =>
+        settle(() => {
+          if (this.options.clearOnSuccess ?? true) window.count = 0
+        }),
       released: () => settle(() => {}),
     }
   }
 }
 
+/** The attempt of a limiter that is off: settling it does nothing. */
+const UNLIMITED: Attempt = { failed() {}, succeeded() {}, released() {} }
+
 /** The limiters of the auth routes, one set per app. */
 export interface AuthLimits {
   /** Failed logins per email+IP: 10 per 15 minutes. */
   login: FailureLimiter
+  /**
+   * Failed password checks per IP, whatever the email: wrong logins and unknown reset tokens,
+   * PASSWORD_FAILURES_PER_IP per 15 minutes (0 = off), at most PASSWORD_CHECKS_IN_FLIGHT_PER_IP of
+   * them in progress at once. Stops spraying many emails from one address.
+   */
+  passwordFailuresByIp: FailureLimiter
   /** Registrations per IP per hour: REGISTER_LIMIT_PER_HOUR (0 = off). */
   register: RequestLimiter
   /** Password-reset requests per email and per IP per hour; over either, no mail goes out. */
@@ -170,9 +203,13 @@ export interface AuthLimits {
   forgotPasswordByIp: RequestLimiter
 }
 
-export function createAuthLimits(clock: Clock, config: Pick<Config, 'REGISTER_LIMIT_PER_HOUR'>): AuthLimits {
+export function createAuthLimits(clock: Clock, config: Pick<Config, 'REGISTER_LIMIT_PER_HOUR' | 'PASSWORD_FAILURES_PER_IP'>): AuthLimits {
   return {
     login: new FailureLimiter(clock),
+    passwordFailuresByIp: new FailureLimiter(clock, config.PASSWORD_FAILURES_PER_IP, PASSWORD_FAILURES_WINDOW_MS, {
+      clearOnSuccess: false,
+      maxPending: PASSWORD_CHECKS_IN_FLIGHT_PER_IP,
+    }),
     register: new RequestLimiter(clock, config.REGISTER_LIMIT_PER_HOUR, HOUR_MS),
     forgotPasswordByEmail: new RequestLimiter(clock, FORGOT_PASSWORD_PER_EMAIL_PER_HOUR, HOUR_MS),
     forgotPasswordByIp: new RequestLimiter(clock, FORGOT_PASSWORD_PER_IP_PER_HOUR, HOUR_MS),

@@ -13,7 +13,7 @@
 import { eq } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { authEpoch } from '../db/schema'
-import { authenticate, loadMember } from '../platform/actor'
+import { authenticate, liveSessions, loadMember } from '../platform/actor'
 import type { Deps } from '../platform/context'
 import { AppError } from '../platform/errors'
 import type { SocketAccess } from '../platform/hub'
@@ -67,6 +67,7 @@ export const wsRoutes = (deps: Deps) => {
       const member = await loadMember(deps.db.read, userId, workspaceId)
       return member && { roleId: member.roleId, permissions: member.permissions }
     },
+    liveSessions: (sessionIds) => liveSessions(deps.db.read, sessionIds),
     async readEpoch() {
       const [row] = await deps.db.read.select({ value: authEpoch.value }).from(authEpoch).where(eq(authEpoch.id, 1))
       return row?.value ?? -1

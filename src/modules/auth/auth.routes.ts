@@ -63,7 +63,7 @@ export const authRoutes = (platform: PlatformPlugin) =>
       {
         public: true,
         body: ResetPasswordBody,
-        response: responses({ 200: EmptyEnvelope }, [400]),
+        response: responses({ 200: EmptyEnvelope }, [400, 429]),
         detail: { summary: 'Set a new password with a reset token; signs out every session' },
       },
     )

@@ -8,11 +8,12 @@
  * that lose answers, the retry (see `refresh`).
  */
 import { randomUUID } from 'node:crypto'
-import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared } from '../../db/prepared'
 import { memberships, passwordResets, refreshTokens, roles, users, workspaces } from '../../db/schema'
 import { loadMember } from '../../platform/actor'
+import type { Attempt } from '../../platform/rate-limit'
 import type { AuthedContext, RequestContext } from '../../platform/context'
 import { randomToken, sha256Hex } from '../../platform/crypto'
 import { AlreadyExists, AppError, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../../platform/errors'
@@ -148,12 +149,44 @@ async function landingMembership(db: Db, userId: number, preferredWorkspaceId: n
   }
 }
 
+const tooManyFromAddress = (retryAfterSeconds: number) => rateLimited('too many failed password checks from this address, try again later', retryAfterSeconds)
+
+/**
+ * Slots in both login limiters: failed password checks per IP first (whatever the email), then failed
+ * logins per email+IP; always in that order, so no two logins wait on each other. Settled once: a
+ * failure counts in both, a success clears the email's count only.
+ */
+async function reserveLogin(ctx: RequestContext, email: string): Promise<Attempt> {
+  const ip = ctx.meta.ip ?? 'unknown'
+  const byIp = await ctx.deps.limits.passwordFailuresByIp.reserve(ip)
+  if (!byIp.attempt) throw tooManyFromAddress(byIp.retryAfterSeconds)
+  const byEmail = await ctx.deps.limits.login.reserve(`${email}|${ip}`)
+  if (!byEmail.attempt) {
+    byIp.attempt.released()
+    throw rateLimited('too many failed logins, try again later', byEmail.retryAfterSeconds)
+  }
+  const [perIp, perEmail] = [byIp.attempt, byEmail.attempt]
+  return {
+    failed: () => {
+      perIp.failed()
+      perEmail.failed()
+    },
+    succeeded: () => {
+      perIp.succeeded()
+      perEmail.succeeded()
+    },
+    released: () => {
+      perIp.released()
+      perEmail.released()
+    },
+  }
+}
+
 export async function login(ctx: RequestContext, input: LoginInput): Promise<Session> {
   const email = normalizeEmail(input.email)
-  // A slot is reserved before the password is checked: the limiter decides and counts in one step
+  // Slots are reserved before the password is checked: each limiter decides and counts in one step
   // (see platform/rate-limit.ts), and the attempt is settled exactly once below.
-  const { attempt, retryAfterSeconds } = await ctx.deps.limits.login.reserve(`${email}|${ctx.meta.ip ?? 'unknown'}`)
-  if (!attempt) throw rateLimited('too many failed logins, try again later', retryAfterSeconds)
+  const attempt = await reserveLogin(ctx, email)
   let user: typeof users.$inferSelect | undefined
   let landing: Awaited<ReturnType<typeof landingMembership>> | null
   try {
@@ -202,8 +235,8 @@ export async function login(ctx: RequestContext, input: LoginInput): Promise<Ses
  * The decision is read and written in one write transaction, and write transactions run one at a
  * time, so presentations of the same token at once are decided one after another: 30 retries at once
  * all answer 200, each revoking the successor the previous one issued, and the family ends with
- * exactly one live token, the one issued last. (Access tokens stay stateless: one already issued
- * lives until its `exp`.)
+ * exactly one live token, the one issued last. (Access tokens are not stored; each names its family
+ * as `sid`, and once the family has no unrevoked token they answer 401: platform/actor.ts.)
  */
 export async function refresh(ctx: RequestContext, input: RefreshInput): Promise<Session> {
   const tokenHash = sha256Hex(input.refresh_token)
@@ -254,6 +287,13 @@ export async function refresh(ctx: RequestContext, input: RefreshInput): Promise
   return sessionFor(ctx, outcome.user, outcome.next)
 }
 
+/**
+ * Ends the session of the presented refresh token, when it is the caller's: every refresh token of
+ * its family is revoked, and with them every access token of that session answers 401 from the next
+ * request on (platform/actor.ts), on every process of the database. This process's sockets of the
+ * session close at once; another process's when its hub's sweep sees the auth epoch move
+ * (platform/hub.ts). An unknown refresh token, or another user's, ends nothing (a harmless no-op).
+ */
 export function logout(ctx: AuthedContext, input: RefreshInput) {
   return withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
     const [stored] = await tx
@@ -261,13 +301,14 @@ export function logout(ctx: AuthedContext, input: RefreshInput) {
       .from(refreshTokens)
       .where(and(eq(refreshTokens.token_hash, sha256Hex(input.refresh_token)), eq(refreshTokens.user_id, ctx.actor.userId)))
       .limit(1)
-    if (stored) {
+    const families = stored ? [stored.family] : []
+    if (families.length > 0) {
       await tx
         .update(refreshTokens)
         .set({ revoked_at: ctx.deps.clock.now().toISOString() })
-        .where(and(eq(refreshTokens.family_id, stored.family), isNull(refreshTokens.revoked_at)))
+        .where(and(eq(refreshTokens.user_id, ctx.actor.userId), inArray(refreshTokens.family_id, families), isNull(refreshTokens.revoked_at)))
     }
-    afterCommit(() => ctx.deps.hub.endSessions(ctx.actor.userId, [stored?.family, ctx.actor.sessionId]))
+    afterCommit(() => ctx.deps.hub.endSessions(ctx.actor.userId, families))
     await audit({ entityType: 'user', entityId: ctx.actor.userId, entityName: ctx.actor.name, action: 'logout' })
     return {}
   })
@@ -329,23 +370,51 @@ export async function voidPasswordResets(tx: Db, userId: number, now: string) {
     .where(and(eq(passwordResets.user_id, userId), isNull(passwordResets.used_at)))
 }
 
+/** The unused, unexpired reset of `token` and its live user, or null. */
+async function liveReset(db: Db, token: string, now: string) {
+  const [reset] = await db
+    .select()
+    .from(passwordResets)
+    .where(and(eq(passwordResets.token_hash, sha256Hex(token)), isNull(passwordResets.used_at), gt(passwordResets.expires_at, now)))
+    .limit(1)
+  const [user] = reset
+    ? await db
+        .select()
+        .from(users)
+        .where(and(eq(users.id, reset.user_id), isNull(users.deleted_at)))
+        .limit(1)
+    : []
+  return reset && user ? { reset, user } : null
+}
+
+const invalidResetToken = () => ValidationFailed.field('token', 'is invalid or expired')
+
+/**
+ * The token is checked before the new password is hashed: an unknown token costs one indexed read,
+ * never a hash, and counts as a failed password check of the caller's IP. The transaction checks
+ * it again and decides (two resets with one token at once: one wins).
+ */
 export async function resetPassword(ctx: RequestContext, input: ResetPasswordInput) {
-  const passwordHash = await hashPassword(input.password)
-  await withTransaction(ctx, async ({ tx, audit }) => {
+  const { attempt, retryAfterSeconds } = await ctx.deps.limits.passwordFailuresByIp.reserve(ctx.meta.ip ?? 'unknown')
+  if (!attempt) throw tooManyFromAddress(retryAfterSeconds)
+  let passwordHash: string
+  try {
+    if (!(await liveReset(ctx.deps.db.read, input.token, ctx.deps.clock.now().toISOString()))) {
+      attempt.failed()
+      throw invalidResetToken()
+    }
+    passwordHash = await hashPassword(input.password)
+  } finally {
+    // A failure was counted above; anything else (a valid token, an error) gives the slot back.
+    attempt.released()
+  }
+  await withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
     const now = ctx.deps.clock.now().toISOString()
-    const [reset] = await tx
-      .select()
-      .from(passwordResets)
-      .where(and(eq(passwordResets.token_hash, sha256Hex(input.token)), isNull(passwordResets.used_at), gt(passwordResets.expires_at, now)))
-      .limit(1)
-    const [user] = reset
-      ? await tx
-          .select()
-          .from(users)
-          .where(and(eq(users.id, reset.user_id), isNull(users.deleted_at)))
-          .limit(1)
-      : []
-    if (!reset || !user) throw ValidationFailed.field('token', 'is invalid or expired')
+    const found = await liveReset(tx, input.token, now)
+    if (!found) throw invalidResetToken()
+    const { user } = found
+    // Every session of the user ended: their open sockets close now (other processes: the auth epoch sweep).
+    afterCommit(() => ctx.deps.hub.revalidateUser(user.id))
     await tx.update(users).set({ password_hash: passwordHash, updated_at: now }).where(eq(users.id, user.id))
     await voidPasswordResets(tx, user.id, now)
     await tx

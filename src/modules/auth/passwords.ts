@@ -2,16 +2,28 @@
  * Password hashing: argon2id through Bun.password, with OWASP's baseline cost (19 MiB, 2 passes).
  * Hashing takes tens of milliseconds; inside a write transaction every other workspace's write would
  * wait for it, so it is refused there (hash first, then open the transaction).
+ *
+ * Every hash and verification of the process goes through one gate (`passwordWork`): at most
+ * PASSWORD_WORK_CONCURRENCY run at once, at most PASSWORD_WORK_QUEUE more wait their turn in arrival
+ * order, and a call beyond that is refused at once with 429 RATE_LIMITED (`Retry-After: 1`). Without
+ * the gate a burst of public requests (login, register, reset-password: each one hash) ran hundreds of
+ * 19 MiB hashes at once: the CPU and memory went to them and a real login took 17 s. With it a burst
+ * costs the length of the queue at most, and a login arriving behind it waits for
+ * PASSWORD_WORK_QUEUE / PASSWORD_WORK_CONCURRENCY hashes (docs/PERFORMANCE.md, "Password hashing under a
+ * burst"). Who may ask for a hash at all is the limiters' business (platform/rate-limit.ts).
  */
 import { insideWriteTransaction } from '../../db/client'
+import { AppError } from '../../platform/errors'
 
 export const PASSWORD_MIN = 8
 export const PASSWORD_MAX = 128
 
-const OPTIONS = { algorithm: 'argon2id', memoryCost: 19_456, timeCost: 2 } as const
+/** Hashes or verifications running at once: the box has few cores, and each hash holds 19 MiB. */
+export const PASSWORD_WORK_CONCURRENCY = 2
+/** Calls waiting for a turn; beyond them the answer is 429 at once instead of a longer wait. */
+export const PASSWORD_WORK_QUEUE = 32
 
-/** Verified against when the email is unknown, so both paths cost the same. */
-let decoy: Promise<string> | null = null
+const OPTIONS = { algorithm: 'argon2id', memoryCost: 19_456, timeCost: 2 } as const
 
 export class HashInsideTransaction extends Error {
   constructor() {
@@ -20,19 +32,66 @@ export class HashInsideTransaction extends Error {
   }
 }
 
+/** A counting semaphore with a bounded FIFO queue; it decides admission synchronously, at the call. */
+export class PasswordWork {
+  private running = 0
+  private readonly waiting: (() => void)[] = []
+  /** Counters for tests and the metrics page: calls started (hashes + verifications), refused, and the most ever running at once. */
+  readonly stats = { started: 0, refused: 0, maxRunning: 0 }
+
+  constructor(
+    readonly concurrency = PASSWORD_WORK_CONCURRENCY,
+    readonly queue = PASSWORD_WORK_QUEUE,
+  ) {}
+
+  /** Runs `work` when a slot is free; throws 429 RATE_LIMITED at once when the queue is full. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.concurrency) {
+      if (this.waiting.length >= this.queue) {
+        this.stats.refused += 1
+        throw new AppError(429, 'RATE_LIMITED', 'the server is busy checking passwords, try again in a moment', {}, { 'retry-after': '1' })
+      }
+      // The slot is handed over by the call that frees it (`running` is not decremented in between).
+      await new Promise<void>((resolve) => this.waiting.push(resolve))
+    } else {
+      this.running += 1
+    }
+    this.stats.started += 1
+    this.stats.maxRunning = Math.max(this.stats.maxRunning, this.running)
+    try {
+      return await work()
+    } finally {
+      const next = this.waiting.shift()
+      if (next) next()
+      else this.running -= 1
+    }
+  }
+
+  get inFlight() {
+    return { running: this.running, waiting: this.waiting.length }
+  }
+}
+
+/** The gate of this process (the CPU is the process's, whichever app or request asks). */
+export const passwordWork = new PasswordWork()
+
+/** Verified against when the email is unknown, so both paths cost the same. Made once, outside the gate. */
+let decoy: Promise<string> | null = null
+
 function refuseInsideTransaction() {
   if (insideWriteTransaction()) throw new HashInsideTransaction()
 }
 
 export async function hashPassword(password: string): Promise<string> {
   refuseInsideTransaction()
-  return Bun.password.hash(password, OPTIONS)
+  return passwordWork.run(() => Bun.password.hash(password, OPTIONS))
 }
 
 export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
   refuseInsideTransaction()
-  if (hash) return Bun.password.verify(password, hash).catch(() => false)
-  decoy ??= hashPassword(crypto.randomUUID())
-  await Bun.password.verify(password, await decoy)
+  if (hash) return passwordWork.run(() => Bun.password.verify(password, hash).catch(() => false))
+  decoy ??= Bun.password.hash(crypto.randomUUID(), OPTIONS)
+  const against = await decoy
+  await passwordWork.run(() => Bun.password.verify(password, against))
   return false
 }

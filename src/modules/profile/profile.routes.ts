@@ -29,7 +29,7 @@ export const profileRoutes = (platform: PlatformPlugin) =>
       {
         auth: true,
         body: PasswordChangeBody,
-        response: responses({ 200: EmptyEnvelope }, [400, 401]),
+        response: responses({ 200: EmptyEnvelope }, [400, 401, 429]),
         detail: { summary: 'Change your password; signs out your other sessions' },
       },
     )

@@ -23,14 +23,14 @@ export const userRoutes = (platform: PlatformPlugin) =>
     .post('', async ({ ctx, body }) => created(await createUser(ctx, body), 'USER_CREATED', 'user created'), {
       auth: 'user.manage',
       body: CreateUserBody,
-      response: responses({ 201: Envelope(UserSchema) }, [400, 401, 403, 409]),
+      response: responses({ 201: Envelope(UserSchema) }, [400, 401, 403, 409, 429]),
       detail: { summary: 'Create a user in the workspace' },
     })
     .put('/:id', async ({ ctx, params, body }) => ok(await updateUser(ctx, params.id, body), 'USER_UPDATED', 'user updated'), {
       auth: 'user.manage',
       params: IdParams,
       body: UpdateUserBody,
-      response: responses({ 200: Envelope(UserSchema) }, [400, 401, 403, 404, 409]),
+      response: responses({ 200: Envelope(UserSchema) }, [400, 401, 403, 404, 409, 429]),
       detail: { summary: 'Update a user; is_active:false ends their access at once' },
     })
     .delete('/:id', async ({ ctx, params }) => ok(await deleteUser(ctx, params.id), 'USER_DELETED', 'user deleted'), {

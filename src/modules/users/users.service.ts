@@ -8,8 +8,10 @@
  *   permission the caller holds, and may change or delete only users whose role they hold every
  *   permission of (so only a super_admin manages a super_admin). The check is the roles service's
  *   `assertHoldsGrants`.
- * - A person's credentials belong to the person, not to one workspace: another user's password or
- *   email changes only when the caller may manage that user in every workspace the user belongs to.
+ * - A person belongs to no single workspace: another user's person fields (PERSON_FIELDS: name, email,
+ *   phone, password — stored on the person, seen by every workspace) change only when the caller may
+ *   manage that user in every workspace the user belongs to. Membership fields (role, active flag,
+ *   teams of this workspace) stay this workspace's admins' to change.
  *   Nobody changes their own password here (it needs the current one: PUT /app/v1/profile/password).
  * - Nobody can lock themselves out (deactivate, delete or change the role of their own account).
  * Each guard is decided inside the write transaction, on what it reads; updates and creates also
@@ -199,10 +201,25 @@ async function authorizeUpdate(ctx: AuthedContext, db: Db, id: number, input: Up
   }
   if (input.is_active === false && isSelf) throw selfLockout()
   if (!isSelf) {
-    if (input.password !== undefined) await assertManagesEverywhere(ctx, db, id, 'password')
-    if (input.email !== undefined && input.email !== before.email) await assertManagesEverywhere(ctx, db, id, 'email')
+    const changed = personFieldsChanged(input, before)
+    if (changed.length > 0) await assertManagesEverywhere(ctx, db, id, changed)
   }
   return before
+}
+
+/**
+ * The fields of an update stored on the person (table `users`), not on this workspace's membership:
+ * every workspace the person belongs to sees them. A value sent unchanged is no change.
+ */
+export const PERSON_FIELDS = ['name', 'email', 'phone', 'password'] as const
+type PersonField = (typeof PERSON_FIELDS)[number]
+
+function personFieldsChanged(input: UpdateUserInput, before: UserRow): PersonField[] {
+  return PERSON_FIELDS.filter((field) => {
+    if (input[field] === undefined) return false
+    // A password is never compared (the hash is not read here): sending one is a change.
+    return field === 'password' || input[field] !== before[field]
+  })
 }
 
 export async function updateUser(ctx: AuthedContext, id: number, input: UpdateUserInput) {
@@ -309,21 +326,23 @@ async function assertMayManage(ctx: AuthedContext, db: Db, held: PermissionSet, 
 }
 
 /**
- * A password or email is the person's in every workspace, so the caller may change another user's
- * only when, in every workspace the user belongs to (active or not), the caller is an active member
- * holding user.manage and every permission of the user's role there. Otherwise a co-admin of one
- * shared workspace could take over the person's other workspaces by logging in as them.
+ * A person's fields are theirs in every workspace, so the caller may change another user's only when,
+ * in every workspace the user belongs to (active or not), the caller is an active member holding
+ * user.manage and every permission of the user's role there. Otherwise a co-admin of one shared
+ * workspace could take over the person's other workspaces by logging in as them (password, email), or
+ * rename and re-phone them in workspaces the co-admin has no say in (name, phone).
  */
-async function assertManagesEverywhere(ctx: AuthedContext, db: Db, userId: number, field: 'password' | 'email') {
+async function assertManagesEverywhere(ctx: AuthedContext, db: Db, userId: number, fields: PersonField[]) {
   const [targetRoles, callerRoles] = await Promise.all([membershipRoles(db, userId), membershipRoles(db, ctx.actor.userId)])
   for (const target of targetRoles) {
     const caller = callerRoles.find((membership) => membership.workspaceId === target.workspaceId && membership.isActive)
     const held = caller && compileGrants(caller.grants)
     if (!held || !can(held, 'user.manage', 'web', 'full') || grantsBeyond(held, target.grants).length > 0) {
-      throw forbiddenField(
-        field,
-        `you cannot change this user's ${field}: they belong to a workspace where you cannot manage them`,
-        'belongs to the person in every workspace they are a member of',
+      throw new AppError(
+        403,
+        'FORBIDDEN',
+        `you cannot change this user's ${fields.join(', ')}: they belong to a workspace where you cannot manage them`,
+        Object.fromEntries(fields.map((field) => [field, ['belongs to the person in every workspace they are a member of']])),
       )
     }
   }
