@@ -86,6 +86,35 @@ describe('geofence: distance minus accuracy against the radius', () => {
     expect(errors).toEqual({ distance_m: [260], radius_m: [200] })
   })
 
+  test('the accuracy forgives at most the radius: a 10 m fence and accuracy_m 100000 do not let a check-in 50 km away through (block, check-in and check-out)', async () => {
+    await settings({ geofence_mode: 'block', geofence_radius_m: 200 })
+    const kiosk = await plannedVisit({ ...SHOP, geofence_radius_m: 10 })
+    const errors = expectError(await checkIn(kiosk.visit.id, kiosk.user, { ...north(SHOP, 50_000), accuracy_m: 100_000 }), 422, 'OUTSIDE_GEOFENCE')
+    expect(errors.radius_m).toEqual([10])
+    // Twice the radius is the most a claimed accuracy can stretch the fence: 21 m is out, 19 m is in (flagged).
+    expectError(await checkIn(kiosk.visit.id, kiosk.user, { ...north(SHOP, 21), accuracy_m: 100_000 }), 422, 'OUTSIDE_GEOFENCE')
+    expect((await detail(kiosk.visit.id)).status).toBe('scheduled')
+    const inside = ok(await checkIn(kiosk.visit.id, kiosk.user, { ...north(SHOP, 19), accuracy_m: 100_000 }))
+    expect(inside).toMatchObject({ status: 'in_progress', flags: ['low_accuracy'] })
+    expectError(await checkOut(kiosk.visit.id, kiosk.user, { ...north(SHOP, 50_000), accuracy_m: 100_000 }), 422, 'OUTSIDE_GEOFENCE')
+    expect((await detail(kiosk.visit.id)).status).toBe('in_progress')
+    expect(ok(await checkOut(kiosk.visit.id, kiosk.user, { ...north(SHOP, 5), accuracy_m: 5 })).status).toBe('completed')
+  })
+
+  test('warn: a check-in 50 km from a 10 m fence with accuracy_m 100000 is flagged outside_geofence and low_accuracy (check-in and check-out)', async () => {
+    await settings({ geofence_mode: 'warn', geofence_radius_m: 200 })
+    const kiosk = await plannedVisit({ ...SHOP, geofence_radius_m: 10 })
+    const checkedIn = ok(await checkIn(kiosk.visit.id, kiosk.user, { ...north(SHOP, 50_000), accuracy_m: 100_000 }))
+    expect(checkedIn.flags).toEqual(['outside_geofence', 'low_accuracy'])
+    const other = await plannedVisit({ ...SHOP, geofence_radius_m: 10 })
+    ok(await checkIn(other.visit.id, other.user, { ...north(SHOP, 5), accuracy_m: 5 }))
+    const checkedOut = ok(await checkOut(other.visit.id, other.user, { ...north(SHOP, 50_000), accuracy_m: 100_000 }))
+    expect(checkedOut.flags).toEqual(['outside_geofence', 'low_accuracy'])
+    // An accuracy within the radius is no flag.
+    const fine = await plannedVisit({ ...SHOP, geofence_radius_m: 10 })
+    expect(ok(await checkIn(fine.visit.id, fine.user, { ...north(SHOP, 12), accuracy_m: 8 })).flags).toEqual([])
+  })
+
   test('block: outside → 422 OUTSIDE_GEOFENCE and nothing changed (status, log, audit, photo file)', async () => {
     await settings({ geofence_mode: 'block', geofence_radius_m: 200 })
     const { user, visit } = await plannedVisit()
