@@ -9,7 +9,11 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import type { ManualClock } from '../src/platform/clock'
 import { newOutlet, newProject, newTeam, newVisit, ok } from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
-import { jpegDataUri } from './support/exif'
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import ExifReader from 'exifreader'
+import { exifBlock, MAX_EXIF_BYTES, readPhotoExif } from '../src/modules/files/photo-exif'
+import { hostilePng, jpegDataUri, jpegWithExif, pngDataUri, pngWithExif } from './support/exif'
 
 const t = useTestApp()
 const clock = () => t.app.clock as ManualClock
@@ -59,6 +63,10 @@ async function plannedVisit(outlet: Record<string, unknown> = { ...SHOP }) {
 const checkIn = (visitId: number, user: Session, body: Record<string, unknown>) => t.app.post(`/app/v1/visits/${visitId}/check-in`, body, { token: user.token })
 const checkOut = (visitId: number, user: Session, body: Record<string, unknown>) =>
   t.app.post(`/app/v1/visits/${visitId}/check-out`, body, { token: user.token })
+const uploadsOnDisk = () => {
+  const dir = join(t.app.dir, 'uploads')
+  return existsSync(dir) ? readdirSync(dir, { recursive: true }).filter((name) => /\.(png|jpg|webp)$/.test(String(name))).length : 0
+}
 const detail = async (visitId: number) => ok(await t.app.get(`/office/v1/visits/${visitId}`, { token: ws.owner.token }))
 
 describe('geofence: distance minus accuracy against the radius', () => {
@@ -247,6 +255,18 @@ describe('visit flags computed by the server', () => {
     expect(b.flags).toEqual([])
   })
 
+  test('an impossible EXIF date (a camera whose clock was never set: 0000:00:00 00:00:00) is no capture time: 200, no photo_time_mismatch, the photo kept once', async () => {
+    for (const takenAt of ['0000:00:00 00:00:00', '2026:02:30 10:00:00', '2026:11:23 24:00:00', '1969:12:31 23:59:59']) {
+      const { user, visit } = await plannedVisit()
+      const onDisk = uploadsOnDisk()
+      const files = await t.app.count('files')
+      const answer = ok(await checkIn(visit.id, user, { ...SHOP, check_in_photo: jpegDataUri({ takenAt }) }))
+      expect({ takenAt, flags: answer.flags }).toEqual({ takenAt, flags: [] })
+      expect(uploadsOnDisk()).toBe(onDisk + 1)
+      expect(await t.app.count('files')).toBe(files + 1)
+    }
+  })
+
   test('flags of check-in and check-out add up; the list filters flagged=true|false; the dashboard counts today’s', async () => {
     const before = ok(await t.app.get('/office/v1/dashboard/summary', { token: ws.owner.token })).flagged_visits_today
     const { user, visit } = await plannedVisit()
@@ -278,5 +298,61 @@ describe('visit flags computed by the server', () => {
     const [notice] = ok(await t.app.get('/office/v1/notifications?limit=1', { token: leader.token }))
     expect(notice).toMatchObject({ type: 'visit.flagged', data: { visit_id: flagged.visit.id, user_id: flagged.user.user.id, flags: ['mock_location'] } })
     expect(await unread(flagged.user)).toBe(1) // their assignment notice only
+  })
+})
+
+describe('photo EXIF is read within fixed bounds (issue #23: one photo must not stall every tenant)', () => {
+  test('the 4.8 MiB PNG whose EXIF has 11 texts each claiming 5,000,000 bytes: its EXIF block is over the bound and not parsed; the check-in is 200 and unflagged', async () => {
+    const png = hostilePng({ takenAt: '2026:11:23 02:00:00' })
+    expect(png.length).toBeGreaterThan(4.7 * 1024 * 1024)
+    expect(exifBlock(png)).toBeNull()
+    expect(readPhotoExif(png, 'UTC')).toEqual({ takenAt: null, position: null })
+    await settings({ geofence_mode: 'warn', geofence_radius_m: 200 })
+    const { user, visit } = await plannedVisit()
+    const answer = ok(await checkIn(visit.id, user, { ...SHOP, check_in_photo: pngDataUri(png) }))
+    expect(answer).toMatchObject({ status: 'in_progress', flags: [] })
+    expect(answer.check_in_photo_url).toMatch(/^\/api\/files\//)
+  })
+
+  test('the same claims inside a small EXIF block are skipped and the real capture time is still read (20 minutes off: photo_time_mismatch)', async () => {
+    const png = pngWithExif({ takenAt: '2026:11:23 02:40:00' }, { claims: 11 })
+    expect(exifBlock(png)!.byteLength).toBeLessThanOrEqual(MAX_EXIF_BYTES)
+    expect(readPhotoExif(png, 'UTC').takenAt).toBe(Date.parse('2026-11-23T02:40:00Z'))
+    const { user, visit } = await plannedVisit()
+    expect(ok(await checkIn(visit.id, user, { ...SHOP, check_in_photo: pngDataUri(png) })).flags).toEqual(['photo_time_mismatch'])
+  })
+
+  test('whatever the photo, the block handed to the tag reader is a view of at most MAX_EXIF_BYTES', () => {
+    for (const padding of [0, 1_000, MAX_EXIF_BYTES - 200, MAX_EXIF_BYTES, 1_000_000]) {
+      const block = exifBlock(pngWithExif({ takenAt: '2026:11:23 02:40:00' }, { claims: 11, padding }))
+      expect(block === null || block.byteLength <= MAX_EXIF_BYTES).toBe(true)
+    }
+  })
+
+  test('the bounded reader agrees with ExifReader on well-formed photos (JPEG and PNG; time, offset, GPS in four hemispheres)', () => {
+    const cases = [
+      { takenAt: '2026:11:23 10:20:00', offset: '+07:00', latitude: -6.2, longitude: 106.816666 },
+      { takenAt: '2025:01:02 03:04:05', latitude: 51.5, longitude: -0.12 },
+      { latitude: -33.86, longitude: -151.2 },
+      { takenAt: '2026:06:30 23:59:59', offset: '-03:30' },
+    ]
+    const round = (value: number | undefined) => (value === undefined ? null : Number(value.toFixed(6)))
+    for (const fields of cases) {
+      for (const photo of [jpegWithExif(fields), pngWithExif(fields)]) {
+        const ours = readPhotoExif(photo, 'UTC')
+        const tags = ExifReader.load(photo, { expanded: true }) as {
+          exif?: Record<string, { description?: string }>
+          gps?: { Latitude?: number; Longitude?: number }
+        }
+        expect(ours.position ? [round(ours.position.lat), round(ours.position.lng)] : null).toEqual(
+          tags.gps?.Latitude === undefined ? null : [round(tags.gps.Latitude), round(tags.gps.Longitude)],
+        )
+        const wall = tags.exif?.DateTimeOriginal?.description
+        if (wall) {
+          const iso = `${wall.slice(0, 10).replaceAll(':', '-')}T${wall.slice(11)}${tags.exif?.OffsetTimeOriginal?.description ?? 'Z'}`
+          expect(ours.takenAt).toBe(Date.parse(iso))
+        } else expect(ours.takenAt).toBeNull()
+      }
+    }
   })
 })

@@ -4,6 +4,7 @@
  * EXIF. The rules are the pure functions of ./visits.integrity.ts; this file reads what they need.
  */
 import { and, desc, eq, isNull, lte, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client'
 import { prepared } from '../../db/prepared'
 import { locationPings, outlets, teams, type visits, workspaces } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
@@ -58,19 +59,13 @@ export interface SiteAssessment {
 }
 
 /**
- * The geofence verdict and integrity flags of a check-in or check-out at the server's `now`.
- * In `block` mode outside the radius: 422 OUTSIDE_GEOFENCE (the caller's transaction rolls back).
+ * The geofence verdict of a position at the visit's outlet; in `block` mode outside the radius, 422
+ * OUTSIDE_GEOFENCE. Reads one row, so it also runs on the read connection before a request's photo
+ * is decoded (a refused check-in costs no decoding or disk), and again inside the write transaction.
  */
-export async function assessSite(
-  scope: TxScope,
-  ctx: AuthedContext,
-  visit: typeof visits.$inferSelect,
-  action: 'check_in' | 'check_out',
-  input: SiteInput,
-): Promise<SiteAssessment> {
-  const now = ctx.deps.clock.now().getTime()
+export async function judgeGeofence(db: Db, ctx: AuthedContext, visit: typeof visits.$inferSelect, input: Omit<SiteInput, 'photo' | 'is_mock'>) {
   const at = { lat: input.latitude, lng: input.longitude }
-  const [site] = await siteOfVisit(scope.tx).all({ outletId: visit.outlet_id, workspaceId: ctx.actor.workspaceId })
+  const [site] = await siteOfVisit(db).all({ outletId: visit.outlet_id, workspaceId: ctx.actor.workspaceId })
   const radiusM = site?.outletRadius ?? site?.workspaceRadius ?? 200
   const verdict = checkSite({
     at,
@@ -86,6 +81,23 @@ export async function assessSite(
       radius_m: [radiusM],
     })
   }
+  return verdict
+}
+
+/**
+ * The geofence verdict and integrity flags of a check-in or check-out at the server's `now`.
+ * In `block` mode outside the radius: 422 OUTSIDE_GEOFENCE (the caller's transaction rolls back).
+ */
+export async function assessSite(
+  scope: TxScope,
+  ctx: AuthedContext,
+  visit: typeof visits.$inferSelect,
+  action: 'check_in' | 'check_out',
+  input: SiteInput,
+): Promise<SiteAssessment> {
+  const now = ctx.deps.clock.now().getTime()
+  const at = { lat: input.latitude, lng: input.longitude }
+  const verdict = await judgeGeofence(scope.tx, ctx, visit, input)
   const flags = new Set<VisitFlag>(verdict.flags)
   if (input.is_mock) flags.add('mock_location')
   if (action === 'check_in') {
