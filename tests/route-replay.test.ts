@@ -392,6 +392,63 @@ describe('field-day report', () => {
   })
 })
 
+describe('route replay: one GPS glitch costs one point', () => {
+  // A, then B 20 km away 10 s later (a glitch), then C back 50 m from A 10 s after B.
+  const glitch: Ping[] = [
+    { ...A, t: 0 },
+    { ...north(A, 20_000), t: 10 },
+    { ...north(A, 50), t: 20 },
+  ]
+  const line = (doc: any) =>
+    doc.features
+      .filter((f: any) => f.properties.kind === 'segment')
+      .flatMap((f: any) => (f.geometry.type === 'Point' ? [f.geometry.coordinates] : f.geometry.coordinates))
+  let glitchWs: Workspace
+
+  beforeAll(async () => {
+    glitchWs = await zonedWorkspace(ZONE)
+  })
+
+  async function dayOf(user: Session) {
+    const reply = await t.app.get(`/office/v1/locations/route?user_id=${user.user.id}&date=${DAY}`, { token: glitchWs.owner.token })
+    expect(reply.status).toBe(200)
+    const report = ok(await t.app.get(`/office/v1/reports/field-day?date=${DAY}&user_id=${user.user.id}`, { token: glitchWs.owner.token }))
+    return { doc: JSON.parse(reply.text), report: report[0] }
+  }
+
+  test('only B is flagged at ingest; the route keeps A and C (and the field-day distance is A→C)', async () => {
+    const user = await t.app.member(glitchWs, 'user')
+    await upload(user, glitch)
+    const history = ok(await t.app.get(`/office/v1/locations?user_id=${user.user.id}&sort_order=asc`, { token: glitchWs.owner.token }))
+    expect(history.map((p: any) => p.flags)).toEqual([[], ['impossible_speed', 'teleport'], []])
+    const { doc, report } = await dayOf(user)
+    expect(line(doc)).toEqual([
+      [A.lng, A.lat],
+      [glitch[2]!.lng, glitch[2]!.lat],
+    ])
+    expect(doc.properties.excluded_pings).toBe(1)
+    expect(Math.abs(doc.properties.distance_m - distance(A, glitch[2]!))).toBeLessThan(0.1)
+    expect(report.distance_m).toBe(doc.properties.distance_m)
+  })
+
+  test('pings stored before this rule (C flagged too, as the old ingest did) are replayed against the kept line: A and C stay', async () => {
+    const user = await t.app.member(glitchWs, 'user')
+    await upload(user, glitch)
+    await t.app.db.pragma(`UPDATE location_pings SET flags = 6 WHERE user_id = ${user.user.id} AND recorded_at = '${at(20)}'`)
+    const { doc, report } = await dayOf(user)
+    expect(line(doc)).toEqual([
+      [A.lng, A.lat],
+      [glitch[2]!.lng, glitch[2]!.lat],
+    ])
+    expect(report.distance_m).toBe(doc.properties.distance_m)
+    // The first ping of the day flagged as a jump has no kept ping before it: its stored verdict stands.
+    const first = await t.app.member(glitchWs, 'user')
+    await upload(first, glitch)
+    await t.app.db.pragma(`UPDATE location_pings SET flags = 6 WHERE user_id = ${first.user.id} AND recorded_at = '${at(0)}'`)
+    expect(line((await dayOf(first)).doc)).toEqual([[glitch[2]!.lng, glitch[2]!.lat]])
+  })
+})
+
 describe('on the libSQL driver', () => {
   test('the route and the report read the same pings (value rows through the libSQL client)', async () => {
     const { createTestApp } = await import('./harness')
