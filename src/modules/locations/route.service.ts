@@ -278,7 +278,15 @@ export function routeGeoJson(route: RouteOfDay) {
 }
 
 const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' }
-export const escapeXml = (text: string) => text.replace(/[&<>"']/g, (char) => XML_ESCAPES[char]!)
+/**
+ * What XML 1.0 cannot hold at all, escaped or not (its `Char` production): C0 controls other than tab,
+ * line feed and carriage return, lone surrogates, U+FFFE and U+FFFF. Names are refused with them at
+ * write time (src/platform/schema.ts), but rows written before that may hold them.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding what XML cannot hold is the point
+const NOT_XML_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]/gu
+/** Text as XML 1.0 character data or attribute value: markup escaped, impossible characters shown as U+FFFD. */
+export const escapeXml = (text: string) => text.replace(NOT_XML_CHAR, '\ufffd').replace(/[&<>"']/g, (char) => XML_ESCAPES[char]!)
 
 const minutes = (seconds: number) => `${Math.round(seconds / 60)} min`
 
