@@ -5,15 +5,15 @@
  * photo_location_mismatch from EXIF built in the test), flagged=true on lists, the dashboard's count
  * and the notification of a flagged check-in. Distances are computed here with the test's own formula.
  */
-import { beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { ManualClock } from '../src/platform/clock'
 import { newOutlet, newProject, newTeam, newVisit, ok } from './factories'
-import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
+import { createTestApp, expectError, unique, useTestApp, type Session, type TestApp, type Workspace } from './harness'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import ExifReader from 'exifreader'
 import { exifBlock, MAX_EXIF_BYTES, readPhotoExif } from '../src/modules/files/photo-exif'
-import { hostilePng, jpegDataUri, jpegWithExif, pngDataUri, pngWithExif } from './support/exif'
+import { hostilePng, jpegDataUri, jpegWithExif, pngDataUri, pngWithExif, webpWithExif } from './support/exif'
 
 const t = useTestApp()
 const clock = () => t.app.clock as ManualClock
@@ -322,6 +322,17 @@ describe('photo EXIF is read within fixed bounds (issue #23: one photo must not 
     expect(ok(await checkIn(visit.id, user, { ...SHOP, check_in_photo: pngDataUri(png) })).flags).toEqual(['photo_time_mismatch'])
   })
 
+  test('a WebP’s EXIF chunk is read the same way; a capture time claiming 5,000,000 bytes is no capture time', () => {
+    const fields = { takenAt: '2026:11:23 10:20:00', offset: '+07:00', latitude: -6.2, longitude: 106.816666 }
+    expect(readPhotoExif(webpWithExif(fields), 'UTC')).toEqual(readPhotoExif(jpegWithExif(fields), 'UTC'))
+    expect(readPhotoExif(webpWithExif(fields), 'UTC').takenAt).toBe(Date.parse('2026-11-23T10:20:00+07:00'))
+    // The DateTimeOriginal entry's count patched to 5,000,000: it cannot be there, so it is not read.
+    const photo = jpegWithExif({ takenAt: '2026:11:23 10:20:00' })
+    const tag = photo.indexOf(Buffer.from([0x03, 0x90, 0x02, 0x00]))
+    photo.writeUInt32LE(5_000_000, tag + 4)
+    expect(readPhotoExif(photo, 'UTC').takenAt).toBeNull()
+  })
+
   test('whatever the photo, the block handed to the tag reader is a view of at most MAX_EXIF_BYTES', () => {
     for (const padding of [0, 1_000, MAX_EXIF_BYTES - 200, MAX_EXIF_BYTES, 1_000_000]) {
       const block = exifBlock(pngWithExif({ takenAt: '2026:11:23 02:40:00' }, { claims: 11, padding }))
@@ -356,3 +367,83 @@ describe('photo EXIF is read within fixed bounds (issue #23: one photo must not 
     }
   })
 })
+
+// The write path of check-in and check-out with photos, on both database drivers: refusals before the
+// photo is decoded, nothing left on disk by a refused request, the bounded EXIF reader.
+for (const driver of ['bun-sqlite', 'libsql'] as const) {
+  describe(`check-in photos on ${driver}`, () => {
+    let app: TestApp
+    let space: Workspace
+    let projectId: number
+    beforeAll(async () => {
+      app = await createTestApp({ driver, clock: new (await import('../src/platform/clock')).ManualClock(new Date('2026-11-23T03:00:00.000Z')) })
+      space = await app.workspace()
+      projectId = (await newProject(app, space.owner.token)).id
+      ok(await app.put(`/office/v1/workspaces/${space.id}/settings`, { geofence_mode: 'block', geofence_radius_m: 200 }, { token: space.owner.token }))
+    })
+    afterAll(() => app.close())
+
+    const onDisk = () => {
+      const dir = join(app.dir, 'uploads')
+      return existsSync(dir) ? readdirSync(dir, { recursive: true }).filter((name) => /\.(png|jpg|webp)$/.test(String(name))).length : 0
+    }
+    async function visitAt(outlet: Record<string, unknown> = { ...SHOP }) {
+      const user = await app.member(space, 'user')
+      const { id: outletId } = await newOutlet(app, space.owner.token, outlet)
+      const visit = await newVisit(app, space.owner.token, {
+        outlet_id: outletId,
+        project_id: projectId,
+        visit_date: '2026-11-23',
+        user_ids: [user.user.id],
+        submissions: [],
+      })
+      return { user, visit }
+    }
+    const post = (path: string, user: Session, body: Record<string, unknown>) => app.post(path, body, { token: user.token })
+
+    test('the hostile PNG and an unset camera clock: 200, unflagged, each stored once', async () => {
+      for (const photo of [pngDataUri(hostilePng({ takenAt: '2026:11:23 02:00:00' })), jpegDataUri({ takenAt: '0000:00:00 00:00:00' })]) {
+        const { user, visit } = await visitAt()
+        const before = onDisk()
+        const answer = ok(await post(`/app/v1/visits/${visit.id}/check-in`, user, { ...SHOP, check_in_photo: photo }))
+        expect(answer.flags).toEqual([])
+        expect(onDisk()).toBe(before + 1)
+      }
+    })
+
+    test('refused before the photo is decoded (visit in progress, blocking fence stretched by accuracy_m 100000): no file written', async () => {
+      const { user, visit } = await visitAt()
+      ok(await post(`/app/v1/visits/${visit.id}/check-in`, user, SHOP))
+      const before = onDisk()
+      const files = await app.count('files')
+      const broken = `data:image/png;base64,${Buffer.from('not an image').toString('base64')}`
+      expectError(await post(`/app/v1/visits/${visit.id}/check-in`, user, { ...SHOP, check_in_photo: broken }), 409, 'VISIT_ALREADY_CHECKED_IN')
+      expectError(
+        await post(`/app/v1/visits/${visit.id}/check-out`, user, { ...north(SHOP, 50_000), accuracy_m: 100_000, check_out_photo: broken }),
+        422,
+        'OUTSIDE_GEOFENCE',
+      )
+      const kiosk = await visitAt({ ...SHOP, geofence_radius_m: 10 })
+      const photo = jpegDataUri({})
+      expectError(
+        await post(`/app/v1/visits/${kiosk.visit.id}/check-in`, kiosk.user, { ...north(SHOP, 50_000), accuracy_m: 100_000, check_in_photo: photo }),
+        422,
+        'OUTSIDE_GEOFENCE',
+      )
+      expect(onDisk()).toBe(before)
+      expect(await app.count('files')).toBe(files)
+    })
+
+    test('ten check-ins of one visit at once with photos: one 200, nine 409, exactly one photo on disk and in the files table', async () => {
+      const { user, visit } = await visitAt()
+      const before = onDisk()
+      const files = await app.count('files')
+      const replies = await Promise.all(
+        Array.from({ length: 10 }, () => post(`/app/v1/visits/${visit.id}/check-in`, user, { ...SHOP, check_in_photo: jpegDataUri({}) })),
+      )
+      expect(replies.map((reply) => reply.status).sort()).toEqual([200, ...Array(9).fill(409)])
+      expect(onDisk()).toBe(before + 1)
+      expect(await app.count('files')).toBe(files + 1)
+    })
+  })
+}

@@ -153,4 +153,20 @@ export function pngWithExif(fields: ExifFields, hostility: Hostility = {}): Buff
  */
 export const hostilePng = (fields: ExifFields = {}) => pngWithExif(fields, { claims: 11, padding: Math.round(4.8 * 1024 * 1024) - 400 })
 
+/** A WebP container (RIFF) with a `VP8X` header chunk and an `EXIF` chunk (image data left out: only the container is read). */
+export function webpWithExif(fields: ExifFields): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(8)
+    head.write(type, 0, 'latin1')
+    head.writeUInt32LE(data.length, 4)
+    return Buffer.concat([head, data, Buffer.alloc(data.length % 2)])
+  }
+  const vp8x = Buffer.from([0x08, 0, 0, 0, 0, 0, 0, 0, 0, 0]) // EXIF flag, 1×1
+  const body = Buffer.concat([Buffer.from('WEBP', 'latin1'), chunk('VP8X', vp8x), chunk('EXIF', tiffWithExif(fields))])
+  const head = Buffer.alloc(8)
+  head.write('RIFF', 0, 'latin1')
+  head.writeUInt32LE(body.length, 4)
+  return Buffer.concat([head, body])
+}
+
 export const pngDataUri = (png: Buffer) => `data:image/png;base64,${png.toString('base64')}`
