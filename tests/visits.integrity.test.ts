@@ -228,6 +228,20 @@ describe('visit flags computed by the server', () => {
     expect(ok(await checkIn(near.visit.id, near.user, SHOP)).flags).toEqual([])
   })
 
+  test('impossible_travel is judged against the last kept ping: a GPS glitch just before the check-in does not flag it', async () => {
+    const now = clock().now().getTime()
+    const { user, visit } = await plannedVisit()
+    const ping = (p: { latitude: number; longitude: number }, secondsAgo: number) => ({
+      lat: p.latitude,
+      lng: p.longitude,
+      is_mock: false,
+      recorded_at: new Date(now - secondsAgo * 1000).toISOString(),
+    })
+    // At the shop 2 minutes ago, then a glitch 20 km away 10 s later (flagged, so not the last kept ping).
+    ok(await t.app.post('/app/v1/locations/batch', { pings: [ping(SHOP, 120), ping(north(SHOP, 20_000), 110)] }, { token: user.token, idempotencyKey: unique('k') }), 201)
+    expect(ok(await checkIn(visit.id, user, SHOP)).flags).toEqual([])
+  })
+
   test('photo_time_mismatch: EXIF capture time 20 minutes off (with its offset, or read in the workspace zone); 10 minutes is fine', async () => {
     // Server time 2026-11-23T03:00:00Z; the workspace zone is UTC.
     const cases: [Record<string, unknown>, string[]][] = [

@@ -11,6 +11,7 @@ import type { AuthedContext } from '../../platform/context'
 import { AppError } from '../../platform/errors'
 import type { TxScope } from '../../platform/transaction'
 import type { PhotoExif } from '../files/photo-exif'
+import { JUMP_BITS } from '../locations/geometry'
 import { notify, workspaceAdminIds } from '../notifications/notifications.service'
 import { checkSite, photoFlags, travelFlags, type GeofenceMode, type VisitFlag } from './visits.integrity'
 import type { CheckInInput } from './visits.schemas'
@@ -30,7 +31,11 @@ const siteOfVisit = prepared((db) =>
     .prepare(),
 )
 
-/** The user's newest ping at or before `at` (device time where the phone sent one). */
+/**
+ * The user's newest KEPT ping at or before `at` (device time where the phone sent one): a ping flagged
+ * as a jump is where the phone was not, so a GPS glitch just before a check-in does not make it
+ * impossible travel (docs/API.md §Field integrity).
+ */
 const lastPingBefore = prepared((db) =>
   db
     .select({ lat: locationPings.lat, lng: locationPings.lng, recorded_at: locationPings.recorded_at })
@@ -40,6 +45,7 @@ const lastPingBefore = prepared((db) =>
         eq(locationPings.workspace_id, sql.placeholder('workspaceId')),
         eq(locationPings.user_id, sql.placeholder('userId')),
         lte(locationPings.recorded_at, sql.placeholder('at')),
+        sql`${locationPings.flags} & ${sql.raw(String(JUMP_BITS))} = 0`,
       ),
     )
     .orderBy(desc(locationPings.recorded_at), desc(locationPings.id))
