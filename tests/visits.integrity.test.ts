@@ -238,7 +238,14 @@ describe('visit flags computed by the server', () => {
       recorded_at: new Date(now - secondsAgo * 1000).toISOString(),
     })
     // At the shop 2 minutes ago, then a glitch 20 km away 10 s later (flagged, so not the last kept ping).
-    ok(await t.app.post('/app/v1/locations/batch', { pings: [ping(SHOP, 120), ping(north(SHOP, 20_000), 110)] }, { token: user.token, idempotencyKey: unique('k') }), 201)
+    ok(
+      await t.app.post(
+        '/app/v1/locations/batch',
+        { pings: [ping(SHOP, 120), ping(north(SHOP, 20_000), 110)] },
+        { token: user.token, idempotencyKey: unique('k') },
+      ),
+      201,
+    )
     expect(ok(await checkIn(visit.id, user, SHOP)).flags).toEqual([])
   })
 
@@ -345,6 +352,22 @@ describe('photo EXIF is read within fixed bounds (issue #23: one photo must not 
     const tag = photo.indexOf(Buffer.from([0x03, 0x90, 0x02, 0x00]))
     photo.writeUInt32LE(5_000_000, tag + 4)
     expect(readPhotoExif(photo, 'UTC').takenAt).toBeNull()
+  })
+
+  test('a damaged EXIF block never throws: every byte of a real one set to 0x00, 0xFF or 0x7F in turn still reads (as something or nothing)', () => {
+    const photo = jpegWithExif({ takenAt: '2026:11:23 10:20:00', offset: '+07:00', latitude: -6.2, longitude: 106.816666 })
+    const start = photo.indexOf(Buffer.from('Exif\0\0', 'latin1'))
+    let read = 0
+    for (let at = start; at < photo.length - 2; at++) {
+      for (const byte of [0x00, 0xff, 0x7f]) {
+        const damaged = Buffer.from(photo)
+        damaged[at] = byte
+        const exif = readPhotoExif(damaged, 'Asia/Jakarta')
+        expect(exif.takenAt === null || Number.isFinite(exif.takenAt)).toBe(true)
+        read += 1
+      }
+    }
+    expect(read).toBeGreaterThan(300)
   })
 
   test('whatever the photo, the block handed to the tag reader is a view of at most MAX_EXIF_BYTES', () => {
