@@ -1202,12 +1202,44 @@ describe('POST /app/v1/locations/batch: spoofing flags computed by the server', 
 
   test('is_mock → mock; 69 m/s is clean, 71 m/s is impossible_speed; 5.1 km within 60 s is also a teleport', async () => {
     const user = await t.app.member(ws, 'user')
-    expectSaved(await batch(user.token, [at(0, 0), at(100, 6_900), at(200, 14_000), at(260, 19_100), at(300, 19_100, { is_mock: true })]), 5)
-    expect(await flagsOf(user.user.id)).toEqual([0, 0, 2, 2 | 4, 1])
+    // Each judged against the last kept ping: the 4th against the 2nd (69 m/s), the 6th against the 4th (51 m/s).
+    expectSaved(await batch(user.token, [at(0, 0), at(100, 6_900), at(200, 14_000), at(300, 20_700), at(350, 25_800), at(400, 25_800, { is_mock: true })]), 6)
+    expect(await flagsOf(user.user.id)).toEqual([0, 0, 2, 0, 2 | 4, 1])
     const history = data(await t.app.get(`${HISTORY}?user_id=${user.user.id}&sort_order=asc`, { token: admin.token }), 200, 'history')
-    expect(history.map((p: { flags: string[] }) => p.flags)).toEqual([[], [], ['impossible_speed'], ['impossible_speed', 'teleport'], ['mock']])
+    expect(history.map((p: { flags: string[] }) => p.flags)).toEqual([[], [], ['impossible_speed'], [], ['impossible_speed', 'teleport'], ['mock']])
     const latest = data(await t.app.get(LATEST, { token: admin.token }), 200, 'latest').find((p: { user_id: number }) => p.user_id === user.user.id)
     expect(latest.flags).toEqual(['mock'])
+  })
+
+  test('one GPS glitch flags one ping: A, B 20 km away 10 s later, C back near A 10 s after B → only B is flagged (one batch, or one batch each)', async () => {
+    const together = await t.app.member(ws, 'user')
+    expectSaved(await batch(together.token, [at(0, 0), at(10, 20_000), at(20, 50)]), 3)
+    expect(await flagsOf(together.user.id)).toEqual([0, 2 | 4, 0])
+    const apart = await t.app.member(ws, 'user')
+    for (const [seconds, metres] of [
+      [0, 0],
+      [10, 20_000],
+      [20, 50],
+      [30, 100],
+    ])
+      expectSaved(await batch(apart.token, [at(seconds!, metres!)]), 1)
+    expect(await flagsOf(apart.user.id)).toEqual([0, 2 | 4, 0, 0])
+  })
+
+  test('two glitches in a row are both flagged; a true move far away is accepted once the time since the last kept ping makes it possible', async () => {
+    const user = await t.app.member(ws, 'user')
+    // 20 km from A: impossible at 10 s and 20 s (judged against A both times), possible at 300 s (67 m/s).
+    expectSaved(await batch(user.token, [at(0, 0), at(10, 20_000), at(20, 20_100)]), 3)
+    expectSaved(await batch(user.token, [at(300, 20_100), at(310, 20_200)]), 2)
+    expect(await flagsOf(user.user.id)).toEqual([0, 2 | 4, 2 | 4, 0, 0])
+  })
+
+  test('a late backlog reaching back before a stored glitch is judged against the kept ping before it, and the glitch keeps its flag', async () => {
+    const user = await t.app.member(ws, 'user')
+    expectSaved(await batch(user.token, [at(0, 0), at(10, 20_000), at(40, 100)]), 3)
+    // Recorded between the glitch and C: 80 m from A 30 s after it: clean (against the glitch it would be a jump).
+    expectSaved(await batch(user.token, [at(30, 80)]), 1)
+    expect(await flagsOf(user.user.id)).toEqual([0, 2 | 4, 0, 0])
   })
 
   test('the previous ping may come from an earlier batch', async () => {
@@ -1256,15 +1288,18 @@ describe('POST /app/v1/locations/batch: spoofing flags computed by the server', 
     const trail = new FailingTrail()
     t.app.deps.pingTrail = trail
     expectSaved(await batch(user.token, [at(10, 1_000)]), 1)
-    expect(trail.get(workspaceId, user.user.id)?.at).toBe(Date.parse((at(10, 1_000) as { recorded_at?: string }).recorded_at!))
+    // The trail holds the newest KEPT ping: the flagged one is not it.
+    expect(trail.get(workspaceId, user.user.id)?.at).toBe(Date.parse((at(0, 0) as { recorded_at?: string }).recorded_at!))
+    expectSaved(await batch(user.token, [at(15, 700)]), 1)
+    expect(trail.get(workspaceId, user.user.id)?.at).toBe(Date.parse((at(15, 700) as { recorded_at?: string }).recorded_at!))
     // A batch 100 km away whose transaction fails: nothing stored, nothing remembered.
     failing = true
     expect((await batch(user.token, [at(20, 100_000)])).status).toBe(500)
     expect(trail.get(workspaceId, user.user.id)).toBeUndefined()
     failing = false
-    // 500 m in 20 s from the last stored ping: clean (against the failed one it would be a jump).
+    // 800 m in 15 s from the last kept ping: clean (against the failed one it would be a jump).
     expectSaved(await batch(user.token, [at(30, 1_500)]), 1)
-    expect(await flagsOf(user.user.id)).toEqual([0, 2, 0])
+    expect(await flagsOf(user.user.id)).toEqual([0, 2, 0, 0])
     t.app.deps.pingTrail = new PingTrail()
   })
 

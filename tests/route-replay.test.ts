@@ -231,6 +231,14 @@ describe('route replay: the local day as GeoJSON', () => {
 
 /** Well-formedness by a stack of tags (the answer has no comments, CDATA or doctype); returns the element names in order. */
 function xmlElements(xml: string): string[] {
+  // XML 1.0 `Char`: tab, LF, CR, U+0020–U+D7FF, U+E000–U+FFFD, U+10000–U+10FFFF; nothing else, escaped or not.
+  const notChar = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u.exec(xml)
+  if (notChar) throw new Error(`not an XML 1.0 character: U+${notChar[0].codePointAt(0)!.toString(16).padStart(4, '0')} at ${notChar.index}`)
+  // Character references must name a `Char` too (`&#1;` is as ill-formed as the character itself).
+  for (const [, hex, decimal] of xml.matchAll(/&#(?:x([0-9a-f]+)|([0-9]+));/gi)) {
+    const code = hex ? Number.parseInt(hex, 16) : Number(decimal)
+    if (!/[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u.test(String.fromCodePoint(code))) throw new Error(`a reference to U+${code.toString(16)}`)
+  }
   const body = xml.replace(/^<\?xml [^?]*\?>\s*/, '')
   const stack: string[] = []
   const names: string[] = []
@@ -268,6 +276,32 @@ describe('route replay: GPX 1.1', () => {
     expect(reply.text).toContain(`<trkpt lat="${A.lat}" lon="${A.lng}"><time>${at(0)}</time></trkpt>`)
     expect(reply.text).not.toContain(`lat="${JUMP.lat}"`)
     expect(reply.text).toContain('<name>Toko &lt;Maju&gt; &amp; &quot;Jaya&quot; &apos;Abadi&apos;</name>')
+  })
+
+  test('names holding control characters (rows written before names were checked) still give well-formed XML 1.0', async () => {
+    const cws = await zonedWorkspace(ZONE)
+    const person = await t.app.member(cws, 'user')
+    const { project, outlet } = await visitSite(t.app, cws.owner.token, { latitude: A.lat, longitude: A.lng })
+    const plannedVisit = ok(
+      await t.app.post(
+        '/office/v1/visits',
+        { outlet_id: outlet.id, project_id: project.id, visit_date: DAY, user_ids: [person.user.id], submissions: [] },
+        { token: cws.owner.token },
+      ),
+      201,
+    )
+    ok(await t.app.post(`/app/v1/visits/${plannedVisit.id}/check-in`, { latitude: A.lat, longitude: A.lng }, { token: person.token }))
+    await upload(person, [...moving, ...stopped])
+    // Straight into the database, as an older build (or a hand edit) could have stored them.
+    const dirty = (text: string) => `'${text}' || char(1) || char(8) || char(11) || char(27) || '[31m' || char(31) || char(65534) || char(65535) || ' end'`
+    await t.app.db.pragma(`UPDATE outlets SET name = ${dirty('Toko')} WHERE id = ${outlet.id}`)
+    await t.app.db.pragma(`UPDATE users SET name = ${dirty('Rina')} WHERE id = ${person.user.id}`)
+    const reply = await t.app.get(`/office/v1/locations/route?user_id=${person.user.id}&date=${DAY}&format=gpx`, { token: cws.owner.token })
+    expect(reply.status).toBe(200)
+    const names = xmlElements(reply.text)
+    expect(names.filter((n) => n === 'wpt')).toHaveLength(2)
+    expect(reply.text).toContain('<name>Toko\ufffd\ufffd\ufffd\ufffd[31m\ufffd\ufffd\ufffd end</name>')
+    expect(reply.text).toContain('<name>Rina\ufffd\ufffd\ufffd\ufffd[31m\ufffd\ufffd\ufffd end · 2026-11-23</name>')
   })
 
   test('an empty day is a GPX document with an empty track', async () => {
@@ -389,6 +423,63 @@ describe('field-day report', () => {
     expectError(await report(`date=${DAY}`, field.token), 403, 'FORBIDDEN')
     expect(expectError(await report(''), 400, 'VALIDATION_ERROR')).toHaveProperty('date')
     expect(expectError(await report('date=2026-13-01'), 400, 'VALIDATION_ERROR')).toHaveProperty('date')
+  })
+})
+
+describe('route replay: one GPS glitch costs one point', () => {
+  // A, then B 20 km away 10 s later (a glitch), then C back 50 m from A 10 s after B.
+  const glitch: Ping[] = [
+    { ...A, t: 0 },
+    { ...north(A, 20_000), t: 10 },
+    { ...north(A, 50), t: 20 },
+  ]
+  const line = (doc: any) =>
+    doc.features
+      .filter((f: any) => f.properties.kind === 'segment')
+      .flatMap((f: any) => (f.geometry.type === 'Point' ? [f.geometry.coordinates] : f.geometry.coordinates))
+  let glitchWs: Workspace
+
+  beforeAll(async () => {
+    glitchWs = await zonedWorkspace(ZONE)
+  })
+
+  async function dayOf(user: Session) {
+    const reply = await t.app.get(`/office/v1/locations/route?user_id=${user.user.id}&date=${DAY}`, { token: glitchWs.owner.token })
+    expect(reply.status).toBe(200)
+    const report = ok(await t.app.get(`/office/v1/reports/field-day?date=${DAY}&user_id=${user.user.id}`, { token: glitchWs.owner.token }))
+    return { doc: JSON.parse(reply.text), report: report[0] }
+  }
+
+  test('only B is flagged at ingest; the route keeps A and C (and the field-day distance is A→C)', async () => {
+    const user = await t.app.member(glitchWs, 'user')
+    await upload(user, glitch)
+    const history = ok(await t.app.get(`/office/v1/locations?user_id=${user.user.id}&sort_order=asc`, { token: glitchWs.owner.token }))
+    expect(history.map((p: any) => p.flags)).toEqual([[], ['impossible_speed', 'teleport'], []])
+    const { doc, report } = await dayOf(user)
+    expect(line(doc)).toEqual([
+      [A.lng, A.lat],
+      [glitch[2]!.lng, glitch[2]!.lat],
+    ])
+    expect(doc.properties.excluded_pings).toBe(1)
+    expect(Math.abs(doc.properties.distance_m - distance(A, glitch[2]!))).toBeLessThan(0.1)
+    expect(report.distance_m).toBe(doc.properties.distance_m)
+  })
+
+  test('pings stored before this rule (C flagged too, as the old ingest did) are replayed against the kept line: A and C stay', async () => {
+    const user = await t.app.member(glitchWs, 'user')
+    await upload(user, glitch)
+    await t.app.db.pragma(`UPDATE location_pings SET flags = 6 WHERE user_id = ${user.user.id} AND recorded_at = '${at(20)}'`)
+    const { doc, report } = await dayOf(user)
+    expect(line(doc)).toEqual([
+      [A.lng, A.lat],
+      [glitch[2]!.lng, glitch[2]!.lat],
+    ])
+    expect(report.distance_m).toBe(doc.properties.distance_m)
+    // The first ping of the day flagged as a jump has no kept ping before it: its stored verdict stands.
+    const first = await t.app.member(glitchWs, 'user')
+    await upload(first, glitch)
+    await t.app.db.pragma(`UPDATE location_pings SET flags = 6 WHERE user_id = ${first.user.id} AND recorded_at = '${at(0)}'`)
+    expect(line((await dayOf(first)).doc)).toEqual([[glitch[2]!.lng, glitch[2]!.lat]])
   })
 })
 

@@ -1368,6 +1368,41 @@ describe('photos', () => {
     expect(uploadsOnDisk()).toBe(onDisk)
   })
 
+  test('the cheap refusals come before the photo is decoded: a broken photo sent to a visit already in progress is 409, not 400, and nothing is written', async () => {
+    const { visit, user } = await startedVisit()
+    const onDisk = uploadsOnDisk()
+    const broken = `data:image/png;base64,${Buffer.from('not an image at all').toString('base64')}`
+    expectError(await checkIn(visit.id, user, { ...HERE, check_in_photo: broken }), 409, 'VISIT_ALREADY_CHECKED_IN')
+    expectError(await checkOut(visit.id, user, { ...HERE, check_out_photo: broken }), 422, 'SUBMISSION_REQUIRED')
+    const planned = await planVisit({ user_ids: [user.user.id] })
+    expectError(await checkOut(planned.id, user, { ...HERE, check_out_photo: broken }), 409, 'VISIT_NOT_STARTED')
+    expect(uploadsOnDisk()).toBe(onDisk)
+  })
+
+  test('a photo stored for one item is removed again when a later item’s photo is refused: nothing is left in UPLOAD_DIR', async () => {
+    const { visit, user } = await startedVisit()
+    const files = await t.app.count('files')
+    const onDisk = uploadsOnDisk()
+    const reply = await submitV2(visit.id, user, shelfForm.id, [
+      { submission_id: shelfOf(visit).id, status: 'completed', answers: { ...GOOD, photo: PNG } },
+      { submission_id: null, status: 'completed', answers: { ...GOOD, photo: 'data:image/png;base64,aGVsbG8=' } },
+    ])
+    expect(Object.keys(expectError(reply, 400, 'VALIDATION_ERROR'))).toEqual(['items.1.answers.photo'])
+    expect(await t.app.count('files')).toBe(files)
+    expect(uploadsOnDisk()).toBe(onDisk)
+  })
+
+  test('ten check-ins of one visit at once, each with a photo: one wins, and exactly its photo stays on disk', async () => {
+    const user = await fieldUser()
+    const visit = await planVisit({ user_ids: [user.user.id] })
+    const onDisk = uploadsOnDisk()
+    const replies = await Promise.all(Array.from({ length: 10 }, () => checkIn(visit.id, user, { ...HERE, check_in_photo: PNG })))
+    expect(replies.filter((reply) => reply.status === 200)).toHaveLength(1)
+    expect(replies.filter((reply) => reply.status === 409).every((reply) => reply.body.code === 'VISIT_ALREADY_CHECKED_IN')).toBe(true)
+    expect(replies.filter((reply) => reply.status === 409)).toHaveLength(9)
+    expect(uploadsOnDisk()).toBe(onDisk + 1)
+  })
+
   test('an https:// URL is kept as given', async () => {
     const user = await fieldUser()
     const visit = await planVisit({ user_ids: [user.user.id] })

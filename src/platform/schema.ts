@@ -6,7 +6,7 @@
  * `t.Integer` would coerce it), so these use plain TypeBox types. Query strings and path params are
  * text by nature and use Elysia's coercing `t.Integer` / `t.Numeric`.
  */
-import { Type, type TSchema } from '@sinclair/typebox'
+import { FormatRegistry, Type, type TSchema } from '@sinclair/typebox'
 import { t } from 'elysia'
 
 export const MAX_ID = Number.MAX_SAFE_INTEGER
@@ -17,18 +17,44 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 /** A strict JSON integer id (≥ 1). */
 export const Id = (options: { description?: string } = {}) => Type.Integer({ minimum: 1, maximum: MAX_ID, ...options })
 
-/** A required string: trimmed, and empty after trimming counts as missing. */
-export const RequiredText = (maxLength = NAME_MAX, options: { description?: string; examples?: string[] } = {}) =>
+/**
+ * Control characters in text (docs/API.md §Envelopes): a name, code or title is one line and holds none
+ * of C0 (U+0000–U+001F) or DEL (U+007F); a multi-line text (notes, a reason, an address) may hold tab,
+ * line feed and carriage return, nothing else of them. They print as nothing, break exports (GPX is XML,
+ * which cannot hold most of them at all) and hide what a name says, so they are refused at write time.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const SINGLE_LINE_FORBIDDEN = /[\u0000-\u001f\u007f]/
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const MULTI_LINE_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/
+// Judged on the text as stored (trimmed): a phone's trailing newline is trimming's business, not an error.
+FormatRegistry.Set('single-line', (value) => !SINGLE_LINE_FORBIDDEN.test(value.trim()))
+FormatRegistry.Set('text', (value) => !MULTI_LINE_FORBIDDEN.test(value.trim()))
+export const TEXT_FORMAT_MESSAGES: Record<string, string> = {
+  'single-line': 'must not contain control characters (U+0000–U+001F, U+007F)',
+  text: 'must not contain control characters other than tab and line breaks',
+}
+
+interface TextOptions {
+  description?: string
+  examples?: string[]
+  /** Whether tab and line breaks are allowed (notes, reasons, addresses); names and codes are one line. */
+  multiline?: boolean
+}
+const textFormat = (multiline: boolean) => (multiline ? 'text' : 'single-line')
+
+/** A required string: trimmed, and empty after trimming counts as missing. One line unless `multiline`. */
+export const RequiredText = (maxLength = NAME_MAX, { multiline = false, ...options }: TextOptions = {}) =>
   t
-    .Transform(Type.String({ maxLength, pattern: '\\S', ...options }))
+    .Transform(Type.String({ maxLength, pattern: '\\S', format: textFormat(multiline), ...options }))
     .Decode((value) => value.trim())
     .Encode((value) => value)
 
-/** An optional free text: trimmed; empty after trimming is stored as null. */
-export const OptionalText = (maxLength = NAME_MAX, options: { description?: string } = {}) =>
+/** An optional free text: trimmed; empty after trimming is stored as null. Multi-line unless `multiline: false`. */
+export const OptionalText = (maxLength = NAME_MAX, { multiline = true, ...options }: TextOptions = {}) =>
   Type.Optional(
     t
-      .Transform(Type.Union([Type.String({ maxLength, ...options }), Type.Null()]))
+      .Transform(Type.Union([Type.String({ maxLength, format: textFormat(multiline), ...options }), Type.Null()]))
       .Decode((value) => (value === null ? null : value.trim() || null))
       .Encode((value) => value),
   )

@@ -7,6 +7,7 @@ import type { Static, TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { FORMAT_MESSAGES } from './dates'
 import { ValidationFailed } from './errors'
+import { TEXT_FORMAT_MESSAGES } from './schema'
 
 interface SchemaLike {
   type?: string | string[]
@@ -87,7 +88,7 @@ function describe(issue: ValueIssue, root: string): string {
     if (schema.maxLength !== undefined && value.length > schema.maxLength) {
       return `must be at most ${schema.maxLength} characters`
     }
-    if (schema.format) return FORMAT_MESSAGES[schema.format] ?? `must be a valid ${schema.format}`
+    if (schema.format) return FORMAT_MESSAGES[schema.format] ?? TEXT_FORMAT_MESSAGES[schema.format] ?? `must be a valid ${schema.format}`
     if (schema.pattern) return 'has an invalid format'
   }
   if (typeof value === 'number' || (typeof value === 'string' && isNumericSchema(schema))) {

@@ -14,7 +14,7 @@ import { locationOf, requireLocation } from '../../platform/geo'
 import { DEFAULT_LIST, orderFor, paginate, paging, updatedSince } from '../../platform/pagination'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
-import { PhotoBatch } from '../files/files.service'
+import { withPhotos } from '../files/files.service'
 import { assertWorkspaceUsers } from '../teams/teams.service'
 import type { AttendanceListQuery, ClockInput, ManualAttendanceInput } from './attendance.schemas'
 
@@ -118,10 +118,9 @@ export async function todayAttendance(ctx: AuthedContext) {
 
 export async function clockIn(ctx: AuthedContext, input: ClockInput) {
   const location = requireLocation(input)
-  const photos = new PhotoBatch(ctx)
-  const photoUrl = input.photo ? await photos.accept(input.photo, 'photo') : null
-  return photos.guard(() =>
-    withTransaction(ctx, async ({ tx, audit }) => {
+  return withPhotos(ctx, async (photos) => {
+    const photoUrl = input.photo ? await photos.accept(input.photo, 'photo') : null
+    return withTransaction(ctx, async ({ tx, audit }) => {
       const open = await openAttendanceId(tx, ctx)
       if (open !== undefined) throw new Conflict('ATTENDANCE_ALREADY_OPEN', 'you are already clocked in', { attendance_id: open })
       await photos.record(tx)
@@ -142,16 +141,15 @@ export async function clockIn(ctx: AuthedContext, input: ClockInput) {
       const result = await findAttendance(tx, ctx.actor.workspaceId, row.id)
       await audit({ entityType: 'attendance', entityId: row.id, entityName: `${ctx.actor.name} · ${row.date}`, action: 'created', newValues: result })
       return result
-    }),
-  )
+    })
+  })
 }
 
 export async function clockOut(ctx: AuthedContext, input: ClockInput) {
   const location = requireLocation(input)
-  const photos = new PhotoBatch(ctx)
-  const photoUrl = input.photo ? await photos.accept(input.photo, 'photo') : null
-  return photos.guard(() =>
-    withTransaction(ctx, async ({ tx, audit }) => {
+  return withPhotos(ctx, async (photos) => {
+    const photoUrl = input.photo ? await photos.accept(input.photo, 'photo') : null
+    return withTransaction(ctx, async ({ tx, audit }) => {
       const open = await openAttendanceId(tx, ctx)
       if (open === undefined) throw new Conflict('ATTENDANCE_NOT_OPEN', 'you are not clocked in')
       await photos.record(tx)
@@ -168,8 +166,8 @@ export async function clockOut(ctx: AuthedContext, input: ClockInput) {
       const after = await findAttendance(tx, ctx.actor.workspaceId, open)
       await audit({ entityType: 'attendance', entityId: open, entityName: `${ctx.actor.name} · ${after.date}`, action: 'updated', before, after })
       return after
-    }),
-  )
+    })
+  })
 }
 
 /** Office: a day entered by hand (a forgotten clock-in, a phone without signal). */

@@ -33,9 +33,9 @@ export const ProductSchema = Type.Object({
 
 const principalFields = {
   name: RequiredText(255),
-  code: OptionalText(64, { description: 'Unique per workspace (case-insensitive)' }),
-  contact_name: OptionalText(255),
-  contact_phone: OptionalText(32),
+  code: OptionalText(64, { multiline: false, description: 'Unique per workspace (case-insensitive)' }),
+  contact_name: OptionalText(255, { multiline: false }),
+  contact_phone: OptionalText(32, { multiline: false }),
   contact_email: Type.Optional(Nullable(Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', error: 'must be a valid email address' }))),
 }
 const productFields = {
@@ -43,8 +43,8 @@ const productFields = {
   sku: RequiredText(64, { description: 'Unique per workspace (case-insensitive)' }),
   principal_id: Type.Optional(Nullable(Id())),
   price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e12 }))),
-  unit: OptionalText(32),
-  barcode: OptionalText(64),
+  unit: OptionalText(32, { multiline: false }),
+  barcode: OptionalText(64, { multiline: false }),
 }
 
 export const PrincipalInput = Type.Object(principalFields)

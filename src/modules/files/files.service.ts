@@ -5,7 +5,10 @@
  * written under UPLOAD_DIR and replaced by `/api/files/:id`, served only to the same workspace.
  *
  * Files are written before the database transaction (slow I/O never holds the writer) and recorded
- * inside it; if the transaction fails, the caller discards them.
+ * inside it. One mechanism removes them again: a request's photos are accepted only inside
+ * `withPhotos`, which registers each file before writing it and removes every file of the batch if
+ * anything in the request fails afterwards — a later photo's validation, a state conflict, a geofence
+ * refusal, the transaction, any error. A refused request leaves nothing in UPLOAD_DIR.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdir, rm } from 'node:fs/promises'
@@ -29,7 +32,21 @@ export interface Upload {
   absolutePath: string
 }
 
-/** Photos of one request: accepted before the transaction, recorded in it, discarded if it fails. */
+/**
+ * Runs one request's work with a batch for its photos: on success the files stay (the work recorded
+ * them in its transaction); on any failure every file the batch wrote is removed and the error goes on.
+ */
+export async function withPhotos<T>(ctx: AuthedContext, work: (photos: PhotoBatch) => Promise<T>): Promise<T> {
+  const photos = new PhotoBatch(ctx)
+  try {
+    return await work(photos)
+  } catch (error) {
+    await photos.discard()
+    throw error
+  }
+}
+
+/** Photos of one request (see `withPhotos`): accepted before the transaction, recorded in it. */
 export class PhotoBatch {
   readonly uploads: Upload[] = []
   /** The bytes of each accepted image by its field, for checks that read them (EXIF). */
@@ -58,9 +75,7 @@ export class PhotoBatch {
     const now = deps.clock.now()
     const path = join(String(actor.workspaceId), now.toISOString().slice(0, 7), `${id}.${extension}`)
     const absolutePath = resolve(deps.config.UPLOAD_DIR, path)
-    await mkdir(dirname(absolutePath), { recursive: true })
-    await Bun.write(absolutePath, bytes)
-    this.images.set(field, bytes)
+    // Registered before it is written, so a write that fails half-way is removed too.
     this.uploads.push({
       absolutePath,
       row: {
@@ -74,6 +89,9 @@ export class PhotoBatch {
         created_at: now.toISOString(),
       },
     })
+    await mkdir(dirname(absolutePath), { recursive: true })
+    await Bun.write(absolutePath, bytes)
+    this.images.set(field, bytes)
     return `/api/files/${id}`
   }
 
@@ -82,19 +100,9 @@ export class PhotoBatch {
     if (this.uploads.length > 0) await tx.insert(files).values(this.uploads.map((upload) => upload.row))
   }
 
-  /** Removes the files of a failed request. */
+  /** Removes the files of a failed request (`withPhotos` calls it). */
   async discard(): Promise<void> {
     await Promise.all(this.uploads.map((upload) => rm(upload.absolutePath, { force: true })))
-  }
-
-  /** Runs `fn`; on failure the accepted files are removed again. */
-  async guard<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn()
-    } catch (error) {
-      await this.discard()
-      throw error
-    }
   }
 }
 

@@ -2,7 +2,8 @@
  * Track geometry: pure functions over a user's pings, no database and no clock.
  *
  *   haversineMeters   great-circle distance on the mean Earth sphere
- *   jumpFlags         `impossible_speed` / `teleport` of a ping against the one before it
+ *   jumpFlags         `impossible_speed` / `teleport` of a ping against the last kept one before it
+ *   keepsOnLine       whether a stored ping is on the line (not a jump from the last kept ping)
  *   summarizeTrack    the route of a day: kept segments, stops, gaps, distance, moving and stopped time
  *
  * The thresholds are the product's rules (docs/API.md §Field integrity, §Route replay): a ping more
@@ -43,7 +44,8 @@ export function haversineMeters(a: Position, b: Position): number {
 }
 
 /**
- * The jump flags of `current` against the user's previous ping by device time. Two pings with the
+ * The jump flags of `current` against the user's last kept ping before it by device time (the last
+ * one not itself a jump: one glitch must not flag the true ping after it). Two pings with the
  * same device time count as one second apart, so a duplicate timestamp cannot hide a jump.
  */
 export function jumpFlags(previous: TrackPoint | null, current: TrackPoint): JumpFlag[] {
@@ -166,6 +168,21 @@ const PING_FLAG_NAMES = Object.keys(PING_FLAG_BITS) as PingFlag[]
 const NAMES_BY_MASK = Array.from({ length: 8 }, (_, mask) => Object.freeze(PING_FLAG_NAMES.filter((name) => mask & PING_FLAG_BITS[name])) as PingFlag[])
 
 export const pingFlagNames = (mask: number): PingFlag[] => NAMES_BY_MASK[mask & 7]!
+
+/** Bits of the flags that take a ping out of the line (jumps; a `mock` ping still shows where the phone said it was). */
+export const JUMP_BITS = PING_FLAG_BITS.impossible_speed | PING_FLAG_BITS.teleport
+
+/**
+ * Whether a stored ping (`flags` as stored) belongs on the line after `lastKept`, the last ping kept
+ * before it. A clean ping is kept: the server judged it at ingest. A ping flagged as a jump stays out,
+ * unless it is no jump from `lastKept`: pings stored before ingest judged against the last *kept* ping
+ * carry the flag of the glitch before them, and replaying them against the kept line gives the true
+ * point back. Without a kept ping before it (the first of the day), the stored verdict stands.
+ */
+export function keepsOnLine(lastKept: TrackPoint | null, ping: TrackPoint, flags: number): boolean {
+  if ((flags & JUMP_BITS) === 0) return true
+  return lastKept !== null && jumpFlags(lastKept, ping).length === 0
+}
 
 export function pingFlagMask(isMock: boolean, jumps: readonly JumpFlag[]): number {
   let mask = isMock ? PING_FLAG_BITS.mock : 0

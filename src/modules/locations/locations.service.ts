@@ -19,7 +19,7 @@ import { pageMeta, paging, updatedSince, type ListLimits } from '../../platform/
 import { withTransaction } from '../../platform/transaction'
 import type { PingTrail, TrailPoint } from './ping-trail'
 import { livemapTopic, PINGS_INGESTED } from './locations.manifest'
-import { jumpFlags, PING_FLAG_BITS, pingFlagBits, pingFlagMask, pingFlagNames, type PingFlag, type TrackPoint } from './geometry'
+import { JUMP_BITS, jumpFlags, PING_FLAG_BITS, pingFlagBits, pingFlagMask, pingFlagNames, type PingFlag, type TrackPoint } from './geometry'
 import { type HistoryQuery, type Ping, type PingInput, PINGS_PER_BATCH } from './locations.schemas'
 
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000
@@ -150,12 +150,13 @@ const upsertLatest = prepared((db) =>
 )
 
 /**
- * The user's pings with device time around a batch: the last one before `from` and every one in
- * [from, to], oldest first: what the jump flags of the batch's pings are measured against.
+ * The user's pings with device time around a batch: the last KEPT one (no jump flag) before `from`
+ * and every one in [from, to] with its flags, oldest first: what the jump flags of the batch's pings
+ * are measured against.
  */
 const pingsAround = prepared((db) =>
   db
-    .select({ lat: locationPings.lat, lng: locationPings.lng, recorded_at: locationPings.recorded_at })
+    .select({ lat: locationPings.lat, lng: locationPings.lng, recorded_at: locationPings.recorded_at, flags: locationPings.flags })
     .from(locationPings)
     .where(
       sql`${locationPings.workspace_id} = ${sql.placeholder('workspaceId')} and ${locationPings.user_id} = ${sql.placeholder('userId')}
@@ -163,40 +164,47 @@ const pingsAround = prepared((db) =>
         and ${locationPings.recorded_at} >= coalesce((
           select p.recorded_at from location_pings p
           where p.workspace_id = ${sql.placeholder('workspaceId')} and p.user_id = ${sql.placeholder('userId')} and p.device_time = 1
-            and p.recorded_at < ${sql.placeholder('from')}
+            and p.recorded_at < ${sql.placeholder('from')} and p.flags & ${sql.raw(String(JUMP_BITS))} = 0
           order by p.recorded_at desc limit 1), ${sql.placeholder('from')})`,
     )
     .orderBy(locationPings.recorded_at)
     .prepare(),
 )
 
-/** The user's newest stored ping with a device time (what ./ping-trail.ts keeps once read). */
-const newestDevicePing = prepared((db) =>
+/** The user's newest stored KEPT ping (device time, no jump flag): what ./ping-trail.ts keeps once read. */
+const newestKeptPing = prepared((db) =>
   db
     .select({ lat: locationPings.lat, lng: locationPings.lng, recorded_at: locationPings.recorded_at })
     .from(locationPings)
     .where(
-      sql`${locationPings.workspace_id} = ${sql.placeholder('workspaceId')} and ${locationPings.user_id} = ${sql.placeholder('userId')} and ${locationPings.device_time} = 1`,
+      sql`${locationPings.workspace_id} = ${sql.placeholder('workspaceId')} and ${locationPings.user_id} = ${sql.placeholder('userId')} and ${locationPings.device_time} = 1
+        and ${locationPings.flags} & ${sql.raw(String(JUMP_BITS))} = 0`,
     )
     .orderBy(desc(locationPings.recorded_at))
     .limit(1)
     .prepare(),
 )
 
-async function newestStored(tx: Db, trail: PingTrail, workspaceId: number, userId: number): Promise<TrailPoint | null> {
+async function newestKept(tx: Db, trail: PingTrail, workspaceId: number, userId: number): Promise<TrailPoint | null> {
   const known = trail.get(workspaceId, userId)
   if (known !== undefined) return known
-  const row = await newestDevicePing(tx).get({ workspaceId, userId })
+  const row = await newestKeptPing(tx).get({ workspaceId, userId })
   return row ? { lat: row.lat, lng: row.lng, at: Date.parse(row.recorded_at) } : null
 }
 
 /**
- * Sets each row's jump flags (docs/API.md §Field integrity) against the ping before it by device
- * time, among the stored pings and the batch itself. Pings without device time carry the server's
- * receive time, which says nothing about how fast the phone moved: they are neither flagged nor
- * compared with. A batch recorded after the user's newest stored ping (`trail`) needs only that one;
- * a late backlog reads the stored pings around it. Returns the newest stored device-time ping once
- * the batch is in, for the trail.
+ * Sets each row's jump flags (docs/API.md §Field integrity) against the last KEPT ping before it by
+ * device time — the last one not itself flagged as a jump — among the stored pings and the batch
+ * itself. So one glitch flags one ping: the true ping after it is judged against the true ping before
+ * it, not against the glitch (a real move far away is accepted again once the time since the last kept
+ * ping makes it possible: 20 km after about 5 minutes at 70 m/s). Pings without device time carry the
+ * server's receive time, which says nothing about how fast the phone moved: they are neither flagged
+ * nor compared with.
+ *
+ * The trail holds the newest kept ping; every stored ping after it is a jump, so a batch recorded after
+ * it needs only that one (no read). A late backlog reaching back before it reads the stored pings around
+ * it; flags already stored are never rewritten, so a backlog filling a hole judges only its own pings.
+ * Returns the newest kept device-time ping once the batch is in, for the trail.
  */
 async function flagJumps(tx: Db, trail: PingTrail, rows: PingRow[], times: (number | null)[], workspaceId: number, userId: number) {
   const timeline: (TrackPoint & { row: PingRow | null })[] = []
@@ -209,13 +217,14 @@ async function flagJumps(tx: Db, trail: PingTrail, rows: PingRow[], times: (numb
     if (at < from) from = at
     if (at > to) to = at
   })
-  const newest = await newestStored(tx, trail, workspaceId, userId)
+  const newest = await newestKept(tx, trail, workspaceId, userId)
   if (!timeline.length) return newest
   if (newest === null || newest.at < from) {
     if (newest) timeline.push({ ...newest, row: null })
   } else {
     const stored = await pingsAround(tx).all({ workspaceId, userId, from: new Date(from).toISOString(), to: new Date(to).toISOString() })
-    for (const ping of stored) timeline.push({ lat: ping.lat, lng: ping.lng, at: Date.parse(ping.recorded_at), row: null })
+    // A stored jump is never a predecessor, so it is left out of the timeline altogether.
+    for (const ping of stored) if ((ping.flags & JUMP_BITS) === 0) timeline.push({ lat: ping.lat, lng: ping.lng, at: Date.parse(ping.recorded_at), row: null })
   }
   // Stable: of two pings with one device time, the stored one (pushed last) stays after the batch's,
   // and of the batch's own, the first sent — the one the de-duplicating insert keeps.
@@ -223,7 +232,10 @@ async function flagJumps(tx: Db, trail: PingTrail, rows: PingRow[], times: (numb
   let previous: TrackPoint | null = null
   let last: TrailPoint | null = newest
   for (const point of timeline) {
-    if (point.row) point.row.flag_bits |= pingFlagMask(false, jumpFlags(previous, point))
+    if (point.row) {
+      point.row.flag_bits |= pingFlagMask(false, jumpFlags(previous, point))
+      if (point.row.flag_bits & JUMP_BITS) continue
+    }
     previous = point
     if (point.row && (last === null || point.at > last.at)) last = { lat: point.lat, lng: point.lng, at: point.at }
   }

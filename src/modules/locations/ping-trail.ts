@@ -1,7 +1,9 @@
 /**
- * The newest stored ping with a device time of each user, kept per process (the service runs as one
- * process: README "One process"), so that a batch recorded after it — what a phone sends almost
- * always — is flagged against it without reading the user's pings (docs/API.md §Field integrity).
+ * The newest stored KEPT ping (device time, not flagged `impossible_speed`/`teleport`) of each user,
+ * kept per process (the service runs as one process: README "One process"), so that a batch recorded
+ * after it — what a phone sends almost always — is flagged against it without reading the user's pings
+ * (docs/API.md §Field integrity). A ping is judged against the last kept ping before it, never against
+ * a glitch: one jumped ping must not take the true ping after it off the route too.
  *
  * An entry is written inside the batch's transaction, after its rows went in, and forgotten when that
  * transaction fails, so it never holds a ping that was not committed. A missing entry (first batch of
@@ -16,7 +18,7 @@ export interface TrailPoint {
 }
 
 export class PingTrail {
-  /** `workspace:user` → the newest stored device-time ping, or null when the user has none. */
+  /** `workspace:user` → the newest stored kept device-time ping, or null when the user has none. */
   private readonly newest = new Map<string, TrailPoint | null>()
 
   /** undefined: not known here (read it from the database). */

@@ -4,7 +4,7 @@
  * The day is the workspace's local day, read as a half-open range of UTC instants with ONE query on
  * the (workspace, user, recorded_at, id) index, in device-time order. Pings the server flagged as
  * jumps (`impossible_speed`, `teleport`) are left out of the line and the distance: they are where
- * the phone was not. The route itself (segments split at gaps, stops, distance, moving and stopped
+ * the phone was not — unless, replayed against the last kept ping, they are no jump (`keepsOnLine`). The route itself (segments split at gaps, stops, distance, moving and stopped
  * time) is `summarizeTrack` of ./geometry.ts; this file reads and shapes.
  */
 import { Database as SqliteDatabase } from 'bun:sqlite'
@@ -16,11 +16,8 @@ import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
 import { addDays, localDayRange } from '../../platform/time-zones'
 import { visitFlagNames, type VisitFlag } from '../visits/visits.integrity'
-import { PING_FLAG_BITS, summarizeTrack, type Stop, type TrackPoint } from './geometry'
+import { keepsOnLine, summarizeTrack, type Stop, type TrackPoint } from './geometry'
 import type { RouteQuery } from './locations.schemas'
-
-/** Bits of the flags that take a ping out of the line (jumps; a `mock` ping still shows where the phone said it was). */
-export const JUMP_BITS = PING_FLAG_BITS.impossible_speed | PING_FLAG_BITS.teleport
 
 /** A live member of the workspace (active or not: a deactivated user's past days can still be replayed). */
 const memberOf = prepared((db) =>
@@ -128,9 +125,11 @@ export function pingsFromValues(rows: readonly unknown[][]): RoutePing[] {
   return points
 }
 
-/** The pings that make the line: everything but the jumps. */
-export function keptPings<P extends { flags: number }>(pings: readonly P[]): P[] {
-  return pings.filter((ping) => (ping.flags & JUMP_BITS) === 0)
+/** The pings that make the line: everything but the jumps, each judged against the last kept ping (`keepsOnLine`). */
+export function keptPings<P extends TrackPoint & { flags: number }>(pings: readonly P[]): P[] {
+  const kept: P[] = []
+  for (const ping of pings) if (keepsOnLine(kept.at(-1) ?? null, ping, ping.flags)) kept.push(ping)
+  return kept
 }
 
 /** Everything the route of `userId`'s local `date` is made of; 404 USER_NOT_FOUND for a non-member. */
@@ -279,7 +278,15 @@ export function routeGeoJson(route: RouteOfDay) {
 }
 
 const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' }
-export const escapeXml = (text: string) => text.replace(/[&<>"']/g, (char) => XML_ESCAPES[char]!)
+/**
+ * What XML 1.0 cannot hold at all, escaped or not (its `Char` production): C0 controls other than tab,
+ * line feed and carriage return, lone surrogates, U+FFFE and U+FFFF. Names are refused with them at
+ * write time (src/platform/schema.ts), but rows written before that may hold them.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding what XML cannot hold is the point
+const NOT_XML_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]/gu
+/** Text as XML 1.0 character data or attribute value: markup escaped, impossible characters shown as U+FFFD. */
+export const escapeXml = (text: string) => text.replace(NOT_XML_CHAR, '\ufffd').replace(/[&<>"']/g, (char) => XML_ESCAPES[char]!)
 
 const minutes = (seconds: number) => `${Math.round(seconds / 60)} min`
 

@@ -38,7 +38,7 @@ export const OutletSchema = Type.Object({
 const OptionalRef = (description: string) => Type.Optional(Type.Union([Id({ description }), Type.Null()]))
 const fields = {
   name: RequiredText(255),
-  code: OptionalText(64, { description: 'Unique per workspace (case-insensitive)' }),
+  code: OptionalText(64, { multiline: false, description: 'Unique per workspace (case-insensitive)' }),
   address: OptionalText(1000),
   latitude: Type.Optional(Type.Union([Type.Number({ minimum: -90, maximum: 90 }), Type.Null()])),
   longitude: Type.Optional(Type.Union([Type.Number({ minimum: -180, maximum: 180 }), Type.Null()])),
@@ -54,8 +54,8 @@ const fields = {
   city_id: OptionalRef('Regional city id'),
   district_id: OptionalRef('Regional district id'),
   village_id: OptionalRef('Regional village id'),
-  contact_name: OptionalText(255),
-  contact_phone: OptionalText(32),
+  contact_name: OptionalText(255, { multiline: false }),
+  contact_phone: OptionalText(32, { multiline: false }),
   is_active: Type.Optional(Type.Boolean()),
 }
 

@@ -3,7 +3,7 @@ import { OptionalText, RequiredText } from '../../platform/schema'
 import { Password } from '../auth/auth.schemas'
 import { UserSchema } from '../users/users.schemas'
 
-export const ProfileBody = Type.Object({ name: Type.Optional(RequiredText(255)), phone: OptionalText(32) }, { minProperties: 1 })
+export const ProfileBody = Type.Object({ name: Type.Optional(RequiredText(255)), phone: OptionalText(32, { multiline: false }) }, { minProperties: 1 })
 export type ProfileInput = Static<typeof ProfileBody>
 
 export const PasswordChangeBody = Type.Object({ current_password: Type.String({ minLength: 1, maxLength: 1024 }), new_password: Password })

@@ -34,7 +34,7 @@ export type ProjectFormInput = Static<typeof ProjectFormBody>
 
 const fields = {
   name: RequiredText(255),
-  code: OptionalText(64, { description: 'Unique per workspace (case-insensitive)' }),
+  code: OptionalText(64, { multiline: false, description: 'Unique per workspace (case-insensitive)' }),
   principal_id: Type.Optional(Nullable(Id())),
   start_date: Type.Optional(Nullable(DateString())),
   end_date: Type.Optional(Nullable(DateString({ description: 'Not before start_date' }))),

@@ -17,8 +17,8 @@ import { memberships, roles, users, visitAssignees, visits } from '../../db/sche
 import type { AuthedContext } from '../../platform/context'
 import { DEFAULT_LIST, pageMeta, paging, type Page } from '../../platform/pagination'
 import { localDayRange } from '../../platform/time-zones'
-import { summarizeTrack, type TrackPoint } from '../locations/geometry'
-import { JUMP_BITS, selectValues } from '../locations/route.service'
+import { keepsOnLine, summarizeTrack, type TrackPoint } from '../locations/geometry'
+import { selectValues } from '../locations/route.service'
 import type { FieldDayQuery, FieldDayRow } from './reports.schemas'
 
 /**
@@ -107,7 +107,7 @@ interface UserPings {
   /** Every ping of the day, jumps included (they are activity too). */
   first: string
   last: string
-  /** The pings on the line: jumps left out. */
+  /** The pings on the line: jumps left out (`keepsOnLine`, as the route replay). */
   kept: TrackPoint[]
 }
 
@@ -125,7 +125,8 @@ export function pingsPerUser(rows: readonly unknown[][]): Map<number, UserPings>
       byUser.set(currentUser, current)
     }
     current!.last = recordedAt
-    if ((Number(row[4]) & JUMP_BITS) === 0) current!.kept.push({ lat: row[1] as number, lng: row[2] as number, at: Date.parse(recordedAt) })
+    const point = { lat: row[1] as number, lng: row[2] as number, at: Date.parse(recordedAt) }
+    if (keepsOnLine(current!.kept.at(-1) ?? null, point, Number(row[4]))) current!.kept.push(point)
   }
   return byUser
 }

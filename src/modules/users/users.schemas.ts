@@ -30,7 +30,7 @@ export const UserQuery = listQuery(
 )
 export type UserListQuery = Static<typeof UserQuery>
 
-const Phone = OptionalText(32, { description: 'Phone number' })
+const Phone = OptionalText(32, { multiline: false, description: 'Phone number' })
 const TeamIds = Type.Array(Id(), { maxItems: 100, description: 'Teams of the user (replaces the list on update)' })
 
 export const CreateUserBody = Type.Object({

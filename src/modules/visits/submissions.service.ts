@@ -16,7 +16,7 @@ import { submissions, type Answers, type SubmissionStatus } from '../../db/schem
 import type { AuthedContext } from '../../platform/context'
 import { Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { type TxScope, withTransaction } from '../../platform/transaction'
-import { PhotoBatch } from '../files/files.service'
+import { type PhotoBatch, withPhotos } from '../files/files.service'
 import { validateAnswers } from '../forms/forms.answers'
 import { formScope } from '../forms/forms.service'
 import { notify } from '../notifications/notifications.service'
@@ -122,17 +122,16 @@ type Step = CheckedItem & { target: Target }
  * written; errors are keyed `items.N.*`. Photos in answers are stored and replaced by their URLs.
  */
 export async function submitForms(ctx: AuthedContext, visitId: number, input: SubmitFormsInput, at: ItemPath = (index) => `items.${index}.`) {
-  const photos = new PhotoBatch(ctx)
-  const { form, checked } = await checkItems(ctx, visitId, input, at, photos)
-  return photos.guard(() =>
-    withTransaction(ctx, async (scope) => {
+  return withPhotos(ctx, async (photos) => {
+    const { form, checked } = await checkItems(ctx, visitId, input, at, photos)
+    return withTransaction(ctx, async (scope) => {
       const steps = await decideTargets(scope.tx, ctx, visitId, form, checked, at)
       await photos.record(scope.tx)
       const savedIds = await writeSteps(scope, ctx, visitId, form, steps)
       const all = await submissionsOfVisit(scope.tx, visitId)
       return { visit_id: visitId, submissions: all.filter((submission) => savedIds.includes(submission.id)) }
-    }),
-  )
+    })
+  })
 }
 
 /**

@@ -3,6 +3,8 @@
  * the server from what it knows, never trusted from the client alone.
  *
  *   geofence          distance from the outlet against its radius, the phone's accuracy in its favour
+ *                     up to the radius at most (a claimed accuracy never buys more than the fence itself)
+ *   low_accuracy      the phone's reported accuracy is worse than the radius: it cannot tell in from out
  *   mock_location     the phone itself reported a mocked position
  *   impossible_travel the check-in is too far from the user's last ping for the time between them
  *   photo_*           the photo's EXIF capture time or position disagrees with the check-in
@@ -19,6 +21,7 @@ export const VISIT_FLAG_BITS = {
   impossible_travel: 8,
   photo_time_mismatch: 16,
   photo_location_mismatch: 32,
+  low_accuracy: 64,
 } as const
 export type VisitFlag = keyof typeof VISIT_FLAG_BITS
 export const VISIT_FLAGS = Object.keys(VISIT_FLAG_BITS) as VisitFlag[]
@@ -56,13 +59,28 @@ export interface SiteVerdict {
   flags: VisitFlag[]
 }
 
-/** The geofence rule: outside when distance minus the reported accuracy is over the radius. */
+/**
+ * How much of the reported accuracy counts in the phone's favour: at most the radius itself. The
+ * accuracy is the phone's own word; uncapped, `accuracy_m: 100000` would let a check-in 50 km away
+ * through a 10 m fence. With the cap nothing further than twice the radius is ever inside.
+ */
+export const forgivenAccuracyM = (accuracyM: number | null, radiusM: number) => Math.min(Math.max(accuracyM ?? 0, 0), radiusM)
+
+/**
+ * The geofence rule: outside when distance minus the forgiven accuracy (`forgivenAccuracyM`) is over
+ * the radius. A reported accuracy worse than the radius adds `low_accuracy` (in `warn` and in `block`,
+ * where the action was let through): such a fix cannot tell inside from outside.
+ */
 export function checkSite({ at, accuracyM, outlet, radiusM, mode }: SiteCheck): SiteVerdict {
   if (!outlet) return { distanceM: null, outside: false, refused: false, flags: mode === 'off' ? [] : ['outlet_unlocated'] }
   const distanceM = haversineMeters(at, outlet)
-  const outside = distanceM - (accuracyM ?? 0) > radiusM
-  if (mode === 'off' || !outside) return { distanceM, outside, refused: false, flags: [] }
-  return { distanceM, outside, refused: mode === 'block', flags: mode === 'warn' ? ['outside_geofence'] : [] }
+  const outside = distanceM - forgivenAccuracyM(accuracyM, radiusM) > radiusM
+  if (mode === 'off') return { distanceM, outside, refused: false, flags: [] }
+  if (outside && mode === 'block') return { distanceM, outside, refused: true, flags: [] }
+  const flags: VisitFlag[] = []
+  if (outside) flags.push('outside_geofence')
+  if (accuracyM !== null && accuracyM > radiusM) flags.push('low_accuracy')
+  return { distanceM, outside, refused: false, flags }
 }
 
 /** `impossible_travel` when the check-in could not be reached from the user's last ping in the time between. */

@@ -121,7 +121,7 @@ export const SelfVisitBody = Type.Object({
 })
 
 export const AssignBody = Type.Object({ user_ids: Type.Array(Id(), { maxItems: 100, description: 'The new assignee list' }) })
-export const ReasonBody = Type.Object({ reason: RequiredText(1000) })
+export const ReasonBody = Type.Object({ reason: RequiredText(1000, { multiline: true }) })
 export const SendToFieldBody = Type.Object({ visit_ids: Type.Array(Id(), { minItems: 1, maxItems: BULK_MAX }) })
 export type SelfVisitInput = Static<typeof SelfVisitBody>
 export type AssignInput = Static<typeof AssignBody>
@@ -172,7 +172,7 @@ export type SubmitFormInput = Static<typeof SubmitFormBody>
 
 export const AddSubmissionBody = Type.Object({ form_id: Id(), is_required: Type.Optional(Type.Boolean({ default: false })) })
 export const ApproveBody = Type.Object({ notes: OptionalText(2000) })
-export const RejectBody = Type.Object({ notes: RequiredText(2000) })
+export const RejectBody = Type.Object({ notes: RequiredText(2000, { multiline: true }) })
 export const ApprovalBody = Type.Object({ status: OneOf(['approved', 'rejected']), notes: OptionalText(2000) })
 export type AddSubmissionInput = Static<typeof AddSubmissionBody>
 export type ApprovalInput = Static<typeof ApprovalBody>

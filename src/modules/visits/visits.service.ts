@@ -15,7 +15,7 @@ import { localDate } from '../../platform/time-zones'
 import { requireLocation } from '../../platform/geo'
 import { AppError, Conflict, IdempotentReplay, ValidationFailed } from '../../platform/errors'
 import { withTransaction, type TxScope } from '../../platform/transaction'
-import { PhotoBatch } from '../files/files.service'
+import { type PhotoBatch, withPhotos } from '../files/files.service'
 import { readPhotoExif } from '../files/photo-exif'
 import { notify } from '../notifications/notifications.service'
 import { formsOfProjects } from '../projects/projects.service'
@@ -33,7 +33,7 @@ import type {
   SelfVisitInput,
   SendToFieldInput,
 } from './visits.schemas'
-import { assessSite, notifyFlaggedCheckIn, type SiteAssessment } from './visits.site'
+import { assessSite, judgeGeofence, notifyFlaggedCheckIn } from './visits.site'
 
 /** A transition refused by the state machine: 409 with the machine's code. */
 export class VisitStateConflict extends Conflict {
@@ -500,10 +500,41 @@ export function assignVisit(ctx: AuthedContext, visitId: number, { user_ids: use
   })
 }
 
-/** The EXIF of the image accepted for `field`, read before the write transaction (CPU work, no writer held). */
+/** The EXIF of the image accepted for `field`, read before the write transaction (bounded CPU work, no writer held). */
 const exifOf = (ctx: AuthedContext, photos: PhotoBatch, field: string) => {
   const bytes = photos.images.get(field)
   return bytes ? readPhotoExif(bytes, ctx.actor.timeZone) : null
+}
+
+/**
+ * Every refusal of a check-in or check-out that needs no photo, in the order the phone hears them:
+ * the visit (404), its state (409, from the machine), another visit in progress (409
+ * ACTIVE_VISIT_EXISTS, check-in), required forms not completed (422 SUBMISSION_REQUIRED, check-out).
+ * Run on the read connection before the photo is decoded — with the geofence, `refuseEarly` — and
+ * again inside the write transaction, whose answer alone counts.
+ */
+async function refuseStep(db: Db, ctx: AuthedContext, visitId: number, action: 'check_in' | 'check_out') {
+  const visit = await findVisit(db, ctx, visitId, { mine: true })
+  const result = transition(visit.status, action)
+  if (!result.ok) throw new VisitStateConflict(result.error, visit.status)
+  if (action === 'check_in') {
+    const [other] = await otherVisitInProgress(db).all({ workspaceId: ctx.actor.workspaceId, visitId, userId: ctx.actor.userId })
+    if (other) throw new Conflict('ACTIVE_VISIT_EXISTS', 'check out of your visit in progress first', { visit_id: other.id })
+  } else {
+    const missing = await missingRequiredForms(db).all({ visitId })
+    if (missing.length) throw new AppError(422, 'SUBMISSION_REQUIRED', 'required forms are not completed', { form_ids: missing.map((row) => row.form_id) })
+  }
+  return visit
+}
+
+/**
+ * The cheap refusals first: a check-in or check-out that will be refused (state, another visit,
+ * forms, a blocking geofence) is refused before its photo is decoded, its EXIF read or a byte of it
+ * written (docs/API.md §Field integrity).
+ */
+async function refuseEarly(ctx: AuthedContext, visitId: number, action: 'check_in' | 'check_out', position: Parameters<typeof judgeGeofence>[3]) {
+  const read = ctx.deps.db.read
+  await judgeGeofence(read, ctx, await refuseStep(read, ctx, visitId, action), position)
 }
 
 /** Applies a machine transition to a visit row inside the transaction, with log and audit entry. */
@@ -532,18 +563,13 @@ async function applyTransition(
 
 export async function checkIn(ctx: AuthedContext, visitId: number, input: CheckInInput) {
   const location = requireLocation(input)
-  const photos = new PhotoBatch(ctx)
-  const photoUrl = input.check_in_photo ? await photos.accept(input.check_in_photo, 'check_in_photo') : null
-  const photo = exifOf(ctx, photos, 'check_in_photo')
-  return photos.guard(() =>
-    withTransaction(ctx, async (scope) => {
-      const visit = await findVisit(scope.tx, ctx, visitId, { mine: true })
-      if (visit.status === 'scheduled') {
-        const [other] = await otherVisitInProgress(scope.tx).all({ workspaceId: ctx.actor.workspaceId, visitId, userId: ctx.actor.userId })
-        if (other) throw new Conflict('ACTIVE_VISIT_EXISTS', 'check out of your visit in progress first', { visit_id: other.id })
-      }
-      // Only a check-in the state machine allows is judged (a repeat gets its 409, not a geofence 422).
-      const site = visit.status === 'scheduled' ? await assessSite(scope, ctx, visit, 'check_in', { ...input, ...location, photo }) : null
+  return withPhotos(ctx, async (photos) => {
+    await refuseEarly(ctx, visitId, 'check_in', { ...input, ...location })
+    const photoUrl = input.check_in_photo ? await photos.accept(input.check_in_photo, 'check_in_photo') : null
+    const photo = exifOf(ctx, photos, 'check_in_photo')
+    return withTransaction(ctx, async (scope) => {
+      const visit = await refuseStep(scope.tx, ctx, visitId, 'check_in')
+      const site = await assessSite(scope, ctx, visit, 'check_in', { ...input, ...location, photo })
       await photos.record(scope.tx)
       await applyTransition(
         scope,
@@ -555,33 +581,26 @@ export async function checkIn(ctx: AuthedContext, visitId: number, input: CheckI
           check_in_latitude: location.latitude,
           check_in_longitude: location.longitude,
           check_in_photo_url: photoUrl,
-          check_in_distance_m: site?.distanceM ?? null,
-          flags: visit.flags | visitFlagMask(site?.flags ?? []),
+          check_in_distance_m: site.distanceM,
+          flags: visit.flags | visitFlagMask(site.flags),
         },
         input.notes ?? null,
       )
-      await notifyFlaggedCheckIn(scope, ctx, visit, site?.flags ?? [])
+      await notifyFlaggedCheckIn(scope, ctx, visit, site.flags)
       return visitDetail(scope.tx, ctx, visitId, { mine: true })
-    }),
-  )
+    })
+  })
 }
 
 export async function checkOut(ctx: AuthedContext, visitId: number, input: CheckOutInput) {
   const location = requireLocation(input)
-  const photos = new PhotoBatch(ctx)
-  const photoUrl = input.check_out_photo ? await photos.accept(input.check_out_photo, 'check_out_photo') : null
-  const photo = exifOf(ctx, photos, 'check_out_photo')
-  return photos.guard(() =>
-    withTransaction(ctx, async (scope) => {
-      const visit = await findVisit(scope.tx, ctx, visitId, { mine: true })
-      let site: SiteAssessment | null = null
-      if (visit.status === 'in_progress') {
-        const missing = await missingRequiredForms(scope.tx).all({ visitId })
-        if (missing.length) {
-          throw new AppError(422, 'SUBMISSION_REQUIRED', 'required forms are not completed', { form_ids: missing.map((row) => row.form_id) })
-        }
-        site = await assessSite(scope, ctx, visit, 'check_out', { ...input, ...location, photo })
-      }
+  return withPhotos(ctx, async (photos) => {
+    await refuseEarly(ctx, visitId, 'check_out', { ...input, ...location })
+    const photoUrl = input.check_out_photo ? await photos.accept(input.check_out_photo, 'check_out_photo') : null
+    const photo = exifOf(ctx, photos, 'check_out_photo')
+    return withTransaction(ctx, async (scope) => {
+      const visit = await refuseStep(scope.tx, ctx, visitId, 'check_out')
+      const site = await assessSite(scope, ctx, visit, 'check_out', { ...input, ...location, photo })
       await photos.record(scope.tx)
       await applyTransition(
         scope,
@@ -593,14 +612,14 @@ export async function checkOut(ctx: AuthedContext, visitId: number, input: Check
           check_out_latitude: location.latitude,
           check_out_longitude: location.longitude,
           check_out_photo_url: photoUrl,
-          check_out_distance_m: site?.distanceM ?? null,
-          flags: visit.flags | visitFlagMask(site?.flags ?? []),
+          check_out_distance_m: site.distanceM,
+          flags: visit.flags | visitFlagMask(site.flags),
         },
         input.notes ?? null,
       )
       return visitDetail(scope.tx, ctx, visitId, { mine: true })
-    }),
-  )
+    })
+  })
 }
 
 /** Office: cancel (scheduled or in progress) or force-close (in progress) with a reason. */

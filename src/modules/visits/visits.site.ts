@@ -4,12 +4,14 @@
  * EXIF. The rules are the pure functions of ./visits.integrity.ts; this file reads what they need.
  */
 import { and, desc, eq, isNull, lte, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client'
 import { prepared } from '../../db/prepared'
 import { locationPings, outlets, teams, type visits, workspaces } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AppError } from '../../platform/errors'
 import type { TxScope } from '../../platform/transaction'
 import type { PhotoExif } from '../files/photo-exif'
+import { JUMP_BITS } from '../locations/geometry'
 import { notify, workspaceAdminIds } from '../notifications/notifications.service'
 import { checkSite, photoFlags, travelFlags, type GeofenceMode, type VisitFlag } from './visits.integrity'
 import type { CheckInInput } from './visits.schemas'
@@ -29,7 +31,11 @@ const siteOfVisit = prepared((db) =>
     .prepare(),
 )
 
-/** The user's newest ping at or before `at` (device time where the phone sent one). */
+/**
+ * The user's newest KEPT ping at or before `at` (device time where the phone sent one): a ping flagged
+ * as a jump is where the phone was not, so a GPS glitch just before a check-in does not make it
+ * impossible travel (docs/API.md §Field integrity).
+ */
 const lastPingBefore = prepared((db) =>
   db
     .select({ lat: locationPings.lat, lng: locationPings.lng, recorded_at: locationPings.recorded_at })
@@ -39,6 +45,7 @@ const lastPingBefore = prepared((db) =>
         eq(locationPings.workspace_id, sql.placeholder('workspaceId')),
         eq(locationPings.user_id, sql.placeholder('userId')),
         lte(locationPings.recorded_at, sql.placeholder('at')),
+        sql`${locationPings.flags} & ${sql.raw(String(JUMP_BITS))} = 0`,
       ),
     )
     .orderBy(desc(locationPings.recorded_at), desc(locationPings.id))
@@ -58,19 +65,13 @@ export interface SiteAssessment {
 }
 
 /**
- * The geofence verdict and integrity flags of a check-in or check-out at the server's `now`.
- * In `block` mode outside the radius: 422 OUTSIDE_GEOFENCE (the caller's transaction rolls back).
+ * The geofence verdict of a position at the visit's outlet; in `block` mode outside the radius, 422
+ * OUTSIDE_GEOFENCE. Reads one row, so it also runs on the read connection before a request's photo
+ * is decoded (a refused check-in costs no decoding or disk), and again inside the write transaction.
  */
-export async function assessSite(
-  scope: TxScope,
-  ctx: AuthedContext,
-  visit: typeof visits.$inferSelect,
-  action: 'check_in' | 'check_out',
-  input: SiteInput,
-): Promise<SiteAssessment> {
-  const now = ctx.deps.clock.now().getTime()
+export async function judgeGeofence(db: Db, ctx: AuthedContext, visit: typeof visits.$inferSelect, input: Omit<SiteInput, 'photo' | 'is_mock'>) {
   const at = { lat: input.latitude, lng: input.longitude }
-  const [site] = await siteOfVisit(scope.tx).all({ outletId: visit.outlet_id, workspaceId: ctx.actor.workspaceId })
+  const [site] = await siteOfVisit(db).all({ outletId: visit.outlet_id, workspaceId: ctx.actor.workspaceId })
   const radiusM = site?.outletRadius ?? site?.workspaceRadius ?? 200
   const verdict = checkSite({
     at,
@@ -86,6 +87,23 @@ export async function assessSite(
       radius_m: [radiusM],
     })
   }
+  return verdict
+}
+
+/**
+ * The geofence verdict and integrity flags of a check-in or check-out at the server's `now`.
+ * In `block` mode outside the radius: 422 OUTSIDE_GEOFENCE (the caller's transaction rolls back).
+ */
+export async function assessSite(
+  scope: TxScope,
+  ctx: AuthedContext,
+  visit: typeof visits.$inferSelect,
+  action: 'check_in' | 'check_out',
+  input: SiteInput,
+): Promise<SiteAssessment> {
+  const now = ctx.deps.clock.now().getTime()
+  const at = { lat: input.latitude, lng: input.longitude }
+  const verdict = await judgeGeofence(scope.tx, ctx, visit, input)
   const flags = new Set<VisitFlag>(verdict.flags)
   if (input.is_mock) flags.add('mock_location')
   if (action === 'check_in') {
