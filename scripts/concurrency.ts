@@ -1,5 +1,5 @@
 /**
- * `bun run test:concurrency` — many writers at once against the real server (issue 7 item 4).
+ * `bun run test:concurrency` — many writers at once against the real server.
  *
  * Starts `bun src/server.ts` on a temporary SQLite file and runs WRITERS (16) concurrent clients for
  * SECONDS (30): half are field phones (location batches with an idempotency key, visit check-in and

@@ -1,5 +1,5 @@
 /**
- * `bun run test:crash` — crash safety of the real server (issue 7 item 3).
+ * `bun run test:crash` — crash safety of the real server.
  *
  * Starts `bun src/server.ts` on a temporary SQLite file, sets up a workspace (field users, visits)
  * over HTTP, then repeats CYCLES times:

@@ -263,7 +263,8 @@ describe('Exports', () => {
     expect(row.path).toBeNull()
     expect(typeof row.error).toBe('string')
     expect(typeof row.finished_at).toBe('string')
-    expect(existsSync(resolve(t.app.deps.config.EXPORT_DIR, String(ws.id), `submissions-${job.id}.csv`))).toBe(false)
+    const folder = resolve(t.app.deps.config.EXPORT_DIR, String(ws.id))
+    expect(existsSync(folder) ? readdirSync(folder).filter((name) => name.startsWith(`submissions-${job.id}-`)) : []).toEqual([])
 
     // The same with a requester who was deactivated, then let back in to look at the job.
     const paused = await t.app.member(ws, 'admin')
@@ -306,15 +307,25 @@ describe('Exports', () => {
     await t.app.deps.exports.idle()
   })
 
-  test('a job whose file path is taken by an older, longer file (ids start over after a restore; a shared EXPORT_DIR) downloads exactly its own rows', async () => {
+  test("a job's file name has a random part: a job of the same id (ids start over after a restore; a shared EXPORT_DIR) never takes another's file", async () => {
+    const first = await request('csv')
+    await t.app.deps.exports.idle()
+    const [row] = await t.app.db.pragma(`SELECT path FROM export_jobs WHERE id = ${first.id}`)
+    expect(String(row.path)).toMatch(new RegExp(`^${ws.id}/submissions-${first.id}-[0-9a-f]{16}\\.csv$`))
+  })
+
+  test('a file written where an older, longer one stands (writeInPlace) holds exactly the new bytes; the download reads its own rows', async () => {
     for (const format of ['csv', 'pdf'] as const) {
       const { result: job, release } = await holding(() => request(format, '?approval_status=pending'))
-      const path = resolve(t.app.deps.config.EXPORT_DIR, String(ws.id), `submissions-${job.id}.${format}`)
-      mkdirSync(dirname(path), { recursive: true })
-      const stale = `${'stale,row,of,an,older,export\n'.repeat(200)}STALE-TAIL\n`
-      writeFileSync(path, stale)
       release()
       await t.app.deps.exports.idle()
+      const [stored] = await t.app.db.pragma(`SELECT path FROM export_jobs WHERE id = ${job.id}`)
+      const path = resolve(t.app.deps.config.EXPORT_DIR, String(stored.path))
+      // The job's file rewritten in place over a longer stale one, as a reused path would be.
+      const fresh = readFileSync(path)
+      const stale = `${'stale,row,of,an,older,export\n'.repeat(200)}STALE-TAIL\n`
+      writeFileSync(path, stale)
+      await writeInPlace(path, async (temporary) => writeFileSync(temporary, fresh))
       const response = await download(job.id)
       expect(response.status).toBe(200)
       const bytes = new Uint8Array(await response.arrayBuffer())

@@ -1,5 +1,5 @@
 /**
- * Hostile input, property-based (issue 7 item 5; docs/API.md §Envelopes, §Errors). tests/bad-input/ is the
+ * Hostile input, property-based (docs/API.md §Envelopes, §Errors). tests/bad-input/ is the
  * hand-written matrix; this file throws generated garbage at every route the app serves, read from
  * `app.routes` (a new route is fuzzed without anyone listing it here):
  *

@@ -1,6 +1,6 @@
 /**
  * `bun scripts/bench/password-burst.ts` — how long a real login takes while a burst of 300 requests
- * that each would hash a password hits the server (issue #23 item 4; docs/PERFORMANCE.md, "Password
+ * that each would hash a password hits the server (docs/PERFORMANCE.md, "Password
  * hashing under a burst"). Aim: the valid login answers 200 in under 2 s.
  *
  * Starts `bun src/server.ts` on a temporary database with TRUST_PROXY=1 (so the burst can come from

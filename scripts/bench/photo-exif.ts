@@ -1,7 +1,7 @@
 /**
  * `bun scripts/bench/photo-exif.ts [REV]` — does one hostile photo stall every tenant? The real server
- * on a real socket (core 0); each round, 4 field users check in at once, each with the 4.8 MiB PNG of
- * issue #23 (11 EXIF texts each claiming 5,000,000 bytes, tests/support/exif.ts `hostilePng`), while
+ * on a real socket (core 0); each round, 4 field users check in at once, each with the hostile 4.8 MiB PNG
+ * (11 EXIF texts each claiming 5,000,000 bytes, tests/support/exif.ts `hostilePng`), while
  * this script asks `/api/health` again and again, one request after the other, until all 4 are
  * answered (then they check out, unmeasured). Prints the health latencies (p50, p99, max) and the check-ins' own, over ROUNDS rounds
  * (default 5). With REV, the same on git revision REV (a temporary worktree), to compare.

@@ -1,7 +1,7 @@
 /**
  * A JPEG or PNG with an EXIF block, built byte by byte in the test (no fixture files): the capture time
  * (DateTimeOriginal, optionally OffsetTimeOriginal) and GPS position a phone camera writes — and, for
- * the hostile photo of issue #23, text tags that claim far more bytes than the file has.
+ * a hostile photo, text tags that claim far more bytes than the file has.
  */
 import { deflateSync } from 'node:zlib'
 
@@ -148,7 +148,7 @@ export function pngWithExif(fields: ExifFields, hostility: Hostility = {}): Buff
 }
 
 /**
- * The photo of issue #23: a 4.8 MiB PNG whose EXIF has 11 text tags each claiming 5,000,000 bytes
+ * The hostile photo: a 4.8 MiB PNG whose EXIF has 11 text tags each claiming 5,000,000 bytes
  * (plus a real capture time, which a bounded reader may or may not reach).
  */
 export const hostilePng = (fields: ExifFields = {}) => pngWithExif(fields, { claims: 11, padding: Math.round(4.8 * 1024 * 1024) - 400 })

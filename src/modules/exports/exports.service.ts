@@ -91,7 +91,9 @@ async function runJob(deps: Deps, id: number) {
   const [job] = await deps.db.read.select().from(exportJobs).where(eq(exportJobs.id, id))
   if (!job || job.status === 'done' || job.status === 'failed') return
   await setJob(deps, id, { status: 'running', started_at: deps.clock.now().toISOString() })
-  const path = join(String(job.workspace_id), `submissions-${job.id}.${job.format}`)
+  // A random part: job ids start over after a restore, and two databases may share EXPORT_DIR; without
+  // it one database's job could replace (and so serve) the other's file of the same workspace and id.
+  const path = join(String(job.workspace_id), `submissions-${job.id}-${randomBytes(8).toString('hex')}.${job.format}`)
   const absolute = resolve(deps.config.EXPORT_DIR, path)
   try {
     const actor = await loadMember(deps.db.read, job.user_id, job.workspace_id)
