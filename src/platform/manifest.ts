@@ -5,7 +5,10 @@
  * root (src/app.ts) registers every module's manifest once, in catalogue order, before the routes
  * are built. (Services a module adds to `ctx.deps` are declared in the same file; see ./context.ts.)
  */
+import type { AnyElysia } from 'elysia'
 import { registerAuditEntityTypes } from './audit'
+import type { Deps, ModuleServices } from './context'
+import type { PlatformPlugin } from './http'
 import type { SocketChannel } from './hub'
 import type { CounterDeclaration } from './observability'
 import { type PermissionDeclaration, registerPermissions } from './permissions'
@@ -24,4 +27,23 @@ export interface ModuleManifest {
 export function registerModules(manifests: readonly ModuleManifest[]) {
   registerPermissions(manifests.flatMap((manifest) => manifest.permissions ?? []))
   registerAuditEntityTypes(manifests.flatMap((manifest) => manifest.auditEntityTypes ?? []))
+}
+
+/**
+ * One entry of the module list (src/modules/index.ts): what the module declares, the routes it
+ * mounts and the services it adds to `ctx.deps`. The composition root walks the list in order:
+ * manifests are registered in that order (GET /office/v1/permissions lists their keys so), services
+ * are built in that order (a later module's service may use an earlier one's), routes mounted so.
+ */
+export interface Module {
+  /** The module's folder under src/modules/ (for messages and tests). */
+  name: string
+  manifest?: ModuleManifest
+  /** Its route plugins; each gets the platform plugin and the finished `deps`. */
+  routes?: readonly ((platform: PlatformPlugin, deps: Deps) => AnyElysia)[]
+  /**
+   * The services it adds to `ctx.deps` (declared to the compiler in its manifest file by merging into
+   * `ModuleServices`). `given` holds the ones the caller of createApp passed in (tests: a push sender).
+   */
+  services?: (deps: Deps, given: Partial<ModuleServices>) => Partial<ModuleServices>
 }
