@@ -19,7 +19,8 @@ import { createMailer } from './platform/mail'
 import { type ModuleManifest, registerModules } from './platform/manifest'
 import { Metrics } from './platform/observability'
 import { createAuthLimits } from './platform/rate-limit'
-import { MODULES } from './modules/index'
+import { installDerived } from './db/derived'
+import { derivedObjects, MODULES } from './modules/index'
 import type { PushSender } from './modules/notifications/notifications.service'
 import { WEBSOCKET_DOCS, wsRoutes } from './ws/ws.routes'
 
@@ -40,6 +41,9 @@ export interface AppOptions {
 
 export async function createApp({ db, config, clock = systemClock, logger = createLogger(config.LOG_LEVEL), push }: AppOptions) {
   registerModules(MANIFESTS)
+  // After drizzle's migrations: the change-log and search triggers as the modules declare them (./db/derived.ts).
+  const installed = await installDerived(db, derivedObjects())
+  if (installed.length) logger.info('derived database objects installed', { statements: installed.length })
   const secret = await resolveJwtSecret(db, config.JWT_SECRET)
   const platformServices: PlatformServices = {
     db,

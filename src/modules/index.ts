@@ -6,7 +6,10 @@
  * overlap (master-data's /outlets/channels beside outlets' /outlets/:id, exports' /visits/export
  * beside visits' /visits/:id) Elysia's router takes the static segment first whatever the order.
  */
+import type { DerivedObject } from '../db/derived'
 import type { Module } from '../platform/manifest'
+import { searchObjects } from '../platform/search-index'
+import { syncTriggers } from '../platform/sync-feed'
 import { attendanceManifest } from './attendance/attendance.manifest'
 import { attendanceRoutes } from './attendance/attendance.routes'
 import { auditLogsManifest } from './audit-logs/audit-logs.manifest'
@@ -83,4 +86,10 @@ export const MODULES: readonly Module[] = [
   { name: 'exports', manifest: exportsManifest, routes: [exportRoutes], services: (deps) => ({ exports: new ExportRunner(deps) }) },
   { name: 'profile', routes: [profileRoutes] },
   { name: 'sync', routes: [syncRoutes] },
+]
+
+/** The database objects the modules' declarations derive: change-log triggers, search tables and triggers (src/db/derived.ts). */
+export const derivedObjects = (modules: readonly Module[] = MODULES): DerivedObject[] => [
+  ...syncTriggers(modules.flatMap((module) => module.manifest?.syncFeed ?? [])),
+  ...searchObjects(modules.flatMap((module) => module.manifest?.searchIndex ?? [])),
 ]

@@ -12,6 +12,8 @@ import type { PlatformPlugin } from './http'
 import type { SocketChannel } from './hub'
 import type { CounterDeclaration } from './observability'
 import { type PermissionDeclaration, registerPermissions } from './permissions'
+import type { SearchIndexDeclaration } from './search-index'
+import type { SyncFeed } from './sync-feed'
 
 export interface ModuleManifest {
   /** In the order GET /office/v1/permissions lists them. */
@@ -22,6 +24,10 @@ export interface ModuleManifest {
   socketChannels?: readonly SocketChannel[]
   /** Counters on GET /api/metrics, kept with `ctx.deps.metrics.add(name, n)` (./observability.ts). */
   counters?: readonly CounterDeclaration[]
+  /** Its tables in the change log (GET /app/v1/sync, GET /office/v1/changes): the triggers are generated from these (./sync-feed.ts). */
+  syncFeed?: readonly SyncFeed[]
+  /** Its tables' keyword-search indexes: FTS5 tables and triggers generated from these (./search-index.ts). */
+  searchIndex?: readonly SearchIndexDeclaration[]
 }
 
 export function registerModules(manifests: readonly ModuleManifest[]) {

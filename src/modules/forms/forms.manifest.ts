@@ -1,10 +1,12 @@
 /** What the forms module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
+import { workspaceFeed } from '../../platform/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
 export const formsManifest = {
   permissions: entityPermissions('form', 'forms', 'forms', { fieldUser: 'view' }),
   auditEntityTypes: ['form'],
+  syncFeed: [workspaceFeed('forms', 'form', 'form.view')],
 } satisfies ModuleManifest
 
 declare module '../../platform/audit' {
