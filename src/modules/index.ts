@@ -14,6 +14,7 @@ import { attendanceManifest } from './attendance/attendance.manifest'
 import { attendanceRoutes } from './attendance/attendance.routes'
 import { auditLogsManifest } from './audit-logs/audit-logs.manifest'
 import { auditLogRoutes } from './audit-logs/audit-logs.routes'
+import { authManifest } from './auth/auth.manifest'
 import { authRoutes } from './auth/auth.routes'
 import { catalogueManifest } from './catalogue/catalogue.manifest'
 import { catalogueRoutes } from './catalogue/catalogue.routes'
@@ -22,6 +23,7 @@ import { dashboardRoutes } from './dashboard/dashboard.routes'
 import { exportsManifest } from './exports/exports.manifest'
 import { exportRoutes } from './exports/exports.routes'
 import { ExportRunner } from './exports/exports.service'
+import { filesManifest } from './files/files.manifest'
 import { fileRoutes } from './files/files.routes'
 import { formsManifest } from './forms/forms.manifest'
 import { formRoutes } from './forms/forms.routes'
@@ -32,6 +34,7 @@ import { locationRoutes } from './locations/locations.routes'
 import { PingTrail } from './locations/ping-trail'
 import { masterDataModule } from './master-data/master-data.entities'
 import { masterDataManifest } from './master-data/master-data.manifest'
+import { notificationsManifest } from './notifications/notifications.manifest'
 import { notificationRoutes } from './notifications/notifications.routes'
 import { storeOnlySender } from './notifications/notifications.service'
 import { outletsManifest } from './outlets/outlets.manifest'
@@ -39,11 +42,13 @@ import { outletRoutes } from './outlets/outlets.routes'
 import { profileRoutes } from './profile/profile.routes'
 import { projectsManifest } from './projects/projects.manifest'
 import { projectRoutes } from './projects/projects.routes'
+import { regionalManifest } from './regional/regional.manifest'
 import { regionalRoutes } from './regional/regional.routes'
 import { embeddedSource, upstreamSource } from './regional/regional.source'
 import { reportRoutes } from './reports/reports.routes'
 import { rolesManifest } from './roles/roles.manifest'
 import { roleRoutes } from './roles/roles.routes'
+import { syncManifest } from './sync/sync.manifest'
 import { syncRoutes } from './sync/sync.routes'
 import { teamsManifest } from './teams/teams.manifest'
 import { teamRoutes } from './teams/teams.routes'
@@ -56,7 +61,7 @@ import { workspaceRoutes } from './workspaces/workspaces.routes'
 
 export const MODULES: readonly Module[] = [
   { name: 'health', routes: [healthRoutes, metricsRoutes] },
-  { name: 'auth', routes: [authRoutes] },
+  { name: 'auth', manifest: authManifest, routes: [authRoutes] },
   { name: 'master-data', manifest: masterDataManifest, routes: [masterDataModule] },
   { name: 'outlets', manifest: outletsManifest, routes: [outletRoutes] },
   { name: 'forms', manifest: formsManifest, routes: [formRoutes] },
@@ -68,10 +73,11 @@ export const MODULES: readonly Module[] = [
   { name: 'workspaces', manifest: workspacesManifest, routes: [workspaceRoutes] },
   { name: 'audit-logs', manifest: auditLogsManifest, routes: [auditLogRoutes] },
   { name: 'visits', manifest: visitsManifest, routes: [visitRoutes] },
-  { name: 'files', routes: [fileRoutes] },
+  { name: 'files', manifest: filesManifest, routes: [fileRoutes] },
   { name: 'locations', manifest: locationsManifest, routes: [locationRoutes], services: () => ({ pingTrail: new PingTrail() }) },
   {
     name: 'regional',
+    manifest: regionalManifest,
     routes: [regionalRoutes],
     services: ({ config, db }) => ({
       regional: config.REGIONAL_SERVICE_URL
@@ -80,12 +86,12 @@ export const MODULES: readonly Module[] = [
     }),
   },
   { name: 'attendance', manifest: attendanceManifest, routes: [attendanceRoutes] },
-  { name: 'notifications', routes: [notificationRoutes], services: (_deps, given) => ({ push: given.push ?? storeOnlySender }) },
+  { name: 'notifications', manifest: notificationsManifest, routes: [notificationRoutes], services: (_deps, given) => ({ push: given.push ?? storeOnlySender }) },
   { name: 'dashboard', manifest: dashboardManifest, routes: [dashboardRoutes] },
   { name: 'reports', routes: [reportRoutes] },
   { name: 'exports', manifest: exportsManifest, routes: [exportRoutes], services: (deps) => ({ exports: new ExportRunner(deps) }) },
   { name: 'profile', routes: [profileRoutes] },
-  { name: 'sync', routes: [syncRoutes] },
+  { name: 'sync', manifest: syncManifest, routes: [syncRoutes] },
 ]
 
 /** The database objects the modules' declarations derive: change-log triggers, search tables and triggers (src/db/derived.ts). */

@@ -28,6 +28,15 @@ export interface ModuleManifest {
   syncFeed?: readonly SyncFeed[]
   /** Its tables' keyword-search indexes: FTS5 tables and triggers generated from these (./search-index.ts). */
   searchIndex?: readonly SearchIndexDeclaration[]
+  /** Its workspace tables kept out of the change log on purpose: table → why (tests/registry.test.ts holds every one accounted for). */
+  notSynced?: Readonly<Record<string, string>>
+  /** Its tables with folded `*_key` columns that have no search index on purpose: table → why. */
+  notSearched?: Readonly<Record<string, string>>
+}
+
+/** The platform's own workspace tables kept out of the change log (the modules declare theirs in their manifests). */
+export const PLATFORM_NOT_SYNCED: Readonly<Record<string, string>> = {
+  idempotency_keys: 'the replay store of mutations (answers kept for 24 h), not data of the workspace',
 }
 
 export function registerModules(manifests: readonly ModuleManifest[]) {

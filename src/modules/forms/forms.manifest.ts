@@ -7,6 +7,7 @@ export const formsManifest = {
   permissions: entityPermissions('form', 'forms', 'forms', { fieldUser: 'view' }),
   auditEntityTypes: ['form'],
   syncFeed: [workspaceFeed('forms', 'form', 'form.view')],
+  notSearched: { forms: 'title_key is scanned (instr): a workspace holds few forms' },
 } satisfies ModuleManifest
 
 declare module '../../platform/audit' {

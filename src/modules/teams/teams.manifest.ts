@@ -22,6 +22,7 @@ export const teamsManifest = {
       ],
     },
   ],
+  notSearched: { teams: 'name_key is scanned (instr): a workspace holds few teams' },
 } satisfies ModuleManifest
 
 declare module '../../platform/audit' {

@@ -47,6 +47,7 @@ export const visitsManifest = {
     { table: 'visit_logs', events: ['insert'], refreshes: [theVisit] },
     { table: 'visit_assignees', events: ['insert', 'delete'], assigns: { visit: 'visit_id', user: 'user_id' } },
   ],
+  notSynced: { visit_dispatches: 'who sent which visit to whom: read on the visit’s own routes; the phone learns of a dispatch by the visit itself' },
 } satisfies ModuleManifest
 
 declare module '../../platform/audit' {
