@@ -152,6 +152,15 @@ const showingRows = (feed: SyncFeed, shows: Shows) => {
   return `SELECT workspace_id AS ws, id, 'upsert' AS op, ${visit} AS visit_id FROM ${feed.table} WHERE workspace_id = NEW.workspace_id AND ${shows.via} = NEW.id AND deleted_at IS NULL`
 }
 
+/**
+ * The `user` rows of the change log: a user of a workspace is their membership of it (identity tables,
+ * as in ./actor.ts). The membership rows of `source` (alias m) joined to the user: an upsert while
+ * `live` holds and the user is not deleted. Used by the feeds that change users (users, memberships,
+ * team members).
+ */
+export const membershipRows = (source: string, live: string, where = '') =>
+  `SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN ${live} AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM ${source} m JOIN users u ON u.id = m.user_id${where}`
+
 /** A table of master data: every phone of the workspace whose holder may view it gets it (the same key on both faces). */
 export const workspaceFeed = (table: string, entity: string, key: string, mobile = true): SyncFeed => ({
   table,

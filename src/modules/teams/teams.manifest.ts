@@ -1,7 +1,6 @@
 /** What the teams module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
-import { workspaceFeed } from '../../platform/sync-feed'
-import { membershipRows } from '../users/users.manifest'
+import { membershipRows, workspaceFeed } from '../../platform/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
 export const teamsManifest = {

@@ -1,14 +1,7 @@
 /** What the users module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
-import type { SyncFeed } from '../../platform/sync-feed'
+import { membershipRows, type SyncFeed } from '../../platform/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
-
-/**
- * The `user` rows of the change log: a user's membership rows of `source` (alias m) joined to the user,
- * an upsert while `live` holds and the user is not deleted. Used by the feeds that change users.
- */
-export const membershipRows = (source: string, live: string, where = '') =>
-  `SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN ${live} AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM ${source} m JOIN users u ON u.id = m.user_id${where}`
 
 const user = { name: 'user', reach: 'workspace', deletes: 'soft', webKey: 'user.view', mobileKey: null } satisfies NonNullable<SyncFeed['entity']>
 
