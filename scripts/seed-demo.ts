@@ -17,6 +17,8 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { loadConfig } from '../src/config/env'
 import { openDatabase } from '../src/db/client'
+import { installDerived } from '../src/db/derived'
+import { derivedObjects } from '../src/modules/index'
 import { memberships, users } from '../src/db/schema'
 import { hashPassword } from '../src/modules/auth/passwords'
 import { insertWorkspace } from '../src/modules/workspaces/workspaces.service'
@@ -85,6 +87,7 @@ export async function seedDemo(file: string, scale = 1, log: (line: string) => v
   // 1. Schema, workspace, roles and people through the service's own code.
   const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${file}` }))
   await db.migrate()
+  await installDerived(db, derivedObjects())
   const now = new Date()
   const iso = now.toISOString()
   const hash = await hashPassword('password123')

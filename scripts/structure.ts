@@ -41,7 +41,8 @@ const longFunctions: string[] = []
 const climbs: string[] = []
 const lateral: string[] = []
 const moduleEdges = new Map<string, Set<string>>()
-const moduleOf = (file: string) => (file.startsWith('modules/') ? file.split('/')[1] : null)
+// modules/index.ts is the module list (the composition root's), not a module: it names every module.
+const moduleOf = (file: string) => (file.startsWith('modules/') && file.split('/').length > 2 ? file.split('/')[1] : null)
 
 for (const path of files) {
   const file = relative(ROOT, path)

@@ -1,7 +1,7 @@
 /**
  * The composition root. createApp: the modules' manifests → dependencies → the platform kernel → the
- * API docs → each module's routes. Adding a resource means adding one module folder, its manifest
- * to MANIFESTS and one `.use(...)` line here; the platform itself names no module.
+ * API docs → each module's routes, all from the module list (./modules/index.ts). Adding a resource
+ * means adding one module folder and one line to that list; neither this file nor the platform names a module.
  */
 import { Elysia } from 'elysia'
 import type { Config } from './config/env'
@@ -19,69 +19,12 @@ import { createMailer } from './platform/mail'
 import { type ModuleManifest, registerModules } from './platform/manifest'
 import { Metrics } from './platform/observability'
 import { createAuthLimits } from './platform/rate-limit'
-import { auditLogRoutes } from './modules/audit-logs/audit-logs.routes'
-import { authRoutes } from './modules/auth/auth.routes'
-import { fileRoutes } from './modules/files/files.routes'
-import { formRoutes } from './modules/forms/forms.routes'
-import { healthRoutes } from './modules/health/health.routes'
-import { metricsRoutes } from './modules/health/metrics.routes'
-import { masterDataModule } from './modules/master-data/master-data.entities'
-import { outletRoutes } from './modules/outlets/outlets.routes'
-import { projectRoutes } from './modules/projects/projects.routes'
-import { roleRoutes } from './modules/roles/roles.routes'
-import { teamRoutes } from './modules/teams/teams.routes'
-import { userRoutes } from './modules/users/users.routes'
-import { visitRoutes } from './modules/visits/visits.routes'
-import { workspaceRoutes } from './modules/workspaces/workspaces.routes'
-import { locationRoutes } from './modules/locations/locations.routes'
-import { storeOnlySender, type PushSender } from './modules/notifications/notifications.service'
-import { notificationRoutes } from './modules/notifications/notifications.routes'
-import { attendanceRoutes } from './modules/attendance/attendance.routes'
-import { catalogueRoutes } from './modules/catalogue/catalogue.routes'
-import { dashboardRoutes } from './modules/dashboard/dashboard.routes'
-import { ExportRunner } from './modules/exports/exports.service'
-import { exportRoutes } from './modules/exports/exports.routes'
-import { profileRoutes } from './modules/profile/profile.routes'
-import { regionalRoutes } from './modules/regional/regional.routes'
-import { reportRoutes } from './modules/reports/reports.routes'
-import { embeddedSource, upstreamSource } from './modules/regional/regional.source'
-import { syncRoutes } from './modules/sync/sync.routes'
+import { installDerived } from './db/derived'
+import { derivedObjects, MODULES } from './modules/index'
+import type { PushSender } from './modules/notifications/notifications.service'
 import { WEBSOCKET_DOCS, wsRoutes } from './ws/ws.routes'
-import { attendanceManifest } from './modules/attendance/attendance.manifest'
-import { auditLogsManifest } from './modules/audit-logs/audit-logs.manifest'
-import { catalogueManifest } from './modules/catalogue/catalogue.manifest'
-import { dashboardManifest } from './modules/dashboard/dashboard.manifest'
-import { exportsManifest } from './modules/exports/exports.manifest'
-import { formsManifest } from './modules/forms/forms.manifest'
-import { locationsManifest } from './modules/locations/locations.manifest'
-import { PingTrail } from './modules/locations/ping-trail'
-import { masterDataManifest } from './modules/master-data/master-data.manifest'
-import { outletsManifest } from './modules/outlets/outlets.manifest'
-import { projectsManifest } from './modules/projects/projects.manifest'
-import { rolesManifest } from './modules/roles/roles.manifest'
-import { teamsManifest } from './modules/teams/teams.manifest'
-import { usersManifest } from './modules/users/users.manifest'
-import { visitsManifest } from './modules/visits/visits.manifest'
-import { workspacesManifest } from './modules/workspaces/workspaces.manifest'
 
-/** Every module's declarations, in the order GET /office/v1/permissions lists their keys. */
-const MANIFESTS = [
-  masterDataManifest,
-  outletsManifest,
-  formsManifest,
-  projectsManifest,
-  teamsManifest,
-  catalogueManifest,
-  usersManifest,
-  rolesManifest,
-  workspacesManifest,
-  auditLogsManifest,
-  visitsManifest,
-  locationsManifest,
-  attendanceManifest,
-  dashboardManifest,
-  exportsManifest,
-]
+const MANIFESTS = MODULES.flatMap((module) => (module.manifest ? [module.manifest] : []))
 
 /** What every module pushes over the socket, and to whom (their manifests' `socketChannels`). */
 export const SOCKET_CHANNELS = MANIFESTS.flatMap((manifest: ModuleManifest) => manifest.socketChannels ?? [])
@@ -92,12 +35,15 @@ export interface AppOptions {
   config: Config
   clock?: Clock
   logger?: Logger
-  /** Push delivery of notifications; store-only by default. */
+  /** Push delivery of notifications; store-only by default (the notifications module's service). */
   push?: PushSender
 }
 
-export async function createApp({ db, config, clock = systemClock, logger = createLogger(config.LOG_LEVEL), push = storeOnlySender }: AppOptions) {
+export async function createApp({ db, config, clock = systemClock, logger = createLogger(config.LOG_LEVEL), push }: AppOptions) {
   registerModules(MANIFESTS)
+  // After drizzle's migrations: the change-log and search triggers as the modules declare them (./db/derived.ts).
+  const installed = await installDerived(db, derivedObjects())
+  if (installed.length) logger.info('derived database objects installed', { statements: installed.length })
   const secret = await resolveJwtSecret(db, config.JWT_SECRET)
   const platformServices: PlatformServices = {
     db,
@@ -112,16 +58,9 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     hub: new Hub({ channels: SOCKET_CHANNELS }),
     metrics: new Metrics(COUNTERS),
   }
-  // The modules' services (declared in their manifests); the export runner needs the rest first.
-  const deps = {
-    ...platformServices,
-    push,
-    pingTrail: new PingTrail(),
-    regional: config.REGIONAL_SERVICE_URL
-      ? upstreamSource(config.REGIONAL_SERVICE_URL, { timeoutMs: config.REGIONAL_TIMEOUT_MS })
-      : embeddedSource(() => db.read),
-  } as Deps
-  deps.exports = new ExportRunner(deps)
+  // The modules' services (declared in their manifests), in list order: a later one may use an earlier one.
+  const deps = { ...platformServices } as Deps
+  for (const module of MODULES) Object.assign(deps, module.services?.(deps, { push }))
   const routes = new RouteTable()
   const platform = createPlatform(deps, routes)
 
@@ -146,30 +85,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
         },
       }),
     )
-    .use(healthRoutes(platform, deps))
-    .use(metricsRoutes(platform, deps))
-    .use(authRoutes(platform))
-    .use(workspaceRoutes(platform))
-    .use(roleRoutes(platform))
-    .use(userRoutes(platform))
-    .use(masterDataModule(platform))
-    .use(teamRoutes(platform))
-    .use(outletRoutes(platform))
-    .use(formRoutes(platform))
-    .use(projectRoutes(platform))
-    .use(visitRoutes(platform))
-    .use(fileRoutes(platform))
-    .use(locationRoutes(platform))
-    .use(regionalRoutes(platform))
-    .use(catalogueRoutes(platform))
-    .use(attendanceRoutes(platform))
-    .use(notificationRoutes(platform))
-    .use(dashboardRoutes(platform))
-    .use(reportRoutes(platform))
-    .use(exportRoutes(platform))
-    .use(profileRoutes(platform))
-    .use(auditLogRoutes(platform))
-    .use(syncRoutes(platform))
+  for (const module of MODULES) for (const routes of module.routes ?? []) api.use(routes(platform, deps))
 
   const app = new Elysia({
     normalize: 'typebox',

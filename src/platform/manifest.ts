@@ -5,10 +5,15 @@
  * root (src/app.ts) registers every module's manifest once, in catalogue order, before the routes
  * are built. (Services a module adds to `ctx.deps` are declared in the same file; see ./context.ts.)
  */
+import type { AnyElysia } from 'elysia'
 import { registerAuditEntityTypes } from './audit'
+import type { Deps, ModuleServices } from './context'
+import type { PlatformPlugin } from './http'
 import type { SocketChannel } from './hub'
 import type { CounterDeclaration } from './observability'
 import { type PermissionDeclaration, registerPermissions } from './permissions'
+import type { SearchIndexDeclaration } from './search-index'
+import type { SyncFeed } from './sync-feed'
 
 export interface ModuleManifest {
   /** In the order GET /office/v1/permissions lists them. */
@@ -19,9 +24,41 @@ export interface ModuleManifest {
   socketChannels?: readonly SocketChannel[]
   /** Counters on GET /api/metrics, kept with `ctx.deps.metrics.add(name, n)` (./observability.ts). */
   counters?: readonly CounterDeclaration[]
+  /** Its tables in the change log (GET /app/v1/sync, GET /office/v1/changes): the triggers are generated from these (./sync-feed.ts). */
+  syncFeed?: readonly SyncFeed[]
+  /** Its tables' keyword-search indexes: FTS5 tables and triggers generated from these (./search-index.ts). */
+  searchIndex?: readonly SearchIndexDeclaration[]
+  /** Its workspace tables kept out of the change log on purpose: table → why (tests/registry.test.ts holds every one accounted for). */
+  notSynced?: Readonly<Record<string, string>>
+  /** Its tables with folded `*_key` columns that have no search index on purpose: table → why. */
+  notSearched?: Readonly<Record<string, string>>
+}
+
+/** The platform's own workspace tables kept out of the change log (the modules declare theirs in their manifests). */
+export const PLATFORM_NOT_SYNCED: Readonly<Record<string, string>> = {
+  idempotency_keys: 'the replay store of mutations (answers kept for 24 h), not data of the workspace',
 }
 
 export function registerModules(manifests: readonly ModuleManifest[]) {
   registerPermissions(manifests.flatMap((manifest) => manifest.permissions ?? []))
   registerAuditEntityTypes(manifests.flatMap((manifest) => manifest.auditEntityTypes ?? []))
+}
+
+/**
+ * One entry of the module list (src/modules/index.ts): what the module declares, the routes it
+ * mounts and the services it adds to `ctx.deps`. The composition root walks the list in order:
+ * manifests are registered in that order (GET /office/v1/permissions lists their keys so), services
+ * are built in that order (a later module's service may use an earlier one's), routes mounted so.
+ */
+export interface Module {
+  /** The module's folder under src/modules/ (for messages and tests). */
+  name: string
+  manifest?: ModuleManifest
+  /** Its route plugins; each gets the platform plugin and the finished `deps`. */
+  routes?: readonly ((platform: PlatformPlugin, deps: Deps) => AnyElysia)[]
+  /**
+   * The services it adds to `ctx.deps` (declared to the compiler in its manifest file by merging into
+   * `ModuleServices`). `given` holds the ones the caller of createApp passed in (tests: a push sender).
+   */
+  services?: (deps: Deps, given: Partial<ModuleServices>) => Partial<ModuleServices>
 }

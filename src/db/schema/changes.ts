@@ -1,7 +1,8 @@
 /**
  * The change log of sync and the change feed (docs/API.md §Sync and change feed). Written only by
- * the triggers of migrations 0015 and 0018, never by the service: every writer (requests, seeds, direct SQL)
- * is covered on both drivers.
+ * triggers, never by the service: every writer (requests, seeds, direct SQL) is covered on both drivers.
+ * The triggers are generated from the modules' `syncFeed` declarations (src/platform/sync-feed.ts) and
+ * installed at start (src/db/derived.ts); migrations 0015 and 0018 created the first set.
  *
  * One row per entity: a change deletes the entity's older row and appends a new one, so `seq`
  * (AUTOINCREMENT, never reused once committed) orders changes as they committed, and the log holds

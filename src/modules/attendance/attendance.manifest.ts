@@ -8,6 +8,7 @@ export const attendanceManifest = {
     { key: 'attendance:clock', group: 'attendance', description: 'Clock in and out', grants: { fieldUser: 'full' } },
   ],
   auditEntityTypes: ['attendance'],
+  syncFeed: [{ table: 'attendances', entity: { name: 'attendance', reach: 'workspace', deletes: 'hard', webKey: 'attendance.view', mobileKey: null } }],
 } satisfies ModuleManifest
 
 declare module '../../platform/audit' {

@@ -1,5 +1,6 @@
 /** What the catalogue module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
+import { workspaceFeed } from '../../platform/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
 export const catalogueManifest = {
@@ -8,6 +9,15 @@ export const catalogueManifest = {
     ...entityPermissions('product', 'products', 'catalogue', { fieldUser: 'view' }),
   ],
   auditEntityTypes: ['principal', 'product'],
+  syncFeed: [
+    workspaceFeed('principals', 'principal', 'principal.view'),
+    // A product shows its principal {id, name}.
+    { ...workspaceFeed('products', 'product', 'product.view'), shows: [{ table: 'principals', columns: ['name'], via: 'principal_id' }] },
+  ],
+  searchIndex: [
+    { table: 'products', columns: ['name_key', 'sku_key'] },
+    { table: 'principals', columns: ['name_key', 'code_key'] },
+  ],
 } satisfies ModuleManifest
 
 declare module '../../platform/audit' {

@@ -5,6 +5,7 @@ import type { ExportRunner } from './exports.service'
 
 export const exportsManifest = {
   permissions: entityPermissions('export', 'exports', 'reports'),
+  notSynced: { export_jobs: 'a user’s own background export jobs, polled by id' },
 } satisfies ModuleManifest
 
 declare module '../../platform/context' {

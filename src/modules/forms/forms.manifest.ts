@@ -1,10 +1,13 @@
 /** What the forms module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
+import { workspaceFeed } from '../../platform/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
 export const formsManifest = {
   permissions: entityPermissions('form', 'forms', 'forms', { fieldUser: 'view' }),
   auditEntityTypes: ['form'],
+  syncFeed: [workspaceFeed('forms', 'form', 'form.view')],
+  notSearched: { forms: 'title_key is scanned (instr): a workspace holds few forms' },
 } satisfies ModuleManifest
 
 declare module '../../platform/audit' {

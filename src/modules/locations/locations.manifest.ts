@@ -29,4 +29,8 @@ export const locationsManifest = {
       bulk: ['location.created'],
     },
   ],
+  notSynced: {
+    location_pings: 'tracking flows from the phone to the office (live map socket, history routes), never back',
+    latest_locations: 'the live map’s newest ping per user, pushed over the socket',
+  },
 } satisfies ModuleManifest

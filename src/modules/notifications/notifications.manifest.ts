@@ -1,4 +1,5 @@
-/** What the notifications module adds to `ctx.deps` (../../platform/context.ts). */
+/** What the notifications module declares to the kernel (../../platform/manifest.ts) and adds to `ctx.deps` (../../platform/context.ts). */
+import type { ModuleManifest } from '../../platform/manifest'
 import type { PushSender } from './notifications.service'
 
 declare module '../../platform/context' {
@@ -7,3 +8,10 @@ declare module '../../platform/context' {
     push: PushSender
   }
 }
+
+export const notificationsManifest = {
+  notSynced: {
+    notifications: 'each user’s inbox, read and marked on its own routes',
+    push_tokens: 'device registrations for push delivery: server-side only',
+  },
+} satisfies ModuleManifest

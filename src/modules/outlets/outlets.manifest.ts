@@ -1,10 +1,22 @@
 /** What the outlets module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
+import { workspaceFeed } from '../../platform/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
 export const outletsManifest = {
   permissions: entityPermissions('outlet', 'outlets', 'outlets', { fieldUser: 'view' }),
   auditEntityTypes: ['outlet'],
+  syncFeed: [
+    {
+      ...workspaceFeed('outlets', 'outlet', 'outlet.view'),
+      // An outlet shows its account {id, name, channel_id} and its sub-area {id, name}.
+      shows: [
+        { table: 'accounts', columns: ['name', 'channel_id'], via: 'account_id' },
+        { table: 'sub_areas', columns: ['name'], via: 'sub_area_id' },
+      ],
+    },
+  ],
+  searchIndex: [{ table: 'outlets', columns: ['name_key', 'code_key'] }],
 } satisfies ModuleManifest
 
 declare module '../../platform/audit' {

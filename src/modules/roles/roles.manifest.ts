@@ -1,10 +1,12 @@
 /** What the roles module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
+import { workspaceFeed } from '../../platform/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
 export const rolesManifest = {
   permissions: entityPermissions('role', 'roles', 'administration'),
   auditEntityTypes: ['role', 'permission'],
+  syncFeed: [workspaceFeed('roles', 'role', 'role.view', false)],
 } satisfies ModuleManifest
 
 declare module '../../platform/audit' {

@@ -1,7 +1,8 @@
 /**
  * What the feeds carry: each entity with its loader — the owning module's own "detail as answered"
  * function over a page of ids (one query per entity per page), so `upsert.data` is exactly what the
- * entity's detail route answers — and, for the phone, the permission that lets a caller see it.
+ * entity's detail route answers — and the permissions that let a caller see it, as the owning
+ * module's manifest declares them (`syncFeed`, whose declarations also generate the triggers).
  */
 import type { Db } from '../../db/client'
 import { attendancesByIds } from '../attendance/attendance.service'
@@ -18,6 +19,18 @@ import { usersByIds } from '../users/users.service'
 import { submissionsByIds, visitDetailsByIds } from '../visits/visits.queries'
 import { inArray } from 'drizzle-orm'
 import { roles } from '../../db/schema'
+import type { ModuleManifest } from '../../platform/manifest'
+import type { SyncFeed } from '../../platform/sync-feed'
+import { attendanceManifest } from '../attendance/attendance.manifest'
+import { catalogueManifest } from '../catalogue/catalogue.manifest'
+import { formsManifest } from '../forms/forms.manifest'
+import { masterDataManifest } from '../master-data/master-data.manifest'
+import { outletsManifest } from '../outlets/outlets.manifest'
+import { projectsManifest } from '../projects/projects.manifest'
+import { rolesManifest } from '../roles/roles.manifest'
+import { teamsManifest } from '../teams/teams.manifest'
+import { usersManifest } from '../users/users.manifest'
+import { visitsManifest } from '../visits/visits.manifest'
 
 /**
  * Loads the live rows among `ids` as their detail answers them. `assignee` is the phone caller for
@@ -55,38 +68,59 @@ export interface FeedEntity {
   assigned?: boolean
 }
 
+/** The owners' `syncFeed` declarations of each entity (their manifests): who may view it, and whether it reaches only assignees. */
+const declared = new Map<string, NonNullable<SyncFeed['entity']>>(
+  (
+    [
+      masterDataManifest,
+      outletsManifest,
+      formsManifest,
+      projectsManifest,
+      catalogueManifest,
+      visitsManifest,
+      usersManifest,
+      teamsManifest,
+      rolesManifest,
+      attendanceManifest,
+    ] as ModuleManifest[]
+  ).flatMap((manifest) => (manifest.syncFeed ?? []).flatMap((feed) => (feed.entity ? [[feed.entity.name, feed.entity] as const] : []))),
+)
+const feed = (name: FeedEntityName, load: Loader): FeedEntity => {
+  const entity = declared.get(name)
+  if (!entity) throw new Error(`no syncFeed declares the entity ${name}`)
+  return { name, load, webKey: entity.webKey, mobileKey: entity.mobileKey, ...(entity.reach === 'assignees' ? { assigned: true } : {}) }
+}
+
 const masterData = <T extends MasterTable, C extends MasterTable>(definition: MasterDataDefinition<T, C>): Loader => {
   const service = masterDataService(definition)
   return (db, workspaceId, ids) => service.byIds(db, workspaceId, ids)
 }
 
 export const FEED_ENTITIES: readonly FeedEntity[] = [
-  { name: 'channel_group', webKey: 'channel_group.view', mobileKey: 'channel_group.view', load: masterData(channelGroupDefinition) },
-  { name: 'channel', webKey: 'channel.view', mobileKey: 'channel.view', load: masterData(channelDefinition) },
-  { name: 'account', webKey: 'account.view', mobileKey: 'account.view', load: masterData(accountDefinition) },
-  { name: 'sub_area', webKey: 'sub_area.view', mobileKey: 'sub_area.view', load: masterData(subAreaDefinition) },
-  { name: 'outlet', webKey: 'outlet.view', mobileKey: 'outlet.view', load: outletsByIds },
-  { name: 'form', webKey: 'form.view', mobileKey: 'form.view', load: formsByIds },
-  { name: 'project', webKey: 'project.view', mobileKey: 'project.view', load: projectsByIds },
-  { name: 'product', webKey: 'product.view', mobileKey: 'product.view', load: productsByIds },
-  { name: 'principal', webKey: 'principal.view', mobileKey: 'principal.view', load: principalsByIds },
-  { name: 'visit', webKey: 'visit:view', mobileKey: 'visit:view', assigned: true, load: visitDetailsByIds },
-  { name: 'submission', webKey: 'visit:view', mobileKey: 'visit:view', assigned: true, load: submissionsByIds },
-  { name: 'user', webKey: 'user.view', mobileKey: null, load: usersByIds },
-  { name: 'team', webKey: 'team.view', mobileKey: null, load: teamsByIds },
-  {
-    name: 'role',
-    webKey: 'role.view',
-    mobileKey: null,
-    load: async (db, workspaceId, ids) =>
+  feed('channel_group', masterData(channelGroupDefinition)),
+  feed('channel', masterData(channelDefinition)),
+  feed('account', masterData(accountDefinition)),
+  feed('sub_area', masterData(subAreaDefinition)),
+  feed('outlet', outletsByIds),
+  feed('form', formsByIds),
+  feed('project', projectsByIds),
+  feed('product', productsByIds),
+  feed('principal', principalsByIds),
+  feed('visit', visitDetailsByIds),
+  feed('submission', submissionsByIds),
+  feed('user', usersByIds),
+  feed('team', teamsByIds),
+  feed(
+    'role',
+    async (db, workspaceId, ids) =>
       (
         await db
           .select()
           .from(roles)
           .where(roleScope.where(workspaceId, inArray(roles.id, ids)))
       ).map(presentRole),
-  },
-  { name: 'attendance', webKey: 'attendance.view', mobileKey: null, load: attendancesByIds },
+  ),
+  feed('attendance', attendancesByIds),
 ]
 
 export const PHONE_ENTITY_NAMES = FEED_ENTITIES.filter((entity) => entity.mobileKey !== null).map((entity) => entity.name)

@@ -1,6 +1,7 @@
 /**
  * Phone sync and the office change feed over one change log (the `changes` table, written by the
- * triggers of migration 0015; docs/API.md §Sync and change feed).
+ * triggers the modules' `syncFeed` declarations generate, src/platform/sync-feed.ts; docs/API.md §Sync
+ * and change feed).
  *
  * Why following the cursor never misses a change committed before the request:
  * - Writers are serialised (one writer connection, or SQLite's write lock on libSQL), so `seq`

@@ -2,6 +2,7 @@
 import { topics } from '../../platform/hub'
 import type { ModuleManifest } from '../../platform/manifest'
 import { can } from '../../platform/permissions'
+import { liveOp, type Refresh } from '../../platform/sync-feed'
 
 /**
  * Where `visit.updated` goes: the workspace's topic for visit:view holders (web), and each assignee's
@@ -11,6 +12,10 @@ export const visitTopics = {
   all: (workspaceId: number) => topics.workspace(workspaceId, 'visits'),
   assignedTo: (workspaceId: number, userId: number) => topics.ofUser(workspaceId, userId, 'visits'),
 }
+
+/** A write of a visit's row (a submission, a log entry) changes the visit. */
+const theVisit: Refresh = { entity: 'visit', id: (r) => `${r}.visit_id`, op: (r) => liveOp('visits', `${r}.visit_id`), visit: (r) => `${r}.visit_id` }
+const visitEntity = { reach: 'assignees', deletes: 'soft', webKey: 'visit:view', mobileKey: 'visit:view' } as const
 
 export const visitsManifest = {
   permissions: [
@@ -27,6 +32,22 @@ export const visitsManifest = {
       ],
     },
   ],
+  syncFeed: [
+    {
+      table: 'visits',
+      entity: { name: 'visit', visit: 'id', ...visitEntity },
+      // A visit shows its outlet {id, name, address}, its project {id, name} and its team {id, name}.
+      shows: [
+        { table: 'outlets', columns: ['name', 'address'], via: 'outlet_id' },
+        { table: 'projects', columns: ['name'], via: 'project_id' },
+        { table: 'teams', columns: ['name'], via: 'team_id' },
+      ],
+    },
+    { table: 'submissions', entity: { name: 'submission', visit: 'visit_id', ...visitEntity }, refreshes: [theVisit] },
+    { table: 'visit_logs', events: ['insert'], refreshes: [theVisit] },
+    { table: 'visit_assignees', events: ['insert', 'delete'], assigns: { visit: 'visit_id', user: 'user_id' } },
+  ],
+  notSynced: { visit_dispatches: 'who sent which visit to whom: read on the visit’s own routes; the phone learns of a dispatch by the visit itself' },
 } satisfies ModuleManifest
 
 declare module '../../platform/audit' {
