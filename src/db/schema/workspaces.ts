@@ -11,6 +11,8 @@ export const workspaces = sqliteTable('workspaces', {
   /** Check-in/out outside the radius: `off` ignored, `warn` flagged, `block` refused. */
   geofence_mode: text('geofence_mode').$type<'off' | 'warn' | 'block'>().notNull().default('warn'),
   geofence_radius_m: integer('geofence_radius_m').notNull().default(200),
+  /** ISO 4217 code of every amount of the workspace's orders and price lists. */
+  currency: text('currency').notNull().default('IDR'),
   created_at: createdAt(),
   updated_at: updatedAt(),
 })
