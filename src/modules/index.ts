@@ -34,6 +34,7 @@ import { locationRoutes } from './locations/locations.routes'
 import { PingTrail } from './locations/ping-trail'
 import { masterDataModule } from './master-data/master-data.entities'
 import { masterDataManifest } from './master-data/master-data.manifest'
+import { ordersManifest } from './orders/orders.manifest'
 import { notificationsManifest } from './notifications/notifications.manifest'
 import { notificationRoutes } from './notifications/notifications.routes'
 import { storeOnlySender } from './notifications/notifications.service'
@@ -74,6 +75,7 @@ export const MODULES: readonly Module[] = [
   { name: 'audit-logs', manifest: auditLogsManifest, routes: [auditLogRoutes] },
   { name: 'visits', manifest: visitsManifest, routes: [visitRoutes] },
   { name: 'files', manifest: filesManifest, routes: [fileRoutes] },
+  { name: 'orders', manifest: ordersManifest, routes: [] },
   { name: 'locations', manifest: locationsManifest, routes: [locationRoutes], services: () => ({ pingTrail: new PingTrail() }) },
   {
     name: 'regional',
@@ -86,7 +88,12 @@ export const MODULES: readonly Module[] = [
     }),
   },
   { name: 'attendance', manifest: attendanceManifest, routes: [attendanceRoutes] },
-  { name: 'notifications', manifest: notificationsManifest, routes: [notificationRoutes], services: (_deps, given) => ({ push: given.push ?? storeOnlySender }) },
+  {
+    name: 'notifications',
+    manifest: notificationsManifest,
+    routes: [notificationRoutes],
+    services: (_deps, given) => ({ push: given.push ?? storeOnlySender }),
+  },
   { name: 'dashboard', manifest: dashboardManifest, routes: [dashboardRoutes] },
   { name: 'reports', routes: [reportRoutes] },
   { name: 'exports', manifest: exportsManifest, routes: [exportRoutes], services: (deps) => ({ exports: new ExportRunner(deps) }) },
