@@ -11,6 +11,8 @@ export const workspaces = sqliteTable('workspaces', {
   /** Check-in/out outside the radius: `off` ignored, `warn` flagged, `block` refused. */
   geofence_mode: text('geofence_mode').$type<'off' | 'warn' | 'block'>().notNull().default('warn'),
   geofence_radius_m: integer('geofence_radius_m').notNull().default(200),
+  /** Journey plans generate the visits of this many local days ahead, today included (1–31). */
+  journey_plan_horizon_days: integer('journey_plan_horizon_days').notNull().default(7),
   created_at: createdAt(),
   updated_at: updatedAt(),
 })
