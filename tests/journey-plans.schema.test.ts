@@ -1,15 +1,18 @@
 /**
  * Journey plan tables (src/db/schema/journey-plans.ts, migration 0021) on both drivers: a fresh database
  * migrates, and the partial unique index on visits keeps one visit per (plan, outlet, date) under 30
- * concurrent inserts of it.
+ * concurrent inserts of it. And an older database with visits upgrades: they become `manual`.
  */
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Database as SqliteDatabase } from 'bun:sqlite'
 import { and, eq } from 'drizzle-orm'
+import { drizzle } from 'drizzle-orm/bun-sqlite'
+import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { loadConfig } from '../src/config/env'
-import { type Database, openDatabase } from '../src/db/client'
+import { type Database, MIGRATIONS_FOLDER, openDatabase } from '../src/db/client'
 import { holidays, journeyPlans, journeyPlanStops, outlets, projects, users, visits, workspaces } from '../src/db/schema'
 
 async function withDatabase(driver: 'bun-sqlite' | 'libsql', fn: (db: Database) => Promise<void>) {
@@ -166,3 +169,38 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
     })
   })
 }
+
+test('upgrading a database with visits: every existing visit becomes source manual, without plan or sequence', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ffos-plans-upgrade-'))
+  try {
+    // The migrations before 0021, applied as an older release would have.
+    const before = join(dir, 'drizzle')
+    cpSync(MIGRATIONS_FOLDER, before, { recursive: true })
+    const journal = JSON.parse(readFileSync(join(before, 'meta/_journal.json'), 'utf8'))
+    // Whatever its number becomes, the journey plans migration and those after it are left out.
+    const plans = journal.entries.find((entry: { tag: string }) => entry.tag.endsWith('_journey_plans'))
+    journal.entries = journal.entries.filter((entry: { idx: number }) => entry.idx < plans.idx)
+    writeFileSync(join(before, 'meta/_journal.json'), JSON.stringify(journal))
+    const file = join(dir, 'app.db')
+    const raw = new SqliteDatabase(file)
+    migrate(drizzle(raw), { migrationsFolder: before })
+    raw.run(`INSERT INTO workspaces (id, name, created_at, updated_at) VALUES (1, 'W', '${NOW}', '${NOW}')`)
+    raw.run(`INSERT INTO projects (id, workspace_id, name, name_key, created_at, updated_at) VALUES (1, 1, 'P', 'p', '${NOW}', '${NOW}')`)
+    raw.run(`INSERT INTO outlets (id, workspace_id, name, name_key, created_at, updated_at) VALUES (1, 1, 'O', 'o', '${NOW}', '${NOW}')`)
+    raw.run(`INSERT INTO visits (workspace_id, outlet_id, project_id, visit_date, created_at, updated_at) VALUES (1, 1, 1, '2026-11-24', '${NOW}', '${NOW}')`)
+    raw.close()
+
+    const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${file}`, DATABASE_DRIVER: 'bun-sqlite' }))
+    try {
+      await db.migrate()
+      expect(await db.read.select({ source: visits.source, plan: visits.journey_plan_id, sequence: visits.route_sequence }).from(visits)).toEqual([
+        { source: 'manual', plan: null, sequence: null },
+      ])
+      expect((await db.read.select({ days: workspaces.journey_plan_horizon_days }).from(workspaces))[0]?.days).toBe(7)
+    } finally {
+      await db.close()
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
