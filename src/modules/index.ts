@@ -35,6 +35,7 @@ import { PingTrail } from './locations/ping-trail'
 import { masterDataModule } from './master-data/master-data.entities'
 import { masterDataManifest } from './master-data/master-data.manifest'
 import { ordersManifest } from './orders/orders.manifest'
+import { journeyPlansManifest } from './journey-plans/journey-plans.manifest'
 import { notificationsManifest } from './notifications/notifications.manifest'
 import { notificationRoutes } from './notifications/notifications.routes'
 import { storeOnlySender } from './notifications/notifications.service'
@@ -76,6 +77,7 @@ export const MODULES: readonly Module[] = [
   { name: 'visits', manifest: visitsManifest, routes: [visitRoutes] },
   { name: 'files', manifest: filesManifest, routes: [fileRoutes] },
   { name: 'orders', manifest: ordersManifest, routes: [] },
+  { name: 'journey-plans', manifest: journeyPlansManifest, routes: [] },
   { name: 'locations', manifest: locationsManifest, routes: [locationRoutes], services: () => ({ pingTrail: new PingTrail() }) },
   {
     name: 'regional',

@@ -3,9 +3,10 @@
  * and the record of who was sent a visit to the field.
  */
 import { sql } from 'drizzle-orm'
-import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { bool, createdAt, deletedAt, id, json, timestamp, updatedAt } from '../columns'
 import { users } from './identity'
+import { journeyPlans, type VisitSource } from './journey-plans'
 import { forms, outlets, projects, teams } from './operations'
 import { workspaces } from './workspaces'
 
@@ -47,6 +48,12 @@ export const visits = sqliteTable(
     sent_to_field_at: timestamp('sent_to_field_at'),
     /** When the missed-visit job reported the visit still scheduled after its day (src/jobs/missed-visits.job.ts); null until then. */
     missed_notified_at: timestamp('missed_notified_at'),
+    /** The journey plan that generated the visit (src/db/schema/journey-plans.ts); null for any other visit. */
+    journey_plan_id: integer('journey_plan_id').references(() => journeyPlans.id),
+    /** How the visit came to be: `manual` (office), `self` (the field user), `import` (CSV), `journey_plan`. */
+    source: text('source').$type<VisitSource>().notNull().default('manual'),
+    /** The visit's place in the day's route (a plan stop's sequence, or the day-route optimizer's order). */
+    route_sequence: integer('route_sequence'),
     created_at: createdAt(),
     updated_at: updatedAt(),
     deleted_at: deletedAt(),
@@ -62,6 +69,8 @@ export const visits = sqliteTable(
     index('visits_workspace_team_date_live').on(t.workspace_id, t.team_id, t.visit_date).where(sql`deleted_at is null`),
     // The office list filtered by team and status over a date range (counted on every page).
     index('visits_workspace_team_status_date_live').on(t.workspace_id, t.team_id, t.status, t.visit_date).where(sql`deleted_at is null`),
+    // One visit per plan, outlet and day, whatever the number of concurrent generation runs (migration 0021).
+    uniqueIndex('visits_journey_plan_outlet_date').on(t.journey_plan_id, t.outlet_id, t.visit_date).where(sql`journey_plan_id is not null`),
   ],
 )
 

@@ -13,6 +13,8 @@ export const workspaces = sqliteTable('workspaces', {
   geofence_radius_m: integer('geofence_radius_m').notNull().default(200),
   /** ISO 4217 code of every amount of the workspace's orders and price lists. */
   currency: text('currency').notNull().default('IDR'),
+  /** Journey plans generate the visits of this many local days ahead, today included (1–31). */
+  journey_plan_horizon_days: integer('journey_plan_horizon_days').notNull().default(7),
   created_at: createdAt(),
   updated_at: updatedAt(),
 })
