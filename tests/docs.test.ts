@@ -32,7 +32,12 @@ function properties(node: unknown, found: [string, Json][] = []): [string, Json]
 const nonNull = (schema: Json): Json => (Array.isArray(schema.anyOf) ? schema.anyOf.find((option: Json) => option.type !== 'null') : schema)
 /** A `$ref` (`#/components/…`) → what it names; anything else as is. */
 const resolve = (doc: Json, node: Json): Json =>
-  typeof node?.$ref === 'string' ? (node.$ref as string).slice(2).split('/').reduce((at: Json, key: string) => at[key], doc) : node
+  typeof node?.$ref === 'string'
+    ? (node.$ref as string)
+        .slice(2)
+        .split('/')
+        .reduce((at: Json, key: string) => at[key], doc)
+    : node
 const operations = (doc: Json) =>
   Object.entries(doc.paths as Json).flatMap(([path, item]) =>
     Object.entries(item as Json).map(([method, operation]) => ({ path, method, operation: operation as Json })),
@@ -77,7 +82,10 @@ describe("the document describes calendar days as the workspace's local days (do
     const days = operations(doc).flatMap(({ path, method, operation }) =>
       ((operation.parameters ?? []) as Json[])
         .filter((parameter) => parameter.name === 'date_from' || parameter.name === 'date_to')
-        .map((parameter) => ({ at: `${method.toUpperCase()} ${path} ${parameter.name}`, text: String(parameter.description ?? (parameter.schema as Json)?.description ?? '') })),
+        .map((parameter) => ({
+          at: `${method.toUpperCase()} ${path} ${parameter.name}`,
+          text: String(parameter.description ?? (parameter.schema as Json)?.description ?? ''),
+        })),
     )
     expect(days.length).toBeGreaterThan(0)
     expect(days.filter((day) => /\bUTC\b/.test(day.text)).map((day) => `${day.at}: ${day.text}`)).toEqual([])
@@ -221,7 +229,21 @@ describe('the contract a client generator reads (docs/API.md "API contract")', (
 
   test('each resource is one named schema in components.schemas, referred to wherever it is answered; every $ref resolves', () => {
     const names = Object.keys(doc.components.schemas)
-    for (const name of ['Visit', 'VisitListItem', 'Submission', 'Outlet', 'Project', 'Form', 'Team', 'User', 'Role', 'Attendance', 'FeedChange', 'ChannelGroup', 'ErrorEnvelope'])
+    for (const name of [
+      'Visit',
+      'VisitListItem',
+      'Submission',
+      'Outlet',
+      'Project',
+      'Form',
+      'Team',
+      'User',
+      'Role',
+      'Attendance',
+      'FeedChange',
+      'ChannelGroup',
+      'ErrorEnvelope',
+    ])
       expect(names).toContain(name)
     expect(doc['x-schema-name-conflicts']).toBeUndefined()
     // A named schema is never left inline: a titled node in the paths would be one.
@@ -282,7 +304,7 @@ describe('the contract a client generator reads (docs/API.md "API contract")', (
     expect(problems).toEqual([])
   })
 
-  test('the kernel’s headers are documented: X-Idempotency-Key on every authenticated mutation, ETag/If-None-Match/304 on JSON GETs, Retry-After on 429', () => {
+  test('the kernel’s headers are documented: X-Idempotency-Key on every authenticated mutation, ETag/If-None-Match/304 on JSON GETs, 503 on writes, Retry-After on 429 and 503', () => {
     const problems: string[] = []
     for (const { path, method, operation } of operations(doc)) {
       const names = parametersOf(operation).map((parameter) => parameter.name)
@@ -294,7 +316,11 @@ describe('the contract a client generator reads (docs/API.md "API contract")', (
         if (!names.includes('If-None-Match')) problems.push(`${method} ${path}: no If-None-Match`)
         if (!operation.responses['304']) problems.push(`${method} ${path}: no 304`)
       }
-      if (operation.responses['429'] && !resolve(doc, operation.responses['429']).headers?.['Retry-After']) problems.push(`${method} ${path}: 429 without Retry-After`)
+      // A write's 503 is SERVICE_BUSY (retry); a read's own 503 (health, regional data loading) is the route's.
+      for (const status of MUTATIONS.includes(method) ? ['429', '503'] : ['429'])
+        if (operation.responses[status] && !resolve(doc, operation.responses[status]).headers?.['Retry-After'])
+          problems.push(`${method} ${path}: ${status} without Retry-After`)
+      if (MUTATIONS.includes(method) && !operation.responses['503']) problems.push(`${method} ${path}: no 503 SERVICE_BUSY`)
     }
     expect(problems).toEqual([])
   })

@@ -6,7 +6,8 @@
  *    (a replay: no body, `X-Idempotency-Code`, `Location` when the first run created something), 409 (that
  *    key still running) and 422 (that key reused with another request);
  *  - every GET answering JSON carries an `ETag`, takes `If-None-Match` and can answer 304;
- *  - every route that takes a body can answer 413 (over 10 MiB); every 429 carries `Retry-After`;
+ *  - every route that takes a body can answer 413 (over 10 MiB); every 429 carries `Retry-After`; every
+ *    POST/PUT/PATCH/DELETE can answer 503 SERVICE_BUSY (the database stayed locked) with `Retry-After`;
  *  - timestamps (`*_at`) are `format: date-time`, calendar days (`*_date`, `date`) `format: date`, ids
  *    `integer`, and a string whose description lists its values ("pending, draft or completed") an `enum`;
  *  - coercing path and query parameters (`t.Integer`) are their value's type (`integer, minimum 1`), not
@@ -238,6 +239,7 @@ const RESPONSE_NAMES: Record<string, string> = {
   '413': 'PayloadTooLarge',
   '422': 'Unprocessable',
   '429': 'RateLimited',
+  '503': 'ServiceBusy',
 }
 
 /**
@@ -335,6 +337,8 @@ function finishOperation(path: string, method: string, operation: Operation) {
     add(304, { description: 'Not modified: the If-None-Match tag names the current answer (no body)', headers: { ETag: header('The same tag') } })
   }
   if (operation.requestBody) add(413, errorResponse('PAYLOAD_TOO_LARGE: the body is larger than 10 MiB'))
+  // A write that found the database locked past its wait (./http.ts toAppError).
+  if (MUTATIONS.has(method)) add(503, errorResponse('SERVICE_BUSY: the database stayed busy; nothing was written, retry after Retry-After', RETRY_AFTER))
   if (parameters.length > 0) operation.parameters = parameters
   markAlias(path, operation)
   // `postApiAppV1Outlet-visitsByIdCheck-in` → `postApiAppV1OutletVisitsByIdCheckIn`: a valid identifier in every SDK.
