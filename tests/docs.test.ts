@@ -6,7 +6,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { validate } from '@readme/openapi-parser'
 import packageJson from '../package.json'
+import { SUBMISSION_STATUSES, VISIT_STATUSES } from '../src/db/schema'
+import { FEED_ENTITY_NAMES } from '../src/modules/sync/sync.entities'
 import { listedValues, scalarVersion } from '../src/platform/api-docs'
+import { checkIn, checkOut, HERE, newVisit, visitSite } from './factories'
 import { useTestApp } from './harness'
 
 const t = useTestApp()
@@ -27,6 +30,14 @@ function properties(node: unknown, found: [string, Json][] = []): [string, Json]
 }
 /** A nullable property is generated either as type [X, "null"] or as anyOf [X, null]: the X. */
 const nonNull = (schema: Json): Json => (Array.isArray(schema.anyOf) ? schema.anyOf.find((option: Json) => option.type !== 'null') : schema)
+/** A `$ref` (`#/components/…`) → what it names; anything else as is. */
+const resolve = (doc: Json, node: Json): Json =>
+  typeof node?.$ref === 'string'
+    ? (node.$ref as string)
+        .slice(2)
+        .split('/')
+        .reduce((at: Json, key: string) => at[key], doc)
+    : node
 const operations = (doc: Json) =>
   Object.entries(doc.paths as Json).flatMap(([path, item]) =>
     Object.entries(item as Json).map(([method, operation]) => ({ path, method, operation: operation as Json })),
@@ -71,7 +82,10 @@ describe("the document describes calendar days as the workspace's local days (do
     const days = operations(doc).flatMap(({ path, method, operation }) =>
       ((operation.parameters ?? []) as Json[])
         .filter((parameter) => parameter.name === 'date_from' || parameter.name === 'date_to')
-        .map((parameter) => ({ at: `${method.toUpperCase()} ${path} ${parameter.name}`, text: String(parameter.description ?? (parameter.schema as Json)?.description ?? '') })),
+        .map((parameter) => ({
+          at: `${method.toUpperCase()} ${path} ${parameter.name}`,
+          text: String(parameter.description ?? (parameter.schema as Json)?.description ?? ''),
+        })),
     )
     expect(days.length).toBeGreaterThan(0)
     expect(days.filter((day) => /\bUTC\b/.test(day.text)).map((day) => `${day.at}: ${day.text}`)).toEqual([])
@@ -132,7 +146,7 @@ describe('/api/docs/json (README.md "Running in production")', () => {
   test('timestamps are date-time, calendar days are date, ids are integers', async () => {
     const all = properties(JSON.parse(await fetchDocument()))
     const timestamps = all.filter(([name]) => name.endsWith('_at')).map(([name, schema]) => [name, nonNull(schema)] as const)
-    expect(timestamps.length).toBeGreaterThan(100)
+    expect(timestamps.length).toBeGreaterThan(50)
     expect(timestamps.filter(([, schema]) => schema.format !== 'date-time')).toEqual([])
     const days = all.filter(([name]) => name.endsWith('_date')).map(([name, schema]) => [name, nonNull(schema)] as const)
     expect(days.length).toBeGreaterThan(10)
@@ -158,11 +172,12 @@ describe('/api/docs/json (README.md "Running in production")', () => {
 
   test('the answers of the platform are documented on every route that can give them: 204/409/422 on authenticated mutations, 413 with a body, 429 on login and register', async () => {
     const problems: string[] = []
-    for (const { path, method, operation } of operations(JSON.parse(await fetchDocument()))) {
+    const document = JSON.parse(await fetchDocument())
+    for (const { path, method, operation } of operations(document)) {
       const has = (status: number) => status in operation.responses
       if (MUTATIONS.includes(method) && operation['x-permission'] !== 'public') {
         for (const status of [204, 409, 422]) if (!has(status)) problems.push(`${method} ${path}: no ${status}`)
-        expect(operation.responses['204'].content).toBeUndefined()
+        expect(resolve(document, operation.responses['204']).content).toBeUndefined()
       }
       if (operation.requestBody && !has(413)) problems.push(`${method} ${path}: no 413`)
     }
@@ -170,12 +185,14 @@ describe('/api/docs/json (README.md "Running in production")', () => {
     const doc = JSON.parse(await fetchDocument())
     for (const path of ['/api/auth/login', '/api/auth/register']) {
       // The error envelope: the shared schema, or the route's own copy of it.
-      const schema = doc.paths[path].post.responses['429'].content['application/json'].schema
+      const schema = resolve(doc, doc.paths[path].post.responses['429']).content['application/json'].schema
       const envelope = schema.$ref === '#/components/schemas/ErrorEnvelope' ? doc.components.schemas.ErrorEnvelope : schema
       expect(envelope.required).toEqual(expect.arrayContaining(['success', 'message', 'code', 'errors']))
       expect(envelope.properties.success.const).toBe(false)
     }
-    expect(doc.paths['/api/auth/login'].post.responses['413'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' })
+    expect(resolve(doc, doc.paths['/api/auth/login'].post.responses['413']).content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ErrorEnvelope',
+    })
   })
 
   test('a real answer matches its documented status: an idempotent replay is a 204 listed for that route', async () => {
@@ -185,6 +202,154 @@ describe('/api/docs/json (README.md "Running in production")', () => {
     expect((await send()).status).toBe(201)
     const replay = await send()
     expect(replay.status).toBe(204)
-    expect(doc.paths['/api/office/v1/outlets/channel-groups'].post.responses['204'].description).toStartWith('IDEMPOTENT_DUPLICATE')
+    const documented = resolve(doc, doc.paths['/api/office/v1/outlets/channel-groups'].post.responses['204'])
+    expect(documented.description).toStartWith('IDEMPOTENT_DUPLICATE')
+    // The replay of a create names what the first run created, as the document says it may.
+    expect(replay.headers.get('location')).toStartWith('/api/office/v1/outlets/channel-groups/')
+    expect(Object.keys(documented.headers)).toEqual(expect.arrayContaining(['Location', 'X-Idempotency-Code']))
+  })
+})
+
+describe('the contract a client generator reads (docs/API.md "API contract")', () => {
+  let doc: Json
+  beforeAll(async () => {
+    doc = (await t.app.get('/docs/json')).body
+  })
+  /** Every `$ref` in a node. */
+  const refs = (node: unknown, found: string[] = []): string[] => {
+    if (Array.isArray(node)) for (const item of node) refs(item, found)
+    else if (typeof node === 'object' && node !== null) {
+      const object = node as Json
+      if (typeof object.$ref === 'string') found.push(object.$ref)
+      for (const value of Object.values(object)) refs(value, found)
+    }
+    return found
+  }
+  const parametersOf = (operation: Json): Json[] => ((operation.parameters ?? []) as Json[]).map((parameter) => resolve(doc, parameter))
+
+  test('each resource is one named schema in components.schemas, referred to wherever it is answered; every $ref resolves', () => {
+    const names = Object.keys(doc.components.schemas)
+    for (const name of [
+      'Visit',
+      'VisitListItem',
+      'Submission',
+      'Outlet',
+      'Project',
+      'Form',
+      'Team',
+      'User',
+      'Role',
+      'Attendance',
+      'FeedChange',
+      'ChannelGroup',
+      'ErrorEnvelope',
+    ])
+      expect(names).toContain(name)
+    expect(doc['x-schema-name-conflicts']).toBeUndefined()
+    // A named schema is never left inline: a titled node in the paths would be one.
+    const titled = (node: unknown): string[] =>
+      Array.isArray(node)
+        ? node.flatMap(titled)
+        : typeof node === 'object' && node !== null
+          ? [...(typeof (node as Json).title === 'string' ? [(node as Json).title as string] : []), ...Object.values(node).flatMap(titled)]
+          : []
+    expect(titled(doc.paths)).toEqual([])
+    const checkIn = doc.paths['/api/app/v1/visits/{id}/check-in'].post.responses['200'].content['application/json'].schema
+    expect(checkIn.properties.data).toEqual({ $ref: '#/components/schemas/Visit' })
+    expect(doc.components.schemas.Visit.properties.submissions.items).toEqual({ $ref: '#/components/schemas/Submission' })
+    const unresolved = [...new Set(refs(doc))].filter((ref) => resolve(doc, { $ref: ref }) === undefined)
+    expect(unresolved).toEqual([])
+  })
+
+  test('closed vocabularies in answers are enums: visit and submission status, sync entity and op', () => {
+    const { Visit, VisitListItem, Submission, FeedChange } = doc.components.schemas
+    expect(Visit.properties.status.enum).toEqual([...VISIT_STATUSES])
+    expect(VisitListItem.properties.status.enum).toEqual([...VISIT_STATUSES])
+    expect(Submission.properties.status.enum).toEqual([...SUBMISSION_STATUSES])
+    expect(FeedChange.properties.entity.enum).toEqual([...FEED_ENTITY_NAMES])
+    expect(FeedChange.properties.op.enum).toEqual(['upsert', 'delete'])
+  })
+
+  test('check-in and check-out document latitude and longitude as required numbers; without them the answer is 400 LOCATION_REQUIRED', async () => {
+    for (const step of ['check-in', 'check-out']) {
+      const body = doc.paths[`/api/app/v1/visits/{id}/${step}`].post.requestBody.content['application/json'].schema
+      expect(body.required).toEqual(expect.arrayContaining(['latitude', 'longitude']))
+      expect(body.properties.latitude.type).toBe('number')
+      expect(body.properties.longitude.type).toBe('number')
+      expect(body['x-required']).toBeUndefined()
+    }
+    const ws = await t.app.workspace()
+    const user = await t.app.member(ws, 'user')
+    const site = await visitSite(t.app, ws.owner.token)
+    const visit = await newVisit(t.app, ws.owner.token, { outlet_id: site.outlet.id, project_id: site.project.id, user_ids: [user.user.id] })
+    for (const body of [{}, { latitude: null, longitude: 2 }]) {
+      const reply = await checkIn(t.app, visit.id, user, body)
+      expect([reply.status, reply.body.code]).toEqual([400, 'LOCATION_REQUIRED'])
+    }
+    expect((await checkIn(t.app, visit.id, user, HERE)).status).toBe(200)
+    const reply = await checkOut(t.app, visit.id, user, {})
+    expect([reply.status, reply.body.code]).toEqual([400, 'LOCATION_REQUIRED'])
+  })
+
+  test('path ids are integers ≥ 1, not text-or-number with a default; no parameter is an anyOf', () => {
+    const problems: string[] = []
+    for (const { path, method, operation } of operations(doc))
+      for (const parameter of parametersOf(operation)) {
+        if (parameter.schema.anyOf || 'default' in parameter.schema) problems.push(`${method} ${path} ${parameter.name}`)
+        // A file's id is its storage name (text); every other path id is a row id.
+        const rowId = parameter.in === 'path' && /(^|_)id$/.test(parameter.name) && !path.startsWith('/api/files/')
+        if (rowId && (parameter.schema.type !== 'integer' || parameter.schema.minimum !== 1))
+          problems.push(`${method} ${path} ${parameter.name}: ${JSON.stringify(parameter.schema)}`)
+      }
+    expect(problems).toEqual([])
+  })
+
+  test('the kernel’s headers are documented: X-Idempotency-Key on every authenticated mutation, ETag/If-None-Match/304 on JSON GETs, 503 on writes, Retry-After on 429 and 503', () => {
+    const problems: string[] = []
+    for (const { path, method, operation } of operations(doc)) {
+      const names = parametersOf(operation).map((parameter) => parameter.name)
+      if (MUTATIONS.includes(method) && operation['x-permission'] !== 'public' && !names.includes('X-Idempotency-Key'))
+        problems.push(`${method} ${path}: no X-Idempotency-Key`)
+      const ok = resolve(doc, operation.responses['200'] ?? {})
+      if (method === 'get' && ok.content?.['application/json']) {
+        if (!ok.headers?.ETag) problems.push(`${method} ${path}: no ETag`)
+        if (!names.includes('If-None-Match')) problems.push(`${method} ${path}: no If-None-Match`)
+        if (!operation.responses['304']) problems.push(`${method} ${path}: no 304`)
+      }
+      // A write's 503 is SERVICE_BUSY (retry); a read's own 503 (health, regional data loading) is the route's.
+      for (const status of MUTATIONS.includes(method) ? ['429', '503'] : ['429'])
+        if (operation.responses[status] && !resolve(doc, operation.responses[status]).headers?.['Retry-After'])
+          problems.push(`${method} ${path}: ${status} without Retry-After`)
+      if (MUTATIONS.includes(method) && !operation.responses['503']) problems.push(`${method} ${path}: no 503 SERVICE_BUSY`)
+    }
+    expect(problems).toEqual([])
+  })
+
+  test('a documented conditional GET answers as documented: ETag, then 304 for If-None-Match', async () => {
+    const owner = (await t.app.workspace()).owner
+    expect(doc.paths['/api/office/v1/outlets'].get.responses['304']).toBeDefined()
+    const first = await t.app.get('/office/v1/outlets', { token: owner.token })
+    const tag = first.headers.get('etag')
+    expect(tag).toBeTruthy()
+    const again = await t.app.get('/office/v1/outlets', { token: owner.token, headers: { 'if-none-match': tag! } })
+    expect(again.status).toBe(304)
+  })
+
+  test('the /outlet-visits aliases are deprecated; no two operations share a summary or an operationId, and operationIds are identifiers', () => {
+    const all = operations(doc)
+    const aliases = all.filter(({ path }) => path.includes('/outlet-visits'))
+    expect(aliases.length).toBeGreaterThan(10)
+    for (const { operation } of aliases) expect(operation.deprecated).toBe(true)
+    expect(all.filter(({ path }) => !path.includes('/outlet-visits')).filter(({ operation }) => operation.deprecated)).toEqual([])
+    const repeated = (values: string[]) => values.filter((value, index) => values.indexOf(value) !== index)
+    expect(repeated(all.map(({ operation }) => operation.summary))).toEqual([])
+    expect(repeated(all.map(({ operation }) => operation.operationId))).toEqual([])
+    expect(all.map(({ operation }) => operation.operationId).filter((id) => !/^[a-zA-Z][a-zA-Z0-9]*$/.test(id))).toEqual([])
+  })
+
+  test('no validator-only keyword leaks into the document, and it names its server', () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })])
+    const leaks = properties(doc).filter(([, schema]) => typeof nonNull(schema)?.error === 'string' || typeof schema.error === 'string')
+    expect(leaks.map(([name]) => name)).toEqual([])
   })
 })

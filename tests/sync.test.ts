@@ -682,9 +682,12 @@ describe('updated_since misses derived changes and deletions: only the change fe
   test('the OpenAPI description of updated_since says so and points to /office/v1/changes', async () => {
     const doc = (await t.app.get('/docs/json')).body
     for (const path of ['/api/office/v1/outlets', '/api/office/v1/visits', '/api/office/v1/users']) {
-      const parameter = (doc.paths[path].get.parameters as { name: string; description?: string; schema?: { description?: string } }[]).find(
-        (candidate) => candidate.name === 'updated_since',
+      type Parameter = { name: string; description?: string; schema?: { description?: string }; $ref?: string }
+      // A parameter many lists share is listed once under components.parameters and referred to.
+      const resolved = (doc.paths[path].get.parameters as Parameter[]).map((candidate) =>
+        candidate.$ref ? (doc.components.parameters[candidate.$ref.split('/').pop()!] as Parameter) : candidate,
       )
+      const parameter = resolved.find((candidate) => candidate.name === 'updated_since')
       const description = String(parameter?.description ?? parameter?.schema?.description)
       expect(description).toContain('/office/v1/changes')
       expect(description).toContain('deleted')

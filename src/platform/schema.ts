@@ -62,6 +62,12 @@ export const OptionalText = (maxLength = NAME_MAX, { multiline = true, ...option
 export const Bool = Type.Boolean
 
 /**
+ * A resource's schema under its name: the OpenAPI document lists it once in `components.schemas` and
+ * refers to it wherever it is used (platform/api-docs.ts). A `title` is an annotation: validation is unchanged.
+ */
+export const named = <T extends TSchema>(name: string, schema: T): T => Object.assign(schema, { title: name })
+
+/**
  * One of a fixed set of strings. (Elysia's `t.UnionEnum` adds its first value as a default, which
  * would silently fill absent query parameters.)
  */

@@ -2,28 +2,31 @@ import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { DateString } from '../../platform/dates'
 import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, Nullable, NullableTimestamp, OptionalText, Timestamp } from '../../platform/schema'
+import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, Timestamp } from '../../platform/schema'
 
 const Location = Nullable(Type.Object({ latitude: Type.Number(), longitude: Type.Number() }))
 
-export const AttendanceSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  user_id: Type.Integer(),
-  user: Type.Object({ id: Type.Integer(), name: Type.String() }),
-  date: Type.String(),
-  check_in_at: Timestamp(),
-  check_in_location: Location,
-  check_in_photo_url: Nullable(Type.String()),
-  check_out_at: NullableTimestamp(),
-  check_out_location: Location,
-  check_out_photo_url: Nullable(Type.String()),
-  worked_minutes: Nullable(Type.Integer({ description: 'From clock-in to clock-out; null while open' })),
-  notes: Nullable(Type.String()),
-  source: Type.String({ description: 'mobile or manual' }),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-})
+export const AttendanceSchema = named(
+  'Attendance',
+  Type.Object({
+    id: Type.Integer(),
+    workspace_id: Type.Integer(),
+    user_id: Type.Integer(),
+    user: Type.Object({ id: Type.Integer(), name: Type.String() }),
+    date: Type.String(),
+    check_in_at: Timestamp(),
+    check_in_location: Location,
+    check_in_photo_url: Nullable(Type.String()),
+    check_out_at: NullableTimestamp(),
+    check_out_location: Location,
+    check_out_photo_url: Nullable(Type.String()),
+    worked_minutes: Nullable(Type.Integer({ description: 'From clock-in to clock-out; null while open' })),
+    notes: Nullable(Type.String()),
+    source: Type.String({ description: 'mobile or manual' }),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  }),
+)
 
 export const AttendanceQuery = listQuery(
   {

@@ -2,37 +2,40 @@ import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES } from '../../platform/audit'
 import { KEYWORD_MAX, MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
-import { MAX_ID, OneOf, PageMeta, Timestamp } from '../../platform/schema'
+import { MAX_ID, named, OneOf, PageMeta, Timestamp } from '../../platform/schema'
 
 const JsonObject = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])
 
-export const AuditLogSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  actor_id: Type.Union([Type.Integer(), Type.Null()]),
-  actor_name: Type.String(),
-  actor_role: Type.String(),
-  entity_type: Type.String(),
-  entity_id: Type.String(),
-  entity_name: Type.String(),
-  action: Type.String(),
-  old_values: JsonObject,
-  new_values: JsonObject,
-  metadata: Type.Object(
-    {
-      ip: Type.Union([Type.String(), Type.Null()]),
-      user_agent: Type.Union([Type.String(), Type.Null()]),
-      request_id: Type.String(),
-      timestamp: Timestamp(),
-    },
-    {
-      // Extras an entry may carry beside the four request fields (e.g. `notified_user_ids`); a typed
-      // `additionalProperties` keeps the response normaliser from dropping them.
-      additionalProperties: Type.Unknown(),
-    },
-  ),
-  created_at: Timestamp(),
-})
+export const AuditLogSchema = named(
+  'AuditLog',
+  Type.Object({
+    id: Type.Integer(),
+    workspace_id: Type.Integer(),
+    actor_id: Type.Union([Type.Integer(), Type.Null()]),
+    actor_name: Type.String(),
+    actor_role: Type.String(),
+    entity_type: Type.String(),
+    entity_id: Type.String(),
+    entity_name: Type.String(),
+    action: Type.String(),
+    old_values: JsonObject,
+    new_values: JsonObject,
+    metadata: Type.Object(
+      {
+        ip: Type.Union([Type.String(), Type.Null()]),
+        user_agent: Type.Union([Type.String(), Type.Null()]),
+        request_id: Type.String(),
+        timestamp: Timestamp(),
+      },
+      {
+        // Extras an entry may carry beside the four request fields (e.g. `notified_user_ids`); a typed
+        // `additionalProperties` keeps the response normaliser from dropping them.
+        additionalProperties: Type.Unknown(),
+      },
+    ),
+    created_at: Timestamp(),
+  }),
+)
 
 // Built with the routes: the entity types are the modules' own, registered by createApp first.
 export const auditLogQuery = () =>

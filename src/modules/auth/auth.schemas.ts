@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { TimeZoneString } from '../../platform/dates'
-import { Envelope, Id, RequiredText } from '../../platform/schema'
+import { Envelope, Id, named, RequiredText } from '../../platform/schema'
 import { PASSWORD_MAX, PASSWORD_MIN } from './passwords'
 
 /** Trimmed and lower-cased; a plain shape check, the real proof is the mail reaching the inbox. */
@@ -45,20 +45,23 @@ export type ResetPasswordInput = Static<typeof ResetPasswordBody>
 export const SwitchWorkspaceBody = Type.Object({ workspace_id: Id() })
 export type SwitchWorkspaceInput = Static<typeof SwitchWorkspaceBody>
 
-export const SessionSchema = Type.Object({
-  token: Type.String({ description: 'Access token (JWT HS256)' }),
-  refresh_token: Type.String({ description: 'Opaque, single use' }),
-  expires_in: Type.Integer({ description: 'Access token lifetime in seconds' }),
-  user: Type.Object({
-    id: Type.Integer(),
-    email: Type.String(),
-    name: Type.String(),
-    role: Type.String({ description: 'Role slug' }),
-    workspace_id: Type.Integer(),
-    timezone: Type.String({ description: 'The workspace’s IANA time zone' }),
-    grants_version: Type.String({ description: 'What this role may sync to the phone; when it changes, the sync cursor is refused (docs/API.md §Sync)' }),
+export const SessionSchema = named(
+  'Session',
+  Type.Object({
+    token: Type.String({ description: 'Access token (JWT HS256)' }),
+    refresh_token: Type.String({ description: 'Opaque, single use' }),
+    expires_in: Type.Integer({ description: 'Access token lifetime in seconds' }),
+    user: Type.Object({
+      id: Type.Integer(),
+      email: Type.String(),
+      name: Type.String(),
+      role: Type.String({ description: 'Role slug' }),
+      workspace_id: Type.Integer(),
+      timezone: Type.String({ description: 'The workspace’s IANA time zone' }),
+      grants_version: Type.String({ description: 'What this role may sync to the phone; when it changes, the sync cursor is refused (docs/API.md §Sync)' }),
+    }),
   }),
-})
+)
 
 export type Session = Static<typeof SessionSchema>
 /** Who a session is for; the workspace's time zone and grants version are added when the session is answered. */

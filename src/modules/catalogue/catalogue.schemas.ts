@@ -1,35 +1,41 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
 
 const Text = Nullable(Type.String())
-export const PrincipalSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  name: Type.String(),
-  code: Text,
-  contact_name: Text,
-  contact_phone: Text,
-  contact_email: Text,
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-  deleted_at: NullableTimestamp(),
-})
-export const ProductSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  name: Type.String(),
-  sku: Type.String(),
-  principal_id: Nullable(Type.Integer()),
-  principal: Nullable(Type.Object({ id: Type.Integer(), name: Type.String() })),
-  price: Nullable(Type.Number()),
-  unit: Text,
-  barcode: Text,
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-  deleted_at: NullableTimestamp(),
-})
+export const PrincipalSchema = named(
+  'Principal',
+  Type.Object({
+    id: Type.Integer(),
+    workspace_id: Type.Integer(),
+    name: Type.String(),
+    code: Text,
+    contact_name: Text,
+    contact_phone: Text,
+    contact_email: Text,
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+    deleted_at: NullableTimestamp(),
+  }),
+)
+export const ProductSchema = named(
+  'Product',
+  Type.Object({
+    id: Type.Integer(),
+    workspace_id: Type.Integer(),
+    name: Type.String(),
+    sku: Type.String(),
+    principal_id: Nullable(Type.Integer()),
+    principal: Nullable(Type.Object({ id: Type.Integer(), name: Type.String() })),
+    price: Nullable(Type.Number()),
+    unit: Text,
+    barcode: Text,
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+    deleted_at: NullableTimestamp(),
+  }),
+)
 
 const principalFields = {
   name: RequiredText(255),

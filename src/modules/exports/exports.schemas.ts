@@ -1,26 +1,29 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
-import { Nullable, NullableTimestamp, OneOf, Timestamp } from '../../platform/schema'
+import { named, Nullable, NullableTimestamp, OneOf, Timestamp } from '../../platform/schema'
 import { SubmissionQuery } from '../visits/visits.schemas'
 
-export const JobSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  user_id: Type.Integer(),
-  kind: Type.String(),
-  format: Type.String({ description: 'csv or pdf' }),
-  filters: Type.Record(Type.String(), Type.Unknown()),
-  status: Type.String({ description: 'queued, running, done or failed' }),
-  row_count: Nullable(Type.Integer()),
-  error: Nullable(Type.String()),
-  download_url: Nullable(Type.String()),
-  created_at: Timestamp(),
-  started_at: NullableTimestamp(),
-  finished_at: NullableTimestamp(),
-})
+export const JobSchema = named(
+  'ExportJob',
+  Type.Object({
+    id: Type.Integer(),
+    workspace_id: Type.Integer(),
+    user_id: Type.Integer(),
+    kind: Type.String(),
+    format: Type.String({ description: 'csv or pdf' }),
+    filters: Type.Record(Type.String(), Type.Unknown()),
+    status: Type.String({ description: 'queued, running, done or failed' }),
+    row_count: Nullable(Type.Integer()),
+    error: Nullable(Type.String()),
+    download_url: Nullable(Type.String()),
+    created_at: Timestamp(),
+    started_at: NullableTimestamp(),
+    finished_at: NullableTimestamp(),
+  }),
+)
 
-export const QueuedExport = Type.Object({ id: Type.Integer(), status: Type.String() })
+export const QueuedExport = Type.Object({ id: Type.Integer(), status: Type.String({ description: 'queued, running, done or failed' }) })
 
 export const ExportFormatParams = t.Object({ format: OneOf(['csv', 'pdf']) })
 export type ExportFormat = Static<typeof ExportFormatParams>['format']

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { FORM_FIELD_TYPES } from '../../db/schema'
 import { listQuery } from '../../platform/pagination'
-import { NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+import { named, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
 
 export const FormFieldInput = Type.Object({
   key: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'Answer key: lower snake case, unique in the form' }),
@@ -14,26 +14,29 @@ export const FormFieldInput = Type.Object({
 })
 export type FormFieldInput = Static<typeof FormFieldInput>
 
-export const FormSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  title: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
-  fields: Type.Array(
-    Type.Object({
-      key: Type.String(),
-      label: Type.String(),
-      type: Type.String(),
-      required: Type.Boolean(),
-      options: Type.Optional(Type.Array(Type.String())),
-      min: Type.Optional(Type.Number()),
-      max: Type.Optional(Type.Number()),
-    }),
-  ),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-  deleted_at: NullableTimestamp(),
-})
+export const FormSchema = named(
+  'Form',
+  Type.Object({
+    id: Type.Integer(),
+    workspace_id: Type.Integer(),
+    title: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    fields: Type.Array(
+      Type.Object({
+        key: Type.String(),
+        label: Type.String(),
+        type: Type.String(),
+        required: Type.Boolean(),
+        options: Type.Optional(Type.Array(Type.String())),
+        min: Type.Optional(Type.Number()),
+        max: Type.Optional(Type.Number()),
+      }),
+    ),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+    deleted_at: NullableTimestamp(),
+  }),
+)
 
 const fields = {
   title: RequiredText(255),

@@ -3,7 +3,7 @@ import { t } from 'elysia'
 import { PING_SOURCES, SIGNAL_QUALITIES } from '../../db/schema'
 import { IDEMPOTENCY_KEY_MAX } from '../../platform/idempotency'
 import { MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
-import { Id, MAX_ID, Nullable, OneOf, Timestamp } from '../../platform/schema'
+import { Id, MAX_ID, named, Nullable, OneOf, Timestamp } from '../../platform/schema'
 import { PING_FLAG_BITS } from './geometry'
 
 export const PINGS_PER_BATCH = 50
@@ -34,31 +34,34 @@ export const BatchHeaders = t.Object({
 export const BatchSaved = Type.Object({ count: Type.Integer({ description: 'Pings saved (backlog duplicates are not)' }) })
 
 /** A stored ping as the API shows it (history, live-map events). */
-export const Ping = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  user_id: Type.Integer(),
-  visit_id: Nullable(Type.Integer()),
-  lat: Type.Number(),
-  lng: Type.Number(),
-  accuracy_m: Nullable(Type.Number()),
-  speed_mps: Nullable(Type.Number()),
-  source: Nullable(Type.String()),
-  battery_level: Nullable(Type.Number()),
-  is_mock: Type.Boolean(),
-  signal_quality: Nullable(Type.String()),
-  recorded_at: Timestamp({ description: 'Device time, or the server’s receive time when the phone sent none' }),
-  flags: Type.Array(Type.String({ enum: Object.keys(PING_FLAG_BITS) }), {
-    description:
-      'Computed by the server: mock (the phone said so), impossible_speed (over 70 m/s from the previous ping by device time), teleport (over 5 km within 60 s)',
+export const Ping = named(
+  'LocationPing',
+  Type.Object({
+    id: Type.Integer(),
+    workspace_id: Type.Integer(),
+    user_id: Type.Integer(),
+    visit_id: Nullable(Type.Integer()),
+    lat: Type.Number(),
+    lng: Type.Number(),
+    accuracy_m: Nullable(Type.Number()),
+    speed_mps: Nullable(Type.Number()),
+    source: Nullable(Type.String()),
+    battery_level: Nullable(Type.Number()),
+    is_mock: Type.Boolean(),
+    signal_quality: Nullable(Type.String()),
+    recorded_at: Timestamp({ description: 'Device time, or the server’s receive time when the phone sent none' }),
+    flags: Type.Array(Type.String({ enum: Object.keys(PING_FLAG_BITS) }), {
+      description:
+        'Computed by the server: mock (the phone said so), impossible_speed (over 70 m/s from the previous ping by device time), teleport (over 5 km within 60 s)',
+    }),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
   }),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-})
+)
 export type Ping = Static<typeof Ping>
 
 /** The newest ping of a user, with the user's name (GET /office/v1/locations/latest). */
-export const LatestPing = Type.Object({ ...Ping.properties, user_name: Type.String() })
+export const LatestPing = named('LatestLocationPing', Type.Object({ ...Ping.properties, user_name: Type.String() }))
 export const LatestPings = Type.Array(LatestPing)
 
 export const HistoryQuery = t.Object({
@@ -97,21 +100,24 @@ const RouteFeature = Type.Object({
     },
   ),
 })
-export const RouteCollection = Type.Object({
-  type: Type.Literal('FeatureCollection'),
-  properties: Type.Object({
-    user_id: Type.Integer(),
-    user_name: Type.String(),
-    date: Type.String({ format: 'date' }),
-    time_zone: Type.String(),
-    distance_m: Type.Number({ description: 'Sum of the segments (jumps left out), metres' }),
-    moving_s: Type.Integer(),
-    stopped_s: Type.Integer(),
-    gaps: Type.Array(Type.Object({ from: Instant, to: Instant }), { description: 'Every interval over 15 minutes without a kept ping' }),
-    first_ping_at: Nullable(Instant),
-    last_ping_at: Nullable(Instant),
-    pings: Type.Integer({ description: 'Pings of the day' }),
-    excluded_pings: Type.Integer({ description: 'Of them, flagged impossible_speed or teleport: not on the line' }),
+export const RouteCollection = named(
+  'RouteCollection',
+  Type.Object({
+    type: Type.Literal('FeatureCollection'),
+    properties: Type.Object({
+      user_id: Type.Integer(),
+      user_name: Type.String(),
+      date: Type.String({ format: 'date' }),
+      time_zone: Type.String(),
+      distance_m: Type.Number({ description: 'Sum of the segments (jumps left out), metres' }),
+      moving_s: Type.Integer(),
+      stopped_s: Type.Integer(),
+      gaps: Type.Array(Type.Object({ from: Instant, to: Instant }), { description: 'Every interval over 15 minutes without a kept ping' }),
+      first_ping_at: Nullable(Instant),
+      last_ping_at: Nullable(Instant),
+      pings: Type.Integer({ description: 'Pings of the day' }),
+      excluded_pings: Type.Integer({ description: 'Of them, flagged impossible_speed or teleport: not on the line' }),
+    }),
+    features: Type.Array(RouteFeature),
   }),
-  features: Type.Array(RouteFeature),
-})
+)

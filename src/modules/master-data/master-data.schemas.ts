@@ -1,7 +1,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, NullableTimestamp, RequiredText, Timestamp } from '../../platform/schema'
+import { Id, MAX_ID, NullableTimestamp, named, RequiredText, Timestamp } from '../../platform/schema'
 import type { MasterDataDefinition, MasterTable } from './master-data.types'
 
 /** Response schema of one entity (with its nested parent). */
@@ -16,7 +16,9 @@ export function masterDataSchema<T extends MasterTable, C extends MasterTable>(d
     properties[def.parent.nestedAs] = Type.Union([nested ?? Type.Object({ id: Type.Integer(), name: Type.String() }), Type.Null()])
   }
   Object.assign(properties, { created_at: Timestamp(), updated_at: Timestamp(), deleted_at: NullableTimestamp() })
-  return Type.Object(properties, { title: def.entity })
+  // CHANNEL_GROUP → ChannelGroup: the OpenAPI component's name.
+  const name = def.entity.toLowerCase().replace(/(^|_)([a-z])/g, (_, _sep: string, letter: string) => letter.toUpperCase())
+  return named(name, Type.Object(properties))
 }
 
 const BaseListQuery = listQuery({})

@@ -1,31 +1,37 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
-import { NullableTimestamp, OneOf, Timestamp } from '../../platform/schema'
+import { named, NullableTimestamp, OneOf, Timestamp } from '../../platform/schema'
 
-export const NotificationSchema = Type.Object({
-  id: Type.Integer(),
-  user_id: Type.Integer(),
-  type: Type.String({ description: 'visit.assigned, visit.sent_to_field, submission.approved, submission.rejected' }),
-  title: Type.String(),
-  body: Type.String(),
-  data: Type.Record(Type.String(), Type.Unknown()),
-  read_at: NullableTimestamp(),
-  created_at: Timestamp(),
-})
+export const NotificationSchema = named(
+  'Notification',
+  Type.Object({
+    id: Type.Integer(),
+    user_id: Type.Integer(),
+    type: Type.String({ description: 'visit.assigned, visit.sent_to_field, submission.approved, submission.rejected' }),
+    title: Type.String(),
+    body: Type.String(),
+    data: Type.Record(Type.String(), Type.Unknown()),
+    read_at: NullableTimestamp(),
+    created_at: Timestamp(),
+  }),
+)
 
 export const UnreadCountSchema = Type.Object({ count: Type.Integer() })
 
 export const ReadAllSchema = Type.Object({ count: Type.Integer({ description: 'How many were unread' }) })
 
-export const PushTokenSchema = Type.Object({
-  id: Type.Integer(),
-  user_id: Type.Integer(),
-  token: Type.String(),
-  platform: Type.String(),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-})
+export const PushTokenSchema = named(
+  'PushToken',
+  Type.Object({
+    id: Type.Integer(),
+    user_id: Type.Integer(),
+    token: Type.String(),
+    platform: Type.String(),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  }),
+)
 
 /** Not a `listQuery`: the list has one order (newest first) and no keyword. */
 export const NotificationQuery = t.Object({

@@ -5,35 +5,38 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
 import { GEOFENCE_RADIUS_MAX, GEOFENCE_RADIUS_MIN } from '../workspaces/workspaces.service'
 
 const NullableInt = Nullable(Type.Integer())
 
-export const OutletSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  name: Type.String(),
-  code: Nullable(Type.String()),
-  address: Nullable(Type.String()),
-  latitude: Nullable(Type.Number()),
-  longitude: Nullable(Type.Number()),
-  geofence_radius_m: Nullable(Type.Integer({ description: 'This outlet’s geofence radius in metres; null: the workspace’s' })),
-  account_id: NullableInt,
-  account: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), channel_id: NullableInt })),
-  sub_area_id: NullableInt,
-  sub_area: Nullable(Type.Object({ id: Type.Integer(), name: Type.String() })),
-  province_id: NullableInt,
-  city_id: NullableInt,
-  district_id: NullableInt,
-  village_id: NullableInt,
-  contact_name: Nullable(Type.String()),
-  contact_phone: Nullable(Type.String()),
-  is_active: Type.Boolean(),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-  deleted_at: NullableTimestamp(),
-})
+export const OutletSchema = named(
+  'Outlet',
+  Type.Object({
+    id: Type.Integer(),
+    workspace_id: Type.Integer(),
+    name: Type.String(),
+    code: Nullable(Type.String()),
+    address: Nullable(Type.String()),
+    latitude: Nullable(Type.Number()),
+    longitude: Nullable(Type.Number()),
+    geofence_radius_m: Nullable(Type.Integer({ description: 'This outlet’s geofence radius in metres; null: the workspace’s' })),
+    account_id: NullableInt,
+    account: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), channel_id: NullableInt })),
+    sub_area_id: NullableInt,
+    sub_area: Nullable(Type.Object({ id: Type.Integer(), name: Type.String() })),
+    province_id: NullableInt,
+    city_id: NullableInt,
+    district_id: NullableInt,
+    village_id: NullableInt,
+    contact_name: Nullable(Type.String()),
+    contact_phone: Nullable(Type.String()),
+    is_active: Type.Boolean(),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+    deleted_at: NullableTimestamp(),
+  }),
+)
 
 const OptionalRef = (description: string) => Type.Optional(Type.Union([Id({ description }), Type.Null()]))
 const fields = {

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { OptionalText, RequiredText } from '../../platform/schema'
+import { named, OptionalText, RequiredText } from '../../platform/schema'
 import { Password } from '../auth/auth.schemas'
 import { UserSchema } from '../users/users.schemas'
 
@@ -10,7 +10,10 @@ export const PasswordChangeBody = Type.Object({ current_password: Type.String({ 
 export type PasswordChangeInput = Static<typeof PasswordChangeBody>
 
 /** The caller's user, with the version of what their role may sync (as login answers it). */
-export const ProfileSchema = Type.Object({
-  ...UserSchema.properties,
-  grants_version: Type.String({ description: 'What your role may sync to the phone; when it changes, the sync cursor is refused (docs/API.md §Sync)' }),
-})
+export const ProfileSchema = named(
+  'Profile',
+  Type.Object({
+    ...UserSchema.properties,
+    grants_version: Type.String({ description: 'What your role may sync to the phone; when it changes, the sync cursor is refused (docs/API.md §Sync)' }),
+  }),
+)

@@ -3,22 +3,25 @@ import { t } from 'elysia'
 import { PROJECT_STATUSES } from '../../db/schema'
 import { DateString } from '../../platform/dates'
 import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+import { Id, MAX_ID, named, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
 
-export const ProjectSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  name: Type.String(),
-  code: Nullable(Type.String()),
-  principal_id: Nullable(Type.Integer()),
-  start_date: Nullable(Type.String()),
-  end_date: Nullable(Type.String()),
-  status: Type.String(),
-  forms: Type.Array(Type.Object({ form_id: Type.Integer(), title: Type.String(), is_required: Type.Boolean(), order: Type.Integer() })),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-  deleted_at: NullableTimestamp(),
-})
+export const ProjectSchema = named(
+  'Project',
+  Type.Object({
+    id: Type.Integer(),
+    workspace_id: Type.Integer(),
+    name: Type.String(),
+    code: Nullable(Type.String()),
+    principal_id: Nullable(Type.Integer()),
+    start_date: Nullable(Type.String()),
+    end_date: Nullable(Type.String()),
+    status: Type.String(),
+    forms: Type.Array(Type.Object({ form_id: Type.Integer(), title: Type.String(), is_required: Type.Boolean(), order: Type.Integer() })),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+    deleted_at: NullableTimestamp(),
+  }),
+)
 
 export const ProjectQuery = listQuery(
   {

@@ -4,14 +4,17 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { KEYWORD_MAX, MAX_PAGE } from '../../platform/pagination'
-import { MAX_ID } from '../../platform/schema'
+import { MAX_ID, named } from '../../platform/schema'
 
-export const AreaSchema = Type.Object({
-  id: Type.Integer({ description: 'The code without dots (11, 1101, 110101, 1101012001)' }),
-  code: Type.String({ description: 'Dotted code (11.01.01)' }),
-  name: Type.String(),
-  type: Type.Optional(Type.String({ description: 'Cities only: kabupaten or kota' })),
-})
+export const AreaSchema = named(
+  'Area',
+  Type.Object({
+    id: Type.Integer({ description: 'The code without dots (11, 1101, 110101, 1101012001)' }),
+    code: Type.String({ description: 'Dotted code (11.01.01)' }),
+    name: Type.String(),
+    type: Type.Optional(Type.String({ description: 'Cities only: kabupaten or kota' })),
+  }),
+)
 
 const common = {
   page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE })),

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { MAX_PAGE } from '../../platform/pagination'
-import { MAX_ID, Nullable, Timestamp } from '../../platform/schema'
+import { MAX_ID, named, Nullable, Timestamp } from '../../platform/schema'
 
 export const FieldDayQuery = t.Object({
   date: t.String({ format: 'calendar-date', maxLength: 10, description: 'A local day of the workspace’s time zone (YYYY-MM-DD)' }),
@@ -12,16 +12,19 @@ export const FieldDayQuery = t.Object({
 })
 export type FieldDayQuery = Static<typeof FieldDayQuery>
 
-export const FieldDayRow = Type.Object({
-  user_id: Type.Integer(),
-  name: Type.String(),
-  distance_m: Type.Number({ description: 'Metres along the day’s route (as the route replay: jumps left out, nothing across gaps)' }),
-  visits_planned: Type.Integer({ description: 'Visits of the day assigned to the user, cancelled ones left out' }),
-  visits_completed: Type.Integer(),
-  visits_missed: Type.Integer({ description: 'Still scheduled once the local day is over (0 for today and later days)' }),
-  time_on_site_s: Type.Integer({ description: 'Sum of check-in → check-out of the completed visits' }),
-  first_activity_at: Nullable(Timestamp({ description: 'Earliest ping, check-in or check-out within the day' })),
-  last_activity_at: Nullable(Timestamp({ description: 'Latest ping, check-in or check-out within the day' })),
-  flagged_visits: Type.Integer({ description: 'Visits of the day with integrity flags' }),
-})
+export const FieldDayRow = named(
+  'FieldDayRow',
+  Type.Object({
+    user_id: Type.Integer(),
+    name: Type.String(),
+    distance_m: Type.Number({ description: 'Metres along the day’s route (as the route replay: jumps left out, nothing across gaps)' }),
+    visits_planned: Type.Integer({ description: 'Visits of the day assigned to the user, cancelled ones left out' }),
+    visits_completed: Type.Integer(),
+    visits_missed: Type.Integer({ description: 'Still scheduled once the local day is over (0 for today and later days)' }),
+    time_on_site_s: Type.Integer({ description: 'Sum of check-in → check-out of the completed visits' }),
+    first_activity_at: Nullable(Timestamp({ description: 'Earliest ping, check-in or check-out within the day' })),
+    last_activity_at: Nullable(Timestamp({ description: 'Latest ping, check-in or check-out within the day' })),
+    flagged_visits: Type.Integer({ description: 'Visits of the day with integrity flags' }),
+  }),
+)
 export type FieldDayRow = Static<typeof FieldDayRow>

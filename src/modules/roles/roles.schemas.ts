@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { listQuery } from '../../platform/pagination'
-import { NullableTimestamp, RequiredText, Timestamp } from '../../platform/schema'
+import { named, NullableTimestamp, RequiredText, Timestamp } from '../../platform/schema'
 
 const GrantSchema = Type.Object({
   key: Type.String({ maxLength: 100, examples: ['channel_group.manage'] }),
@@ -8,19 +8,22 @@ const GrantSchema = Type.Object({
   access: Type.Union([Type.Literal('full'), Type.Literal('view')]),
 })
 
-export const RoleSchema = Type.Object({
-  id: Type.Integer(),
-  slug: Type.String(),
-  name: Type.String(),
-  is_builtin: Type.Boolean(),
-  permissions: Type.Array(GrantSchema),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-})
+export const RoleSchema = named(
+  'Role',
+  Type.Object({
+    id: Type.Integer(),
+    slug: Type.String(),
+    name: Type.String(),
+    is_builtin: Type.Boolean(),
+    permissions: Type.Array(GrantSchema),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  }),
+)
 
-export const DeletedRoleSchema = Type.Object({ ...RoleSchema.properties, deleted_at: NullableTimestamp() })
+export const DeletedRoleSchema = named('DeletedRole', Type.Object({ ...RoleSchema.properties, deleted_at: NullableTimestamp() }))
 
-export const PermissionSchema = Type.Object({ key: Type.String(), group: Type.String(), description: Type.String() })
+export const PermissionSchema = named('Permission', Type.Object({ key: Type.String(), group: Type.String(), description: Type.String() }))
 
 export const RoleQuery = listQuery({})
 export type RoleListQuery = Static<typeof RoleQuery>

@@ -1,23 +1,29 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { OneOf } from '../../platform/schema'
+import { named, OneOf } from '../../platform/schema'
 import { FEED_ENTITY_NAMES } from './sync.entities'
 
 export const SYNC_LIMIT = { defaultLimit: 500, maxLimit: 1000 }
 
-export const FeedChange = Type.Object({
-  entity: Type.String({ description: `One of: ${FEED_ENTITY_NAMES.join(', ')}` }),
-  id: Type.Integer(),
-  op: Type.String({ description: '`upsert` (with `data`) or `delete`' }),
-  data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'upsert only: the object the entity’s detail route answers' })),
-})
+export const FeedChange = named(
+  'FeedChange',
+  Type.Object({
+    entity: Type.String({ enum: [...FEED_ENTITY_NAMES], description: 'The entity type of the row' }),
+    id: Type.Integer(),
+    op: Type.String({ enum: ['upsert', 'delete'], description: '`upsert` (with `data`) or `delete`' }),
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'upsert only: the object the entity’s detail route answers' })),
+  }),
+)
 export type FeedChange = Static<typeof FeedChange>
 
-export const FeedPage = Type.Object({
-  changes: Type.Array(FeedChange),
-  cursor: Type.String({ description: 'Opaque; send it back as `cursor` for what changed after this page' }),
-  has_more: Type.Boolean({ description: 'true: ask again at once with `cursor`' }),
-})
+export const FeedPage = named(
+  'FeedPage',
+  Type.Object({
+    changes: Type.Array(FeedChange),
+    cursor: Type.String({ description: 'Opaque; send it back as `cursor` for what changed after this page' }),
+    has_more: Type.Boolean({ description: 'true: ask again at once with `cursor`' }),
+  }),
+)
 export type FeedPage = Static<typeof FeedPage>
 
 const feedQuery = {

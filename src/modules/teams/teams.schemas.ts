@@ -1,22 +1,25 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
 
 const Person = Type.Object({ id: Type.Integer(), name: Type.String() })
 
-export const TeamSchema = Type.Object({
-  id: Type.Integer(),
-  workspace_id: Type.Integer(),
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  leader_id: Nullable(Type.Integer()),
-  leader: Nullable(Person),
-  members: Type.Array(Type.Object({ user_id: Type.Integer(), name: Type.String() })),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-  deleted_at: NullableTimestamp(),
-})
+export const TeamSchema = named(
+  'Team',
+  Type.Object({
+    id: Type.Integer(),
+    workspace_id: Type.Integer(),
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    leader_id: Nullable(Type.Integer()),
+    leader: Nullable(Person),
+    members: Type.Array(Type.Object({ user_id: Type.Integer(), name: Type.String() })),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+    deleted_at: NullableTimestamp(),
+  }),
+)
 
 export const TeamQuery = listQuery({
   leader_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),

@@ -1,24 +1,27 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
 import { Email, Password } from '../auth/auth.schemas'
 
-export const UserSchema = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  email: Type.String(),
-  phone: Nullable(Type.String()),
-  role_id: Type.Integer(),
-  role: Type.Object({ id: Type.Integer(), slug: Type.String(), name: Type.String() }),
-  is_active: Type.Boolean(),
-  team_ids: Type.Array(Type.Integer()),
-  last_login_at: NullableTimestamp(),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-})
+export const UserSchema = named(
+  'User',
+  Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    email: Type.String(),
+    phone: Nullable(Type.String()),
+    role_id: Type.Integer(),
+    role: Type.Object({ id: Type.Integer(), slug: Type.String(), name: Type.String() }),
+    is_active: Type.Boolean(),
+    team_ids: Type.Array(Type.Integer()),
+    last_login_at: NullableTimestamp(),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  }),
+)
 
-export const DeletedUserSchema = Type.Object({ ...UserSchema.properties, deleted_at: NullableTimestamp() })
+export const DeletedUserSchema = named('DeletedUser', Type.Object({ ...UserSchema.properties, deleted_at: NullableTimestamp() }))
 
 export const UserQuery = listQuery(
   {

@@ -7,7 +7,7 @@ import { t } from 'elysia'
 import { APPROVAL_STATUSES, SUBMISSION_STATUSES, VISIT_STATUSES } from '../../db/schema'
 import { DateString } from '../../platform/dates'
 import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+import { Id, MAX_ID, named, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
 import { VISIT_FLAGS } from './visits.integrity'
 
 const Ref = Type.Object({ id: Type.Integer(), name: Type.String() })
@@ -15,80 +15,89 @@ const Location = Nullable(Type.Object({ latitude: Type.Number(), longitude: Type
 const QueryId = () => t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID }))
 const QueryDate = (description: string) => t.Optional(t.String({ format: 'calendar-date', maxLength: 10, description }))
 
-export const SubmissionSchema = Type.Object({
-  id: Type.Integer(),
-  visit_id: Type.Integer(),
-  form_id: Type.Integer(),
-  title: Type.String(),
-  status: Type.String({ description: 'pending, draft or completed' }),
-  approval_status: Nullable(Type.String({ description: 'pending, approved or rejected; null until completed' })),
-  is_required: Type.Boolean(),
-  order: Type.Integer(),
-  answers: Type.Record(Type.String(), Type.Unknown()),
-  submitted_at: NullableTimestamp(),
-  submitted_by: Nullable(Ref),
-  reviewed_at: NullableTimestamp(),
-  reviewed_by: Nullable(Ref),
-  approval_notes: Nullable(Type.String()),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-})
+export const SubmissionSchema = named(
+  'Submission',
+  Type.Object({
+    id: Type.Integer(),
+    visit_id: Type.Integer(),
+    form_id: Type.Integer(),
+    title: Type.String(),
+    status: Type.String({ description: 'pending, draft or completed' }),
+    approval_status: Nullable(Type.String({ description: 'pending, approved or rejected; null until completed' })),
+    is_required: Type.Boolean(),
+    order: Type.Integer(),
+    answers: Type.Record(Type.String(), Type.Unknown()),
+    submitted_at: NullableTimestamp(),
+    submitted_by: Nullable(Ref),
+    reviewed_at: NullableTimestamp(),
+    reviewed_by: Nullable(Ref),
+    approval_notes: Nullable(Type.String()),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  }),
+)
 
 const VisitFlags = Type.Array(Type.String({ enum: VISIT_FLAGS }), {
   description: 'Integrity flags computed by the server at check-in and check-out; empty when clean',
 })
 
-export const VisitListItemSchema = Type.Object({
-  id: Type.Integer(),
-  outlet: Ref,
-  project: Ref,
-  team: Nullable(Ref),
-  status: Type.String(),
-  visit_date: Type.String(),
-  checked_in_at: NullableTimestamp(),
-  checked_out_at: NullableTimestamp(),
-  assignees: Type.Array(Type.Object({ user_id: Type.Integer(), name: Type.String() })),
-  submissions_total: Type.Integer(),
-  submissions_completed: Type.Integer(),
-  sent_to_field_at: NullableTimestamp(),
-  flags: VisitFlags,
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-})
+export const VisitListItemSchema = named(
+  'VisitListItem',
+  Type.Object({
+    id: Type.Integer(),
+    outlet: Ref,
+    project: Ref,
+    team: Nullable(Ref),
+    status: Type.String({ enum: VISIT_STATUSES }),
+    visit_date: Type.String(),
+    checked_in_at: NullableTimestamp(),
+    checked_out_at: NullableTimestamp(),
+    assignees: Type.Array(Type.Object({ user_id: Type.Integer(), name: Type.String() })),
+    submissions_total: Type.Integer(),
+    submissions_completed: Type.Integer(),
+    sent_to_field_at: NullableTimestamp(),
+    flags: VisitFlags,
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  }),
+)
 
-export const VisitDetailSchema = Type.Object({
-  id: Type.Integer(),
-  outlet: Type.Object({ id: Type.Integer(), name: Type.String(), address: Nullable(Type.String()) }),
-  project: Ref,
-  team: Nullable(Ref),
-  status: Type.String(),
-  visit_date: Type.String(),
-  notes: Nullable(Type.String()),
-  checked_in_at: NullableTimestamp(),
-  check_in_location: Location,
-  check_in_photo_url: Nullable(Type.String()),
-  check_in_distance_m: Nullable(Type.Number({ description: 'Metres from the outlet at check-in (null: no check-in yet, or the outlet has no coordinates)' })),
-  checked_out_at: NullableTimestamp(),
-  check_out_location: Location,
-  check_out_photo_url: Nullable(Type.String()),
-  check_out_distance_m: Nullable(Type.Number({ description: 'Metres from the outlet at check-out' })),
-  flags: VisitFlags,
-  close_reason: Nullable(Type.String()),
-  sent_to_field_at: NullableTimestamp(),
-  assignees: Type.Array(Type.Object({ user_id: Type.Integer(), name: Type.String(), email: Type.String() })),
-  submissions: Type.Array(SubmissionSchema),
-  logs: Type.Array(
-    Type.Object({
-      action: Type.String(),
-      timestamp: Timestamp(),
-      notes: Nullable(Type.String()),
-      user: Type.Object({ id: Nullable(Type.Integer()), name: Type.String() }),
-    }),
-  ),
-  created_by: Nullable(Type.Integer()),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-})
+export const VisitDetailSchema = named(
+  'Visit',
+  Type.Object({
+    id: Type.Integer(),
+    outlet: Type.Object({ id: Type.Integer(), name: Type.String(), address: Nullable(Type.String()) }),
+    project: Ref,
+    team: Nullable(Ref),
+    status: Type.String({ enum: VISIT_STATUSES }),
+    visit_date: Type.String(),
+    notes: Nullable(Type.String()),
+    checked_in_at: NullableTimestamp(),
+    check_in_location: Location,
+    check_in_photo_url: Nullable(Type.String()),
+    check_in_distance_m: Nullable(Type.Number({ description: 'Metres from the outlet at check-in (null: no check-in yet, or the outlet has no coordinates)' })),
+    checked_out_at: NullableTimestamp(),
+    check_out_location: Location,
+    check_out_photo_url: Nullable(Type.String()),
+    check_out_distance_m: Nullable(Type.Number({ description: 'Metres from the outlet at check-out' })),
+    flags: VisitFlags,
+    close_reason: Nullable(Type.String()),
+    sent_to_field_at: NullableTimestamp(),
+    assignees: Type.Array(Type.Object({ user_id: Type.Integer(), name: Type.String(), email: Type.String() })),
+    submissions: Type.Array(SubmissionSchema),
+    logs: Type.Array(
+      Type.Object({
+        action: Type.String(),
+        timestamp: Timestamp(),
+        notes: Nullable(Type.String()),
+        user: Type.Object({ id: Nullable(Type.Integer()), name: Type.String() }),
+      }),
+    ),
+    created_by: Nullable(Type.Integer()),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  }),
+)
 
 const AttachedForm = Type.Object({
   form_id: Id(),
@@ -134,6 +143,12 @@ const Accuracy = Type.Optional(
   Nullable(Type.Number({ minimum: 0, maximum: 100_000, description: 'The phone’s accuracy radius in metres: counted in its favour by the geofence' })),
 )
 const IsMock = Type.Optional(Nullable(Type.Boolean({ description: 'The phone reported a mocked position: the visit is flagged mock_location' })))
+/**
+ * A check-in or check-out without a position is refused with 400 LOCATION_REQUIRED (docs/API.md §Visits), not
+ * with a schema error: the document marks the coordinates required and non-null, the validator lets a missing
+ * one through to the service, which answers that code.
+ */
+const COORDINATES_REQUIRED = { 'x-required': ['latitude', 'longitude'] }
 export const CheckInBody = Type.Object({
   latitude: Coordinate(-90, 90),
   longitude: Coordinate(-180, 180),
@@ -141,7 +156,7 @@ export const CheckInBody = Type.Object({
   is_mock: IsMock,
   check_in_photo: Photo,
   notes: OptionalText(1000),
-})
+}, COORDINATES_REQUIRED)
 export const CheckOutBody = Type.Object({
   latitude: Coordinate(-90, 90),
   longitude: Coordinate(-180, 180),
@@ -149,7 +164,7 @@ export const CheckOutBody = Type.Object({
   is_mock: IsMock,
   check_out_photo: Photo,
   notes: OptionalText(1000),
-})
+}, COORDINATES_REQUIRED)
 export type CheckInInput = Static<typeof CheckInBody>
 export type CheckOutInput = Static<typeof CheckOutBody>
 

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { TimeZoneString } from '../../platform/dates'
 import { listQuery } from '../../platform/pagination'
-import { RequiredText, Timestamp } from '../../platform/schema'
+import { named, RequiredText, Timestamp } from '../../platform/schema'
 
 export const GEOFENCE_RADIUS_MIN = 10
 export const GEOFENCE_RADIUS_MAX = 5_000
@@ -10,17 +10,20 @@ const GeofenceMode = Type.Union([Type.Literal('off'), Type.Literal('warn'), Type
   description: 'Check-in/out outside the radius: off (ignored), warn (allowed and flagged) or block (refused)',
 })
 
-export const WorkspaceSchema = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  location_retention_days: Type.Integer(),
-  timezone: Type.String({ description: 'IANA time zone: "today" and every calendar date are its local days' }),
-  geofence_mode: GeofenceMode,
-  geofence_radius_m: Type.Integer({ description: 'Metres around an outlet (an outlet may set its own)' }),
-  role: Type.String({ description: 'Your role slug in this workspace' }),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-})
+export const WorkspaceSchema = named(
+  'Workspace',
+  Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    location_retention_days: Type.Integer(),
+    timezone: Type.String({ description: 'IANA time zone: "today" and every calendar date are its local days' }),
+    geofence_mode: GeofenceMode,
+    geofence_radius_m: Type.Integer({ description: 'Metres around an outlet (an outlet may set its own)' }),
+    role: Type.String({ description: 'Your role slug in this workspace' }),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  }),
+)
 
 export const WorkspaceQuery = listQuery({})
 export type WorkspaceListQuery = Static<typeof WorkspaceQuery>
