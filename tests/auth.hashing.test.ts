@@ -11,8 +11,8 @@
 import { describe, expect, test } from 'bun:test'
 import { loadConfig } from '../src/config/env'
 import { hashPassword, PASSWORD_WORK_CONCURRENCY, PASSWORD_WORK_QUEUE, passwordWork } from '../src/modules/auth/passwords'
-import type { ManualClock } from '../src/platform/clock'
-import { AppError } from '../src/platform/errors'
+import type { ManualClock } from '../src/lib/clock'
+import { AppError } from '../src/lib/errors'
 import { expectError, unique, useTestApp, type Reply } from './harness'
 
 const LIMIT = 30

@@ -3,7 +3,7 @@
  * is not a date (docs/API.md §Other areas), leap years included.
  */
 import { describe, expect, test } from 'bun:test'
-import { isCalendarDate, parseDateTime } from '../src/platform/dates'
+import { isCalendarDate, parseDateTime } from '../src/lib/dates'
 
 describe('calendar days', () => {
   test('29 February exists in leap years only (every 4th year, not every 100th, every 400th)', () => {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { validate } from '@readme/openapi-parser'
 import packageJson from '../package.json'
-import { listedValues, scalarVersion } from '../src/platform/api-docs'
+import { listedValues, scalarVersion } from '../src/platform/http/api-docs'
 import { useTestApp } from './harness'
 
 const t = useTestApp()

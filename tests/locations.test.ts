@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { JOBS, startJobs } from '../src/jobs'
 import { purgeExpiredLocations } from '../src/jobs/location-retention.job'
 import { savedPings } from '../src/modules/locations/locations.service'
-import type { ManualClock } from '../src/platform/clock'
+import type { ManualClock } from '../src/lib/clock'
 import { data, newVisit, visitSite } from './factories'
 import { createTestApp, expectError, unique, useTestApp, type Reply, type Session, type TestApp, type Workspace } from './harness'
 

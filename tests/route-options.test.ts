@@ -6,8 +6,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import type { Deps } from '../src/platform/context'
-import { createPlatform, RouteTable } from '../src/platform/http'
-import type { ClaimInput } from '../src/platform/idempotency'
+import { createPlatform, RouteTable } from '../src/platform/http/http'
+import type { ClaimInput } from '../src/platform/data/idempotency'
 import { useTestApp, type Workspace } from './harness'
 
 const t = useTestApp()

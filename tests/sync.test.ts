@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { purgeOldTombstones, TOMBSTONE_WINDOW } from '../src/modules/sync/sync.retention'
 import { decodeCursor, encodeCursor } from '../src/modules/sync/sync.cursor'
-import { createSealer } from '../src/platform/crypto'
+import { createSealer } from '../src/lib/crypto'
 import * as make from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
 

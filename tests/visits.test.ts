@@ -8,7 +8,7 @@ import { parse } from 'csv-parse/sync'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { guardCell, unguardCell } from '../src/modules/visits/visits.csv'
-import type { ManualClock } from '../src/platform/clock'
+import type { ManualClock } from '../src/lib/clock'
 import { created, HERE, newForm, newOutlet, newProject, newTeam, PNG } from './factories'
 import { expectError, unique, useTestApp, type Reply, type Session, type Workspace } from './harness'
 

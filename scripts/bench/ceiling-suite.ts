@@ -28,7 +28,7 @@ import { summarizeTrack } from '../../src/modules/locations/geometry'
 import { PINGS_OF_DAY, pingsFromValues, routeGeoJson, type RouteOfDay } from '../../src/modules/locations/route.service'
 import { PINGS_OF_USERS, pingsPerUser } from '../../src/modules/reports/reports.service'
 import { visitFlagNames } from '../../src/modules/visits/visits.integrity'
-import { addDays, localDayRange } from '../../src/platform/time-zones'
+import { addDays, localDayRange } from '../../src/lib/time-zones'
 import { representedJson } from './represent'
 
 const db = new Database(process.env.DB_PATH!, { strict: true })

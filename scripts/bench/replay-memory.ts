@@ -7,10 +7,10 @@
  */
 import { heapStats } from 'bun:jsc'
 import { pingBatch } from '../lib/pings'
-import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../../src/platform/replay-log'
+import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../../src/platform/realtime/replay-log'
 import { SOCKET_CHANNELS } from '../../src/app'
 import { livemapTopic } from '../../src/modules/locations/locations.manifest'
-import { bulkTypesOf } from '../../src/platform/hub'
+import { bulkTypesOf } from '../../src/platform/realtime/hub'
 
 const BATCHES_PER_SECOND = 3000
 const PINGS = 50

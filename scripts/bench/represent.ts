@@ -4,7 +4,7 @@
  * does not charge the service for compressing bytes a ceiling would send raw — Bun's fetch, like
  * browsers and phone HTTP stacks, asks for `br`.
  */
-import { compress, represent } from '../../src/platform/representation'
+import { compress, represent } from '../../src/platform/http/representation'
 
 export function representedJson(request: Request, value: unknown): Response {
   const json = JSON.stringify(value)

@@ -48,7 +48,7 @@ import type { Subprocess } from 'bun'
 import { freePort, peakRssMiB, ROOT, startProcess, startService, tempDir, waitFor } from './common'
 import { summarize, type LoadResult } from './load'
 import { pingBodies, PINGS_PER_BATCH } from '../lib/pings'
-import { localDate, localDayRange } from '../../src/platform/time-zones'
+import { localDate, localDayRange } from '../../src/lib/time-zones'
 
 // ── The load generator (`--load`): run in its own process, pinned to core 1 ─────────────────────
 

@@ -1,5 +1,5 @@
 /** Coordinates a field action must carry (check-in/out, clock-in/out). */
-import { AppError } from './errors'
+import { AppError } from '../lib/errors'
 
 export interface GeoInput {
   latitude?: number | null

@@ -5,8 +5,8 @@
  * root (src/app.ts) registers every module's manifest once, in catalogue order, before the routes
  * are built. (Services a module adds to `ctx.deps` are declared in the same file; see ./context.ts.)
  */
-import { registerAuditEntityTypes } from './audit'
-import type { SocketChannel } from './hub'
+import { registerAuditEntityTypes } from './data/audit'
+import type { SocketChannel } from './realtime/hub'
 import type { CounterDeclaration } from './observability'
 import { type PermissionDeclaration, registerPermissions } from './permissions'
 

@@ -18,7 +18,7 @@
  * Expired windows are swept as new ones open, so the maps cannot grow without bound.
  */
 import type { Config } from '../config/env'
-import type { Clock } from './clock'
+import type { Clock } from '../lib/clock'
 
 export const LOGIN_FAILURE_LIMIT = 10
 export const LOGIN_WINDOW_MS = 15 * 60 * 1000

@@ -15,8 +15,8 @@ import { Elysia, t } from 'elysia'
 import { authEpoch } from '../db/schema'
 import { authenticate, liveSessions, loadMember } from '../platform/actor'
 import type { Deps } from '../platform/context'
-import { AppError } from '../platform/errors'
-import type { SocketAccess } from '../platform/hub'
+import { AppError } from '../lib/errors'
+import type { SocketAccess } from '../platform/realtime/hub'
 
 /** The socket, for the OpenAPI document's description (it has no WebSocket operation; docs/API.md §Real-time socket). */
 export const WEBSOCKET_DOCS = `

@@ -10,6 +10,6 @@ export const attendanceManifest = {
   auditEntityTypes: ['attendance'],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'attendance', true> {}
 }

@@ -7,6 +7,6 @@ export const auditLogsManifest = {
   auditEntityTypes: ['sales_order'],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'sales_order', true> {}
 }

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { TimeZoneString } from '../../platform/dates'
-import { Envelope, Id, RequiredText } from '../../platform/schema'
+import { TimeZoneString } from '../../lib/dates'
+import { Envelope, Id, RequiredText } from '../../platform/http/schema'
 import { PASSWORD_MAX, PASSWORD_MIN } from './passwords'
 
 /** Trimmed and lower-cased; a plain shape check, the real proof is the mail reaching the inbox. */

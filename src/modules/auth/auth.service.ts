@@ -15,9 +15,9 @@ import { memberships, passwordResets, refreshTokens, roles, users, workspaces } 
 import { loadMember } from '../../platform/actor'
 import type { Attempt } from '../../platform/rate-limit'
 import type { AuthedContext, RequestContext } from '../../platform/context'
-import { randomToken, sha256Hex } from '../../platform/crypto'
-import { AlreadyExists, AppError, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../../platform/errors'
-import { withTransaction } from '../../platform/transaction'
+import { randomToken, sha256Hex } from '../../lib/crypto'
+import { AlreadyExists, AppError, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../../lib/errors'
+import { withTransaction } from '../../platform/data/transaction'
 import { phoneGrantsVersion } from '../sync/sync.grants'
 import { insertWorkspace } from '../workspaces/workspaces.service'
 import type {

@@ -13,7 +13,7 @@
  * burst"). Who may ask for a hash at all is the limiters' business (platform/rate-limit.ts).
  */
 import { insideWriteTransaction } from '../../db/client'
-import { AppError } from '../../platform/errors'
+import { AppError } from '../../lib/errors'
 
 export const PASSWORD_MIN = 8
 export const PASSWORD_MAX = 128

@@ -10,6 +10,6 @@ export const catalogueManifest = {
   auditEntityTypes: ['principal', 'product'],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'principal' | 'product', true> {}
 }

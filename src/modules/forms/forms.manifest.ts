@@ -7,6 +7,6 @@ export const formsManifest = {
   auditEntityTypes: ['form'],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'form', true> {}
 }

@@ -12,6 +12,6 @@ export const masterDataManifest = {
   auditEntityTypes: ['channel_group', 'channel', 'account', 'sub_area'],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'channel_group' | 'channel' | 'account' | 'sub_area', true> {}
 }

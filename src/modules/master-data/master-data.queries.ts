@@ -7,8 +7,8 @@ import { and, asc, count, desc, eq, getTableColumns, getTableName, sql, type SQL
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client'
 import { prepared, preparedVariants } from '../../db/prepared'
-import { type DEFAULT_SORTABLE, updatedSinceAt } from '../../platform/pagination'
-import { matchesIndex, searchIndex, type KeywordMethod } from '../../platform/search'
+import { type DEFAULT_SORTABLE, updatedSinceAt } from '../../platform/data/pagination'
+import { matchesIndex, searchIndex, type KeywordMethod } from '../../platform/data/search'
 import type { MasterDataDefinition, MasterTable, Presented } from './master-data.types'
 
 const PARENT_PREFIX = '__parent_'

@@ -7,6 +7,6 @@ export const outletsManifest = {
   auditEntityTypes: ['outlet'],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'outlet', true> {}
 }

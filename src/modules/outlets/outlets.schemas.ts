@@ -4,8 +4,8 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+import { listQuery } from '../../platform/data/pagination'
+import { Id, MAX_ID, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
 import { GEOFENCE_RADIUS_MAX, GEOFENCE_RADIUS_MIN } from '../workspaces/workspaces.service'
 
 const NullableInt = Nullable(Type.Integer())

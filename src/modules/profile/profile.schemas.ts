@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { OptionalText, RequiredText } from '../../platform/schema'
+import { OptionalText, RequiredText } from '../../platform/http/schema'
 import { Password } from '../auth/auth.schemas'
 import { UserSchema } from '../users/users.schemas'
 

@@ -7,6 +7,6 @@ export const projectsManifest = {
   auditEntityTypes: ['project'],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'project', true> {}
 }

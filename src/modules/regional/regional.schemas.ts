@@ -3,8 +3,8 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { KEYWORD_MAX, MAX_PAGE } from '../../platform/pagination'
-import { MAX_ID } from '../../platform/schema'
+import { KEYWORD_MAX, MAX_PAGE } from '../../platform/data/pagination'
+import { MAX_ID } from '../../platform/http/schema'
 
 export const AreaSchema = Type.Object({
   id: Type.Integer({ description: 'The code without dots (11, 1101, 110101, 1101012001)' }),

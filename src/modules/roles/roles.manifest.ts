@@ -7,6 +7,6 @@ export const rolesManifest = {
   auditEntityTypes: ['role', 'permission'],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'role' | 'permission', true> {}
 }

@@ -15,7 +15,7 @@
  * - `h` is, during a sync from scratch, the head of the log when it started (0 otherwise): rows up to
  *   it are sent only if live (the client never held the others), so a first sync sends no tombstones.
  */
-import type { Sealer } from '../../platform/crypto'
+import type { Sealer } from '../../lib/crypto'
 
 export const CURSOR_VERSION = 2
 const PURPOSE = 'sync-cursor'

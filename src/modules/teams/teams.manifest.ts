@@ -7,6 +7,6 @@ export const teamsManifest = {
   auditEntityTypes: ['team'],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'team', true> {}
 }

@@ -7,6 +7,6 @@ export const usersManifest = {
   auditEntityTypes: ['user'],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'user', true> {}
 }

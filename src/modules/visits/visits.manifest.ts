@@ -1,5 +1,5 @@
 /** What the visits module declares to the kernel (../../platform/manifest.ts). */
-import { topics } from '../../platform/hub'
+import { topics } from '../../platform/realtime/hub'
 import type { ModuleManifest } from '../../platform/manifest'
 import { can } from '../../platform/permissions'
 
@@ -29,6 +29,6 @@ export const visitsManifest = {
   ],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'visit' | 'submission', true> {}
 }

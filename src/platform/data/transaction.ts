@@ -13,9 +13,9 @@
  * A withTransaction called inside `fn` fails at once with NestedTransaction (../db/client.ts) instead
  * of waiting for itself: pass `scope.tx` down to helpers.
  */
-import type { Db } from '../db/client'
+import type { Db } from '../../db/client'
 import { insertAudit, type AuditEntry } from './audit'
-import type { RequestContext } from './context'
+import type { RequestContext } from '../context'
 import type { IdempotencyClaim } from './idempotency'
 
 export interface TxScope {

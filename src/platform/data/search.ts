@@ -25,8 +25,8 @@
  * testing every row of the table.
  */
 import { and, sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
-import type { Db } from '../db/client'
-import { prepared } from '../db/prepared'
+import type { Db } from '../../db/client'
+import { prepared } from '../../db/prepared'
 
 /** A trigram needs three characters; shorter keywords are scanned. */
 export const INDEXED_KEYWORD_MIN = 3
