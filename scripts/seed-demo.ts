@@ -22,7 +22,7 @@ import { hashPassword } from '../src/modules/auth/passwords'
 import { insertWorkspace } from '../src/modules/workspaces/workspaces.service'
 import { foldText } from '../src/platform/data/pagination'
 import { addDays, localDate, localDayRange } from '../src/lib/time-zones'
-import { PING_FLAG_BITS } from '../src/modules/locations/geometry'
+import { PING_FLAG_BITS } from '../src/lib/geo'
 
 export const DEMO = { fieldUsers: 50, teams: 5, outlets: 10_000, visits: 100_000, pings: 1_000_000, days: 90, routePings: 2_000 }
 const DEMO_TIME_ZONE = 'Asia/Jakarta'

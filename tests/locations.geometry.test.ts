@@ -3,7 +3,7 @@
  * distances the test computes itself.
  */
 import { describe, expect, test } from 'bun:test'
-import { GAP_MIN_S, haversineMeters, jumpFlags, summarizeTrack, type TrackPoint } from '../src/modules/locations/geometry'
+import { GAP_MIN_S, haversineMeters, jumpFlags, summarizeTrack, type TrackPoint } from '../src/lib/geo'
 import { distance, north, R } from './support/geo'
 
 const T0 = Date.parse('2026-11-23T01:00:00.000Z')

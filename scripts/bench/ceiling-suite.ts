@@ -24,7 +24,7 @@
 import { Database, type Statement } from 'bun:sqlite'
 // The route's and the report's JavaScript summaries are pure functions of the rows read: the ceiling
 // runs the very same ones, so the ratio measures everything around them.
-import { summarizeTrack } from '../../src/modules/locations/geometry'
+import { summarizeTrack } from '../../src/lib/geo'
 import { PINGS_OF_DAY, pingsFromValues, routeGeoJson, type RouteOfDay } from '../../src/modules/locations/route.service'
 import { PINGS_OF_USERS, pingsPerUser } from '../../src/modules/reports/reports.service'
 import { visitFlagNames } from '../../src/modules/visits/visits.integrity'

@@ -4,7 +4,7 @@ import { PING_SOURCES, SIGNAL_QUALITIES } from '../../db/schema'
 import { IDEMPOTENCY_KEY_MAX } from '../../platform/data/idempotency'
 import { MAX_PAGE, UpdatedSinceParam } from '../../platform/data/pagination'
 import { Id, MAX_ID, Nullable, OneOf, Timestamp } from '../../platform/http/schema'
-import { PING_FLAG_BITS } from './geometry'
+import { PING_FLAG_BITS } from '../../lib/geo'
 
 export const PINGS_PER_BATCH = 50
 

@@ -19,7 +19,7 @@ import { pageMeta, paging, updatedSince, type ListLimits } from '../../platform/
 import { withTransaction } from '../../platform/data/transaction'
 import type { PingTrail, TrailPoint } from './ping-trail'
 import { livemapTopic, PINGS_INGESTED } from './locations.manifest'
-import { JUMP_BITS, jumpFlags, PING_FLAG_BITS, pingFlagBits, pingFlagMask, pingFlagNames, type PingFlag, type TrackPoint } from './geometry'
+import { JUMP_BITS, jumpFlags, PING_FLAG_BITS, pingFlagBits, pingFlagMask, pingFlagNames, type PingFlag, type TrackPoint } from '../../lib/geo'
 import { type HistoryQuery, type Ping, type PingInput, PINGS_PER_BATCH } from './locations.schemas'
 
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000

@@ -16,7 +16,7 @@ import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../lib/errors'
 import { addDays, localDayRange } from '../../lib/time-zones'
 import { visitFlagNames, type VisitFlag } from '../visits/visits.integrity'
-import { keepsOnLine, summarizeTrack, type Stop, type TrackPoint } from './geometry'
+import { keepsOnLine, summarizeTrack, type Stop, type TrackPoint } from '../../lib/geo'
 import type { RouteQuery } from './locations.schemas'
 
 /** A live member of the workspace (active or not: a deactivated user's past days can still be replayed). */

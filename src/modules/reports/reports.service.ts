@@ -17,7 +17,7 @@ import { memberships, roles, users, visitAssignees, visits } from '../../db/sche
 import type { AuthedContext } from '../../platform/context'
 import { DEFAULT_LIST, pageMeta, paging, type Page } from '../../platform/data/pagination'
 import { localDayRange } from '../../lib/time-zones'
-import { keepsOnLine, summarizeTrack, type TrackPoint } from '../locations/geometry'
+import { keepsOnLine, summarizeTrack, type TrackPoint } from '../../lib/geo'
 import { selectValues } from '../locations/route.service'
 import type { FieldDayQuery, FieldDayRow } from './reports.schemas'
 

@@ -30,10 +30,24 @@ import { voidPasswordResets } from '../auth/auth.service'
 import { hashPassword } from '../auth/passwords'
 import { can, compileGrants, grantsBeyond, grantsOfRole, type PermissionSet } from '../../platform/permissions'
 import { assertHoldsGrants, callerPermissions, membershipRoles, roleScope } from '../roles/roles.service'
-import { assertWorkspaceTeams, setUserTeams } from '../teams/teams.service'
+import { assertWorkspaceTeams } from '../teams/teams.service'
 import type { CreateUserInput, UpdateUserInput, UserListQuery } from './users.schemas'
 
 export const membershipScope = workspaceScoped(memberships)
+
+/** Sets the teams of a user within the workspace (users.team_ids). */
+export async function setUserTeams(tx: Db, workspaceId: number, userId: number, teamIds: number[], now: string) {
+  const current = await tx
+    .select({ team_id: teamMembers.team_id })
+    .from(teamMembers)
+    .where(and(eq(teamMembers.workspace_id, workspaceId), eq(teamMembers.user_id, userId)))
+  const wanted = new Set(teamIds)
+  const remove = current.map((row) => row.team_id).filter((id) => !wanted.has(id))
+  const have = new Set(current.map((row) => row.team_id))
+  const add = [...wanted].filter((id) => !have.has(id))
+  if (remove.length > 0) await tx.delete(teamMembers).where(and(eq(teamMembers.user_id, userId), inArray(teamMembers.team_id, remove)))
+  if (add.length > 0) await tx.insert(teamMembers).values(add.map((team_id) => ({ team_id, user_id: userId, workspace_id: workspaceId, created_at: now })))
+}
 const userSearch = searchIndex('users_search', users.id)
 
 const columns = {

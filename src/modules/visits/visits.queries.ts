@@ -10,7 +10,7 @@ import type { Db } from '../../db/client'
 import { outlets, projects, submissions, teams, users, visitAssignees, visitLogs, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../lib/errors'
-import { locationOf } from '../../platform/geo'
+import { locationOf } from '../../lib/geo'
 import { visitFlagNames } from './visits.integrity'
 import {
   DEFAULT_LIST,

@@ -12,7 +12,7 @@ import { forms, memberships, outlets, projects, submissions, teams, users, visit
 import type { AuditEntry } from '../../platform/data/audit'
 import type { AuthedContext } from '../../platform/context'
 import { localDate } from '../../lib/time-zones'
-import { requireLocation } from '../../platform/geo'
+import { requireLocation } from '../../lib/geo'
 import { AppError, Conflict, IdempotentReplay, ValidationFailed } from '../../lib/errors'
 import { withTransaction, type TxScope } from '../../platform/data/transaction'
 import { type PhotoBatch, withPhotos } from '../files/files.service'
