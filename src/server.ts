@@ -8,7 +8,7 @@
 import { ConfigError, loadConfig, type Config } from './config/env'
 import { openDatabase } from './db/client'
 import { createApp } from './app'
-import { loadRegionalData } from './modules/regional/regional.data'
+import { loadRegionalData } from './modules/regional'
 import { startJobs } from './jobs'
 import { SERVER_MAX_REQUEST_BODY_SIZE } from './platform/http/http'
 import { createLogger } from './platform/logger'

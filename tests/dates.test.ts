@@ -1,5 +1,5 @@
 /**
- * src/platform/dates.ts: calendar dates and date-times are strict — a day the calendar does not have
+ * src/lib/dates.ts: calendar dates and date-times are strict — a day the calendar does not have
  * is not a date (docs/API.md §Other areas), leap years included.
  */
 import { describe, expect, test } from 'bun:test'

@@ -1,5 +1,5 @@
 /**
- * The HTTP kernel every route goes through (src/platform/http.ts): request ids, body parsing, the
+ * The HTTP kernel every route goes through (src/platform/http/http.ts): request ids, body parsing, the
  * order of checks, and the one error mapper (docs/API.md §Envelopes, §Errors).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -346,7 +346,7 @@ describe('the error mapper', () => {
   })
 })
 
-describe('request JSON: nesting limit and prototype-named keys (src/platform/json.ts)', () => {
+describe('request JSON: nesting limit and prototype-named keys (src/lib/json.ts)', () => {
   test('depth counts arrays and objects, not brackets inside strings or after escaped quotes', () => {
     expect(jsonDepth('{"a":[1,{"b":[]}]}')).toBe(4)
     expect(jsonDepth(`{"note":${JSON.stringify('[[[{{{'.repeat(100))}}`)).toBe(1)

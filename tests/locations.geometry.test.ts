@@ -1,5 +1,5 @@
 /**
- * Track geometry (src/modules/locations/geometry.ts): pure rules, tested with coordinates whose
+ * Track geometry (src/lib/geo.ts): pure rules, tested with coordinates whose
  * distances the test computes itself.
  */
 import { describe, expect, test } from 'bun:test'

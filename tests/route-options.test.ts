@@ -1,5 +1,5 @@
 /**
- * The kernel's route options (src/platform/http.ts): `idempotency: 'in-transaction'` next to `auth`
+ * The kernel's route options (src/platform/http/http.ts): `idempotency: 'in-transaction'` next to `auth`
  * skips the key lookup before the handler (docs/API.md §Idempotency), whichever order the two are
  * written in, also once the routes are mounted under other plugins.
  */

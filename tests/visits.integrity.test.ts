@@ -12,7 +12,7 @@ import { createTestApp, expectError, unique, useTestApp, type Session, type Test
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import ExifReader from 'exifreader'
-import { exifBlock, MAX_EXIF_BYTES, readPhotoExif } from '../src/modules/files/photo-exif'
+import { exifBlock, MAX_EXIF_BYTES, readPhotoExif } from '../src/modules/files'
 import { hostilePng, jpegDataUri, jpegWithExif, pngDataUri, pngWithExif, webpWithExif } from './support/exif'
 
 const t = useTestApp()

@@ -25,7 +25,7 @@
  * check-out (each client its own user and visits; req/s counts both requests, cycles/s is half of it).
  *
  * The outlet keyword scenarios have two ceilings: the bare server running the service's keyword
- * search by index (FTS5, platform/search.ts), and the same server running the scan every keyword list
+ * search by index (FTS5, platform/data/search.ts), and the same server running the scan every keyword list
  * ran before the index ("scan ceiling"). After the closed-loop rounds every read scenario is measured
  * again open-loop on each of its servers: requests sent at a fixed rate, half the req/s that server
  * reached closed-loop, each request's latency counted from the moment it was due (so a stall delays

@@ -4,6 +4,8 @@
  *
  *   bun scripts/refactor/repoint-imports.ts          rewrite files in place, print every change
  *   bun scripts/refactor/repoint-imports.ts --check  print what would change, write nothing (exit 1 if anything would)
+ *   … --grow-faces   first add to each module's face (index.ts) the names that code outside the module
+ *                    (src/, tests/) imports from its internal files, then re-point those imports to it
  *
  * It walks src/, tests/ and scripts/. For every relative path string a file uses — `import`/`export … from`,
  * `import(…)`, `import('…').Type`, `require(…)`, `mock.module(…)` and `new URL('…', import.meta.url)` —
@@ -51,6 +53,8 @@ export const MOVED: Record<string, string> = {
   'src/platform/idempotency.ts': 'src/platform/data/idempotency.ts',
   'src/platform/pagination.ts': 'src/platform/data/pagination.ts',
   'src/platform/search.ts': 'src/platform/data/search.ts',
+  // the password hashing gate is a mechanism that auth, users and profile share (no module owns it)
+  'src/modules/auth/passwords.ts': 'src/platform/passwords.ts',
   // platform/realtime: the WebSocket hub and its replay log
   'src/platform/hub.ts': 'src/platform/realtime/hub.ts',
   'src/platform/replay-log.ts': 'src/platform/realtime/replay-log.ts',
@@ -62,7 +66,15 @@ export const NAMES_MOVED: Record<string, Record<string, string>> = {
     teamScopeOf: 'src/modules/audit-logs/audit-logs.service.ts',
     setUserTeams: 'src/modules/users/users.service.ts',
   },
-  'src/platform/permissions.ts': {},
+  // a person's email and password shapes are shared field shapes, like Id and Timestamp
+  'src/modules/auth/auth.schemas.ts': {
+    Email: 'src/platform/http/schema.ts',
+    Password: 'src/platform/http/schema.ts',
+  },
+  // a new password voids the person's outstanding resets: the users module owns a person's password
+  'src/modules/auth/auth.service.ts': {
+    voidPasswordResets: 'src/modules/users/users.service.ts',
+  },
 }
 
 const OLD_OF: Record<string, string> = {}
@@ -157,6 +169,135 @@ function importedNames(node: ts.ImportDeclaration | ts.ExportDeclaration): strin
   return node.exportClause.elements.map((element) => (element.propertyName ?? element.name).text)
 }
 
+/** Whether `name` is only a type in `file` (an interface, a type alias or a type-only export, and no value of that name). */
+function isTypeIn(file: string, name: string): boolean {
+  const source = ts.createSourceFile(file, readFileSync(join(REPO, file), 'utf8'), ts.ScriptTarget.Latest, true)
+  let type = false
+  let value = false
+  for (const statement of source.statements) {
+    if ((ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) && statement.name.text === name) type = true
+    else if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isEnumDeclaration(statement)) && statement.name?.text === name)
+      value = true
+    else if (ts.isVariableStatement(statement) && statement.declarationList.declarations.some((d) => ts.isIdentifier(d.name) && d.name.text === name))
+      value = true
+    else if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
+      for (const element of statement.exportClause.elements) {
+        if (element.name.text !== name) continue
+        if (statement.isTypeOnly || element.isTypeOnly) type = true
+        else value = true
+      }
+    }
+  }
+  return type && !value
+}
+
+const FACE_HEADER = (name: string) =>
+  `/**\n * The face of the ${name} module: everything other modules, app.ts, jobs/, ws/ and tests use of it, and\n * nothing else. Code outside the module imports from here, never from its files (docs/ARCHITECTURE.md).\n */\n`
+
+/**
+ * Adds to each module's face the names that code outside the module (src/ and tests/) imports from its
+ * internal files, creating the face where there is none. Returns the names added, per face.
+ */
+export function growFaces(options: { write: boolean }): string[] {
+  const wanted = new Map<string, Map<string, Set<string>>>() // face → internal file → names
+  for (const file of ['src', 'tests'].flatMap(walk)) {
+    const source = ts.createSourceFile(file, readFileSync(join(REPO, file), 'utf8'), ts.ScriptTarget.Latest, true)
+    for (const statement of source.statements) {
+      if (!(ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) || !statement.moduleSpecifier) continue
+      const spec = (statement.moduleSpecifier as ts.StringLiteral).text
+      if (!spec.startsWith('.')) continue
+      const target = existing(relative(REPO, resolve(join(REPO, dirname(file)), spec)))
+      const owner = target && moduleOf(target)
+      if (!target || !owner || owner === moduleOf(file) || target === faceOf(owner)) continue
+      const names = importedNames(statement)
+      if (!names) continue
+      const face = faceOf(owner)
+      if (!wanted.has(face)) wanted.set(face, new Map())
+      const perFile = wanted.get(face)!
+      if (!perFile.has(target)) perFile.set(target, new Set())
+      for (const name of names) perFile.get(target)!.add(name)
+    }
+  }
+  const added: string[] = []
+  for (const [face, perFile] of wanted) {
+    const present = existsSync(join(REPO, face)) ? exportedNames(face) : new Set<string>()
+    let text = existsSync(join(REPO, face)) ? readFileSync(join(REPO, face), 'utf8') : FACE_HEADER(moduleOf(face)!)
+    for (const [target, names] of perFile) {
+      const missing = [...names].filter((name) => !present.has(name))
+      if (missing.length === 0) continue
+      const spec = specifier(face, target, '')
+      const source = ts.createSourceFile(face, text, ts.ScriptTarget.Latest, true)
+      const line = source.statements.find(
+        (statement): statement is ts.ExportDeclaration =>
+          ts.isExportDeclaration(statement) &&
+          !!statement.moduleSpecifier &&
+          (statement.moduleSpecifier as ts.StringLiteral).text === spec &&
+          !statement.isTypeOnly,
+      )
+      const old =
+        line?.exportClause && ts.isNamedExports(line.exportClause)
+          ? line.exportClause.elements.map((element) => (line.isTypeOnly ? `type ${element.getText(source)}` : element.getText(source)))
+          : []
+      const entries = [...old, ...missing.map((name) => (isTypeIn(target, name) ? `type ${name}` : name))]
+      entries.sort((a, b) => a.replace(/^type /, '').localeCompare(b.replace(/^type /, '')))
+      const onlyTypes = entries.every((entry) => entry.startsWith('type '))
+      const statement = onlyTypes
+        ? `export type { ${entries.map((entry) => entry.replace(/^type /, '')).join(', ')} } from '${spec}'`
+        : `export { ${entries.join(', ')} } from '${spec}'`
+      text = line ? text.slice(0, line.getStart(source)) + statement + text.slice(line.getEnd()) : `${text}${statement}\n`
+      added.push(`${face}: ${missing.join(', ')} (from ${target})`)
+    }
+    if (options.write) writeFileSync(join(REPO, face), text)
+  }
+  return added
+}
+
+/** Joins several `import { … } from` one face into the first of them (a face is imported once per file). */
+function mergeFaceImports(file: string, text: string): { text: string; faces: string[] } {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+  const groups = new Map<string, ts.ImportDeclaration[]>()
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue
+    const clause = statement.importClause
+    if (!clause || clause.name || !clause.namedBindings || !ts.isNamedImports(clause.namedBindings)) continue
+    const spec = statement.moduleSpecifier.text
+    if (!spec.startsWith('.')) continue
+    const target = existing(relative(REPO, resolve(join(REPO, dirname(file)), spec)))
+    const owner = target && moduleOf(target)
+    if (!owner || target !== faceOf(owner)) continue
+    groups.set(spec, [...(groups.get(spec) ?? []), statement])
+  }
+  const replacements: { start: number; end: number; text: string }[] = []
+  const faces: string[] = []
+  for (const [spec, declarations] of groups) {
+    if (declarations.length < 2) continue
+    faces.push(spec)
+    const allTypes = declarations.every((declaration) => declaration.importClause!.isTypeOnly)
+    const elements = declarations.flatMap((declaration) =>
+      (declaration.importClause!.namedBindings as ts.NamedImports).elements.map((element) => {
+        const text = element.getText(source)
+        return declaration.importClause!.isTypeOnly && !allTypes ? `type ${text}` : text
+      }),
+    )
+    const unique = [...new Set(elements)].sort((a, b) => a.replace(/^type /, '').localeCompare(b.replace(/^type /, '')))
+    const [first, ...rest] = declarations
+    replacements.push({
+      start: first!.getStart(source),
+      end: first!.getEnd(),
+      text: `import ${allTypes ? 'type ' : ''}{ ${unique.join(', ')} } from '${spec}'`,
+    })
+    for (const declaration of rest) {
+      let end = declaration.getEnd()
+      if (text[end] === '\n') end++
+      replacements.push({ start: declaration.getStart(source), end, text: '' })
+    }
+  }
+  let next = text
+  for (const replacement of replacements.sort((a, b) => b.start - a.start))
+    next = next.slice(0, replacement.start) + replacement.text + next.slice(replacement.end)
+  return { text: next, faces }
+}
+
 export interface RepointResult {
   changed: { file: string; notes: string[] }[]
   unresolved: string[]
@@ -243,9 +384,11 @@ export function repoint(options: { write: boolean; roots?: string[] }): RepointR
     }
     visit(source)
 
-    if (edits.length === 0) continue
     let next = text
     for (const edit of [...edits].sort((a, b) => b.start - a.start)) next = next.slice(0, edit.start) + edit.text + next.slice(edit.end)
+    const merged = mergeFaceImports(file, next)
+    if (merged.text !== next) edits.push({ start: 0, end: 0, text: '', note: `merged imports of ${merged.faces.join(', ')}` })
+    next = merged.text
     if (next === text) continue
     result.changed.push({ file, notes: edits.map((edit) => edit.note) })
     if (options.write) writeFileSync(join(REPO, file), next)
@@ -255,6 +398,11 @@ export function repoint(options: { write: boolean; roots?: string[] }): RepointR
 
 if (import.meta.main) {
   const check = process.argv.includes('--check')
+  if (process.argv.includes('--grow-faces')) {
+    const added = growFaces({ write: !check })
+    for (const line of added) console.log(`face ${line}`)
+    faceCache.clear()
+  }
   const result = repoint({ write: !check })
   for (const { file, notes } of result.changed) {
     console.log(file)

@@ -27,7 +27,7 @@ import { memberships, outlets, teamMembers, teams, users, visitAssignees, visits
 import { systemContext, type Deps } from '../platform/context'
 import { addDays, localDate } from '../lib/time-zones'
 import { withTransaction } from '../platform/data/transaction'
-import { notify, workspaceAdminIds } from '../modules/notifications/notifications.service'
+import { notify, workspaceAdminIds } from '../modules/notifications'
 
 /**
  * Visits reported per write transaction, so one workspace's backlog never holds the writer, nor the

@@ -14,8 +14,8 @@ import { locationOf, requireLocation } from '../../lib/geo'
 import { DEFAULT_LIST, orderFor, paginate, paging, updatedSince } from '../../platform/data/pagination'
 import { workspaceScoped } from '../../platform/data/scope'
 import { withTransaction } from '../../platform/data/transaction'
-import { withPhotos } from '../files/files.service'
-import { assertWorkspaceUsers } from '../teams/teams.service'
+import { withPhotos } from '../files'
+import { assertWorkspaceUsers } from '../teams'
 import type { AttendanceListQuery, ClockInput, ManualAttendanceInput } from './attendance.schemas'
 
 export const attendanceScope = workspaceScoped(attendances)

@@ -20,7 +20,7 @@ import { dateBound } from '../../lib/dates'
 import { NotFound } from '../../lib/errors'
 import { foldText, pageMeta, paging, updatedSinceAt, updatedSinceOf, type ListLimits } from '../../platform/data/pagination'
 import { can } from '../../platform/permissions'
-import { teamScope } from '../teams/teams.service'
+import { teamScope } from '../teams'
 import type { AuditLogQuery } from './audit-logs.schemas'
 
 export const AUDIT_LOG_LIST: ListLimits = { defaultLimit: 50, maxLimit: 100 }

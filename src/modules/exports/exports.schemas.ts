@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { MAX_PAGE, UpdatedSinceParam } from '../../platform/data/pagination'
 import { Nullable, NullableTimestamp, OneOf, Timestamp } from '../../platform/http/schema'
-import { SubmissionQuery } from '../visits/visits.schemas'
+import { SubmissionQuery } from '../visits'
 
 export const JobSchema = Type.Object({
   id: Type.Integer(),

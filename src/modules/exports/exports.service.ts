@@ -31,7 +31,7 @@ import { can } from '../../platform/permissions'
 import { DEFAULT_LIST, paginate, paging, updatedSince } from '../../platform/data/pagination'
 import { localDateTimeLabel } from '../../lib/time-zones'
 import { withTransaction } from '../../platform/data/transaction'
-import { submissionFilters, type SubmissionListQuery } from '../visits/visits.queries'
+import { submissionFilters, type SubmissionListQuery } from '../visits'
 import type { ExportFormat, ExportQuery, JobsQuery } from './exports.schemas'
 
 export const EXPORT_PAGE = 500

@@ -5,7 +5,7 @@
  * the (workspace, user, recorded_at, id) index, in device-time order. Pings the server flagged as
  * jumps (`impossible_speed`, `teleport`) are left out of the line and the distance: they are where
  * the phone was not — unless, replayed against the last kept ping, they are no jump (`keepsOnLine`). The route itself (segments split at gaps, stops, distance, moving and stopped
- * time) is `summarizeTrack` of ./geometry.ts; this file reads and shapes.
+ * time) is `summarizeTrack` of src/lib/geo.ts; this file reads and shapes.
  */
 import { Database as SqliteDatabase } from 'bun:sqlite'
 import { and, eq, gte, isNull, sql } from 'drizzle-orm'
@@ -15,7 +15,7 @@ import { memberships, outlets, users, visitAssignees, visits } from '../../db/sc
 import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../lib/errors'
 import { addDays, localDayRange } from '../../lib/time-zones'
-import { visitFlagNames, type VisitFlag } from '../visits/visits.integrity'
+import { visitFlagNames, type VisitFlag } from '../visits'
 import { keepsOnLine, summarizeTrack, type Stop, type TrackPoint } from '../../lib/geo'
 import type { RouteQuery } from './locations.schemas'
 
@@ -281,7 +281,7 @@ const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&
 /**
  * What XML 1.0 cannot hold at all, escaped or not (its `Char` production): C0 controls other than tab,
  * line feed and carriage return, lone surrogates, U+FFFE and U+FFFF. Names are refused with them at
- * write time (src/platform/schema.ts), but rows written before that may hold them.
+ * write time (src/platform/http/schema.ts), but rows written before that may hold them.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding what XML cannot hold is the point
 const NOT_XML_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]/gu

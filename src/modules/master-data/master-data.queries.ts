@@ -79,7 +79,7 @@ export function masterDataQueries<T extends MasterTable, C extends MasterTable>(
 
   const search = searchIndex(`${getTableName(plain)}_search`, table.id)
 
-  /** List and count, one prepared pair per shape (platform/search.ts: none, scan or index for the keyword). */
+  /** List and count, one prepared pair per shape (platform/data/search.ts: none, scan or index for the keyword). */
   const listStatements = preparedVariants((db: Db, key: string) => {
     const [sortBy, order, rowsKeyword, totalKeyword, withParent, withUpdatedSince] = key.split(':')
     const scan = sql`instr(${table.name_key}, ${sql.placeholder('keyword')}) > 0`

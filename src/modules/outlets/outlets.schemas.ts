@@ -6,7 +6,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { listQuery } from '../../platform/data/pagination'
 import { Id, MAX_ID, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
-import { GEOFENCE_RADIUS_MAX, GEOFENCE_RADIUS_MIN } from '../workspaces/workspaces.service'
+import { GEOFENCE_RADIUS_MAX, GEOFENCE_RADIUS_MIN } from '../workspaces'
 
 const NullableInt = Nullable(Type.Integer())
 

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http/http'
 import { ok } from '../../platform/http/reply'
 import { Envelope, responses } from '../../platform/http/schema'
-import { EmptyEnvelope } from '../auth/auth.schemas'
+import { EmptyEnvelope } from '../auth'
 import { PasswordChangeBody, ProfileBody, ProfileSchema } from './profile.schemas'
 import { changePassword, getProfile, updateProfile } from './profile.service'
 

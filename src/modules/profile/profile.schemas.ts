@@ -1,7 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { OptionalText, RequiredText } from '../../platform/http/schema'
-import { Password } from '../auth/auth.schemas'
-import { UserSchema } from '../users/users.schemas'
+import { OptionalText, Password, RequiredText } from '../../platform/http/schema'
+import { UserSchema } from '../users'
 
 export const ProfileBody = Type.Object({ name: Type.Optional(RequiredText(255)), phone: OptionalText(32, { multiline: false }) }, { minProperties: 1 })
 export type ProfileInput = Static<typeof ProfileBody>

@@ -13,7 +13,7 @@ import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedS
 import { workspaceScoped } from '../../platform/data/scope'
 import { keywordFilters, searchIndex } from '../../platform/data/search'
 import { withTransaction } from '../../platform/data/transaction'
-import { formScope } from '../forms/forms.service'
+import { formScope } from '../forms'
 import type { ProjectFormInput, ProjectInput, ProjectListQuery, ProjectUpdateInput } from './projects.schemas'
 
 export const projectScope = workspaceScoped(projects)
@@ -68,7 +68,7 @@ export async function listProjects(ctx: AuthedContext, query: ProjectListQuery):
         sql`(instr(${projects.name_key}, ${keyword}) > 0 or instr(coalesce(${projects.code_key}, ''), ${keyword}) > 0)`,
       )
     : null
-  // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
+  // The page and the total may find the keyword's rows differently (platform/data/search.ts), never other rows.
   const where = (of: 'rows' | 'total') =>
     projectScope.where(
       ctx.actor.workspaceId,

@@ -18,7 +18,7 @@ import type { AuthedContext } from '../../platform/context'
 import { DEFAULT_LIST, pageMeta, paging, type Page } from '../../platform/data/pagination'
 import { localDayRange } from '../../lib/time-zones'
 import { keepsOnLine, summarizeTrack, type TrackPoint } from '../../lib/geo'
-import { selectValues } from '../locations/route.service'
+import { selectValues } from '../locations'
 import type { FieldDayQuery, FieldDayRow } from './reports.schemas'
 
 /**

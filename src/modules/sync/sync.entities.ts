@@ -4,18 +4,24 @@
  * entity's detail route answers — and, for the phone, the permission that lets a caller see it.
  */
 import type { Db } from '../../db/client'
-import { attendancesByIds } from '../attendance/attendance.service'
-import { principalsByIds, productsByIds } from '../catalogue/catalogue.service'
-import { formsByIds } from '../forms/forms.service'
-import { accountDefinition, channelDefinition, channelGroupDefinition, subAreaDefinition } from '../master-data/master-data.entities'
-import { masterDataService } from '../master-data/master-data.resource'
-import type { MasterDataDefinition, MasterTable } from '../master-data/master-data.types'
-import { outletsByIds } from '../outlets/outlets.service'
-import { projectsByIds } from '../projects/projects.service'
-import { presentRole, roleScope } from '../roles/roles.service'
-import { teamsByIds } from '../teams/teams.service'
-import { usersByIds } from '../users/users.service'
-import { submissionsByIds, visitDetailsByIds } from '../visits/visits.queries'
+import { attendancesByIds } from '../attendance'
+import { principalsByIds, productsByIds } from '../catalogue'
+import { formsByIds } from '../forms'
+import {
+  accountDefinition,
+  channelDefinition,
+  channelGroupDefinition,
+  type MasterDataDefinition,
+  masterDataService,
+  type MasterTable,
+  subAreaDefinition,
+} from '../master-data'
+import { outletsByIds } from '../outlets'
+import { projectsByIds } from '../projects'
+import { presentRole, roleScope } from '../roles'
+import { teamsByIds } from '../teams'
+import { usersByIds } from '../users'
+import { submissionsByIds, visitDetailsByIds } from '../visits'
 import { inArray } from 'drizzle-orm'
 import { roles } from '../../db/schema'
 

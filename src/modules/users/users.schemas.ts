@@ -1,8 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { listQuery } from '../../platform/data/pagination'
-import { Id, MAX_ID, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
-import { Email, Password } from '../auth/auth.schemas'
+import { Email, Id, MAX_ID, Nullable, NullableTimestamp, OptionalText, Password, RequiredText, Timestamp } from '../../platform/http/schema'
 
 export const UserSchema = Type.Object({
   id: Type.Integer(),

@@ -74,7 +74,7 @@ interface VisitRoute<P extends Schema = Schema, Q extends Schema = Schema, B ext
   side: Side
   method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   path: ListingPath
-  /** Permission key (platform/http.ts, macro `auth`). */
+  /** Permission key (platform/http/http.ts, macro `auth`). */
   auth: string
   params?: P
   query?: Q

@@ -10,9 +10,9 @@ import { locationPings, outlets, teams, type visits, workspaces } from '../../db
 import type { AuthedContext } from '../../platform/context'
 import { AppError } from '../../lib/errors'
 import type { TxScope } from '../../platform/data/transaction'
-import type { PhotoExif } from '../files/photo-exif'
+import type { PhotoExif } from '../files'
 import { JUMP_BITS } from '../../lib/geo'
-import { notify, workspaceAdminIds } from '../notifications/notifications.service'
+import { notify, workspaceAdminIds } from '../notifications'
 import { checkSite, photoFlags, travelFlags, type GeofenceMode, type VisitFlag } from './visits.integrity'
 import type { CheckInInput } from './visits.schemas'
 

@@ -17,7 +17,7 @@ import type { RequestContext } from '../context'
  * The entity types audit entries name, one key per type. The platform names none: each module
  * declares its own in its `<module>.manifest.ts`, for the compiler by declaration merging
  *
- *   declare module '../../platform/audit' {
+ *   declare module '../../platform/data/audit' {
  *     interface AuditEntityTypes extends Record<'visit' | 'submission', true> {}
  *   }
  *

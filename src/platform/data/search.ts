@@ -15,7 +15,7 @@
  *   answer, and for keywords with a NUL character, which FTS5 reads as the end of its query.
  *
  * Either way the result is a condition on the base table: the caller's workspace scope
- * (platform/scope.ts) still decides whose rows are listed, and ordering, paging and totals stay the
+ * (platform/data/scope.ts) still decides whose rows are listed, and ordering, paging and totals stay the
  * list's own.
  *
  * Which one a page uses depends on how many rows the index finds. A few: the page is read from them

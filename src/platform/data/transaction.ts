@@ -9,7 +9,7 @@
  * So the mutation, its audit entry and its idempotency record commit or roll back together.
  *
  * Keep slow non-database work (password hashing, HTTP calls) outside `fn`: writers are serialised, so
- * every other workspace's write waits for it (hashing refuses to run inside; see auth/passwords.ts).
+ * every other workspace's write waits for it (hashing refuses to run inside; see platform/passwords.ts).
  * A withTransaction called inside `fn` fails at once with NestedTransaction (../db/client.ts) instead
  * of waiting for itself: pass `scope.tx` down to helpers.
  */
