@@ -4,8 +4,9 @@
  *
  *   bun scripts/refactor/repoint-imports.ts          rewrite files in place, print every change
  *   bun scripts/refactor/repoint-imports.ts --check  print what would change, write nothing (exit 1 if anything would)
- *   … --grow-faces   first add to each module's face (index.ts) the names that code outside the module
- *                    (src/, tests/) imports from its internal files, then re-point those imports to it
+ *   bun scripts/refactor/repoint-imports.ts --grow-faces   then also add to each module's face (index.ts)
+ *        the names that code outside the module (src/, tests/) imports from its internal files, and
+ *        re-point those imports to the face (after a merge, this is the one command to run)
  *
  * It walks src/, tests/ and scripts/. For every relative path string a file uses — `import`/`export … from`,
  * `import(…)`, `import('…').Type`, `require(…)`, `mock.module(…)` and `new URL('…', import.meta.url)` —
@@ -398,18 +399,27 @@ export function repoint(options: { write: boolean; roots?: string[] }): RepointR
 
 if (import.meta.main) {
   const check = process.argv.includes('--check')
-  if (process.argv.includes('--grow-faces')) {
-    const added = growFaces({ write: !check })
-    for (const line of added) console.log(`face ${line}`)
-    faceCache.clear()
+  const grow = process.argv.includes('--grow-faces') && !check
+  const print = (result: RepointResult) => {
+    for (const { file, notes } of result.changed) {
+      console.log(file)
+      for (const note of notes) console.log(`  ${note}`)
+    }
   }
-  const result = repoint({ write: !check })
-  for (const { file, notes } of result.changed) {
-    console.log(file)
-    for (const note of notes) console.log(`  ${note}`)
+  // 1. paths: every import that names a moved file (or a name that moved) points at its new place
+  let result = repoint({ write: !check })
+  print(result)
+  const changed = new Set(result.changed.map(({ file }) => file))
+  if (grow) {
+    // 2. faces: names used from outside a module join its face, then those imports go through the face
+    for (const line of growFaces({ write: true })) console.log(`face ${line}`)
+    faceCache.clear()
+    result = repoint({ write: true })
+    print(result)
+    for (const { file } of result.changed) changed.add(file)
   }
   if (result.unresolved.length) console.log(`\nunresolved (fix by hand):\n  ${result.unresolved.join('\n  ')}`)
   if (result.notThroughFace.length) console.log(`\nnot through a face (export the names from the face, or decide):\n  ${result.notThroughFace.join('\n  ')}`)
-  console.log(`\n${result.changed.length} file(s) ${check ? 'would change' : 'changed'}`)
-  if (check && result.changed.length) process.exit(1)
+  console.log(`\n${changed.size} file(s) ${check ? 'would change' : 'changed'}`)
+  if (check && changed.size) process.exit(1)
 }
