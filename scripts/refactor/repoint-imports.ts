@@ -72,6 +72,10 @@ export const NAMES_MOVED: Record<string, Record<string, string>> = {
     Email: 'src/platform/http/schema.ts',
     Password: 'src/platform/http/schema.ts',
   },
+  // rows as arrays of values is a database mechanism, not a locations rule
+  'src/modules/locations/route.service.ts': {
+    selectValues: 'src/db/prepared.ts',
+  },
   // a new password voids the person's outstanding resets: the users module owns a person's password
   'src/modules/auth/auth.service.ts': {
     voidPasswordResets: 'src/modules/users/users.service.ts',

@@ -7,10 +7,9 @@
  * the phone was not — unless, replayed against the last kept ping, they are no jump (`keepsOnLine`). The route itself (segments split at gaps, stops, distance, moving and stopped
  * time) is `summarizeTrack` of src/lib/geo.ts; this file reads and shapes.
  */
-import { Database as SqliteDatabase } from 'bun:sqlite'
 import { and, eq, gte, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { prepared } from '../../db/prepared'
+import { prepared, selectValues } from '../../db/prepared'
 import { memberships, outlets, users, visitAssignees, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../lib/errors'
@@ -36,18 +35,6 @@ const memberOf = prepared((db) =>
     .limit(1)
     .prepare(),
 )
-
-/**
- * Rows of a read as arrays of column values, for the reads that return thousands of rows (a day of
- * pings): Drizzle's per-row mapping into objects costs several times SQLite's own work there. On
- * bun:sqlite the connection's statement cache keeps the text prepared; on libSQL it runs on the client.
- */
-export async function selectValues(db: Db, text: string, params: (string | number | null)[]): Promise<unknown[][]> {
-  const client = (db as { $client?: unknown }).$client
-  if (client instanceof SqliteDatabase) return client.query(text).values(params as never) as unknown[][]
-  const session = (db as unknown as { session: { client: { execute(statement: { sql: string; args: never[] }): Promise<{ rows: unknown[] }> } } }).session
-  return (await session.client.execute({ sql: text, args: params as never[] })).rows as unknown[][]
-}
 
 /** The user's pings of [from, until) by device time: a range of the (workspace, user, recorded_at, id) index. */
 export const PINGS_OF_DAY = `select lat, lng, recorded_at, flags from location_pings
