@@ -6,7 +6,7 @@
  * - the checkpoint worker: an entry point of its own, src/db/checkpoint.worker.ts (a worker in an
  *   executable must be one); src/db/checkpoint.ts starts it by that path;
  * - drizzle/ (the migrations) and the Scalar bundle of the docs page: `assets`, read at run time
- *   beside the entry point (src/platform/executable.ts);
+ *   beside the entry point (src/lib/executable.ts);
  * - the regional CSV files: imported `with { type: 'file' }` by src/modules/regional/regional.data.ts;
  * - pdfkit's standard fonts (Helvetica): pdfkit loads them with a `require` of its package's own
  *   `#standard-fonts/…` import map, built at run time, which the bundler cannot follow and an

@@ -224,7 +224,7 @@ async function createWorkspace(config: Config, given: Record<string, string>, io
     const { createApp } = await import('./app')
     const { systemContext } = await import('./platform/context')
     const { register } = await import('./modules/auth/auth.service')
-    const { AppError } = await import('./platform/errors')
+    const { AppError } = await import('./lib/errors')
     const { deps } = await createApp({ db, config: { ...config, REGISTRATION_ENABLED: true }, logger: silentLogger })
     try {
       const session = await register(systemContext(deps, 'create-workspace'), input)

@@ -21,7 +21,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import type { Config } from './config/env'
-import { describeFsError } from './platform/fs-errors'
+import { describeFsError } from './lib/fs-errors'
 
 /** A start refused because of a setting; `message` is the one line the operator reads. */
 export class StartupError extends Error {

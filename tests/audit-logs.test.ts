@@ -4,8 +4,8 @@
  * entries, and immutability.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { changedFields, type AuditEntry } from '../src/platform/audit'
-import type { ManualClock } from '../src/platform/clock'
+import { changedFields, type AuditEntry } from '../src/platform/data/audit'
+import type { ManualClock } from '../src/lib/clock'
 import * as make from './factories'
 import { created } from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'

@@ -1,5 +1,5 @@
 /**
- * Password hashing is no public CPU sink (docs/API.md §Limits, src/modules/auth/passwords.ts):
+ * Password hashing is no public CPU sink (docs/API.md §Limits, src/platform/passwords.ts):
  * - reset-password checks its token before hashing: an unknown token costs no hash;
  * - failed password checks (wrong logins, unknown reset tokens) are limited per client IP whatever
  *   the email (PASSWORD_FAILURES_PER_IP, 30 per 15 minutes), deciding and counting in one step;
@@ -10,9 +10,9 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { loadConfig } from '../src/config/env'
-import { hashPassword, PASSWORD_WORK_CONCURRENCY, PASSWORD_WORK_QUEUE, passwordWork } from '../src/modules/auth/passwords'
-import type { ManualClock } from '../src/platform/clock'
-import { AppError } from '../src/platform/errors'
+import { hashPassword, PASSWORD_WORK_CONCURRENCY, PASSWORD_WORK_QUEUE, passwordWork } from '../src/platform/passwords'
+import type { ManualClock } from '../src/lib/clock'
+import { AppError } from '../src/lib/errors'
 import { expectError, unique, useTestApp, type Reply } from './harness'
 
 const LIMIT = 30

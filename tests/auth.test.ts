@@ -9,8 +9,8 @@
 import { describe, expect, test } from 'bun:test'
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose'
 import { ConfigError, loadConfig } from '../src/config/env'
-import type { ManualClock } from '../src/platform/clock'
-import { sha256Hex } from '../src/platform/crypto'
+import type { ManualClock } from '../src/lib/clock'
+import { sha256Hex } from '../src/lib/crypto'
 import { createTestApp, expectError, unique, useTestApp, type Reply, type Session, type TestApp } from './harness'
 
 const t = useTestApp()

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../src/config/env'
-import { clientIp } from '../src/platform/http'
+import { clientIp } from '../src/platform/http/http'
 import { auditRows } from './factories'
 import { createTestApp, expectError, unique, type TestApp } from './harness'
 

@@ -1,5 +1,5 @@
 /**
- * Control characters in text fields (src/platform/schema.ts, docs/API.md §Envelopes): a name, code or
+ * Control characters in text fields (src/platform/http/schema.ts, docs/API.md §Envelopes): a name, code or
  * title is one line and holds no C0 control character (U+0000–U+001F) nor DEL (U+007F); a multi-line
  * text (notes, a reason, an address) may hold tab and line breaks and nothing else of them. Refused with
  * 400 VALIDATION_ERROR naming the field, and nothing is written. Leading and trailing whitespace is

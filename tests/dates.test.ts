@@ -1,9 +1,9 @@
 /**
- * src/platform/dates.ts: calendar dates and date-times are strict — a day the calendar does not have
+ * src/lib/dates.ts: calendar dates and date-times are strict — a day the calendar does not have
  * is not a date (docs/API.md §Other areas), leap years included.
  */
 import { describe, expect, test } from 'bun:test'
-import { isCalendarDate, parseDateTime } from '../src/platform/dates'
+import { isCalendarDate, parseDateTime } from '../src/lib/dates'
 
 describe('calendar days', () => {
   test('29 February exists in leap years only (every 4th year, not every 100th, every 400th)', () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { extractText, getDocumentProxy } from 'unpdf'
-import { purgeOldExports, writeInPlace } from '../src/modules/exports/exports.service'
+import { purgeOldExports, writeInPlace } from '../src/modules/exports'
 import { expectError, useTestApp, type Session, type Workspace } from './harness'
 import { type Row, manualClock, data, parseJson, ids, sorted, kit, planVisit, review, walkVisit } from './factories'
 

@@ -5,7 +5,7 @@
  * a valid default; it throws with the answer when the API refuses, so a broken fixture fails loudly
  * where it is made.
  */
-import type { ManualClock } from '../src/platform/clock'
+import type { ManualClock } from '../src/lib/clock'
 import { type Reply, type Session, type TestApp, unique, type Workspace } from './harness'
 
 export type Row = Record<string, any>

@@ -873,7 +873,7 @@ describe('the fuzzer and its checker', () => {
     expect(await t.count('users', "name = 'Rolled back'")).toBe(0)
   })
 
-  // Bugs this file found, fixed in the kernel's JSON parsing (src/platform/json.ts): each used to
+  // Bugs this file found, fixed in the kernel's JSON parsing (src/lib/json.ts): each used to
   // answer 500 (on /auth/* without even the envelope) or take seconds.
   const FOUND = [
     { what: 'an own "toString" key in a field', path: '/app/v1/notifications/tokens', raw: '{"token":{"toString":null},"platform":"ios"}', token: true },

@@ -8,8 +8,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { randomUUID } from 'node:crypto'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
-import { RouteTable } from '../src/platform/http'
-import { chooseCoding, COMPRESS_ABOVE_BYTES, noneMatchHits } from '../src/platform/representation'
+import { RouteTable } from '../src/platform/http/http'
+import { chooseCoding, COMPRESS_ABOVE_BYTES, noneMatchHits } from '../src/platform/http/representation'
 import { PNG } from './factories'
 import { expectError, unique, useRealSocket, useTestApp, type Session, type Workspace } from './harness'
 

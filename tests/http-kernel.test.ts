@@ -1,13 +1,13 @@
 /**
- * The HTTP kernel every route goes through (src/platform/http.ts): request ids, body parsing, the
+ * The HTTP kernel every route goes through (src/platform/http/http.ts): request ids, body parsing, the
  * order of checks, and the one error mapper (docs/API.md §Envelopes, §Errors).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
-import { createPlatform, MAX_BODY_BYTES, RouteTable, SERVER_MAX_REQUEST_BODY_SIZE, toAppError } from '../src/platform/http'
-import { JsonTooDeep, jsonDepth, MAX_JSON_DEPTH, parseRequestJson, SCAN_FIRST_ABOVE_CHARS } from '../src/platform/json'
-import { fieldErrors, toFieldPath } from '../src/platform/validation'
+import { createPlatform, MAX_BODY_BYTES, RouteTable, SERVER_MAX_REQUEST_BODY_SIZE, toAppError } from '../src/platform/http/http'
+import { JsonTooDeep, jsonDepth, MAX_JSON_DEPTH, parseRequestJson, SCAN_FIRST_ABOVE_CHARS } from '../src/lib/json'
+import { fieldErrors, toFieldPath } from '../src/platform/http/validation'
 import { PNG } from './factories'
 import { expectError, useTestApp, type Workspace } from './harness'
 
@@ -346,7 +346,7 @@ describe('the error mapper', () => {
   })
 })
 
-describe('request JSON: nesting limit and prototype-named keys (src/platform/json.ts)', () => {
+describe('request JSON: nesting limit and prototype-named keys (src/lib/json.ts)', () => {
   test('depth counts arrays and objects, not brackets inside strings or after escaped quotes', () => {
     expect(jsonDepth('{"a":[1,{"b":[]}]}')).toBe(4)
     expect(jsonDepth(`{"note":${JSON.stringify('[[[{{{'.repeat(100))}}`)).toBe(1)

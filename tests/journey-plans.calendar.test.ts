@@ -3,8 +3,8 @@
  * on, and the local dates a nightly run covers, with a controlled clock in zones a day apart.
  */
 import { describe, expect, test } from 'bun:test'
-import { calendarErrors, cycleWeek, firstEditableDate, horizon, isoWeekday, maskToWeeks, occurrences, weeksToMask } from '../src/modules/journey-plans/calendar'
-import { ManualClock } from '../src/platform/clock'
+import { calendarErrors, cycleWeek, firstEditableDate, horizon, isoWeekday, maskToWeeks, occurrences, weeksToMask } from '../src/modules/journey-plans'
+import { ManualClock } from '../src/lib/clock'
 
 interface Stop {
   outlet: string

@@ -2,7 +2,7 @@
  * Plan compliance of a day (src/modules/journey-plans/compliance.ts), on hand-computed cases.
  */
 import { describe, expect, test } from 'bun:test'
-import { type ComplianceVisit, compliance, longestNonDecreasing } from '../src/modules/journey-plans/compliance'
+import { type ComplianceVisit, compliance, longestNonDecreasing } from '../src/modules/journey-plans'
 
 let nextId = 1
 const visit = (fields: Partial<ComplianceVisit>): ComplianceVisit => ({

@@ -4,8 +4,8 @@
  */
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { haversineMeters } from '../src/modules/locations/geometry'
-import { legs, optimize, type RoutePoint, type RouteStop } from '../src/modules/journey-plans/route-optimizer'
+import { haversineMeters } from '../src/lib/geo'
+import { legs, optimize, type RoutePoint, type RouteStop } from '../src/modules/journey-plans'
 
 const stop = (visit_id: number, latitude: number | null, longitude: number | null): RouteStop => ({ visit_id, latitude, longitude })
 const ids = (stops: readonly RouteStop[]) => stops.map((s) => s.visit_id)

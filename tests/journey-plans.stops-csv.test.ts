@@ -3,8 +3,8 @@
  * lines, and every kind of error under `rows.<line>.<column>` or `csv`.
  */
 import { describe, expect, test } from 'bun:test'
-import { ValidationFailed } from '../src/platform/errors'
-import { parseStopsCsv, STOPS_IMPORT_MAX_CHARS, STOPS_IMPORT_MAX_ROWS } from '../src/modules/journey-plans/stops-csv'
+import { ValidationFailed } from '../src/lib/errors'
+import { parseStopsCsv, STOPS_IMPORT_MAX_CHARS, STOPS_IMPORT_MAX_ROWS } from '../src/modules/journey-plans'
 
 function errorsOf(text: string, cycleWeeks = 4): Record<string, string[]> {
   try {

@@ -1,9 +1,9 @@
 /**
- * Track geometry (src/modules/locations/geometry.ts): pure rules, tested with coordinates whose
+ * Track geometry (src/lib/geo.ts): pure rules, tested with coordinates whose
  * distances the test computes itself.
  */
 import { describe, expect, test } from 'bun:test'
-import { GAP_MIN_S, haversineMeters, jumpFlags, summarizeTrack, type TrackPoint } from '../src/modules/locations/geometry'
+import { GAP_MIN_S, haversineMeters, jumpFlags, summarizeTrack, type TrackPoint } from '../src/lib/geo'
 import { distance, north, R } from './support/geo'
 
 const T0 = Date.parse('2026-11-23T01:00:00.000Z')

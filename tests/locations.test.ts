@@ -4,12 +4,11 @@
  * de-duplication, the office history and live map, and the daily retention job with its per-workspace
  * setting.
  */
-import { PingTrail, type TrailPoint } from '../src/modules/locations/ping-trail'
+import { PingTrail, savedPings, type TrailPoint } from '../src/modules/locations'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { JOBS, startJobs } from '../src/jobs'
 import { purgeExpiredLocations } from '../src/jobs/location-retention.job'
-import { savedPings } from '../src/modules/locations/locations.service'
-import type { ManualClock } from '../src/platform/clock'
+import type { ManualClock } from '../src/lib/clock'
 import { data, newVisit, visitSite } from './factories'
 import { createTestApp, expectError, unique, useTestApp, type Reply, type Session, type TestApp, type Workspace } from './harness'
 

@@ -187,7 +187,7 @@ describe('lists', () => {
   let listWs: Workspace
   beforeAll(async () => {
     listWs = await t.app.workspace()
-    const clock = t.app.clock as import('../src/platform/clock').ManualClock
+    const clock = t.app.clock as import('../src/lib/clock').ManualClock
     for (const name of ['Alpha Mart', 'beta store', 'Gamma MART', 'Delta', 'Epsilon']) {
       clock.advance(1000)
       await t.app.post(`${base}/sub-areas`, { name }, { token: listWs.owner.token })

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { createApp } from '../src/app'
 import { notifications as notificationsTable } from '../src/db/schema'
-import type { NotificationRow, PushSender } from '../src/modules/notifications/notifications.service'
+import type { NotificationRow, PushSender } from '../src/modules/notifications'
 import { createTestApp, expectError, TestApp, unique, type Session, type Workspace } from './harness'
 import { type Row, manualClock, data, parseJson, ids, sorted, type Kit, kit, planVisit, review, walkVisit } from './factories'
 

@@ -12,7 +12,7 @@ import {
   REASON_REQUIRED,
   countsAsEffective,
   orderTransition,
-} from '../src/modules/orders/orders.machine'
+} from '../src/modules/orders'
 
 const X = 'INVALID_ORDER_STATUS'
 /** The whole table: the target state, or the error a refused transition names. */

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { AMOUNT_TOO_LARGE, basisPointsToPct, discountBasisPoints, lineTotal, orderTotals } from '../src/modules/orders/money'
+import { AMOUNT_TOO_LARGE, basisPointsToPct, discountBasisPoints, lineTotal, orderTotals } from '../src/modules/orders'
 
 /** The reference: exact rational arithmetic with an explicit remainder test, independent of the code's trick. */
 function referenceLineTotal(quantity: bigint, unitPrice: bigint, bp: bigint): bigint {

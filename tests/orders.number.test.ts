@@ -11,7 +11,7 @@ import { eq } from 'drizzle-orm'
 import { loadConfig } from '../src/config/env'
 import { type Database, openDatabase } from '../src/db/client'
 import { orderCounters, workspaces } from '../src/db/schema'
-import { allocateOrderNumber, formatOrderNumber, parseOrderNumber } from '../src/modules/orders/order-number'
+import { allocateOrderNumber, formatOrderNumber, parseOrderNumber } from '../src/modules/orders'
 
 async function withDatabase(driver: 'bun-sqlite' | 'libsql', fn: (db: Database) => Promise<void>) {
   const dir = mkdtempSync(join(tmpdir(), 'ffos-order-number-'))

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { type PriceList, type PricedOutlet, resolvePrice, tierFor, tiersFor, winningLists } from '../src/modules/orders/pricing'
+import { type PriceList, type PricedOutlet, resolvePrice, tierFor, tiersFor, winningLists } from '../src/modules/orders'
 
 const DAY = '2026-11-25'
 const OUTLET: PricedOutlet = { account_id: 10, channel_id: 20 }

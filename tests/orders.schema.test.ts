@@ -11,7 +11,7 @@ import { type SQL, desc, sql } from 'drizzle-orm'
 import { loadConfig } from '../src/config/env'
 import { type Database, openDatabase } from '../src/db/client'
 import { salesOrders, workspaces } from '../src/db/schema'
-import { orderListWhere } from '../src/modules/orders/orders.queries'
+import { orderListWhere } from '../src/modules/orders'
 
 async function withDatabase(driver: 'bun-sqlite' | 'libsql', fn: (db: Database) => Promise<void>) {
   const dir = mkdtempSync(join(tmpdir(), 'ffos-orders-'))

@@ -4,7 +4,7 @@
  * permissions), the audit entries outlets, forms, projects and teams write, and their workspace isolation.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
-import type { ManualClock } from '../src/platform/clock'
+import type { ManualClock } from '../src/lib/clock'
 import { ids, type Row, onWorkspace } from './factories'
 import { expectError, unique, useTestApp, type Reply, type Session, type Workspace } from './harness'
 

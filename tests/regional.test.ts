@@ -13,8 +13,7 @@ import { parse } from 'csv-parse/sync'
 import { exportRegionalTree } from '../scripts/regional-export'
 import { openDatabase, type Database, type Db } from '../src/db/client'
 import { ConfigError, loadConfig } from '../src/config/env'
-import { csvBlocks, loadRegionalData } from '../src/modules/regional/regional.data'
-import { UPSTREAM_TIMEOUT_MS } from '../src/modules/regional/regional.source'
+import { csvBlocks, loadRegionalData, UPSTREAM_TIMEOUT_MS } from '../src/modules/regional'
 import { createTestApp, expectError, SETUP_TIMEOUT_MS, unique, useTestApp, type Reply, type Session, type TestApp, type Workspace } from './harness'
 
 // ---------------------------------------------------------------------------------------------

@@ -10,9 +10,9 @@ import { is } from 'drizzle-orm'
 import { getTableConfig, integer, SQLiteTable, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import * as schema from '../src/db/schema'
 import { derivedObjects, MODULES } from '../src/modules/index'
-import { FEED_ENTITIES } from '../src/modules/sync/sync.entities'
+import { FEED_ENTITIES } from '../src/modules/sync'
 import { type Module, PLATFORM_NOT_SYNCED } from '../src/platform/manifest'
-import { workspaceFeed } from '../src/platform/sync-feed'
+import { workspaceFeed } from '../src/platform/data/sync-feed'
 
 interface TableShape {
   name: string

@@ -3,7 +3,7 @@
  * roles, the permission check every route goes through, and no privilege beyond the caller's own.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
-import type { ManualClock } from '../src/platform/clock'
+import type { ManualClock } from '../src/lib/clock'
 import * as make from './factories'
 import { grant, type Grant, newEmail, PASSWORD } from './factories'
 import { expectError, unique, useTestApp, type Workspace } from './harness'

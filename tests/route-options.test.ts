@@ -1,13 +1,13 @@
 /**
- * The kernel's route options (src/platform/http.ts): `idempotency: 'in-transaction'` next to `auth`
+ * The kernel's route options (src/platform/http/http.ts): `idempotency: 'in-transaction'` next to `auth`
  * skips the key lookup before the handler (docs/API.md §Idempotency), whichever order the two are
  * written in, also once the routes are mounted under other plugins.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import type { Deps } from '../src/platform/context'
-import { createPlatform, RouteTable } from '../src/platform/http'
-import type { ClaimInput } from '../src/platform/idempotency'
+import { createPlatform, RouteTable } from '../src/platform/http/http'
+import type { ClaimInput } from '../src/platform/data/idempotency'
 import { useTestApp, type Workspace } from './harness'
 
 const t = useTestApp()

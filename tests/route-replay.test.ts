@@ -5,7 +5,7 @@
  * great-circle formula (spherical law of cosines), never with the module's haversine.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
-import type { ManualClock } from '../src/platform/clock'
+import type { ManualClock } from '../src/lib/clock'
 import { ok, visitSite } from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
 import { distance, north } from './support/geo'
@@ -486,7 +486,7 @@ describe('route replay: one GPS glitch costs one point', () => {
 describe('on the libSQL driver', () => {
   test('the route and the report read the same pings (value rows through the libSQL client)', async () => {
     const { createTestApp } = await import('./harness')
-    const app = await createTestApp({ driver: 'libsql', clock: new (await import('../src/platform/clock')).ManualClock(at(4000)) })
+    const app = await createTestApp({ driver: 'libsql', clock: new (await import('../src/lib/clock')).ManualClock(at(4000)) })
     try {
       const reply = await app.post('/auth/register', {
         name: 'O',

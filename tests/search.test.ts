@@ -1,5 +1,5 @@
 /**
- * Keyword search by index (src/platform/search.ts, drizzle/0012_keyword_search.sql): every searchable
+ * Keyword search by index (src/platform/data/search.ts, drizzle/0012_keyword_search.sql): every searchable
  * list finds exactly the rows the `instr` scan finds — same rows, order, paging and meta.total — on
  * both drivers, and the FTS5 tables never disagree with the tables they index, whoever writes.
  */
@@ -10,8 +10,8 @@ import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
 import { outlets } from '../src/db/schema'
 import { MIGRATIONS_FOLDER } from '../src/db/client'
-import { foldText } from '../src/platform/pagination'
-import { INDEX_DRIVEN_PAGE_MAX, planKeyword, searchIndex } from '../src/platform/search'
+import { foldText } from '../src/platform/data/pagination'
+import { INDEX_DRIVEN_PAGE_MAX, planKeyword, searchIndex } from '../src/platform/data/search'
 import { createTestApp, unique, type TestApp, type Workspace } from './harness'
 
 const OFFICE = '/office/v1'
@@ -44,7 +44,7 @@ function scanCondition(list: Searchable, keyword: string) {
 /**
  * The index holds exactly the live rows, and for every three-character window of their indexed text
  * (and the whole text) it finds the rows the scan finds — plus, at most, rows whose text holds a NUL
- * (the tokenizer skips it; the lists confirm every candidate with the scan, see platform/search.ts).
+ * (the tokenizer skips it; the lists confirm every candidate with the scan, see platform/data/search.ts).
  */
 async function expectInStep(t: TestApp, list: Searchable) {
   const live = (await rowsOf<{ id: number }>(t, sql`select id from ${sql.identifier(list.table)} where deleted_at is null order by id`)).map((r) => r.id)

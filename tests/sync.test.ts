@@ -7,9 +7,8 @@
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { purgeOldTombstones, TOMBSTONE_WINDOW } from '../src/modules/sync/sync.retention'
-import { decodeCursor, encodeCursor } from '../src/modules/sync/sync.cursor'
-import { createSealer } from '../src/platform/crypto'
+import { decodeCursor, encodeCursor, purgeOldTombstones, TOMBSTONE_WINDOW } from '../src/modules/sync'
+import { createSealer } from '../src/lib/crypto'
 import * as make from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
 
@@ -724,7 +723,7 @@ describe('cursors are sealed (#23.6a)', () => {
   })
 })
 
-describe('Sealer (src/platform/crypto.ts), which seals cursors', () => {
+describe('Sealer (src/lib/crypto.ts), which seals cursors', () => {
   const sealer = createSealer('a-secret-of-at-least-32-characters-long')
   test('opens what it sealed, the same text always gives the same token, distinct texts distinct tokens', () => {
     const token = sealer.seal('p', 'hello')

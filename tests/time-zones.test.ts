@@ -5,8 +5,8 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../src/config/env'
-import type { ManualClock } from '../src/platform/clock'
-import { localDate, localDateTimeLabel, localDayRange, localMidnight, utcOffsetLabel } from '../src/platform/time-zones'
+import type { ManualClock } from '../src/lib/clock'
+import { localDate, localDateTimeLabel, localDayRange, localMidnight, utcOffsetLabel } from '../src/lib/time-zones'
 import { newOutlet, newProject, ok } from './factories'
 import { createTestApp, expectError, unique, useTestApp, type TestApp } from './harness'
 

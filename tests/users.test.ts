@@ -4,7 +4,7 @@
  * filters and last login. Tenancy: another workspace's id behaves as a missing one.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
-import type { ManualClock } from '../src/platform/clock'
+import type { ManualClock } from '../src/lib/clock'
 import * as make from './factories'
 import { data, grant, ids, manualClock, newEmail, PASSWORD, type Row, sorted } from './factories'
 import { expectError, unique, useRealSocket, useTestApp, type Reply, type Session, type Workspace } from './harness'

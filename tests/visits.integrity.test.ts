@@ -6,13 +6,13 @@
  * and the notification of a flagged check-in. Distances are computed here with the test's own formula.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { ManualClock } from '../src/platform/clock'
+import type { ManualClock } from '../src/lib/clock'
 import { newOutlet, newProject, newTeam, newVisit, ok } from './factories'
 import { createTestApp, expectError, unique, useTestApp, type Session, type TestApp, type Workspace } from './harness'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import ExifReader from 'exifreader'
-import { exifBlock, MAX_EXIF_BYTES, readPhotoExif } from '../src/modules/files/photo-exif'
+import { exifBlock, MAX_EXIF_BYTES, readPhotoExif } from '../src/modules/files'
 import { hostilePng, jpegDataUri, jpegWithExif, pngDataUri, pngWithExif, webpWithExif } from './support/exif'
 
 const t = useTestApp()
@@ -413,7 +413,7 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
     let space: Workspace
     let projectId: number
     beforeAll(async () => {
-      app = await createTestApp({ driver, clock: new (await import('../src/platform/clock')).ManualClock(new Date('2026-11-23T03:00:00.000Z')) })
+      app = await createTestApp({ driver, clock: new (await import('../src/lib/clock')).ManualClock(new Date('2026-11-23T03:00:00.000Z')) })
       space = await app.workspace()
       projectId = (await newProject(app, space.owner.token)).id
       ok(await app.put(`/office/v1/workspaces/${space.id}/settings`, { geofence_mode: 'block', geofence_radius_m: 200 }, { token: space.owner.token }))

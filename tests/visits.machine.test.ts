@@ -5,8 +5,8 @@
  */
 import { describe, expect, test } from 'bun:test'
 import type { FormField, VisitStatus } from '../src/db/schema'
-import { validateAnswers, validateFormFields } from '../src/modules/forms/forms.answers'
-import { canAssign, canChangeSubmissions, canSubmit, transition, type VisitAction } from '../src/modules/visits/visits.machine'
+import { validateAnswers, validateFormFields } from '../src/modules/forms'
+import { canAssign, canChangeSubmissions, canSubmit, transition, type VisitAction } from '../src/modules/visits'
 
 const STATUSES: VisitStatus[] = ['scheduled', 'in_progress', 'completed', 'cancelled', 'force_closed']
 const ACTIONS: VisitAction[] = ['check_in', 'check_out', 'cancel', 'force_close']

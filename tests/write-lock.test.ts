@@ -6,8 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import type { Db } from '../src/db/client'
-import { IMPORT_MAX_ROWS } from '../src/modules/visits/visits.csv'
-import { WRITE_PART_ROWS } from '../src/modules/visits/visits.service'
+import { IMPORT_MAX_ROWS, WRITE_PART_ROWS } from '../src/modules/visits'
 import { createTestApp, expectError, unique, type TestApp, type Workspace } from './harness'
 
 /** A regional upstream on a real socket that holds each answer until the test lets it go. */

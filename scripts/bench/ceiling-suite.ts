@@ -11,8 +11,8 @@
  * figures is the service's own work, not SQLite tuning.
  *
  * The SQL texts are copies of what the service runs (visits.queries.ts, visits.service.ts,
- * outlets.service.ts, platform/search.ts, audit-logs.service.ts, locations.service.ts, route.service.ts,
- * reports.service.ts, platform/idempotency.ts): when a query changes there, change it here too, or the
+ * outlets.service.ts, platform/data/search.ts, audit-logs.service.ts, locations.service.ts, route.service.ts,
+ * reports.service.ts, platform/data/idempotency.ts): when a query changes there, change it here too, or the
  * ratio compares two different queries.
  *
  * The outlet keyword list has two ceilings: by default the service's keyword search by index (the
@@ -24,11 +24,11 @@
 import { Database, type Statement } from 'bun:sqlite'
 // The route's and the report's JavaScript summaries are pure functions of the rows read: the ceiling
 // runs the very same ones, so the ratio measures everything around them.
-import { summarizeTrack } from '../../src/modules/locations/geometry'
+import { summarizeTrack } from '../../src/lib/geo'
 import { PINGS_OF_DAY, pingsFromValues, routeGeoJson, type RouteOfDay } from '../../src/modules/locations/route.service'
 import { PINGS_OF_USERS, pingsPerUser } from '../../src/modules/reports/reports.service'
-import { visitFlagNames } from '../../src/modules/visits/visits.integrity'
-import { addDays, localDayRange } from '../../src/platform/time-zones'
+import { visitFlagNames } from '../../src/modules/visits'
+import { addDays, localDayRange } from '../../src/lib/time-zones'
 import { representedJson } from './represent'
 
 const db = new Database(process.env.DB_PATH!, { strict: true })
@@ -70,7 +70,7 @@ const fold = (text: string) => text.trim().normalize('NFKC').toLowerCase()
 // ── Outlets: keyword list ───────────────────────────────────────────────────────────────────────
 const OUTLET_COLUMNS = `"outlets"."id", "outlets"."workspace_id", "outlets"."name", "outlets"."code", "outlets"."address", "outlets"."latitude", "outlets"."longitude", "outlets"."account_id", "outlets"."sub_area_id", "outlets"."province_id", "outlets"."city_id", "outlets"."district_id", "outlets"."village_id", "outlets"."contact_name", "outlets"."contact_phone", "outlets"."is_active", "outlets"."created_at", "outlets"."updated_at", "outlets"."deleted_at", "accounts"."name" as account_name, "accounts"."channel_id" as account_channel_id, "sub_areas"."name" as sub_area_name`
 
-/** platform/search.ts: keywords of 3+ characters without NUL use the index; above 1000 matches the page walks the list's order. */
+/** platform/data/search.ts: keywords of 3+ characters without NUL use the index; above 1000 matches the page walks the list's order. */
 const INDEX_DRIVEN_PAGE_MAX = 1000
 const SCAN = `(instr("outlets"."name_key", ?) > 0 or instr(coalesce("outlets"."code_key", ''), ?) > 0)`
 const BY_INDEX = `("outlets"."id" in (select rowid from "outlets_search" where "outlets_search" match ?) and ${SCAN})`

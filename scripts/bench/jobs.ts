@@ -22,7 +22,7 @@ import { openDatabase } from '../../src/db/client'
 import { cleanupIdempotencyKeys } from '../../src/jobs/idempotency-cleanup.job'
 import { purgeExpiredLocations } from '../../src/jobs/location-retention.job'
 import { notifyMissedVisits } from '../../src/jobs/missed-visits.job'
-import { purgeOldTombstones } from '../../src/modules/sync/sync.retention'
+import { purgeOldTombstones } from '../../src/modules/sync'
 import type { Deps } from '../../src/platform/context'
 import { tempDir } from './common'
 

@@ -1,5 +1,5 @@
 /**
- * `bun scripts/bench/replay-memory.ts` — what the WebSocket replay log (src/platform/replay-log.ts) costs in
+ * `bun scripts/bench/replay-memory.ts` — what the WebSocket replay log (src/platform/realtime/replay-log.ts) costs in
  * memory: `location.created` events shaped like the ones the service publishes (50 per batch) recorded
  * into one workspace's log at the location-ingest benchmark's rate (~3,000 batches/s) and at field
  * rates, with the heap measured after a full collection. Prints the events and bytes the log counts,
@@ -7,10 +7,10 @@
  */
 import { heapStats } from 'bun:jsc'
 import { pingBatch } from '../lib/pings'
-import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../../src/platform/replay-log'
+import { ENTRY_OVERHEAD_BYTES, REPLAY_BOUNDS, ReplayLog } from '../../src/platform/realtime/replay-log'
 import { SOCKET_CHANNELS } from '../../src/app'
-import { livemapTopic } from '../../src/modules/locations/locations.manifest'
-import { bulkTypesOf } from '../../src/platform/hub'
+import { livemapTopic } from '../../src/modules/locations'
+import { bulkTypesOf } from '../../src/platform/realtime/hub'
 
 const BATCHES_PER_SECOND = 3000
 const PINGS = 50

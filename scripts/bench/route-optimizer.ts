@@ -4,7 +4,7 @@
  * (default 5, a fresh seeded instance per round). Prints per size the median and worst time and how
  * much shorter the result is than plain nearest neighbour. Figures: docs/PERFORMANCE.md, "The day route".
  */
-import { optimize, type RouteStop } from '../../src/modules/journey-plans/route-optimizer'
+import { optimize, type RouteStop } from '../../src/modules/journey-plans'
 
 const rounds = Number(process.env.ROUNDS ?? 5)
 

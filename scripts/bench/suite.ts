@@ -25,7 +25,7 @@
  * check-out (each client its own user and visits; req/s counts both requests, cycles/s is half of it).
  *
  * The outlet keyword scenarios have two ceilings: the bare server running the service's keyword
- * search by index (FTS5, platform/search.ts), and the same server running the scan every keyword list
+ * search by index (FTS5, platform/data/search.ts), and the same server running the scan every keyword list
  * ran before the index ("scan ceiling"). After the closed-loop rounds every read scenario is measured
  * again open-loop on each of its servers: requests sent at a fixed rate, half the req/s that server
  * reached closed-loop, each request's latency counted from the moment it was due (so a stall delays
@@ -48,7 +48,7 @@ import type { Subprocess } from 'bun'
 import { freePort, peakRssMiB, ROOT, startProcess, startService, tempDir, waitFor } from './common'
 import { summarize, type LoadResult } from './load'
 import { pingBodies, PINGS_PER_BATCH } from '../lib/pings'
-import { localDate, localDayRange } from '../../src/platform/time-zones'
+import { localDate, localDayRange } from '../../src/lib/time-zones'
 
 // ── The load generator (`--load`): run in its own process, pinned to core 1 ─────────────────────
 

@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { freePort, ROOT, startProcess, startService, tempDir, waitFor } from './common'
 import { representedJson } from './represent'
-import { compress } from '../../src/platform/representation'
+import { compress } from '../../src/platform/http/representation'
 
 const ROUNDS = Number(process.env.SYNC_ROUNDS ?? 3)
 const AIM = 0.5

@@ -4,7 +4,7 @@
  * stops the process at start (fail fast) instead of surfacing as a strange error later.
  */
 import { z } from 'zod'
-import { isTimeZone } from '../platform/time-zones'
+import { isTimeZone } from '../lib/time-zones'
 
 const DURATION = /^(\d+)(ms|s|m|h|d)$/
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const

@@ -12,7 +12,7 @@
 import { Database as Sqlite } from 'bun:sqlite'
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { describeFsError } from '../platform/fs-errors'
+import { describeFsError } from '../lib/fs-errors'
 
 export class BackupError extends Error {}
 

@@ -22,7 +22,7 @@
  * transaction starts the WAL over. If the worker is copying at that instant, the catch-up is
  * skipped until its next report.
  */
-import { embeddedAsset, IS_COMPILED } from '../platform/executable'
+import { embeddedAsset, IS_COMPILED } from '../lib/executable'
 
 export interface CheckpointResult {
   /** Frames in the WAL when the checkpoint ran. */

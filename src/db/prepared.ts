@@ -82,3 +82,15 @@ export async function runPositional(db: Db, text: string, params: (string | numb
 interface LibsqlExecutor {
   execute(statement: { sql: string; args: never[] }): Promise<{ rowsAffected: number; lastInsertRowid: bigint | undefined }>
 }
+
+/**
+ * Rows of a read as arrays of column values, for the reads that return thousands of rows (a day of
+ * pings): Drizzle's per-row mapping into objects costs several times SQLite's own work there. On
+ * bun:sqlite the connection's statement cache keeps the text prepared; on libSQL it runs on the client.
+ */
+export async function selectValues(db: Db, text: string, params: (string | number | null)[]): Promise<unknown[][]> {
+  const client = (db as { $client?: unknown }).$client
+  if (client instanceof SqliteDatabase) return client.query(text).values(params as never) as unknown[][]
+  const session = (db as unknown as { session: { client: { execute(statement: { sql: string; args: never[] }): Promise<{ rows: unknown[] }> } } }).session
+  return (await session.client.execute({ sql: text, args: params as never[] })).rows as unknown[][]
+}

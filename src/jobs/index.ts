@@ -15,8 +15,8 @@ import { errorFields } from '../platform/logger'
 import { cleanupIdempotencyKeys } from './idempotency-cleanup.job'
 import { purgeExpiredLocations } from './location-retention.job'
 import { notifyMissedVisits } from './missed-visits.job'
-import { purgeOldExports } from '../modules/exports/exports.service'
-import { purgeOldTombstones } from '../modules/sync/sync.retention'
+import { purgeOldExports } from '../modules/exports'
+import { purgeOldTombstones } from '../modules/sync'
 
 export interface JobDefinition {
   name: string

@@ -25,9 +25,9 @@ import { betweenBatches } from '../db/batches'
 import type { Db } from '../db/client'
 import { memberships, outlets, teamMembers, teams, users, visitAssignees, visits, workspaces } from '../db/schema'
 import { systemContext, type Deps } from '../platform/context'
-import { addDays, localDate } from '../platform/time-zones'
-import { withTransaction } from '../platform/transaction'
-import { notify, workspaceAdminIds } from '../modules/notifications/notifications.service'
+import { addDays, localDate } from '../lib/time-zones'
+import { withTransaction } from '../platform/data/transaction'
+import { notify, workspaceAdminIds } from '../modules/notifications'
 
 /**
  * Visits reported per write transaction, so one workspace's backlog never holds the writer, nor the

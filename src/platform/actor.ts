@@ -10,7 +10,7 @@ import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
 import { authEpoch, memberships, refreshTokens, roles, users, workspaces } from '../db/schema'
 import type { Actor } from './context'
-import { Unauthorized } from './errors'
+import { Unauthorized } from '../lib/errors'
 import type { TokenService } from './jwt'
 import { BUILTIN_GRANTS, compileGrants, isBuiltinRoleSlug, type Grant, type PermissionSet } from './permissions'
 

@@ -10,8 +10,8 @@ import { jwt } from '@elysiajs/jwt'
 import { eq } from 'drizzle-orm'
 import type { Database } from '../db/client'
 import { appSettings } from '../db/schema'
-import type { Clock } from './clock'
-import { randomToken } from './crypto'
+import type { Clock } from '../lib/clock'
+import { randomToken } from '../lib/crypto'
 
 export interface AccessClaims {
   userId: number

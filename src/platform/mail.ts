@@ -8,7 +8,7 @@ import { asc, eq, isNull, and } from 'drizzle-orm'
 import { createTransport, type Transporter } from 'nodemailer'
 import type { Database, Db } from '../db/client'
 import { outbox } from '../db/schema'
-import type { Clock } from './clock'
+import type { Clock } from '../lib/clock'
 import { errorFields, type Logger } from './logger'
 
 export interface MailMessage {

@@ -6,14 +6,14 @@
  * are built. (Services a module adds to `ctx.deps` are declared in the same file; see ./context.ts.)
  */
 import type { AnyElysia } from 'elysia'
-import { registerAuditEntityTypes } from './audit'
+import { registerAuditEntityTypes } from './data/audit'
 import type { Deps, ModuleServices } from './context'
-import type { PlatformPlugin } from './http'
-import type { SocketChannel } from './hub'
+import type { PlatformPlugin } from './http/http'
+import type { SocketChannel } from './realtime/hub'
 import type { CounterDeclaration } from './observability'
 import { type PermissionDeclaration, registerPermissions } from './permissions'
-import type { SearchIndexDeclaration } from './search-index'
-import type { SyncFeed } from './sync-feed'
+import type { SearchIndexDeclaration } from './data/search-index'
+import type { SyncFeed } from './data/sync-feed'
 
 export interface ModuleManifest {
   /** In the order GET /office/v1/permissions lists them. */

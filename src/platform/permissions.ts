@@ -9,14 +9,10 @@
  * The keys are the modules': each declares its own (`<module>.manifest.ts`), and the composition
  * root registers them, in catalogue order, before the first request (`registerPermissions`).
  */
-export type Platform = 'web' | 'mobile'
-export type Access = 'full' | 'view'
+import type { Access, Grant, Platform } from '../db/schema/identity'
 
-export interface Grant {
-  key: string
-  platform: Platform
-  access: Access
-}
+// A grant is stored in roles.permissions, so its shape lives with that table (db/ is below platform/).
+export type { Access, Grant, Platform }
 
 export interface PermissionInfo {
   key: string

@@ -18,7 +18,7 @@
  * Expired windows are swept as new ones open, so the maps cannot grow without bound.
  */
 import type { Config } from '../config/env'
-import type { Clock } from './clock'
+import type { Clock } from '../lib/clock'
 
 export const LOGIN_FAILURE_LIMIT = 10
 export const LOGIN_WINDOW_MS = 15 * 60 * 1000
@@ -29,7 +29,7 @@ export const FORGOT_PASSWORD_PER_IP_PER_HOUR = 20
 export const PASSWORD_FAILURES_WINDOW_MS = 15 * 60 * 1000
 /**
  * Password checks of one client IP in progress at once; more wait their turn at the limiter. So one
- * address never fills the hashing gate's queue (src/modules/auth/passwords.ts): a burst from it waits
+ * address never fills the hashing gate's queue (src/platform/passwords.ts): a burst from it waits
  * here, and another address's login waits behind at most this many of its hashes.
  */
 export const PASSWORD_CHECKS_IN_FLIGHT_PER_IP = 4

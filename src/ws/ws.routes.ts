@@ -15,8 +15,8 @@ import { Elysia, t } from 'elysia'
 import { authEpoch } from '../db/schema'
 import { authenticate, liveSessions, loadMember } from '../platform/actor'
 import type { Deps } from '../platform/context'
-import { AppError } from '../platform/errors'
-import type { SocketAccess } from '../platform/hub'
+import { AppError } from '../lib/errors'
+import type { SocketAccess } from '../platform/realtime/hub'
 
 /** The socket, for the OpenAPI document's description (it has no WebSocket operation; docs/API.md §Real-time socket). */
 export const WEBSOCKET_DOCS = `
@@ -76,7 +76,7 @@ export const wsRoutes = (deps: Deps) => {
 
   return new Elysia().ws('/ws', {
     query: t.Object({ token: t.Optional(t.String({ maxLength: 4096 })), since: t.Optional(t.String()) }),
-    // An arrow function, not a method: see the `transform` hooks in src/platform/http.ts (Elysia's source inference).
+    // An arrow function, not a method: see the `transform` hooks in src/platform/http/http.ts (Elysia's source inference).
     beforeHandle: async (c) => {
       // The socket keeps the access and `since` of its upgrade; `open` reads them from the same context.
       const context = c as unknown as SocketContext

@@ -2173,7 +2173,7 @@ function pathParamTests(module: string) {
     })
 
     // An id spelled another way (`0x10`, `1e3`) must not reach the row of that number: the kernel
-    // accepts decimal digits only (src/platform/http.ts, notDecimal). Shown on the caller's own workspace.
+    // accepts decimal digits only (src/platform/http/http.ts, notDecimal). Shown on the caller's own workspace.
     if (module === 'workspaces') {
       test('PUT /office/v1/workspaces/:id/settings with the caller’s own workspace id in hex (0x…) → 400, not that workspace', async () => {
         const reply = await t.app.put(`/office/v1/workspaces/0x${pathCaller.id.toString(16)}/settings`, { name: unique('Renamed') }, { token })

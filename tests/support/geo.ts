@@ -1,6 +1,6 @@
 /**
  * The tests' own great-circle distance (spherical law of cosines: another formula than the
- * haversine of src/modules/locations/geometry.ts, so a test does not check the code with itself).
+ * haversine of src/lib/geo.ts, so a test does not check the code with itself).
  */
 export const R = 6_371_008.8
 const rad = (d: number) => (d * Math.PI) / 180

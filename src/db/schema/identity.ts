@@ -1,8 +1,19 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import type { Grant } from '../../platform/permissions'
 import { bool, createdAt, deletedAt, id, json, timestamp, updatedAt } from '../columns'
 import { workspaces } from './workspaces'
+
+/** Where a route is called from: `/office/v1/*` is `web`, `/app/v1/*` is `mobile`. */
+export type Platform = 'web' | 'mobile'
+/** `full` includes `view`. */
+export type Access = 'full' | 'view'
+
+/** One permission of a role, as stored in roles.permissions (the rules: src/platform/permissions.ts). */
+export interface Grant {
+  key: string
+  platform: Platform
+  access: Access
+}
 
 /** Built-in roles carry no grants here: theirs come from code (platform/permissions.ts). */
 export const roles = sqliteTable(

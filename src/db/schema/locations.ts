@@ -30,7 +30,7 @@ const pingColumns = {
   signal_quality: text('signal_quality').$type<(typeof SIGNAL_QUALITIES)[number]>(),
   /** Device time when given, else the server's receive time; history is ordered by it. */
   recorded_at: text('recorded_at').notNull(),
-  /** Spoofing flags computed by the server (bits of PING_FLAG_BITS in modules/locations/geometry.ts). */
+  /** Spoofing flags computed by the server (bits of PING_FLAG_BITS in lib/geo.ts). */
   flags: integer('flags').notNull().default(0),
   created_at: createdAt(),
   updated_at: updatedAt(),

@@ -11,6 +11,6 @@ export const attendanceManifest = {
   syncFeed: [{ table: 'attendances', entity: { name: 'attendance', reach: 'workspace', deletes: 'hard', webKey: 'attendance.view', mobileKey: null } }],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'attendance', true> {}
 }

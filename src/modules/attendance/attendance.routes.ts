@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
-import { created, listed, ok } from '../../platform/reply'
-import { Envelope, IdParams, ListEnvelope, Nullable, responses } from '../../platform/schema'
+import type { PlatformPlugin } from '../../platform/http/http'
+import { created, listed, ok } from '../../platform/http/reply'
+import { Envelope, IdParams, ListEnvelope, Nullable, responses } from '../../platform/http/schema'
 import { AttendanceQuery, AttendanceSchema, ClockBody, ManualAttendanceBody } from './attendance.schemas'
 import { clockIn, clockOut, createAttendance, getAttendance, listAttendances, todayAttendance } from './attendance.service'
 

@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { DateString } from '../../platform/dates'
-import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, Timestamp } from '../../platform/schema'
+import { DateString } from '../../lib/dates'
+import { listQuery } from '../../platform/data/pagination'
+import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, Timestamp } from '../../platform/http/schema'
 
 const Location = Nullable(Type.Object({ latitude: Type.Number(), longitude: Type.Number() }))
 

@@ -8,6 +8,6 @@ export const auditLogsManifest = {
   notSynced: { audit_logs: 'append-only history for the office’s audit log; no phone keeps a copy' },
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'sales_order', true> {}
 }

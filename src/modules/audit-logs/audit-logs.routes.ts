@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
-import { ok } from '../../platform/reply'
-import { Envelope, IdParams, responses } from '../../platform/schema'
+import type { PlatformPlugin } from '../../platform/http/http'
+import { ok } from '../../platform/http/reply'
+import { Envelope, IdParams, responses } from '../../platform/http/schema'
 import { AuditLogPage, AuditLogSchema, auditLogQuery } from './audit-logs.schemas'
 import { getAuditLog, listAuditLogs } from './audit-logs.service'
 

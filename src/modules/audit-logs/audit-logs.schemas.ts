@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES } from '../../platform/audit'
-import { KEYWORD_MAX, MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
-import { MAX_ID, named, OneOf, PageMeta, Timestamp } from '../../platform/schema'
+import { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES } from '../../platform/data/audit'
+import { KEYWORD_MAX, MAX_PAGE, UpdatedSinceParam } from '../../platform/data/pagination'
+import { MAX_ID, named, OneOf, PageMeta, Timestamp } from '../../platform/http/schema'
 
 const JsonObject = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])
 

@@ -13,14 +13,14 @@
 import { and, asc, count, desc, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
-import { auditLogs, memberships, roles } from '../../db/schema'
+import { auditLogs, memberships, roles, teamMembers, teams } from '../../db/schema'
 import { permissionsOf } from '../../platform/actor'
 import type { AuthedContext } from '../../platform/context'
-import { dateBound } from '../../platform/dates'
-import { NotFound } from '../../platform/errors'
-import { foldText, pageMeta, paging, updatedSinceAt, updatedSinceOf, type ListLimits } from '../../platform/pagination'
+import { dateBound } from '../../lib/dates'
+import { NotFound } from '../../lib/errors'
+import { foldText, pageMeta, paging, updatedSinceAt, updatedSinceOf, type ListLimits } from '../../platform/data/pagination'
 import { can } from '../../platform/permissions'
-import { teamScopeOf } from '../teams/teams.service'
+import { teamScope } from '../teams'
 import type { AuditLogQuery } from './audit-logs.schemas'
 
 export const AUDIT_LOG_LIST: ListLimits = { defaultLimit: 50, maxLimit: 100 }
@@ -50,6 +50,37 @@ async function auditableWorkspaceIds(db: Db, userId: number): Promise<number[]> 
     .innerJoin(roles, eq(roles.id, memberships.role_id))
     .where(and(eq(memberships.user_id, userId), isNull(memberships.deleted_at), eq(memberships.is_active, true)))
   return rows.filter((row) => row.role !== 'manager' && can(permissionsOf(row), 'audit_log.view', 'web', 'view')).map((row) => row.workspaceId)
+}
+
+/**
+ * The users whose actions a manager may read in the audit log: the manager, and everyone in a team
+ * the manager leads or belongs to (members and leaders).
+ */
+export async function teamScopeOf(db: Db, workspaceId: number, userId: number): Promise<number[]> {
+  const related = await db
+    .select({ id: teams.id, leader: teams.leader_id })
+    .from(teams)
+    .where(
+      teamScope.where(
+        workspaceId,
+        or(eq(teams.leader_id, userId), sql`${teams.id} in (select ${teamMembers.team_id} from ${teamMembers} where ${teamMembers.user_id} = ${userId})`),
+      ),
+    )
+  const ids = new Set<number>([userId])
+  for (const team of related) if (team.leader !== null) ids.add(team.leader)
+  if (related.length > 0) {
+    const members = await db
+      .select({ id: teamMembers.user_id })
+      .from(teamMembers)
+      .where(
+        inArray(
+          teamMembers.team_id,
+          related.map((team) => team.id),
+        ),
+      )
+    for (const member of members) ids.add(member.id)
+  }
+  return [...ids]
 }
 
 async function visibilityOf(ctx: AuthedContext, requestedWorkspace?: number): Promise<Visibility> {

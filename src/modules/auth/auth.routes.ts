@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
-import { created, ok } from '../../platform/reply'
-import { responses } from '../../platform/schema'
+import type { PlatformPlugin } from '../../platform/http/http'
+import { created, ok } from '../../platform/http/reply'
+import { responses } from '../../platform/http/schema'
 import {
   EmptyEnvelope,
   ForgotPasswordBody,

@@ -1,22 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { t } from 'elysia'
-import { TimeZoneString } from '../../platform/dates'
-import { Envelope, Id, named, RequiredText } from '../../platform/schema'
-import { PASSWORD_MAX, PASSWORD_MIN } from './passwords'
-
-/** Trimmed and lower-cased; a plain shape check, the real proof is the mail reaching the inbox. */
-export const Email = t
-  .Transform(Type.String({ maxLength: 254, pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$', error: 'must be a valid email address' }))
-  .Decode((value) => value.trim().toLowerCase())
-  .Encode((value) => value)
-
-/** Kept exactly as typed (never trimmed), but a password of only spaces counts as missing. */
-export const Password = Type.String({
-  minLength: PASSWORD_MIN,
-  maxLength: PASSWORD_MAX,
-  pattern: '\\S',
-  description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not only spaces`,
-})
+import { TimeZoneString } from '../../lib/dates'
+import { Email, Envelope, Id, named, Password, RequiredText } from '../../platform/http/schema'
 
 const OpaqueToken = Type.String({ minLength: 1, maxLength: 512, pattern: '\\S' })
 

@@ -15,11 +15,12 @@ import { memberships, passwordResets, refreshTokens, roles, users, workspaces } 
 import { loadMember } from '../../platform/actor'
 import type { Attempt } from '../../platform/rate-limit'
 import type { AuthedContext, RequestContext } from '../../platform/context'
-import { randomToken, sha256Hex } from '../../platform/crypto'
-import { AlreadyExists, AppError, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../../platform/errors'
-import { withTransaction } from '../../platform/transaction'
-import { phoneGrantsVersion } from '../sync/sync.grants'
-import { insertWorkspace } from '../workspaces/workspaces.service'
+import { randomToken, sha256Hex } from '../../lib/crypto'
+import { AlreadyExists, AppError, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../../lib/errors'
+import { withTransaction } from '../../platform/data/transaction'
+import { phoneGrantsVersion } from '../sync'
+import { voidPasswordResets } from '../users'
+import { insertWorkspace } from '../workspaces'
 import type {
   ForgotPasswordInput,
   LoginInput,
@@ -30,7 +31,7 @@ import type {
   SessionUser,
   SwitchWorkspaceInput,
 } from './auth.schemas'
-import { hashPassword, verifyPassword } from './passwords'
+import { hashPassword, verifyPassword } from '../../platform/passwords'
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000
 
@@ -292,7 +293,7 @@ export async function refresh(ctx: RequestContext, input: RefreshInput): Promise
  * its family is revoked, and with them every access token of that session answers 401 from the next
  * request on (platform/actor.ts), on every process of the database. This process's sockets of the
  * session close at once; another process's when its hub's sweep sees the auth epoch move
- * (platform/hub.ts). An unknown refresh token, or another user's, ends nothing (a harmless no-op).
+ * (platform/realtime/hub.ts). An unknown refresh token, or another user's, ends nothing (a harmless no-op).
  */
 export function logout(ctx: AuthedContext, input: RefreshInput) {
   return withTransaction(ctx, async ({ tx, audit, afterCommit }) => {
@@ -356,18 +357,6 @@ export async function forgotPassword(ctx: RequestContext, input: ForgotPasswordI
     { audit: 'none' },
   )
   await ctx.deps.mailer.flush()
-}
-
-/**
- * A new password (by reset, by the user, or set by an administrator) voids every outstanding reset
- * token of the user, the one just used included; callers also revoke the user's refresh tokens.
- * Runs in the caller's transaction.
- */
-export async function voidPasswordResets(tx: Db, userId: number, now: string) {
-  await tx
-    .update(passwordResets)
-    .set({ used_at: now })
-    .where(and(eq(passwordResets.user_id, userId), isNull(passwordResets.used_at)))
 }
 
 /** The unused, unexpired reset of `token` and its live user, or null. */

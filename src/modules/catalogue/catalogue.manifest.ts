@@ -1,6 +1,6 @@
 /** What the catalogue module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
-import { workspaceFeed } from '../../platform/sync-feed'
+import { workspaceFeed } from '../../platform/data/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
 export const catalogueManifest = {
@@ -20,6 +20,6 @@ export const catalogueManifest = {
   ],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'principal' | 'product', true> {}
 }

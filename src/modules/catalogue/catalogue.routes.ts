@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
-import { created, listed, ok } from '../../platform/reply'
-import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/schema'
+import type { PlatformPlugin } from '../../platform/http/http'
+import { created, listed, ok } from '../../platform/http/reply'
+import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
 import { PrincipalInput, PrincipalQuery, PrincipalSchema, PrincipalUpdate, ProductInput, ProductQuery, ProductSchema, ProductUpdate } from './catalogue.schemas'
 import {
   createPrincipal,

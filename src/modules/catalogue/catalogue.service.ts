@@ -7,12 +7,12 @@ import { and, count, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { principals, products, projects } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince } from '../../platform/pagination'
-import { workspaceScoped } from '../../platform/scope'
-import { keywordFilters, searchIndex } from '../../platform/search'
-import { withTransaction } from '../../platform/transaction'
-import { principalScope } from '../projects/projects.service'
+import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../lib/errors'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince } from '../../platform/data/pagination'
+import { workspaceScoped } from '../../platform/data/scope'
+import { keywordFilters, searchIndex } from '../../platform/data/search'
+import { withTransaction } from '../../platform/data/transaction'
+import { principalScope } from '../projects'
 import type { PrincipalInput, PrincipalQuery, PrincipalUpdate, ProductInput, ProductQuery, ProductUpdate } from './catalogue.schemas'
 
 export const productScope = workspaceScoped(products)
@@ -41,7 +41,7 @@ export async function listPrincipals(ctx: AuthedContext, query: PrincipalQuery) 
         or(sql`instr(${principals.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${principals.code_key}, ''), ${keyword}) > 0`)!,
       )
     : null
-  // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
+  // The page and the total may find the keyword's rows differently (platform/data/search.ts), never other rows.
   const where = (of: 'rows' | 'total') => principalScope.where(ctx.actor.workspaceId, search?.[of], updatedSince(query, principals.updated_at))
   const db = ctx.deps.db.read
   const order = orderFor(
@@ -189,7 +189,7 @@ export async function listProducts(ctx: AuthedContext, query: ProductQuery) {
         or(sql`instr(${products.name_key}, ${keyword}) > 0`, sql`instr(${products.sku_key}, ${keyword}) > 0`)!,
       )
     : null
-  // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
+  // The page and the total may find the keyword's rows differently (platform/data/search.ts), never other rows.
   const where = (of: 'rows' | 'total') =>
     productScope.where(
       ctx.actor.workspaceId,

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
-import { ok } from '../../platform/reply'
-import { Envelope, responses } from '../../platform/schema'
+import type { PlatformPlugin } from '../../platform/http/http'
+import { ok } from '../../platform/http/reply'
+import { Envelope, responses } from '../../platform/http/schema'
 import { DashboardMetrics, DashboardSummary, RangeQuery } from './dashboard.schemas'
 import { dashboardMetrics, dashboardSummary } from './dashboard.service'
 

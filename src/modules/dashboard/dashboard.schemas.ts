@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { MAX_ID, named, Nullable } from '../../platform/schema'
+import { MAX_ID, named, Nullable } from '../../platform/http/schema'
 
 export const RangeQuery = t.Object({
   date_from: t.Optional(t.String({ format: 'calendar-date', maxLength: 10, description: 'Default: 6 days before date_to' })),

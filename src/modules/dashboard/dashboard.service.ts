@@ -5,8 +5,8 @@
  * workspace's time zone.
  */
 import type { AuthedContext } from '../../platform/context'
-import { addDays, localDate, localDayRange } from '../../platform/time-zones'
-import { ValidationFailed } from '../../platform/errors'
+import { addDays, localDate, localDayRange } from '../../lib/time-zones'
+import { ValidationFailed } from '../../lib/errors'
 import {
   activeFieldUsers,
   approvalsByStatus,

@@ -1,7 +1,7 @@
 import { Elysia, status } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
-import { listed, ok } from '../../platform/reply'
-import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/schema'
+import type { PlatformPlugin } from '../../platform/http/http'
+import { listed, ok } from '../../platform/http/reply'
+import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
 import { ExportFormatParams, ExportQuery, JobSchema, JobsQuery, QueuedExport } from './exports.schemas'
 import { downloadExport, getExportJob, listExportJobs, requestExport } from './exports.service'
 

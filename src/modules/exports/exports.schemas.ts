@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
-import { named, Nullable, NullableTimestamp, OneOf, Timestamp } from '../../platform/schema'
-import { SubmissionQuery } from '../visits/visits.schemas'
+import { MAX_PAGE, UpdatedSinceParam } from '../../platform/data/pagination'
+import { named, Nullable, NullableTimestamp, OneOf, Timestamp } from '../../platform/http/schema'
+import { SubmissionQuery } from '../visits'
 
 export const JobSchema = named(
   'ExportJob',

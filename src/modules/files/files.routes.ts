@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
+import type { PlatformPlugin } from '../../platform/http/http'
 import { FileParams } from './files.schemas'
 import { openFile } from './files.service'
 

@@ -18,8 +18,8 @@ import { fileTypeFromBuffer } from 'file-type'
 import type { Db } from '../../db/client'
 import { files } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { sha256Hex } from '../../platform/crypto'
-import { NotFound, ValidationFailed } from '../../platform/errors'
+import { sha256Hex } from '../../lib/crypto'
+import { NotFound, ValidationFailed } from '../../lib/errors'
 
 export const MAX_PHOTO_BYTES = 5 * 1024 * 1024
 const IMAGE_TYPES: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' }

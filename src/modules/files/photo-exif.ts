@@ -15,8 +15,8 @@
  *      count a tag claims. Every offset is checked against the block.
  * So the work per photo is a few thousand byte reads at most, never proportional to what a tag claims.
  */
-import { isCalendarDate } from '../../platform/dates'
-import { localMidnight } from '../../platform/time-zones'
+import { isCalendarDate } from '../../lib/dates'
+import { localMidnight } from '../../lib/time-zones'
 
 export interface PhotoExif {
   /** Capture time, epoch ms, or null when the photo does not say (or says something impossible). */

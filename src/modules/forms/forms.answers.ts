@@ -13,7 +13,7 @@
  *   location → "latitude,longitude" (a `{latitude, longitude}` object is accepted and converted)
  */
 import type { Answers, FormField } from '../../db/schema'
-import { isCalendarDate, isClockTime } from '../../platform/dates'
+import { isCalendarDate, isClockTime } from '../../lib/dates'
 
 export const TEXT_MAX = 5000
 export const RATING_MAX_DEFAULT = 5

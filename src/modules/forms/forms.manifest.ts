@@ -1,6 +1,6 @@
 /** What the forms module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
-import { workspaceFeed } from '../../platform/sync-feed'
+import { workspaceFeed } from '../../platform/data/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
 export const formsManifest = {
@@ -10,6 +10,6 @@ export const formsManifest = {
   notSearched: { forms: 'title_key is scanned (instr): a workspace holds few forms' },
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'form', true> {}
 }

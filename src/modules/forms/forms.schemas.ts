@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { FORM_FIELD_TYPES } from '../../db/schema'
-import { listQuery } from '../../platform/pagination'
-import { named, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+import { listQuery } from '../../platform/data/pagination'
+import { named, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
 
 export const FormFieldInput = Type.Object({
   key: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'Answer key: lower snake case, unique in the form' }),

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../platform/context'
-import type { PlatformPlugin } from '../../platform/http'
+import type { PlatformPlugin } from '../../platform/http/http'
 import { HealthReply } from './health.schemas'
 import { databaseAnswers } from './health.service'
 

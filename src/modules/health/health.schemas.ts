@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Envelope } from '../../platform/schema'
+import { Envelope } from '../../platform/http/schema'
 
 const HealthStatus = Type.Object({ status: Type.String(), db: Type.String() })
 

@@ -5,7 +5,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { Deps } from '../../platform/context'
-import { AppError } from '../../platform/errors'
+import { AppError } from '../../lib/errors'
 import { fileBytes } from '../../platform/observability'
 
 /** Whether the database answers a trivial query. */

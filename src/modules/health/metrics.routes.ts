@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../platform/context'
-import type { PlatformPlugin } from '../../platform/http'
+import type { PlatformPlugin } from '../../platform/http/http'
 import { metricsService } from './health.service'
 
 const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8'

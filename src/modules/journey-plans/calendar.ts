@@ -11,7 +11,7 @@
  *   firstEditableDate  the first local date whose generated visits an edit of the plan replaces (tomorrow)
  *   weeksToMask / maskToWeeks  a stop's weeks as stored: bit w − 1 set for week w
  */
-import { addDays, localDate } from '../../platform/time-zones'
+import { addDays, localDate } from '../../lib/time-zones'
 
 const DAY_MS = 86_400_000
 export const MAX_CYCLE_WEEKS = 8

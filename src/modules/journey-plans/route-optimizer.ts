@@ -15,7 +15,7 @@
  * ties between equally near stops go to the smaller visit id, moves are tried in a fixed order, and a
  * move is taken only if it shortens the route by more than a millimetre (no cycling on rounding).
  */
-import { haversineMeters } from '../locations/geometry'
+import { haversineMeters } from '../../lib/geo'
 
 export interface RouteStop {
   visit_id: number

@@ -17,8 +17,8 @@
  * is refused too, so a misspelt `weeks` cannot silently mean "every week".
  */
 import { parse } from 'csv-parse/sync'
-import { ValidationFailed } from '../../platform/errors'
-import { foldText } from '../../platform/pagination'
+import { ValidationFailed } from '../../lib/errors'
+import { foldText } from '../../platform/data/pagination'
 import { weeksToMask } from './calendar'
 
 export const STOPS_IMPORT_MAX_ROWS = 1000

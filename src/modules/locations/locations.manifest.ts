@@ -1,5 +1,5 @@
 /** What the locations module declares to the kernel (../../platform/manifest.ts). */
-import { topics } from '../../platform/hub'
+import { topics } from '../../platform/realtime/hub'
 import type { ModuleManifest } from '../../platform/manifest'
 import { can } from '../../platform/permissions'
 import type { PingTrail } from './ping-trail'

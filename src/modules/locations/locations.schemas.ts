@@ -1,10 +1,10 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { PING_SOURCES, SIGNAL_QUALITIES } from '../../db/schema'
-import { IDEMPOTENCY_KEY_MAX } from '../../platform/idempotency'
-import { MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
-import { Id, MAX_ID, named, Nullable, OneOf, Timestamp } from '../../platform/schema'
-import { PING_FLAG_BITS } from './geometry'
+import { IDEMPOTENCY_KEY_MAX } from '../../platform/data/idempotency'
+import { MAX_PAGE, UpdatedSinceParam } from '../../platform/data/pagination'
+import { Id, MAX_ID, named, Nullable, OneOf, Timestamp } from '../../platform/http/schema'
+import { PING_FLAG_BITS } from '../../lib/geo'
 
 export const PINGS_PER_BATCH = 50
 

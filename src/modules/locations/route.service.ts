@@ -5,18 +5,17 @@
  * the (workspace, user, recorded_at, id) index, in device-time order. Pings the server flagged as
  * jumps (`impossible_speed`, `teleport`) are left out of the line and the distance: they are where
  * the phone was not — unless, replayed against the last kept ping, they are no jump (`keepsOnLine`). The route itself (segments split at gaps, stops, distance, moving and stopped
- * time) is `summarizeTrack` of ./geometry.ts; this file reads and shapes.
+ * time) is `summarizeTrack` of src/lib/geo.ts; this file reads and shapes.
  */
-import { Database as SqliteDatabase } from 'bun:sqlite'
 import { and, eq, gte, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { prepared } from '../../db/prepared'
+import { prepared, selectValues } from '../../db/prepared'
 import { memberships, outlets, users, visitAssignees, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { NotFound } from '../../platform/errors'
-import { addDays, localDayRange } from '../../platform/time-zones'
-import { visitFlagNames, type VisitFlag } from '../visits/visits.integrity'
-import { keepsOnLine, summarizeTrack, type Stop, type TrackPoint } from './geometry'
+import { NotFound } from '../../lib/errors'
+import { addDays, localDayRange } from '../../lib/time-zones'
+import { visitFlagNames, type VisitFlag } from '../visits'
+import { keepsOnLine, summarizeTrack, type Stop, type TrackPoint } from '../../lib/geo'
 import type { RouteQuery } from './locations.schemas'
 
 /** A live member of the workspace (active or not: a deactivated user's past days can still be replayed). */
@@ -36,18 +35,6 @@ const memberOf = prepared((db) =>
     .limit(1)
     .prepare(),
 )
-
-/**
- * Rows of a read as arrays of column values, for the reads that return thousands of rows (a day of
- * pings): Drizzle's per-row mapping into objects costs several times SQLite's own work there. On
- * bun:sqlite the connection's statement cache keeps the text prepared; on libSQL it runs on the client.
- */
-export async function selectValues(db: Db, text: string, params: (string | number | null)[]): Promise<unknown[][]> {
-  const client = (db as { $client?: unknown }).$client
-  if (client instanceof SqliteDatabase) return client.query(text).values(params as never) as unknown[][]
-  const session = (db as unknown as { session: { client: { execute(statement: { sql: string; args: never[] }): Promise<{ rows: unknown[] }> } } }).session
-  return (await session.client.execute({ sql: text, args: params as never[] })).rows as unknown[][]
-}
 
 /** The user's pings of [from, until) by device time: a range of the (workspace, user, recorded_at, id) index. */
 export const PINGS_OF_DAY = `select lat, lng, recorded_at, flags from location_pings
@@ -281,7 +268,7 @@ const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&
 /**
  * What XML 1.0 cannot hold at all, escaped or not (its `Char` production): C0 controls other than tab,
  * line feed and carriage return, lone surrogates, U+FFFE and U+FFFF. Names are refused with them at
- * write time (src/platform/schema.ts), but rows written before that may hold them.
+ * write time (src/platform/http/schema.ts), but rows written before that may hold them.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding what XML cannot hold is the point
 const NOT_XML_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]/gu

@@ -1,6 +1,6 @@
 /** What the master-data module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
-import { workspaceFeed } from '../../platform/sync-feed'
+import { workspaceFeed } from '../../platform/data/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
 export const masterDataManifest = {
@@ -26,6 +26,6 @@ export const masterDataManifest = {
   ],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'channel_group' | 'channel' | 'account' | 'sub_area', true> {}
 }

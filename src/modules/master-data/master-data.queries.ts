@@ -7,8 +7,8 @@ import { and, asc, count, desc, eq, getTableColumns, getTableName, sql, type SQL
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client'
 import { prepared, preparedVariants } from '../../db/prepared'
-import { type DEFAULT_SORTABLE, updatedSinceAt } from '../../platform/pagination'
-import { matchesIndex, searchIndex, type KeywordMethod } from '../../platform/search'
+import { type DEFAULT_SORTABLE, updatedSinceAt } from '../../platform/data/pagination'
+import { matchesIndex, searchIndex, type KeywordMethod } from '../../platform/data/search'
 import type { MasterDataDefinition, MasterTable, Presented } from './master-data.types'
 
 const PARENT_PREFIX = '__parent_'
@@ -79,7 +79,7 @@ export function masterDataQueries<T extends MasterTable, C extends MasterTable>(
 
   const search = searchIndex(`${getTableName(plain)}_search`, table.id)
 
-  /** List and count, one prepared pair per shape (platform/search.ts: none, scan or index for the keyword). */
+  /** List and count, one prepared pair per shape (platform/data/search.ts: none, scan or index for the keyword). */
   const listStatements = preparedVariants((db: Db, key: string) => {
     const [sortBy, order, rowsKeyword, totalKeyword, withParent, withUpdatedSince] = key.split(':')
     const scan = sql`instr(${table.name_key}, ${sql.placeholder('keyword')}) > 0`

@@ -1,7 +1,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, NullableTimestamp, named, RequiredText, Timestamp } from '../../platform/schema'
+import { listQuery } from '../../platform/data/pagination'
+import { Id, MAX_ID, NullableTimestamp, named, RequiredText, Timestamp } from '../../platform/http/schema'
 import type { MasterDataDefinition, MasterTable } from './master-data.types'
 
 /** Response schema of one entity (with its nested parent). */

@@ -3,8 +3,8 @@
  * its children, typed against the tables' own columns so a misspelt link field does not compile.
  */
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
-import type { AuditEntityType } from '../../platform/audit'
-import type { WorkspaceScoped } from '../../platform/scope'
+import type { AuditEntityType } from '../../platform/data/audit'
+import type { WorkspaceScoped } from '../../platform/data/scope'
 
 /** The columns every master-data table has (src/db/schema/master-data.ts). */
 export interface MasterRow {

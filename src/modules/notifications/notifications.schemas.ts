@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { MAX_PAGE, UpdatedSinceParam } from '../../platform/pagination'
-import { named, NullableTimestamp, OneOf, Timestamp } from '../../platform/schema'
+import { MAX_PAGE, UpdatedSinceParam } from '../../platform/data/pagination'
+import { named, NullableTimestamp, OneOf, Timestamp } from '../../platform/http/schema'
 
 export const NotificationSchema = named(
   'Notification',

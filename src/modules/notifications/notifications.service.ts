@@ -9,11 +9,11 @@ import type { Db } from '../../db/client'
 import { prepared } from '../../db/prepared'
 import { memberships, notifications, pushTokens, roles } from '../../db/schema'
 import type { AuthedContext, RequestContext } from '../../platform/context'
-import { NotFound } from '../../platform/errors'
-import { paginate, paging, updatedSince, type ListLimits } from '../../platform/pagination'
+import { NotFound } from '../../lib/errors'
+import { paginate, paging, updatedSince, type ListLimits } from '../../platform/data/pagination'
 import type { NotificationListQuery, PushTokenInput } from './notifications.schemas'
-import { withTransaction, type TxScope } from '../../platform/transaction'
-import { topics } from '../../platform/hub'
+import { withTransaction, type TxScope } from '../../platform/data/transaction'
+import { topics } from '../../platform/realtime/hub'
 
 export type NotificationRow = typeof notifications.$inferSelect
 

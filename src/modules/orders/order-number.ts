@@ -10,7 +10,7 @@
 import { sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { orderCounters } from '../../db/schema'
-import { isCalendarDate } from '../../platform/dates'
+import { isCalendarDate } from '../../lib/dates'
 
 const NUMBER = /^SO-(\d{4})(\d{2})(\d{2})-([1-9]\d*)$/
 

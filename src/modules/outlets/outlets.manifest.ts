@@ -1,6 +1,6 @@
 /** What the outlets module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
-import { workspaceFeed } from '../../platform/sync-feed'
+import { workspaceFeed } from '../../platform/data/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
 export const outletsManifest = {
@@ -19,6 +19,6 @@ export const outletsManifest = {
   searchIndex: [{ table: 'outlets', columns: ['name_key', 'code_key'] }],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'outlet', true> {}
 }

@@ -4,9 +4,9 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
-import { GEOFENCE_RADIUS_MAX, GEOFENCE_RADIUS_MIN } from '../workspaces/workspaces.service'
+import { listQuery } from '../../platform/data/pagination'
+import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
+import { GEOFENCE_RADIUS_MAX, GEOFENCE_RADIUS_MIN } from '../workspaces'
 
 const NullableInt = Nullable(Type.Integer())
 

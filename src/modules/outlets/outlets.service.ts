@@ -8,13 +8,13 @@ import type { Db } from '../../db/client'
 import { prepared, preparedShapes } from '../../db/prepared'
 import { accounts, outlets, subAreas, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, pageMeta, paging, updatedSinceAt, updatedSinceOf, type Page } from '../../platform/pagination'
-import { workspaceScoped } from '../../platform/scope'
-import { ftsPhrase, type KeywordMethod, matchesIndex, planKeyword, searchIndex } from '../../platform/search'
-import { withTransaction } from '../../platform/transaction'
-import { accountScope, subAreaScope } from '../master-data/master-data.entities'
-import { ID_DIGITS, type RegionalSource } from '../regional/regional.source'
+import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../lib/errors'
+import { DEFAULT_LIST, foldText, keywordOf, pageMeta, paging, updatedSinceAt, updatedSinceOf, type Page } from '../../platform/data/pagination'
+import { workspaceScoped } from '../../platform/data/scope'
+import { ftsPhrase, type KeywordMethod, matchesIndex, planKeyword, searchIndex } from '../../platform/data/search'
+import { withTransaction } from '../../platform/data/transaction'
+import { accountScope, subAreaScope } from '../master-data'
+import { ID_DIGITS, type RegionalSource } from '../regional'
 import type { OutletInput, OutletListQuery, OutletUpdate } from './outlets.schemas'
 
 export const outletScope = workspaceScoped(outlets)
@@ -95,7 +95,7 @@ const FILTER_NAMES = Object.keys(FILTERS) as Filter[]
 interface OutletListShape {
   sortBy: keyof typeof SORT_COLUMNS
   sortOrder: 'asc' | 'desc'
-  /** How the page and the total find the keyword (platform/search.ts), or `none` without one. */
+  /** How the page and the total find the keyword (platform/data/search.ts), or `none` without one. */
   rows: KeywordMethod | 'none'
   total: KeywordMethod | 'none'
   /** The filters present, in `FILTERS` order. */
@@ -115,7 +115,7 @@ const listStatements = preparedShapes(
     )!
     const keyword = (method: OutletListShape['rows']) =>
       method === 'scan' ? scan : method === 'index' ? and(matchesIndex(outletSearch, sql.placeholder('phrase')), scan) : undefined
-    // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
+    // The page and the total may find the keyword's rows differently (platform/data/search.ts), never other rows.
     const where = (method: OutletListShape['rows']) =>
       outletScope.where(sql.placeholder('workspaceId'), keyword(method), ...shape.filters.map((name) => FILTERS[name](db)))
     const direction = shape.sortOrder === 'asc' ? asc : desc

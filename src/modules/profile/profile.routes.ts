@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
-import { ok } from '../../platform/reply'
-import { Envelope, responses } from '../../platform/schema'
-import { EmptyEnvelope } from '../auth/auth.schemas'
+import type { PlatformPlugin } from '../../platform/http/http'
+import { ok } from '../../platform/http/reply'
+import { Envelope, responses } from '../../platform/http/schema'
+import { EmptyEnvelope } from '../auth'
 import { PasswordChangeBody, ProfileBody, ProfileSchema } from './profile.schemas'
 import { changePassword, getProfile, updateProfile } from './profile.service'
 

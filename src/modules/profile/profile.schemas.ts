@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { named, OptionalText, RequiredText } from '../../platform/schema'
-import { Password } from '../auth/auth.schemas'
-import { UserSchema } from '../users/users.schemas'
+import { named, OptionalText, RequiredText } from '../../platform/http/schema'
+import { Password } from '../../platform/http/schema'
+import { UserSchema } from '../users'
 
 export const ProfileBody = Type.Object({ name: Type.Optional(RequiredText(255)), phone: OptionalText(32, { multiline: false }) }, { minProperties: 1 })
 export type ProfileInput = Static<typeof ProfileBody>

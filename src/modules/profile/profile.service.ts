@@ -7,12 +7,11 @@
 import { and, eq, isNull, ne } from 'drizzle-orm'
 import { refreshTokens, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { ValidationFailed } from '../../platform/errors'
-import { withTransaction } from '../../platform/transaction'
-import { voidPasswordResets } from '../auth/auth.service'
-import { hashPassword, verifyPassword } from '../auth/passwords'
-import { phoneGrantsVersion } from '../sync/sync.grants'
-import { getUser, userById } from '../users/users.service'
+import { ValidationFailed } from '../../lib/errors'
+import { withTransaction } from '../../platform/data/transaction'
+import { hashPassword, verifyPassword } from '../../platform/passwords'
+import { phoneGrantsVersion } from '../sync'
+import { getUser, userById, voidPasswordResets } from '../users'
 import type { PasswordChangeInput, ProfileInput } from './profile.schemas'
 
 /** The caller's user and the grants version of their phone sync (docs/API.md §Sync and change feed). */

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
-import { created, listed, ok } from '../../platform/reply'
-import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/schema'
+import type { PlatformPlugin } from '../../platform/http/http'
+import { created, listed, ok } from '../../platform/http/reply'
+import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
 import { ProjectBody, ProjectQuery, ProjectSchema, ProjectUpdateBody } from './projects.schemas'
 import { createProject, deleteProject, getProject, listProjects, updateProject } from './projects.service'
 

@@ -1,9 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { PROJECT_STATUSES } from '../../db/schema'
-import { DateString } from '../../platform/dates'
-import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, named, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+import { DateString } from '../../lib/dates'
+import { listQuery } from '../../platform/data/pagination'
+import { Id, MAX_ID, named, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
 
 export const ProjectSchema = named(
   'Project',

@@ -8,12 +8,12 @@ import { and, isNull, asc, count, eq, inArray, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { forms, principals, projectForms, projects, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
-import { workspaceScoped } from '../../platform/scope'
-import { keywordFilters, searchIndex } from '../../platform/search'
-import { withTransaction } from '../../platform/transaction'
-import { formScope } from '../forms/forms.service'
+import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../lib/errors'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/data/pagination'
+import { workspaceScoped } from '../../platform/data/scope'
+import { keywordFilters, searchIndex } from '../../platform/data/search'
+import { withTransaction } from '../../platform/data/transaction'
+import { formScope } from '../forms'
 import type { ProjectFormInput, ProjectInput, ProjectListQuery, ProjectUpdateInput } from './projects.schemas'
 
 export const projectScope = workspaceScoped(projects)
@@ -68,7 +68,7 @@ export async function listProjects(ctx: AuthedContext, query: ProjectListQuery):
         sql`(instr(${projects.name_key}, ${keyword}) > 0 or instr(coalesce(${projects.code_key}, ''), ${keyword}) > 0)`,
       )
     : null
-  // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
+  // The page and the total may find the keyword's rows differently (platform/data/search.ts), never other rows.
   const where = (of: 'rows' | 'total') =>
     projectScope.where(
       ctx.actor.workspaceId,

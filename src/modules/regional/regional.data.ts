@@ -18,7 +18,7 @@ import type { Database } from '../../db/client'
 import { runPositional } from '../../db/prepared'
 import { appSettings } from '../../db/schema'
 import type { Logger } from '../../platform/logger'
-import { foldText } from '../../platform/pagination'
+import { foldText } from '../../platform/data/pagination'
 
 export interface Area {
   id: number

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
-import { keywordOf, paging, type ListLimits } from '../../platform/pagination'
-import { listed } from '../../platform/reply'
-import { ListEnvelope, responses } from '../../platform/schema'
+import type { PlatformPlugin } from '../../platform/http/http'
+import { keywordOf, paging, type ListLimits } from '../../platform/data/pagination'
+import { listed } from '../../platform/http/reply'
+import { ListEnvelope, responses } from '../../platform/http/schema'
 import { AreaSchema, type RegionalListQuery, regionalListQuery } from './regional.schemas'
 import type { Level } from './regional.source'
 

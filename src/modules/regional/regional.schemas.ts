@@ -3,8 +3,8 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { KEYWORD_MAX, MAX_PAGE } from '../../platform/pagination'
-import { MAX_ID, named } from '../../platform/schema'
+import { KEYWORD_MAX, MAX_PAGE } from '../../platform/data/pagination'
+import { MAX_ID, named } from '../../platform/http/schema'
 
 export const AreaSchema = named(
   'Area',

@@ -10,8 +10,8 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { regionalCities, regionalDistricts, regionalProvinces, regionalVillages } from '../../db/schema'
-import { AppError } from '../../platform/errors'
-import { foldText, pageMeta, type Page, type Paging } from '../../platform/pagination'
+import { AppError } from '../../lib/errors'
+import { foldText, pageMeta, type Page, type Paging } from '../../platform/data/pagination'
 
 export type Level = 'province' | 'city' | 'district' | 'village'
 export const PARENT_OF: Record<Exclude<Level, 'province'>, Exclude<Level, 'village'>> = { city: 'province', district: 'city', village: 'district' }

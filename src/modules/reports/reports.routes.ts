@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
-import { listed } from '../../platform/reply'
-import { ListEnvelope, responses } from '../../platform/schema'
+import type { PlatformPlugin } from '../../platform/http/http'
+import { listed } from '../../platform/http/reply'
+import { ListEnvelope, responses } from '../../platform/http/schema'
 import { FieldDayQuery, FieldDayRow } from './reports.schemas'
 import { fieldDayReport } from './reports.service'
 

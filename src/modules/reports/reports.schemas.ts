@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { MAX_PAGE } from '../../platform/pagination'
-import { MAX_ID, named, Nullable, Timestamp } from '../../platform/schema'
+import { MAX_PAGE } from '../../platform/data/pagination'
+import { MAX_ID, named, Nullable, Timestamp } from '../../platform/http/schema'
 
 export const FieldDayQuery = t.Object({
   date: t.String({ format: 'calendar-date', maxLength: 10, description: 'A local day of the workspace’s time zone (YYYY-MM-DD)' }),

@@ -12,13 +12,12 @@
  * (`summarizeTrack` of the pings that are not jumps), so `distance_m` is the route replay's.
  */
 import { eq, sql } from 'drizzle-orm'
-import { prepared } from '../../db/prepared'
+import { prepared, selectValues } from '../../db/prepared'
 import { memberships, roles, users, visitAssignees, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { DEFAULT_LIST, pageMeta, paging, type Page } from '../../platform/pagination'
-import { localDayRange } from '../../platform/time-zones'
-import { keepsOnLine, summarizeTrack, type TrackPoint } from '../locations/geometry'
-import { selectValues } from '../locations/route.service'
+import { DEFAULT_LIST, pageMeta, paging, type Page } from '../../platform/data/pagination'
+import { localDayRange } from '../../lib/time-zones'
+import { keepsOnLine, summarizeTrack, type TrackPoint } from '../../lib/geo'
 import type { FieldDayQuery, FieldDayRow } from './reports.schemas'
 
 /**

@@ -1,6 +1,6 @@
 /** What the roles module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
-import { workspaceFeed } from '../../platform/sync-feed'
+import { workspaceFeed } from '../../platform/data/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
 export const rolesManifest = {
@@ -9,6 +9,6 @@ export const rolesManifest = {
   syncFeed: [workspaceFeed('roles', 'role', 'role.view', false)],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'role' | 'permission', true> {}
 }

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
-import { created, listed, ok } from '../../platform/reply'
-import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/schema'
+import type { PlatformPlugin } from '../../platform/http/http'
+import { created, listed, ok } from '../../platform/http/reply'
+import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
 import { DeletedRoleSchema, PermissionQuery, PermissionSchema, RoleBody, RoleQuery, RoleSchema, RoleUpdateBody } from './roles.schemas'
 import { createRole, deleteRole, getRole, listPermissions, listRoles, updateRole } from './roles.service'
 

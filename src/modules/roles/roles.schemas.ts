@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { listQuery } from '../../platform/pagination'
-import { named, NullableTimestamp, RequiredText, Timestamp } from '../../platform/schema'
+import { listQuery } from '../../platform/data/pagination'
+import { named, NullableTimestamp, RequiredText, Timestamp } from '../../platform/http/schema'
 
 const GrantSchema = Type.Object({
   key: Type.String({ maxLength: 100, examples: ['channel_group.manage'] }),

@@ -11,8 +11,8 @@ import { and, count, eq, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, roles } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, AppError, Conflict, Forbidden, NotFound, ValidationFailed } from '../../platform/errors'
-import { keywordOf, orderFor, pageMeta, paginate, paging, updatedSince, type ListLimits, type Page } from '../../platform/pagination'
+import { AlreadyExists, AppError, Conflict, Forbidden, NotFound, ValidationFailed } from '../../lib/errors'
+import { keywordOf, orderFor, pageMeta, paginate, paging, updatedSince, type ListLimits, type Page } from '../../platform/data/pagination'
 import {
   compileGrants,
   grantsBeyond,
@@ -26,8 +26,8 @@ import {
   type PermissionInfo,
   type PermissionSet,
 } from '../../platform/permissions'
-import { workspaceScoped } from '../../platform/scope'
-import { withTransaction } from '../../platform/transaction'
+import { workspaceScoped } from '../../platform/data/scope'
+import { withTransaction } from '../../platform/data/transaction'
 import type { PermissionListQuery, RoleInput, RoleListQuery, RoleUpdateInput } from './roles.schemas'
 
 export const roleScope = workspaceScoped(roles)

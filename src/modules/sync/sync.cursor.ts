@@ -1,6 +1,6 @@
 /**
  * The sync cursor: opaque to clients — `{"v":2,"w":<workspace>,"u":<user or 0>,"s":<seq>,"g":<grants>,"h":<head>}`
- * sealed (encrypted and authenticated, src/platform/crypto.ts `Sealer`) under a key derived from the
+ * sealed (encrypted and authenticated, src/lib/crypto.ts `Sealer`) under a key derived from the
  * service secret, so a client can neither read it nor forge or alter one (docs/API.md §Sync and change feed).
  *
  * - `s` is the last change-log position the holder has seen. The log's sequence is shared by every
@@ -15,7 +15,7 @@
  * - `h` is, during a sync from scratch, the head of the log when it started (0 otherwise): rows up to
  *   it are sent only if live (the client never held the others), so a first sync sends no tombstones.
  */
-import type { Sealer } from '../../platform/crypto'
+import type { Sealer } from '../../lib/crypto'
 
 export const CURSOR_VERSION = 2
 const PURPOSE = 'sync-cursor'

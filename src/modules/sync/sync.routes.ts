@@ -3,9 +3,9 @@
  * each entity only with its own view permission): one change feed, two views (docs/API.md §Sync and change feed).
  */
 import { Elysia } from 'elysia'
-import type { PlatformPlugin } from '../../platform/http'
-import { ok } from '../../platform/reply'
-import { Envelope, responses } from '../../platform/schema'
+import type { PlatformPlugin } from '../../platform/http/http'
+import { ok } from '../../platform/http/reply'
+import { Envelope, responses } from '../../platform/http/schema'
 import { ChangesQuery, FeedPage, FeedQuery } from './sync.schemas'
 import { officeChanges, syncForPhone } from './sync.service'
 

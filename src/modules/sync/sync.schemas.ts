@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { named, OneOf } from '../../platform/schema'
+import { named, OneOf } from '../../platform/http/schema'
 import { FEED_ENTITY_NAMES } from './sync.entities'
 
 export const SYNC_LIMIT = { defaultLimit: 500, maxLimit: 1000 }

@@ -1,6 +1,6 @@
 /** What the teams module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
-import { membershipRows, workspaceFeed } from '../../platform/sync-feed'
+import { membershipRows, workspaceFeed } from '../../platform/data/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
 export const teamsManifest = {
@@ -24,6 +24,6 @@ export const teamsManifest = {
   notSearched: { teams: 'name_key is scanned (instr): a workspace holds few teams' },
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'team', true> {}
 }

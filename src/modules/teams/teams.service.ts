@@ -1,16 +1,18 @@
 /**
  * Teams: a named group of field users with an optional leader. Names are unique per workspace
  * (case-insensitive, live rows). Members and the leader must be users of the workspace. Teams also
- * decide what a manager sees of the audit log (docs/API.md §Roles and permissions): see `teamScopeOf`.
+ * decide what a manager sees of the audit log (docs/API.md §Roles and permissions): that rule is the
+ * audit log's (`teamScopeOf`, modules/audit-logs/audit-logs.service.ts); a user's teams are set by
+ * the users module (`setUserTeams`).
  */
-import { and, asc, count, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
-import { workspaceScoped } from '../../platform/scope'
-import { withTransaction } from '../../platform/transaction'
+import { AlreadyExists, NotFound, ValidationFailed } from '../../lib/errors'
+import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/data/pagination'
+import { workspaceScoped } from '../../platform/data/scope'
+import { withTransaction } from '../../platform/data/transaction'
 import type { TeamInput, TeamListQuery, TeamUpdateInput } from './teams.schemas'
 
 export const teamScope = workspaceScoped(teams)
@@ -189,49 +191,4 @@ export function deleteTeam(ctx: AuthedContext, id: number) {
     await audit({ entityType: 'team', entityId: id, entityName: before.name, action: 'deleted', oldValues: before })
     return { ...before, deleted_at: deleted.deleted_at, updated_at: deleted.updated_at }
   })
-}
-
-/**
- * The users whose actions a manager may read in the audit log: the manager, and everyone in a team
- * the manager leads or belongs to (members and leaders).
- */
-export async function teamScopeOf(db: Db, workspaceId: number, userId: number): Promise<number[]> {
-  const related = await db
-    .select({ id: teams.id, leader: teams.leader_id })
-    .from(teams)
-    .where(
-      teamScope.where(
-        workspaceId,
-        or(eq(teams.leader_id, userId), sql`${teams.id} in (select ${teamMembers.team_id} from ${teamMembers} where ${teamMembers.user_id} = ${userId})`),
-      ),
-    )
-  const ids = new Set<number>([userId])
-  for (const team of related) if (team.leader !== null) ids.add(team.leader)
-  if (related.length > 0) {
-    const members = await db
-      .select({ id: teamMembers.user_id })
-      .from(teamMembers)
-      .where(
-        inArray(
-          teamMembers.team_id,
-          related.map((team) => team.id),
-        ),
-      )
-    for (const member of members) ids.add(member.id)
-  }
-  return [...ids]
-}
-
-/** Sets the teams of a user within the workspace (users.team_ids). */
-export async function setUserTeams(tx: Db, workspaceId: number, userId: number, teamIds: number[], now: string) {
-  const current = await tx
-    .select({ team_id: teamMembers.team_id })
-    .from(teamMembers)
-    .where(and(eq(teamMembers.workspace_id, workspaceId), eq(teamMembers.user_id, userId)))
-  const wanted = new Set(teamIds)
-  const remove = current.map((row) => row.team_id).filter((id) => !wanted.has(id))
-  const have = new Set(current.map((row) => row.team_id))
-  const add = [...wanted].filter((id) => !have.has(id))
-  if (remove.length > 0) await tx.delete(teamMembers).where(and(eq(teamMembers.user_id, userId), inArray(teamMembers.team_id, remove)))
-  if (add.length > 0) await tx.insert(teamMembers).values(add.map((team_id) => ({ team_id, user_id: userId, workspace_id: workspaceId, created_at: now })))
 }

@@ -1,6 +1,6 @@
 /** What the users module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
-import { membershipRows, type SyncFeed } from '../../platform/sync-feed'
+import { membershipRows, type SyncFeed } from '../../platform/data/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
 const user = { name: 'user', reach: 'workspace', deletes: 'soft', webKey: 'user.view', mobileKey: null } satisfies NonNullable<SyncFeed['entity']>
@@ -60,6 +60,6 @@ export const usersManifest = {
   searchIndex: [{ table: 'users', columns: [{ column: 'name', lower: true }, 'email'] }],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'user', true> {}
 }

@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
-import { Email, Password } from '../auth/auth.schemas'
+import { listQuery } from '../../platform/data/pagination'
+import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
+import { Email, Password } from '../../platform/http/schema'
 
 export const UserSchema = named(
   'User',

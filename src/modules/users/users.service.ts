@@ -19,21 +19,46 @@
  */
 import { and, count, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { memberships, refreshTokens, roles, teamMembers, teams, users } from '../../db/schema'
+import { memberships, passwordResets, refreshTokens, roles, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, AppError, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
-import { workspaceScoped } from '../../platform/scope'
-import { keywordFilters, searchIndex } from '../../platform/search'
-import { withTransaction } from '../../platform/transaction'
-import { voidPasswordResets } from '../auth/auth.service'
-import { hashPassword } from '../auth/passwords'
+import { AlreadyExists, AppError, Conflict, NotFound, ValidationFailed } from '../../lib/errors'
+import { DEFAULT_LIST, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/data/pagination'
+import { workspaceScoped } from '../../platform/data/scope'
+import { keywordFilters, searchIndex } from '../../platform/data/search'
+import { withTransaction } from '../../platform/data/transaction'
+import { hashPassword } from '../../platform/passwords'
 import { can, compileGrants, grantsBeyond, grantsOfRole, type PermissionSet } from '../../platform/permissions'
-import { assertHoldsGrants, callerPermissions, membershipRoles, roleScope } from '../roles/roles.service'
-import { assertWorkspaceTeams, setUserTeams } from '../teams/teams.service'
+import { assertHoldsGrants, callerPermissions, membershipRoles, roleScope } from '../roles'
+import { assertWorkspaceTeams } from '../teams'
 import type { CreateUserInput, UpdateUserInput, UserListQuery } from './users.schemas'
 
 export const membershipScope = workspaceScoped(memberships)
+
+/**
+ * A new password (by reset, by the user, or set by an administrator) voids every outstanding reset
+ * token of the user, the one just used included; callers also revoke the user's refresh tokens.
+ * Runs in the caller's transaction.
+ */
+export async function voidPasswordResets(tx: Db, userId: number, now: string) {
+  await tx
+    .update(passwordResets)
+    .set({ used_at: now })
+    .where(and(eq(passwordResets.user_id, userId), isNull(passwordResets.used_at)))
+}
+
+/** Sets the teams of a user within the workspace (users.team_ids). */
+export async function setUserTeams(tx: Db, workspaceId: number, userId: number, teamIds: number[], now: string) {
+  const current = await tx
+    .select({ team_id: teamMembers.team_id })
+    .from(teamMembers)
+    .where(and(eq(teamMembers.workspace_id, workspaceId), eq(teamMembers.user_id, userId)))
+  const wanted = new Set(teamIds)
+  const remove = current.map((row) => row.team_id).filter((id) => !wanted.has(id))
+  const have = new Set(current.map((row) => row.team_id))
+  const add = [...wanted].filter((id) => !have.has(id))
+  if (remove.length > 0) await tx.delete(teamMembers).where(and(eq(teamMembers.user_id, userId), inArray(teamMembers.team_id, remove)))
+  if (add.length > 0) await tx.insert(teamMembers).values(add.map((team_id) => ({ team_id, user_id: userId, workspace_id: workspaceId, created_at: now })))
+}
 const userSearch = searchIndex('users_search', users.id)
 
 const columns = {
@@ -97,7 +122,7 @@ export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promi
         or(sql`instr(lower(${users.name}), ${keyword}) > 0`, sql`instr(${users.email}, ${keyword}) > 0`)!,
       )
     : null
-  // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
+  // The page and the total may find the keyword's rows differently (platform/data/search.ts), never other rows.
   const conditions = [
     query.role_id !== undefined ? eq(memberships.role_id, query.role_id) : undefined,
     query.is_active !== undefined ? eq(memberships.is_active, query.is_active) : undefined,

@@ -11,8 +11,8 @@
  *
  * A visit keeps the union of the flags of its check-in and check-out, stored as bits.
  */
-import { haversineMeters, jumpFlags, type Position, type TrackPoint } from '../locations/geometry'
-import type { PhotoExif } from '../files/photo-exif'
+import { haversineMeters, jumpFlags, type Position, type TrackPoint } from '../../lib/geo'
+import type { PhotoExif } from '../files'
 
 export const VISIT_FLAG_BITS = {
   outside_geofence: 1,

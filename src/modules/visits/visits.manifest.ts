@@ -1,8 +1,8 @@
 /** What the visits module declares to the kernel (../../platform/manifest.ts). */
-import { topics } from '../../platform/hub'
+import { topics } from '../../platform/realtime/hub'
 import type { ModuleManifest } from '../../platform/manifest'
 import { can } from '../../platform/permissions'
-import { liveOp, type Refresh } from '../../platform/sync-feed'
+import { liveOp, type Refresh } from '../../platform/data/sync-feed'
 
 /**
  * Where `visit.updated` goes: the workspace's topic for visit:view holders (web), and each assignee's
@@ -50,6 +50,6 @@ export const visitsManifest = {
   notSynced: { visit_dispatches: 'who sent which visit to whom: read on the visit’s own routes; the phone learns of a dispatch by the visit itself' },
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'visit' | 'submission', true> {}
 }

@@ -9,8 +9,8 @@ import { and, count, eq, gte, isNull, lte, sql, type Placeholder, type SQL } fro
 import type { Db } from '../../db/client'
 import { outlets, projects, submissions, teams, users, visitAssignees, visitLogs, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { NotFound } from '../../platform/errors'
-import { locationOf } from '../../platform/geo'
+import { NotFound } from '../../lib/errors'
+import { locationOf } from '../../lib/geo'
 import { visitFlagNames } from './visits.integrity'
 import {
   DEFAULT_LIST,
@@ -23,8 +23,8 @@ import {
   updatedSinceAt,
   updatedSinceOf,
   type Page,
-} from '../../platform/pagination'
-import { workspaceScoped } from '../../platform/scope'
+} from '../../platform/data/pagination'
+import { workspaceScoped } from '../../platform/data/scope'
 import { prepared, preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
 import type { SubmissionListQuery, VisitListQuery } from './visits.schemas'
 

@@ -16,10 +16,10 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import type { AuthedContext } from '../../platform/context'
-import { CREATED_LOCATION, type PlatformPlugin } from '../../platform/http'
-import type { Page } from '../../platform/pagination'
-import { created, listed, ok } from '../../platform/reply'
-import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/schema'
+import { CREATED_LOCATION, type PlatformPlugin } from '../../platform/http/http'
+import type { Page } from '../../platform/data/pagination'
+import { created, listed, ok } from '../../platform/http/reply'
+import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
 import { addSubmission, deleteSubmission, reviewSubmission, submitFormLegacy, submitForms } from './submissions.service'
 import { exportVisits, importVisits } from './visits.csv'
 import { activeVisit, listSubmissions, listVisits, readSubmission, readVisit } from './visits.queries'
@@ -74,7 +74,7 @@ interface VisitRoute<P extends Schema = Schema, Q extends Schema = Schema, B ext
   side: Side
   method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   path: ListingPath
-  /** Permission key (platform/http.ts, macro `auth`). */
+  /** Permission key (platform/http/http.ts, macro `auth`). */
   auth: string
   params?: P
   query?: Q

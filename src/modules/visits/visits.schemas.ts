@@ -5,9 +5,9 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { APPROVAL_STATUSES, SUBMISSION_STATUSES, VISIT_STATUSES } from '../../db/schema'
-import { DateString } from '../../platform/dates'
-import { listQuery } from '../../platform/pagination'
-import { Id, MAX_ID, named, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/schema'
+import { DateString } from '../../lib/dates'
+import { listQuery } from '../../platform/data/pagination'
+import { Id, MAX_ID, named, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
 import { VISIT_FLAGS } from './visits.integrity'
 
 const Ref = Type.Object({ id: Type.Integer(), name: Type.String() })

@@ -6,6 +6,6 @@ export const workspacesManifest = {
   auditEntityTypes: ['workspace'],
 } satisfies ModuleManifest
 
-declare module '../../platform/audit' {
+declare module '../../platform/data/audit' {
   interface AuditEntityTypes extends Record<'workspace', true> {}
 }

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { TimeZoneString } from '../../platform/dates'
-import { listQuery } from '../../platform/pagination'
-import { named, RequiredText, Timestamp } from '../../platform/schema'
+import { TimeZoneString } from '../../lib/dates'
+import { listQuery } from '../../platform/data/pagination'
+import { named, RequiredText, Timestamp } from '../../platform/http/schema'
 
 export const GEOFENCE_RADIUS_MIN = 10
 export const GEOFENCE_RADIUS_MAX = 5_000

@@ -16,7 +16,7 @@
  *   answer, and for keywords with a NUL character, which FTS5 reads as the end of its query.
  *
  * Either way the result is a condition on the base table: the caller's workspace scope
- * (platform/scope.ts) still decides whose rows are listed, and ordering, paging and totals stay the
+ * (platform/data/scope.ts) still decides whose rows are listed, and ordering, paging and totals stay the
  * list's own.
  *
  * Which one a page uses depends on how many rows the index finds. A few: the page is read from them
@@ -26,8 +26,8 @@
  * testing every row of the table.
  */
 import { and, sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
-import type { Db } from '../db/client'
-import { prepared } from '../db/prepared'
+import type { Db } from '../../db/client'
+import { prepared } from '../../db/prepared'
 
 /** A trigram needs three characters; shorter keywords are scanned. */
 export const INDEXED_KEYWORD_MIN = 3

@@ -3,7 +3,7 @@
  * Create answers 201; everything else 200.
  */
 import { status } from 'elysia'
-import type { Page } from './pagination'
+import type { Page } from '../data/pagination'
 
 export const ok = <T>(data: T, code = 'SUCCESS', message = 'Success') => ({ success: true, message, code, data })
 

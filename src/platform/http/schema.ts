@@ -8,6 +8,7 @@
  */
 import { FormatRegistry, Type, type TSchema } from '@sinclair/typebox'
 import { t } from 'elysia'
+import { PASSWORD_MAX, PASSWORD_MIN } from '../passwords'
 
 export const MAX_ID = Number.MAX_SAFE_INTEGER
 export const NAME_MAX = 255
@@ -136,3 +137,17 @@ export function responses<S extends Record<number, TSchema>>(success: S, errors:
   for (const status of errors) all[status] = Type.Object(ErrorEnvelope.properties, { description: ERROR_DESCRIPTIONS[status] })
   return all as S
 }
+
+/** Trimmed and lower-cased; a plain shape check, the real proof is the mail reaching the inbox. */
+export const Email = t
+  .Transform(Type.String({ maxLength: 254, pattern: '^\\s*[^\\s@]+@[^\\s@]+\\.[^\\s@]+\\s*$', error: 'must be a valid email address' }))
+  .Decode((value) => value.trim().toLowerCase())
+  .Encode((value) => value)
+
+/** Kept exactly as typed (never trimmed), but a password of only spaces counts as missing. */
+export const Password = Type.String({
+  minLength: PASSWORD_MIN,
+  maxLength: PASSWORD_MAX,
+  pattern: '\\S',
+  description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not only spaces`,
+})

@@ -12,8 +12,8 @@
  * PASSWORD_WORK_QUEUE / PASSWORD_WORK_CONCURRENCY hashes (docs/PERFORMANCE.md, "Password hashing under a
  * burst"). Who may ask for a hash at all is the limiters' business (platform/rate-limit.ts).
  */
-import { insideWriteTransaction } from '../../db/client'
-import { AppError } from '../../platform/errors'
+import { insideWriteTransaction } from '../db/client'
+import { AppError } from '../lib/errors'
 
 export const PASSWORD_MIN = 8
 export const PASSWORD_MAX = 128

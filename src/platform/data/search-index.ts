@@ -10,7 +10,7 @@
  * `searchObjects` is a pure function: declarations → statements worded exactly as SQLite keeps them in
  * `sqlite_master` (those of migration 0012; tests/derived.test.ts holds the two sets equal).
  */
-import type { DerivedObject } from '../db/derived'
+import type { DerivedObject } from '../../db/derived'
 
 export interface SearchIndexDeclaration {
   /** The base table (it has `id` and `deleted_at`); the FTS table is `<table>_search`. */

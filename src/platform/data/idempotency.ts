@@ -16,13 +16,13 @@
  * Expiry is checked at lookup; the hourly job only reclaims space.
  */
 import { and, eq, gt, inArray, lt, sql } from 'drizzle-orm'
-import type { Db } from '../db/client'
-import { removeInBatches, type Write } from '../db/batches'
-import { prepared } from '../db/prepared'
-import { idempotencyKeys } from '../db/schema'
-import type { Clock } from './clock'
-import { sha256Hex } from './crypto'
-import { AppError, Conflict, IdempotentReplay, ValidationFailed } from './errors'
+import type { Db } from '../../db/client'
+import { removeInBatches, type Write } from '../../db/batches'
+import { prepared } from '../../db/prepared'
+import { idempotencyKeys } from '../../db/schema'
+import type { Clock } from '../../lib/clock'
+import { sha256Hex } from '../../lib/crypto'
+import { AppError, Conflict, IdempotentReplay, ValidationFailed } from '../../lib/errors'
 
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key'
 export const IDEMPOTENCY_KEY_MAX = 64

@@ -1,6 +1,8 @@
 /**
- * Track geometry: pure functions over a user's pings, no database and no clock.
+ * Geometry, the one home of it: pure functions over positions and a user's pings, no database and no clock.
  *
+ *   requireLocation   the coordinates a field action must carry (check-in/out, clock-in/out), or 400
+ *   locationOf        a stored latitude/longitude pair as `{ latitude, longitude }` or null
  *   haversineMeters   great-circle distance on the mean Earth sphere
  *   jumpFlags         `impossible_speed` / `teleport` of a ping against the last kept one before it
  *   keepsOnLine       whether a stored ping is on the line (not a jump from the last kept ping)
@@ -9,8 +11,11 @@
  * The thresholds are the product's rules (docs/API.md §Field integrity, §Route replay): a ping more
  * than 70 m/s from the previous one is impossible for a field user on the road; more than 5 km within
  * 60 s is a teleport; a stop is at least 5 minutes within 100 m; a gap is more than 15 minutes without
- * a ping. Pings are ordered by device time (`at`, epoch milliseconds) before they come here.
+ * a ping. Pings are ordered by device time (`at`, epoch milliseconds) before they come here. The ping
+ * flag bits are how the jump judgement is stored (location_pings.flags); what a flag means to a visit
+ * lives with visits (modules/visits/visits.integrity.ts).
  */
+import { AppError } from './errors'
 
 /** Mean Earth radius (IUGG), metres. */
 export const EARTH_RADIUS_M = 6_371_008.8
@@ -195,3 +200,20 @@ export function pingFlagBits(names: readonly PingFlag[]): number {
   for (const name of names) mask |= PING_FLAG_BITS[name]
   return mask
 }
+
+// Coordinates a field action must carry (check-in/out, clock-in/out).
+export interface GeoInput {
+  latitude?: number | null
+  longitude?: number | null
+}
+
+/** Both coordinates, or 400 LOCATION_REQUIRED naming what is missing (docs/API.md §Errors). */
+export function requireLocation(input: GeoInput): { latitude: number; longitude: number } {
+  const missing: Record<string, string[]> = {}
+  if (input.latitude == null) missing.latitude = ['is required']
+  if (input.longitude == null) missing.longitude = ['is required']
+  if (Object.keys(missing).length) throw new AppError(400, 'LOCATION_REQUIRED', 'GPS location (latitude and longitude) is required', missing)
+  return { latitude: input.latitude!, longitude: input.longitude! }
+}
+
+export const locationOf = (latitude: number | null, longitude: number | null) => (latitude === null || longitude === null ? null : { latitude, longitude })

@@ -12,8 +12,8 @@
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 // Not in the package's exports map, so by path (npm installs it at the top of node_modules).
-import { version as scalarVersion } from '../../node_modules/@scalar/api-reference/package.json'
-import { embeddedAsset, IS_COMPILED } from './executable'
+import { version as scalarVersion } from '../../../node_modules/@scalar/api-reference/package.json'
+import { embeddedAsset, IS_COMPILED } from '../../lib/executable'
 import { type DocumentHead, finishDocument, type OpenApiDocument } from './openapi-document'
 
 export { listedValues } from './openapi-document'

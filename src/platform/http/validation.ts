@@ -5,8 +5,8 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { FORMAT_MESSAGES } from './dates'
-import { ValidationFailed } from './errors'
+import { FORMAT_MESSAGES } from '../../lib/dates'
+import { ValidationFailed } from '../../lib/errors'
 import { TEXT_FORMAT_MESSAGES } from './schema'
 
 interface SchemaLike {

@@ -20,14 +20,14 @@
  */
 import { randomUUID } from 'node:crypto'
 import { Elysia, ElysiaCustomStatusResponse } from 'elysia'
-import { authenticate } from './actor'
-import type { AuthedContext, Deps, RequestContext, RequestMeta } from './context'
-import { AppError, Forbidden, IdempotentReplay, ValidationFailed } from './errors'
-import { IDEMPOTENCY_HEADER, IDEMPOTENT_METHODS, IdempotencyStore, type IdempotencyClaim } from './idempotency'
-import { JsonTooDeep, MAX_JSON_DEPTH, parseRequestJson } from './json'
+import { authenticate } from '../actor'
+import type { AuthedContext, Deps, RequestContext, RequestMeta } from '../context'
+import { AppError, Forbidden, IdempotentReplay, ValidationFailed } from '../../lib/errors'
+import { IDEMPOTENCY_HEADER, IDEMPOTENT_METHODS, IdempotencyStore, type IdempotencyClaim } from '../data/idempotency'
+import { JsonTooDeep, MAX_JSON_DEPTH, parseRequestJson } from '../../lib/json'
 import { compress, noneMatchHits, represent } from './representation'
-import { errorFields } from './logger'
-import { can, type Access, type Platform } from './permissions'
+import { errorFields } from '../logger'
+import { can, type Access, type Platform } from '../permissions'
 import { fieldErrors, type ValueIssue } from './validation'
 
 export const MAX_BODY_BYTES = 10 * 1024 * 1024

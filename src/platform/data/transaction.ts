@@ -9,13 +9,13 @@
  * So the mutation, its audit entry and its idempotency record commit or roll back together.
  *
  * Keep slow non-database work (password hashing, HTTP calls) outside `fn`: writers are serialised, so
- * every other workspace's write waits for it (hashing refuses to run inside; see auth/passwords.ts).
+ * every other workspace's write waits for it (hashing refuses to run inside; see platform/passwords.ts).
  * A withTransaction called inside `fn` fails at once with NestedTransaction (../db/client.ts) instead
  * of waiting for itself: pass `scope.tx` down to helpers.
  */
-import type { Db } from '../db/client'
+import type { Db } from '../../db/client'
 import { insertAudit, type AuditEntry } from './audit'
-import type { RequestContext } from './context'
+import type { RequestContext } from '../context'
 import type { IdempotencyClaim } from './idempotency'
 
 export interface TxScope {

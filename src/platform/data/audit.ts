@@ -9,15 +9,15 @@
  * mutation request is audited), with `{}` and `{}`. Extras that are not fields of the entity go to
  * `metadata`, beside the request's ip, user agent, request id and timestamp.
  */
-import { auditLogs } from '../db/schema'
-import type { Db } from '../db/client'
-import type { RequestContext } from './context'
+import { auditLogs } from '../../db/schema'
+import type { Db } from '../../db/client'
+import type { RequestContext } from '../context'
 
 /**
  * The entity types audit entries name, one key per type. The platform names none: each module
  * declares its own in its `<module>.manifest.ts`, for the compiler by declaration merging
  *
- *   declare module '../../platform/audit' {
+ *   declare module '../../platform/data/audit' {
  *     interface AuditEntityTypes extends Record<'visit' | 'submission', true> {}
  *   }
  *

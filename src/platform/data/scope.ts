@@ -6,7 +6,7 @@
  */
 import { and, count, eq, getTableName, isNull, ne, type Placeholder, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
-import type { Db } from '../db/client'
+import type { Db } from '../../db/client'
 
 type WorkspaceTable = SQLiteTable & {
   id: SQLiteColumn

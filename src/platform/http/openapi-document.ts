@@ -20,7 +20,7 @@
  * WebSocket, which OpenAPI cannot describe as an operation, is described in the `info.description`
  * the composition root passes (src/ws/ws.routes.ts).
  */
-import { IDEMPOTENCY_KEY_MAX } from './idempotency'
+import { IDEMPOTENCY_KEY_MAX } from '../data/idempotency'
 import { ErrorEnvelope } from './schema'
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']

@@ -8,8 +8,8 @@
 import type { TProperties } from '@sinclair/typebox'
 import { asc, desc, gte, or, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
 import { t } from 'elysia'
-import { parseDateTime } from './dates'
-import { OneOf } from './schema'
+import { parseDateTime } from '../../lib/dates'
+import { OneOf } from '../http/schema'
 
 export interface Paging {
   page: number

@@ -51,8 +51,8 @@
  * All of this is per-process state: each instance knows only its own sockets and its own events.
  */
 import type { Server } from 'bun'
-import { systemClock, type Clock } from './clock'
-import type { PermissionSet } from './permissions'
+import { systemClock, type Clock } from '../../lib/clock'
+import type { PermissionSet } from '../permissions'
 import { REPLAY_BOUNDS, ReplayLog, type ReplayBounds, type StreamName } from './replay-log'
 
 export interface HubEvent {

@@ -10,7 +10,7 @@
  * trigger from a changed one by comparing the text. The statements are those migrations 0015 and
  * 0018 wrote by hand; tests/derived.test.ts holds the two sets equal.
  */
-import type { DerivedObject } from '../db/derived'
+import type { DerivedObject } from '../../db/derived'
 
 export type RowEvent = 'insert' | 'update' | 'delete'
 /** The trigger's row: `NEW` on insert and update, `OLD` on delete. */

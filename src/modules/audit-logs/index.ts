@@ -1,0 +1,6 @@
+/**
+ * The face of the audit-logs module: everything other modules, app.ts, jobs/, ws/ and tests use of it, and
+ * nothing else. Code outside the module imports from here, never from its files (docs/ARCHITECTURE.md).
+ */
+export { auditLogRoutes } from './audit-logs.routes'
+export { auditLogsManifest } from './audit-logs.manifest'

@@ -1,0 +1,5 @@
+/**
+ * The face of the profile module: everything other modules, app.ts, jobs/, ws/ and tests use of it, and
+ * nothing else. Code outside the module imports from here, never from its files (docs/ARCHITECTURE.md).
+ */
+export { profileRoutes } from './profile.routes'

@@ -1,0 +1,7 @@
+/**
+ * The face of the projects module: everything other modules, app.ts, jobs/, ws/ and tests use of it, and
+ * nothing else. Code outside the module imports from here, never from its files (docs/ARCHITECTURE.md).
+ */
+export { formsOfProjects, principalScope, projectsByIds } from './projects.service'
+export { projectRoutes } from './projects.routes'
+export { projectsManifest } from './projects.manifest'
