@@ -7,7 +7,7 @@
  * text by nature and use Elysia's coercing `t.Integer` / `t.Numeric`.
  */
 import { FormatRegistry, Type, type TSchema } from '@sinclair/typebox'
-import { t } from 'elysia'
+import { type DocumentDecoration, t } from 'elysia'
 
 export const MAX_ID = Number.MAX_SAFE_INTEGER
 export const NAME_MAX = 255
@@ -98,6 +98,16 @@ export const ListEnvelope = <T extends TSchema>(item: T) =>
     data: Type.Array(item),
     meta: PageMeta,
   })
+
+type RequestBodyDoc = Exclude<NonNullable<DocumentDecoration['requestBody']>, { $ref: string }>
+/** The schema of one media type in an OpenAPI `detail` (a request body's or a response's content). */
+export type MediaSchema = NonNullable<RequestBodyDoc['content'][string]['schema']>
+
+/**
+ * A TypeBox schema where a route's `detail` documents content by hand (a body checked by a compiled
+ * check, GeoJSON answered as a Response): its JSON form, which is what the document publishes.
+ */
+export const documentedSchema = (schema: TSchema): MediaSchema => JSON.parse(JSON.stringify(schema))
 
 export const ErrorEnvelope = Type.Object(
   {

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http'
 import { created, listed, ok } from '../../platform/reply'
-import { Envelope, ListEnvelope, responses } from '../../platform/schema'
+import { documentedSchema, Envelope, ListEnvelope, responses } from '../../platform/schema'
 import { compiledBody } from '../../platform/validation'
 import { BatchHeaders, BatchSaved, HistoryQuery, LatestPings, Ping, PingBatch, RouteCollection, RouteQuery } from './locations.schemas'
 import { ingestPings, latestPings, listPings } from './locations.service'
@@ -24,7 +24,7 @@ export const locationRoutes = (platform: PlatformPlugin) =>
       response: responses({ 201: Envelope(BatchSaved) }, [400, 401, 403, 409, 422]),
       detail: {
         summary: 'Upload a batch of 1–50 GPS pings (all or nothing)',
-        requestBody: { required: true, content: { 'application/json': { schema: PingBatch as never } } },
+        requestBody: { required: true, content: { 'application/json': { schema: documentedSchema(PingBatch) } } },
       },
     })
     .get('/office/v1/locations', async ({ ctx, query }) => listed(await listPings(ctx, query)), {
@@ -54,7 +54,7 @@ export const locationRoutes = (platform: PlatformPlugin) =>
             200: {
               description: 'application/geo+json: a FeatureCollection; with format=gpx, application/gpx+xml (GPX 1.1)',
               content: {
-                'application/geo+json': { schema: RouteCollection as never },
+                'application/geo+json': { schema: documentedSchema(RouteCollection) },
                 'application/gpx+xml': { schema: { type: 'string' } },
               },
             },
