@@ -8,9 +8,11 @@
  * The document is generated from the routes' own schemas (@elysiajs/openapi's generator), then
  * finished here, in one place, by rules that hold for every route because the platform kernel
  * (./http.ts) answers them, not the route:
- *  - every authenticated POST/PUT/PATCH/DELETE can answer 204 (X-Idempotency-Key replay), 409 (that key
- *    still running) and 422 (that key reused with another request);
- *  - every route that takes a body can answer 413 (over 10 MiB);
+ *  - every authenticated POST/PUT/PATCH/DELETE can answer 204 (X-Idempotency-Key replay),
+ *    IDEMPOTENCY_KEY_IN_PROGRESS (409) and IDEMPOTENCY_KEY_REUSED (422);
+ *  - every route that takes a body can answer PAYLOAD_TOO_LARGE (413);
+ *  - each error entry's `code` is an enum of the codes that route can answer with under that status:
+ *    the ones it declares with `responses(...)` (./schema.ts) and the kernel's own above;
  *  - timestamps (`*_at`) are `format: date-time`, calendar days (`*_date`, `date`) `format: date`, ids
  *    `integer`, and a string whose description lists its values ("pending, draft or completed") an `enum`;
  * Answers only a route knows (a rate limit's 429) it declares itself with `responses(...)`; the
@@ -24,7 +26,8 @@ import { Elysia } from 'elysia'
 // Not in the package's exports map, so by path (npm installs it at the top of node_modules).
 import { version as scalarVersion } from '../../node_modules/@scalar/api-reference/package.json'
 import { embeddedAsset, IS_COMPILED } from './executable'
-import { ErrorEnvelope } from './schema'
+import { codeToStatus, type ErrorCode } from './errors'
+import { ErrorEnvelope, errorResponses } from './schema'
 
 export { scalarVersion }
 
@@ -65,10 +68,20 @@ interface OpenApiDocument extends DocumentHead {
   paths: Record<string, Record<string, Operation>>
 }
 
-const errorResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-})
+/**
+ * Adds a code the kernel answers with to an operation's documented errors: into the `code` enum of
+ * the status's entry when the route declared one, else as a new entry of that code alone.
+ */
+function addErrorCode(responses: Record<string, unknown>, code: ErrorCode) {
+  const status = String(codeToStatus(code))
+  const existing = responses[status] as { description?: string; content?: Record<string, { schema?: SchemaNode }> } | undefined
+  const codeSchema = existing?.content?.['application/json']?.schema?.properties?.code
+  if (!existing) responses[status] = errorResponses([code])[status]
+  else if (Array.isArray(codeSchema?.enum) && !codeSchema.enum.includes(code)) {
+    codeSchema.enum.push(code)
+    existing.description = existing.description ? `${existing.description}, ${code}` : code
+  }
+}
 
 /** `pending, draft or completed` (optionally followed by `; …`) → the listed values; else null. */
 export function listedValues(description: unknown): string[] | null {
@@ -117,6 +130,8 @@ export function finishDocument(document: OpenApiDocument): OpenApiDocument {
   document.components.schemas ??= {}
   document.components.schemas.ErrorEnvelope = JSON.parse(JSON.stringify(ErrorEnvelope))
 
+  // First, so that a route's `code` union is already an `enum` the kernel's codes are added to.
+  refineSchemas(document.paths)
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of Object.keys(item)) {
       if (!HTTP_METHODS.includes(method)) delete item[method]
@@ -136,14 +151,13 @@ export function finishDocument(document: OpenApiDocument): OpenApiDocument {
         add(204, {
           description: 'IDEMPOTENT_DUPLICATE: this X-Idempotency-Key already succeeded within 24 h; nothing ran again (no body, header x-idempotency-code)',
         })
-        add(409, errorResponse('IDEMPOTENCY_KEY_IN_PROGRESS (the same key is still running) or a conflict of the request'))
-        add(422, errorResponse('IDEMPOTENCY_KEY_REUSED (the key was used for another request) or a business rule'))
+        addErrorCode(responses, 'IDEMPOTENCY_KEY_IN_PROGRESS')
+        addErrorCode(responses, 'IDEMPOTENCY_KEY_REUSED')
       }
-      if (operation.requestBody) add(413, errorResponse('PAYLOAD_TOO_LARGE: the body is larger than 10 MiB'))
+      if (operation.requestBody) addErrorCode(responses, 'PAYLOAD_TOO_LARGE')
       operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
     }
   }
-  refineSchemas(document.paths)
   refineSchemas(document.components.schemas)
   return document
 }

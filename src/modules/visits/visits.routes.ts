@@ -15,9 +15,10 @@
  */
 import { type TSchema, Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
+import type { ErrorCode } from '../../platform/errors'
 import { CREATED_LOCATION, type PlatformPlugin } from '../../platform/http'
 import { created, listed, ok } from '../../platform/reply'
-import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/schema'
+import { Envelope, IdParams, ListEnvelope, AUTHED_ERRORS, responses } from '../../platform/schema'
 import { addSubmission, deleteSubmission, reviewSubmission, submitFormLegacy, submitForms } from './submissions.service'
 import { exportVisits, importVisits } from './visits.csv'
 import { activeVisit, listSubmissions, listVisits, readSubmission, readVisit } from './visits.queries'
@@ -65,6 +66,20 @@ const DeletedSubmission = Envelope(Type.Object({ ...SubmissionSchema.properties,
 const approved = <T>(data: T) => ok(data, 'SUBMISSION_APPROVED', 'submission approved')
 const rejected = <T>(data: T) => ok(data, 'SUBMISSION_REJECTED', 'submission rejected')
 
+/** What each route can answer beyond a bad input, a token or a permission (src/platform/errors.ts). */
+const SEND: readonly ErrorCode[] = [...AUTHED_ERRORS, 'INVALID_VISIT_STATUS']
+const VISIT_READ: readonly ErrorCode[] = [...AUTHED_ERRORS, 'VISIT_NOT_FOUND']
+const VISIT_CHANGE: readonly ErrorCode[] = [...VISIT_READ, 'INVALID_VISIT_STATUS']
+const SUBMISSION_READ: readonly ErrorCode[] = [...AUTHED_ERRORS, 'SUBMISSION_NOT_FOUND']
+const VISIT_SUBMISSION_READ: readonly ErrorCode[] = [...VISIT_READ, 'SUBMISSION_NOT_FOUND']
+const SUBMISSION_DELETE: readonly ErrorCode[] = [...VISIT_SUBMISSION_READ, 'INVALID_VISIT_STATUS', 'SUBMISSION_ALREADY_SUBMITTED']
+const REVIEW: readonly ErrorCode[] = [...SUBMISSION_READ, 'INVALID_SUBMISSION_STATUS']
+const REVIEW_OF_VISIT: readonly ErrorCode[] = [...VISIT_SUBMISSION_READ, 'INVALID_SUBMISSION_STATUS']
+const FORM_SAVE: readonly ErrorCode[] = [...VISIT_SUBMISSION_READ, 'INVALID_VISIT_STATUS', 'SUBMISSION_ALREADY_SUBMITTED']
+const ON_SITE: readonly ErrorCode[] = [...VISIT_READ, 'LOCATION_REQUIRED', 'INVALID_VISIT_STATUS', 'OUTSIDE_GEOFENCE']
+const CHECK_IN: readonly ErrorCode[] = [...ON_SITE, 'VISIT_ALREADY_CHECKED_IN', 'ACTIVE_VISIT_EXISTS']
+const CHECK_OUT: readonly ErrorCode[] = [...ON_SITE, 'VISIT_NOT_STARTED', 'SUBMISSION_REQUIRED']
+
 /** The phone's own visit, where a self-visit is read. */
 const MY_VISIT: Record<Listing, string> = { visits: '/me/:id', 'outlet-visits': '/:id' }
 
@@ -81,19 +96,19 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
     .post('', async ({ ctx, body }) => created(await createVisit(ctx, body), 'VISIT_CREATED', 'visit created'), {
       auth: 'visit:create',
       body: CreateVisitBody,
-      response: responses({ 201: OneVisit }, [400, 401, 403, 409, 422]),
+      response: responses({ 201: OneVisit }),
       detail: { summary: 'Plan a visit; without `submissions` it gets the project’s forms' },
     })
     .post('/bulk', async ({ ctx, body }) => created(await bulkCreateVisits(ctx, body), 'VISITS_CREATED', 'visits created'), {
       auth: 'visit:create',
       body: BulkVisitBody,
-      response: responses({ 201: CreatedIds }, [400, 401, 403, 409, 422]),
+      response: responses({ 201: CreatedIds }),
       detail: { summary: 'Plan many visits at once: all or nothing, errors keyed visits.N.field' },
     })
     .post('/import', async ({ ctx, body }) => created(await importVisits(ctx, body), 'VISITS_IMPORTED', 'visits imported'), {
       auth: 'visit:create',
       body: t.String({ minLength: 1, description: 'text/csv with a header row (see the visits CSV format)' }),
-      response: responses({ 201: CreatedIds }, [400, 401, 403, 409, 422]),
+      response: responses({ 201: CreatedIds }),
       detail: { summary: 'Import visits from CSV (Content-Type: text/csv); one bad row imports nothing' },
     })
     .get('/export', ({ ctx, query }) => exportVisits(ctx, query), {
@@ -105,7 +120,7 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
     .post('/send-to-field', async ({ ctx, body }) => ok(await sendToField(ctx, body), 'VISITS_SENT_TO_FIELD', 'visits sent to the field'), {
       auth: 'visit:create',
       body: SendToFieldBody,
-      response: responses({ 200: SentToField }, [400, 401, 403, 409]),
+      response: responses({ 200: SentToField }, SEND),
       detail: { summary: 'Send scheduled visits to their assignees’ phones and notify them' },
     })
     .get('/submissions', async ({ ctx, query }) => listed(await listSubmissions(ctx, query, { mine: false })), {
@@ -117,7 +132,7 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
     .get('/submissions/:id', async ({ ctx, params }) => ok(await readSubmission(ctx, params.id, { mine: false })), {
       auth: 'visit:view',
       params: IdParams,
-      response: responses({ 200: OneSubmission }, [400, 401, 403, 404]),
+      response: responses({ 200: OneSubmission }, SUBMISSION_READ),
       detail: { summary: 'Get a submission' },
     })
     .post(
@@ -130,21 +145,21 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
         auth: 'submission:approve',
         params: IdParams,
         body: ApprovalBody,
-        response: responses({ 200: OneSubmission }, [400, 401, 403, 404, 409]),
+        response: responses({ 200: OneSubmission }, REVIEW),
         detail: { summary: 'Approve or reject a completed submission (notes required to reject)' },
       },
     )
     .get('/:id', async ({ ctx, params }) => ok(await readVisit(ctx, params.id, { mine: false })), {
       auth: 'visit:view',
       params: IdParams,
-      response: responses({ 200: OneVisit }, [400, 401, 403, 404]),
+      response: responses({ 200: OneVisit }, VISIT_READ),
       detail: { summary: 'Get a visit with assignees, submissions and logs' },
     })
     .put('/:id/cancel', async ({ ctx, params, body }) => ok(await closeVisit(ctx, params.id, 'cancel', body), 'VISIT_CANCELLED', 'visit cancelled'), {
       auth: 'visit:create',
       params: IdParams,
       body: ReasonBody,
-      response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409]),
+      response: responses({ 200: OneVisit }, VISIT_CHANGE),
       detail: { summary: 'Cancel a scheduled or in-progress visit' },
     })
     .put(
@@ -154,7 +169,7 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
         auth: 'visit:create',
         params: IdParams,
         body: ReasonBody,
-        response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409]),
+        response: responses({ 200: OneVisit }, VISIT_CHANGE),
         detail: { summary: 'Force-close a visit stuck in progress' },
       },
     )
@@ -165,7 +180,7 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
         auth: 'visit:create',
         params: IdParams,
         body: AssignBody,
-        response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409]),
+        response: responses({ 200: OneVisit }, VISIT_CHANGE),
         detail: { summary: 'Set the assignees of a scheduled visit' },
       },
     )
@@ -173,14 +188,14 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
       auth: 'visit:view',
       params: IdParams,
       query: SubmissionQuery,
-      response: responses({ 200: ListOfSubmissions }, [400, 401, 403, 404]),
+      response: responses({ 200: ListOfSubmissions }, VISIT_READ),
       detail: { summary: 'Submissions of a visit' },
     })
     .post('/:id/submissions', async ({ ctx, params, body }) => created(await addSubmission(ctx, params.id, body), 'SUBMISSION_CREATED', 'submission created'), {
       auth: 'visit:create',
       params: IdParams,
       body: AddSubmissionBody,
-      response: responses({ 201: OneSubmission }, [400, 401, 403, 404, 409]),
+      response: responses({ 201: OneSubmission }, VISIT_CHANGE),
       detail: { summary: 'Attach a form to an open visit' },
     })
     .get(
@@ -189,7 +204,7 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
       {
         auth: 'visit:view',
         params: VisitSubmissionParams,
-        response: responses({ 200: OneSubmission }, [400, 401, 403, 404]),
+        response: responses({ 200: OneSubmission }, VISIT_SUBMISSION_READ),
         detail: { summary: 'Get a submission of a visit' },
       },
     )
@@ -199,7 +214,7 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
       {
         auth: 'visit:create',
         params: VisitSubmissionParams,
-        response: responses({ 200: DeletedSubmission }, [400, 401, 403, 404, 409]),
+        response: responses({ 200: DeletedSubmission }, SUBMISSION_DELETE),
         detail: { summary: 'Remove a submission not yet submitted' },
       },
     )
@@ -210,7 +225,7 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
         auth: 'submission:approve',
         params: VisitSubmissionParams,
         body: ApproveBody,
-        response: responses({ 200: OneSubmission }, [400, 401, 403, 404, 409]),
+        response: responses({ 200: OneSubmission }, REVIEW_OF_VISIT),
         detail: { summary: 'Approve a completed submission' },
       },
     )
@@ -221,7 +236,7 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
         auth: 'submission:approve',
         params: VisitSubmissionParams,
         body: RejectBody,
-        response: responses({ 200: OneSubmission }, [400, 401, 403, 404, 409]),
+        response: responses({ 200: OneSubmission }, REVIEW_OF_VISIT),
         detail: { summary: 'Reject a completed submission (with notes)' },
       },
     )
@@ -236,7 +251,7 @@ const appRoutes = (platform: PlatformPlugin, listing: Listing) =>
       {
         auth: 'visit:create',
         body: SelfVisitBody,
-        response: responses({ 201: OneVisit }, [400, 401, 403]),
+        response: responses({ 201: OneVisit }),
         detail: { summary: 'Plan a visit for yourself (forms from the project)', [CREATED_LOCATION]: base('app', listing) + MY_VISIT[listing] },
       },
     )
@@ -248,7 +263,7 @@ const appRoutes = (platform: PlatformPlugin, listing: Listing) =>
     })
     .get(on(listing, { visits: '/active', 'outlet-visits': '/active-visit' }), async ({ ctx }) => ok(await activeVisit(ctx)), {
       auth: 'visit:view',
-      response: responses({ 200: Envelope(Type.Union([VisitDetailSchema, Type.Null()])) }, [401, 403]),
+      response: responses({ 200: Envelope(Type.Union([VisitDetailSchema, Type.Null()])) }, ['UNAUTHORIZED', 'TOKEN_EXPIRED', 'FORBIDDEN']),
       detail: { summary: 'My visit in progress, or null' },
     })
     .get('/submissions', async ({ ctx, query }) => listed(await listSubmissions(ctx, query, { mine: true })), {
@@ -260,13 +275,13 @@ const appRoutes = (platform: PlatformPlugin, listing: Listing) =>
     .get('/submissions/:id', async ({ ctx, params }) => ok(await readSubmission(ctx, params.id, { mine: true })), {
       auth: 'visit:view',
       params: IdParams,
-      response: responses({ 200: OneSubmission }, [400, 401, 403, 404]),
+      response: responses({ 200: OneSubmission }, SUBMISSION_READ),
       detail: { summary: 'A submission of one of my visits' },
     })
     .get(MY_VISIT[listing], async ({ ctx, params }) => ok(await readVisit(ctx, params.id, { mine: true })), {
       auth: 'visit:view',
       params: IdParams,
-      response: responses({ 200: OneVisit }, [400, 401, 403, 404]),
+      response: responses({ 200: OneVisit }, VISIT_READ),
       detail: { summary: 'One of my visits' },
     })
     .get(
@@ -276,7 +291,7 @@ const appRoutes = (platform: PlatformPlugin, listing: Listing) =>
         auth: 'visit:view',
         params: IdParams,
         query: SubmissionQuery,
-        response: responses({ 200: ListOfSubmissions }, [400, 401, 403, 404]),
+        response: responses({ 200: ListOfSubmissions }, VISIT_READ),
         detail: { summary: 'Submissions of one of my visits' },
       },
     )
@@ -286,7 +301,7 @@ const appRoutes = (platform: PlatformPlugin, listing: Listing) =>
       {
         auth: 'visit:view',
         params: VisitSubmissionParams,
-        response: responses({ 200: OneSubmission }, [400, 401, 403, 404]),
+        response: responses({ 200: OneSubmission }, VISIT_SUBMISSION_READ),
         detail: { summary: 'A submission of one of my visits' },
       },
     )
@@ -294,28 +309,28 @@ const appRoutes = (platform: PlatformPlugin, listing: Listing) =>
       auth: 'visit:execute',
       params: IdParams,
       body: CheckInBody,
-      response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409]),
+      response: responses({ 200: OneVisit }, CHECK_IN),
       detail: { summary: 'Check in on site (latitude and longitude required: LOCATION_REQUIRED)' },
     })
     .post('/:id/check-out', async ({ ctx, params, body }) => ok(await checkOut(ctx, params.id, body), 'VISIT_CHECKED_OUT', 'checked out'), {
       auth: 'visit:execute',
       params: IdParams,
       body: CheckOutBody,
-      response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409, 422]),
+      response: responses({ 200: OneVisit }, CHECK_OUT),
       detail: { summary: 'Check out; required forms must be completed (SUBMISSION_REQUIRED)' },
     })
     .post('/:id/submit-form-v2', async ({ ctx, params, body }) => ok(await submitForms(ctx, params.id, body), 'FORM_SUBMITTED', 'form submitted'), {
       auth: 'visit:execute',
       params: IdParams,
       body: SubmitFormV2Body,
-      response: responses({ 200: SubmittedForms }, [400, 401, 403, 404, 409]),
+      response: responses({ 200: SubmittedForms }, FORM_SAVE),
       detail: { summary: 'Save forms: each item creates (submission_id null) or updates a submission, as draft or completed' },
     })
     .post('/:id/submit-form', async ({ ctx, params, body }) => ok(await submitFormLegacy(ctx, params.id, body), 'FORM_SUBMITTED', 'form submitted'), {
       auth: 'visit:execute',
       params: IdParams,
       body: SubmitFormBody,
-      response: responses({ 200: SubmittedForms }, [400, 401, 403, 404, 409]),
+      response: responses({ 200: SubmittedForms }, FORM_SAVE),
       detail: { summary: 'Legacy: submit one completed form `{form_id, answers}`' },
     })
 
