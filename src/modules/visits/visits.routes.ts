@@ -1,8 +1,9 @@
 /**
  * Visit routes (docs/API.md §Visits). Every route is written once and served on both listings:
  * listing B (`/office/v1/visits`, `/app/v1/visits`) is canonical, listing A (`…/outlet-visits`) its
- * alias. `officeRoutes` and `appRoutes` build one typed Elysia plugin per listing, so each route's
- * schemas type its handler and its answer is checked against its response schema at compile time;
+ * alias. Each group below is a typed Elysia plugin built once per listing, so each route's schemas
+ * type its handler and its answer is checked against its response schema at compile time (never a
+ * route table cast `as never`, which switches that check off);
  * where the alias spells a path differently, `on(listing, …)` names both spellings.
  *
  * A route validates (its schemas), calls one service verb with the caller's context and the
@@ -83,8 +84,8 @@ const CHECK_OUT: readonly ErrorCode[] = [...ON_SITE, 'VISIT_NOT_STARTED', 'SUBMI
 /** The phone's own visit, where a self-visit is read. */
 const MY_VISIT: Record<Listing, string> = { visits: '/me/:id', 'outlet-visits': '/:id' }
 
-/** Office: planning, reading and reviewing, on one listing. */
-const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
+/** Office: planning visits (one by one, in bulk, from CSV), exporting them and sending them to the field. */
+const planRoutes = (platform: PlatformPlugin, listing: Listing) =>
   new Elysia({ prefix: base('office', listing), tags: ['Visits (office)'] })
     .use(platform)
     .get('', async ({ ctx, query }) => listed(await listVisits(ctx, query, { mine: false })), {
@@ -123,32 +124,11 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
       response: responses({ 200: SentToField }, SEND),
       detail: { summary: 'Send scheduled visits to their assignees’ phones and notify them' },
     })
-    .get('/submissions', async ({ ctx, query }) => listed(await listSubmissions(ctx, query, { mine: false })), {
-      auth: 'visit:view',
-      query: SubmissionQuery,
-      response: responses({ 200: ListOfSubmissions }),
-      detail: { summary: 'List submissions (filters: approval_status, team_id, status, project, outlet, form, visit, user, dates)' },
-    })
-    .get('/submissions/:id', async ({ ctx, params }) => ok(await readSubmission(ctx, params.id, { mine: false })), {
-      auth: 'visit:view',
-      params: IdParams,
-      response: responses({ 200: OneSubmission }, SUBMISSION_READ),
-      detail: { summary: 'Get a submission' },
-    })
-    .post(
-      '/submissions/:id/approval',
-      async ({ ctx, params, body }) => {
-        const submission = await reviewSubmission(ctx, params.id, body)
-        return body.status === 'approved' ? approved(submission) : rejected(submission)
-      },
-      {
-        auth: 'submission:approve',
-        params: IdParams,
-        body: ApprovalBody,
-        response: responses({ 200: OneSubmission }, REVIEW),
-        detail: { summary: 'Approve or reject a completed submission (notes required to reject)' },
-      },
-    )
+
+/** Office: one visit — read it, cancel, force-close, assign. */
+const officeVisitRoutes = (platform: PlatformPlugin, listing: Listing) =>
+  new Elysia({ prefix: base('office', listing), tags: ['Visits (office)'] })
+    .use(platform)
     .get('/:id', async ({ ctx, params }) => ok(await readVisit(ctx, params.id, { mine: false })), {
       auth: 'visit:view',
       params: IdParams,
@@ -184,6 +164,66 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
         detail: { summary: 'Set the assignees of a scheduled visit' },
       },
     )
+
+/** Office: submissions across visits, and their review (approve or reject). */
+const reviewRoutes = (platform: PlatformPlugin, listing: Listing) =>
+  new Elysia({ prefix: base('office', listing), tags: ['Visits (office)'] })
+    .use(platform)
+    .get('/submissions', async ({ ctx, query }) => listed(await listSubmissions(ctx, query, { mine: false })), {
+      auth: 'visit:view',
+      query: SubmissionQuery,
+      response: responses({ 200: ListOfSubmissions }),
+      detail: { summary: 'List submissions (filters: approval_status, team_id, status, project, outlet, form, visit, user, dates)' },
+    })
+    .get('/submissions/:id', async ({ ctx, params }) => ok(await readSubmission(ctx, params.id, { mine: false })), {
+      auth: 'visit:view',
+      params: IdParams,
+      response: responses({ 200: OneSubmission }, SUBMISSION_READ),
+      detail: { summary: 'Get a submission' },
+    })
+    .post(
+      '/submissions/:id/approval',
+      async ({ ctx, params, body }) => {
+        const submission = await reviewSubmission(ctx, params.id, body)
+        return body.status === 'approved' ? approved(submission) : rejected(submission)
+      },
+      {
+        auth: 'submission:approve',
+        params: IdParams,
+        body: ApprovalBody,
+        response: responses({ 200: OneSubmission }, REVIEW),
+        detail: { summary: 'Approve or reject a completed submission (notes required to reject)' },
+      },
+    )
+    .post(
+      '/:id/submissions/:submission_id/approve',
+      async ({ ctx, params, body }) => approved(await reviewSubmission(ctx, params.submission_id, { status: 'approved', notes: body.notes }, params.id)),
+      {
+        auth: 'submission:approve',
+        params: VisitSubmissionParams,
+        body: ApproveBody,
+        response: responses({ 200: OneSubmission }, REVIEW_OF_VISIT),
+        detail: { summary: 'Approve a completed submission' },
+      },
+    )
+    .post(
+      '/:id/submissions/:submission_id/reject',
+      async ({ ctx, params, body }) => rejected(await reviewSubmission(ctx, params.submission_id, { status: 'rejected', notes: body.notes }, params.id)),
+      {
+        auth: 'submission:approve',
+        params: VisitSubmissionParams,
+        body: RejectBody,
+        response: responses({ 200: OneSubmission }, REVIEW_OF_VISIT),
+        detail: { summary: 'Reject a completed submission (with notes)' },
+      },
+    )
+
+/** Phone: the field user's own visits, on one listing. */
+
+/** Office: the submissions of one visit — list, attach, read, remove. */
+const visitSubmissionRoutes = (platform: PlatformPlugin, listing: Listing) =>
+  new Elysia({ prefix: base('office', listing), tags: ['Visits (office)'] })
+    .use(platform)
     .get('/:id/submissions', async ({ ctx, params, query }) => listed(await listSubmissions(ctx, query, { mine: false, visitId: params.id })), {
       auth: 'visit:view',
       params: IdParams,
@@ -218,43 +258,11 @@ const officeRoutes = (platform: PlatformPlugin, listing: Listing) =>
         detail: { summary: 'Remove a submission not yet submitted' },
       },
     )
-    .post(
-      '/:id/submissions/:submission_id/approve',
-      async ({ ctx, params, body }) => approved(await reviewSubmission(ctx, params.submission_id, { status: 'approved', notes: body.notes }, params.id)),
-      {
-        auth: 'submission:approve',
-        params: VisitSubmissionParams,
-        body: ApproveBody,
-        response: responses({ 200: OneSubmission }, REVIEW_OF_VISIT),
-        detail: { summary: 'Approve a completed submission' },
-      },
-    )
-    .post(
-      '/:id/submissions/:submission_id/reject',
-      async ({ ctx, params, body }) => rejected(await reviewSubmission(ctx, params.submission_id, { status: 'rejected', notes: body.notes }, params.id)),
-      {
-        auth: 'submission:approve',
-        params: VisitSubmissionParams,
-        body: RejectBody,
-        response: responses({ 200: OneSubmission }, REVIEW_OF_VISIT),
-        detail: { summary: 'Reject a completed submission (with notes)' },
-      },
-    )
 
-/** Phone: the field user's own visits, on one listing. */
-const appRoutes = (platform: PlatformPlugin, listing: Listing) =>
+/** Phone: reading my visits and their submissions. */
+const myVisitRoutes = (platform: PlatformPlugin, listing: Listing) =>
   new Elysia({ prefix: base('app', listing), tags: ['Visits (mobile)'] })
     .use(platform)
-    .post(
-      on(listing, { visits: '/self', 'outlet-visits': '' }),
-      async ({ ctx, body }) => created(await createSelfVisit(ctx, body), 'VISIT_CREATED', 'visit created'),
-      {
-        auth: 'visit:create',
-        body: SelfVisitBody,
-        response: responses({ 201: OneVisit }),
-        detail: { summary: 'Plan a visit for yourself (forms from the project)', [CREATED_LOCATION]: base('app', listing) + MY_VISIT[listing] },
-      },
-    )
     .get(on(listing, { visits: '/me', 'outlet-visits': '' }), async ({ ctx, query }) => listed(await listVisits(ctx, query, { mine: true })), {
       auth: 'visit:view',
       query: MyVisitQuery,
@@ -305,6 +313,21 @@ const appRoutes = (platform: PlatformPlugin, listing: Listing) =>
         detail: { summary: 'A submission of one of my visits' },
       },
     )
+
+/** Phone: planning a visit for myself, and the work on site — check in, save forms, check out. */
+const fieldRoutes = (platform: PlatformPlugin, listing: Listing) =>
+  new Elysia({ prefix: base('app', listing), tags: ['Visits (mobile)'] })
+    .use(platform)
+    .post(
+      on(listing, { visits: '/self', 'outlet-visits': '' }),
+      async ({ ctx, body }) => created(await createSelfVisit(ctx, body), 'VISIT_CREATED', 'visit created'),
+      {
+        auth: 'visit:create',
+        body: SelfVisitBody,
+        response: responses({ 201: OneVisit }),
+        detail: { summary: 'Plan a visit for yourself (forms from the project)', [CREATED_LOCATION]: base('app', listing) + MY_VISIT[listing] },
+      },
+    )
     .post('/:id/check-in', async ({ ctx, params, body }) => ok(await checkIn(ctx, params.id, body), 'VISIT_CHECKED_IN', 'checked in'), {
       auth: 'visit:execute',
       params: IdParams,
@@ -333,10 +356,11 @@ const appRoutes = (platform: PlatformPlugin, listing: Listing) =>
       response: responses({ 200: SubmittedForms }, FORM_SAVE),
       detail: { summary: 'Legacy: submit one completed form `{form_id, answers}`' },
     })
+/** Each plugin serves both listings: the canonical `visits` and its alias `outlet-visits`. */
+const PLUGINS = [planRoutes, officeVisitRoutes, reviewRoutes, visitSubmissionRoutes, myVisitRoutes, fieldRoutes]
 
-export const visitRoutes = (platform: PlatformPlugin) =>
-  new Elysia()
-    .use(officeRoutes(platform, 'visits'))
-    .use(officeRoutes(platform, 'outlet-visits'))
-    .use(appRoutes(platform, 'visits'))
-    .use(appRoutes(platform, 'outlet-visits'))
+export const visitRoutes = (platform: PlatformPlugin) => {
+  const app = new Elysia()
+  for (const listing of ['visits', 'outlet-visits'] as const) for (const plugin of PLUGINS) app.use(plugin(platform, listing))
+  return app
+}
