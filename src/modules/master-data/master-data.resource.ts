@@ -198,30 +198,20 @@ export function masterDataRoutes<T extends MasterTable, C extends MasterTable>(
     .post('', async ({ ctx, body }) => created(await service.create(ctx, body), `${def.entity}_CREATED`, `${def.label} created`), {
       auth: manage,
       body: bodies.create,
-      response: responses({ 201: Envelope(entitySchema) }, [...AUTHED_ERRORS, `${def.entity}_ALREADY_EXISTS`, 'IDEMPOTENCY_KEY_REUSED']),
+      response: responses({ 201: Envelope(entitySchema) }, [...AUTHED_ERRORS, `${def.entity}_ALREADY_EXISTS`]),
       detail: { summary: `Create a ${def.label}` },
     })
     .put('/:id', async ({ ctx, params, body }) => ok(await service.update(ctx, params.id, body), `${def.entity}_UPDATED`, `${def.label} updated`), {
       auth: manage,
       params: IdParams,
       body: bodies.update,
-      response: responses({ 200: Envelope(entitySchema) }, [
-        ...AUTHED_ERRORS,
-        `${def.entity}_NOT_FOUND`,
-        `${def.entity}_ALREADY_EXISTS`,
-        'IDEMPOTENCY_KEY_REUSED',
-      ]),
+      response: responses({ 200: Envelope(entitySchema) }, [...AUTHED_ERRORS, `${def.entity}_NOT_FOUND`, `${def.entity}_ALREADY_EXISTS`]),
       detail: { summary: `Update a ${def.label}` },
     })
     .delete('/:id', async ({ ctx, params }) => ok(await service.remove(ctx, params.id), `${def.entity}_DELETED`, `${def.label} deleted`), {
       auth: manage,
       params: IdParams,
-      response: responses({ 200: Envelope(entitySchema) }, [
-        ...AUTHED_ERRORS,
-        `${def.entity}_NOT_FOUND`,
-        ...(def.children ? [def.children.code] : []),
-        'IDEMPOTENCY_KEY_REUSED',
-      ]),
+      response: responses({ 200: Envelope(entitySchema) }, [...AUTHED_ERRORS, `${def.entity}_NOT_FOUND`, ...(def.children ? [def.children.code] : [])]),
       detail: { summary: `Delete a ${def.label} (soft)` },
     })
 
