@@ -3,7 +3,7 @@
  * listing B (`/office/v1/visits`, `/app/v1/visits`) is canonical, listing A (`…/outlet-visits`) its
  * alias. Each group below is a typed Elysia plugin built once per listing, so each route's schemas
  * type its handler and its answer is checked against its response schema at compile time (never a
- * route table cast `as never`, which switches that check off);
+ * route table cast to `never`, which switches that check off);
  * where the alias spells a path differently, `on(listing, …)` names both spellings.
  *
  * A route validates (its schemas), calls one service verb with the caller's context and the
