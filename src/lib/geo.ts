@@ -212,7 +212,7 @@ export function requireLocation(input: GeoInput): { latitude: number; longitude:
   const missing: Record<string, string[]> = {}
   if (input.latitude == null) missing.latitude = ['is required']
   if (input.longitude == null) missing.longitude = ['is required']
-  if (Object.keys(missing).length) throw new AppError(400, 'LOCATION_REQUIRED', 'GPS location (latitude and longitude) is required', missing)
+  if (Object.keys(missing).length) throw new AppError('LOCATION_REQUIRED', 'GPS location (latitude and longitude) is required', missing)
   return { latitude: input.latitude!, longitude: input.longitude! }
 }
 

@@ -10,7 +10,7 @@ import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
 import { authEpoch, memberships, refreshTokens, roles, users, workspaces } from '../db/schema'
 import type { Actor } from './context'
-import { Unauthorized } from '../lib/errors'
+import { AppError } from '../lib/errors'
 import type { TokenService } from './jwt'
 import { BUILTIN_GRANTS, compileGrants, isBuiltinRoleSlug, type Grant, type PermissionSet } from './permissions'
 
@@ -175,17 +175,17 @@ export function bearerToken(authorization: string | null): string | null {
 
 export async function authenticate(db: Db, tokens: TokenService, authorization: string | null): Promise<Actor> {
   const token = bearerToken(authorization)
-  if (!token) throw new Unauthorized()
+  if (!token) throw new AppError('UNAUTHORIZED')
   const verified = await tokens.verifyAccessToken(token)
-  if (verified.status === 'expired') throw new Unauthorized('TOKEN_EXPIRED', 'access token expired')
-  if (verified.status === 'invalid') throw new Unauthorized('UNAUTHORIZED', 'invalid access token')
+  if (verified.status === 'expired') throw new AppError('TOKEN_EXPIRED', 'access token expired')
+  if (verified.status === 'invalid') throw new AppError('UNAUTHORIZED', 'invalid access token')
   // Every token this service issues names its session; one that does not could never be signed out.
   const { sessionId } = verified.claims
-  if (!sessionId) throw new Unauthorized('UNAUTHORIZED', 'invalid access token')
+  if (!sessionId) throw new AppError('UNAUTHORIZED', 'invalid access token')
   const epoch = await currentAuthEpoch(db)
   const actor = await memberAt(db, epoch, verified.claims.userId, verified.claims.workspaceId)
-  if (!actor) throw new Unauthorized('UNAUTHORIZED', 'user is not active in this workspace')
-  if (!(await sessionLiveAt(db, epoch, sessionId))) throw new Unauthorized('UNAUTHORIZED', 'this session has ended: sign in again')
+  if (!actor) throw new AppError('UNAUTHORIZED', 'user is not active in this workspace')
+  if (!(await sessionLiveAt(db, epoch, sessionId))) throw new AppError('UNAUTHORIZED', 'this session has ended: sign in again')
   actor.sessionId = sessionId
   return actor
 }

@@ -49,7 +49,7 @@ export class PasswordWork {
     if (this.running >= this.concurrency) {
       if (this.waiting.length >= this.queue) {
         this.stats.refused += 1
-        throw new AppError(429, 'RATE_LIMITED', 'the server is busy checking passwords, try again in a moment', {}, { 'retry-after': '1' })
+        throw new AppError('RATE_LIMITED', 'the server is busy checking passwords, try again in a moment', {}, { 'retry-after': '1' })
       }
       // The slot is handed over by the call that frees it (`running` is not decremented in between).
       await new Promise<void>((resolve) => this.waiting.push(resolve))

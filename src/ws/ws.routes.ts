@@ -49,7 +49,7 @@ async function socketAccess(deps: Deps, token: string | null): Promise<SocketAcc
   const actor = await authenticate(deps.db.read, deps.tokens, token ? `Bearer ${token}` : null)
   // The token was just accepted, so this is a cache hit; it may have expired in between.
   const verified = await deps.tokens.verifyAccessToken(token!)
-  if (verified.status !== 'valid') throw new AppError(401, 'TOKEN_EXPIRED', 'access token expired')
+  if (verified.status !== 'valid') throw new AppError('TOKEN_EXPIRED', 'access token expired')
   return {
     userId: actor.userId,
     workspaceId: actor.workspaceId,

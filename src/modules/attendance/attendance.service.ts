@@ -9,7 +9,7 @@ import { attendances, teamMembers, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { parseDateTime } from '../../lib/dates'
 import { localDate } from '../../lib/time-zones'
-import { Conflict, NotFound, ValidationFailed } from '../../lib/errors'
+import { AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import { locationOf, requireLocation } from '../../lib/geo'
 import { DEFAULT_LIST, orderFor, paginate, paging, updatedSince } from '../../platform/data/pagination'
 import { workspaceScoped } from '../../platform/data/scope'
@@ -122,7 +122,7 @@ export async function clockIn(ctx: AuthedContext, input: ClockInput) {
     const photoUrl = input.photo ? await photos.accept(input.photo, 'photo') : null
     return withTransaction(ctx, async ({ tx, audit }) => {
       const open = await openAttendanceId(tx, ctx)
-      if (open !== undefined) throw new Conflict('ATTENDANCE_ALREADY_OPEN', 'you are already clocked in', { attendance_id: open })
+      if (open !== undefined) throw new AppError('ATTENDANCE_ALREADY_OPEN', 'you are already clocked in', { attendance_id: open })
       await photos.record(tx)
       const now = ctx.deps.clock.now()
       const row = await attendanceScope.insert(tx, ctx.actor.workspaceId, {
@@ -151,7 +151,7 @@ export async function clockOut(ctx: AuthedContext, input: ClockInput) {
     const photoUrl = input.photo ? await photos.accept(input.photo, 'photo') : null
     return withTransaction(ctx, async ({ tx, audit }) => {
       const open = await openAttendanceId(tx, ctx)
-      if (open === undefined) throw new Conflict('ATTENDANCE_NOT_OPEN', 'you are not clocked in')
+      if (open === undefined) throw new AppError('ATTENDANCE_NOT_OPEN', 'you are not clocked in')
       await photos.record(tx)
       const before = await findAttendance(tx, ctx.actor.workspaceId, open)
       const now = ctx.deps.clock.now().toISOString()
@@ -180,7 +180,7 @@ export function createAttendance(ctx: AuthedContext, input: ManualAttendanceInpu
     await assertWorkspaceUsers(tx, ctx.actor.workspaceId, [input.user_id], 'user_id')
     if (checkOut === null) {
       const [open] = await tx.select({ id: attendances.id }).from(attendances).where(openOf(ctx.actor.workspaceId, input.user_id)).limit(1)
-      if (open) throw new Conflict('ATTENDANCE_ALREADY_OPEN', 'this user already has an open attendance', { attendance_id: open.id })
+      if (open) throw new AppError('ATTENDANCE_ALREADY_OPEN', 'this user already has an open attendance', { attendance_id: open.id })
     }
     const now = ctx.deps.clock.now().toISOString()
     const row = await attendanceScope.insert(tx, ctx.actor.workspaceId, {

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http/http'
 import { ok } from '../../platform/http/reply'
-import { Envelope, IdParams, responses } from '../../platform/http/schema'
+import { Envelope, IdParams, AUTHED_ERRORS, responses } from '../../platform/http/schema'
 import { AuditLogPage, AuditLogSchema, auditLogQuery } from './audit-logs.schemas'
 import { getAuditLog, listAuditLogs } from './audit-logs.service'
 
@@ -17,6 +17,6 @@ export const auditLogRoutes = (platform: PlatformPlugin) =>
     .get('/:id', async ({ ctx, params }) => ok(await getAuditLog(ctx, params.id), 'AUDIT_LOG_FOUND', 'Success'), {
       auth: 'audit_log.view',
       params: IdParams,
-      response: responses({ 200: Envelope(AuditLogSchema) }, [400, 401, 403, 404]),
+      response: responses({ 200: Envelope(AuditLogSchema) }, [...AUTHED_ERRORS, 'AUDIT_LOG_NOT_FOUND']),
       detail: { summary: 'Get one audit log entry' },
     })

@@ -20,25 +20,25 @@ export const authRoutes = (platform: PlatformPlugin) =>
     .post('/register', async ({ ctx, body }) => created(await register(ctx, body), 'REGISTERED', 'registered'), {
       public: true,
       body: RegisterBody,
-      response: responses({ 201: SessionEnvelope }, [400, 403, 409, 429]),
+      response: responses({ 201: SessionEnvelope }, ['VALIDATION_ERROR', 'REGISTRATION_DISABLED', 'USER_ALREADY_EXISTS', 'RATE_LIMITED']),
       detail: { summary: 'Register a workspace and its first user (super_admin)' },
     })
     .post('/login', async ({ ctx, body }) => ok(await login(ctx, body), 'LOGIN_SUCCESS', 'login successful'), {
       public: true,
       body: LoginBody,
-      response: responses({ 200: SessionEnvelope }, [400, 401, 403, 429]),
+      response: responses({ 200: SessionEnvelope }, ['VALIDATION_ERROR', 'INVALID_CREDENTIALS', 'ACCOUNT_DISABLED', 'RATE_LIMITED']),
       detail: { summary: 'Log in with email and password' },
     })
     .post('/refresh', async ({ ctx, body }) => ok(await refresh(ctx, body), 'TOKEN_REFRESHED', 'token refreshed'), {
       public: true,
       body: RefreshBody,
-      response: responses({ 200: SessionEnvelope }, [400, 401]),
+      response: responses({ 200: SessionEnvelope }, ['VALIDATION_ERROR', 'UNAUTHORIZED']),
       detail: { summary: 'Exchange a refresh token for new tokens (rotation)' },
     })
     .post('/logout', async ({ ctx, body }) => ok(await logout(ctx, body), 'LOGGED_OUT', 'logged out'), {
       auth: true,
       body: RefreshBody,
-      response: responses({ 200: EmptyEnvelope }, [400, 401]),
+      response: responses({ 200: EmptyEnvelope }, ['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED']),
       detail: { summary: 'Revoke the session of a refresh token' },
     })
     .post(
@@ -50,7 +50,7 @@ export const authRoutes = (platform: PlatformPlugin) =>
       {
         public: true,
         body: ForgotPasswordBody,
-        response: responses({ 200: EmptyEnvelope }, [400]),
+        response: responses({ 200: EmptyEnvelope }, ['VALIDATION_ERROR']),
         detail: { summary: 'Mail a password reset token (always 200)' },
       },
     )
@@ -63,13 +63,13 @@ export const authRoutes = (platform: PlatformPlugin) =>
       {
         public: true,
         body: ResetPasswordBody,
-        response: responses({ 200: EmptyEnvelope }, [400, 429]),
+        response: responses({ 200: EmptyEnvelope }, ['VALIDATION_ERROR', 'RATE_LIMITED']),
         detail: { summary: 'Set a new password with a reset token; signs out every session' },
       },
     )
     .post('/switch-workspace', async ({ ctx, body }) => ok(await switchWorkspace(ctx, body), 'WORKSPACE_SWITCHED', 'workspace switched'), {
       auth: true,
       body: SwitchWorkspaceBody,
-      response: responses({ 200: SessionEnvelope }, [400, 401, 404]),
+      response: responses({ 200: SessionEnvelope }, ['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED', 'WORKSPACE_NOT_FOUND']),
       detail: { summary: 'Get tokens scoped to another accessible workspace' },
     })

@@ -16,7 +16,7 @@ import { loadMember } from '../../platform/actor'
 import type { Attempt } from '../../platform/rate-limit'
 import type { AuthedContext, RequestContext } from '../../platform/context'
 import { randomToken, sha256Hex } from '../../lib/crypto'
-import { AlreadyExists, AppError, Forbidden, NotFound, Unauthorized, ValidationFailed } from '../../lib/errors'
+import { AlreadyExists, AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import { withTransaction } from '../../platform/data/transaction'
 import { phoneGrantsVersion } from '../sync'
 import { voidPasswordResets } from '../users'
@@ -86,7 +86,7 @@ async function sessionFor(ctx: RequestContext, user: SessionUser, refresh: Refre
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
-const rateLimited = (message: string, retryAfterSeconds: number) => new AppError(429, 'RATE_LIMITED', message, {}, { 'retry-after': String(retryAfterSeconds) })
+const rateLimited = (message: string, retryAfterSeconds: number) => new AppError('RATE_LIMITED', message, {}, { 'retry-after': String(retryAfterSeconds) })
 
 async function findLiveUserByEmail(db: Db, email: string) {
   const [user] = await db
@@ -98,7 +98,7 @@ async function findLiveUserByEmail(db: Db, email: string) {
 }
 
 export async function register(ctx: RequestContext, input: RegisterInput): Promise<Session> {
-  if (!ctx.deps.config.REGISTRATION_ENABLED) throw new Forbidden('REGISTRATION_DISABLED', 'registration is disabled')
+  if (!ctx.deps.config.REGISTRATION_ENABLED) throw new AppError('REGISTRATION_DISABLED', 'registration is disabled')
   // Every attempt counts, decided before any await (see platform/rate-limit.ts).
   const retryAfterSeconds = ctx.deps.limits.register.tryConsume(ctx.meta.ip ?? 'unknown')
   if (retryAfterSeconds > 0) throw rateLimited('too many registrations from this address, try again later', retryAfterSeconds)
@@ -201,12 +201,12 @@ export async function login(ctx: RequestContext, input: LoginInput): Promise<Ses
   }
   if (!user || !landing || (!landing.membership && !landing.onlyInactive)) {
     attempt.failed()
-    throw new Unauthorized('INVALID_CREDENTIALS', 'invalid email or password')
+    throw new AppError('INVALID_CREDENTIALS', 'invalid email or password')
   }
   // The right password of a disabled account is not a failure, and not a success either.
   if (!landing.membership) {
     attempt.released()
-    throw new Forbidden('ACCOUNT_DISABLED', 'this account is disabled')
+    throw new AppError('ACCOUNT_DISABLED', 'this account is disabled')
   }
   attempt.succeeded()
   const { workspaceId, role } = landing.membership
@@ -284,7 +284,7 @@ export async function refresh(ctx: RequestContext, input: RefreshInput): Promise
     },
     { audit: 'none' },
   )
-  if (!outcome.ok) throw new Unauthorized('UNAUTHORIZED', 'invalid refresh token')
+  if (!outcome.ok) throw new AppError('UNAUTHORIZED', 'invalid refresh token')
   return sessionFor(ctx, outcome.user, outcome.next)
 }
 

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http/http'
 import { created, listed, ok } from '../../platform/http/reply'
-import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
+import { Envelope, IdParams, ListEnvelope, AUTHED_ERRORS, responses } from '../../platform/http/schema'
 import { PrincipalInput, PrincipalQuery, PrincipalSchema, PrincipalUpdate, ProductInput, ProductQuery, ProductSchema, ProductUpdate } from './catalogue.schemas'
 import {
   createPrincipal,
@@ -33,7 +33,7 @@ export function catalogueRoutes(platform: PlatformPlugin) {
       .get(`${prefix}/principals/:id`, async ({ ctx, params }) => ok(await getPrincipal(ctx, params.id)), {
         auth: 'principal.view',
         params: IdParams,
-        response: responses({ 200: Envelope(PrincipalSchema) }, [400, 401, 403, 404]),
+        response: responses({ 200: Envelope(PrincipalSchema) }, [...AUTHED_ERRORS, 'PRINCIPAL_NOT_FOUND']),
         detail: { summary: `Get a principal (${name})` },
       })
       .get(`${prefix}/products`, async ({ ctx, query }) => listed(await listProducts(ctx, query)), {
@@ -45,7 +45,7 @@ export function catalogueRoutes(platform: PlatformPlugin) {
       .get(`${prefix}/products/:id`, async ({ ctx, params }) => ok(await getProduct(ctx, params.id)), {
         auth: 'product.view',
         params: IdParams,
-        response: responses({ 200: Envelope(ProductSchema) }, [400, 401, 403, 404]),
+        response: responses({ 200: Envelope(ProductSchema) }, [...AUTHED_ERRORS, 'PRODUCT_NOT_FOUND']),
         detail: { summary: `Get a product (${name})` },
       })
   }
@@ -53,7 +53,7 @@ export function catalogueRoutes(platform: PlatformPlugin) {
     .post('/office/v1/principals', async ({ ctx, body }) => created(await createPrincipal(ctx, body), 'PRINCIPAL_CREATED', 'principal created'), {
       auth: 'principal.manage',
       body: PrincipalInput,
-      response: responses({ 201: Envelope(PrincipalSchema) }, [400, 401, 403, 409]),
+      response: responses({ 201: Envelope(PrincipalSchema) }, [...AUTHED_ERRORS, 'PRINCIPAL_ALREADY_EXISTS']),
       detail: { summary: 'Create a principal' },
     })
     .put(
@@ -63,33 +63,33 @@ export function catalogueRoutes(platform: PlatformPlugin) {
         auth: 'principal.manage',
         params: IdParams,
         body: PrincipalUpdate,
-        response: responses({ 200: Envelope(PrincipalSchema) }, [400, 401, 403, 404, 409]),
+        response: responses({ 200: Envelope(PrincipalSchema) }, [...AUTHED_ERRORS, 'PRINCIPAL_NOT_FOUND', 'PRINCIPAL_ALREADY_EXISTS']),
         detail: { summary: 'Update a principal' },
       },
     )
     .delete('/office/v1/principals/:id', async ({ ctx, params }) => ok(await deletePrincipal(ctx, params.id), 'PRINCIPAL_DELETED', 'principal deleted'), {
       auth: 'principal.manage',
       params: IdParams,
-      response: responses({ 200: Envelope(PrincipalSchema) }, [400, 401, 403, 404, 409]),
+      response: responses({ 200: Envelope(PrincipalSchema) }, [...AUTHED_ERRORS, 'PRINCIPAL_NOT_FOUND', 'PRINCIPAL_IN_USE']),
       detail: { summary: 'Delete a principal without products or projects (soft)' },
     })
     .post('/office/v1/products', async ({ ctx, body }) => created(await createProduct(ctx, body), 'PRODUCT_CREATED', 'product created'), {
       auth: 'product.manage',
       body: ProductInput,
-      response: responses({ 201: Envelope(ProductSchema) }, [400, 401, 403, 409]),
+      response: responses({ 201: Envelope(ProductSchema) }, [...AUTHED_ERRORS, 'PRODUCT_ALREADY_EXISTS']),
       detail: { summary: 'Create a product' },
     })
     .put('/office/v1/products/:id', async ({ ctx, params, body }) => ok(await updateProduct(ctx, params.id, body), 'PRODUCT_UPDATED', 'product updated'), {
       auth: 'product.manage',
       params: IdParams,
       body: ProductUpdate,
-      response: responses({ 200: Envelope(ProductSchema) }, [400, 401, 403, 404, 409]),
+      response: responses({ 200: Envelope(ProductSchema) }, [...AUTHED_ERRORS, 'PRODUCT_NOT_FOUND', 'PRODUCT_ALREADY_EXISTS']),
       detail: { summary: 'Update a product' },
     })
     .delete('/office/v1/products/:id', async ({ ctx, params }) => ok(await deleteProduct(ctx, params.id), 'PRODUCT_DELETED', 'product deleted'), {
       auth: 'product.manage',
       params: IdParams,
-      response: responses({ 200: Envelope(ProductSchema) }, [400, 401, 403, 404]),
+      response: responses({ 200: Envelope(ProductSchema) }, [...AUTHED_ERRORS, 'PRODUCT_NOT_FOUND']),
       detail: { summary: 'Delete a product (soft)' },
     })
 }

@@ -7,7 +7,7 @@ import { and, count, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { principals, products, projects } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../lib/errors'
+import { AlreadyExists, AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince } from '../../platform/data/pagination'
 import { workspaceScoped } from '../../platform/data/scope'
 import { keywordFilters, searchIndex } from '../../platform/data/search'
@@ -136,7 +136,7 @@ export function deletePrincipal(ctx: AuthedContext, id: number) {
         .where(and(eq(projects.principal_id, id), isNull(projects.deleted_at))),
     ])
     if (productCount + projectCount > 0) {
-      throw new Conflict('PRINCIPAL_IN_USE', 'principal still has products or projects', { product_count: productCount, project_count: projectCount })
+      throw new AppError('PRINCIPAL_IN_USE', 'principal still has products or projects', { product_count: productCount, project_count: projectCount })
     }
     const deleted = (await principalScope.softDelete(tx, ctx.actor.workspaceId, id, ctx.deps.clock.now().toISOString()))!
     await audit({ entityType: 'principal', entityId: id, entityName: before.name, action: 'deleted', oldValues: presentPrincipal(before) })

@@ -1,7 +1,7 @@
 import { Elysia, status } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http/http'
 import { listed, ok } from '../../platform/http/reply'
-import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
+import { AUTHED_ERRORS, Envelope, errorResponses, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
 import { ExportFormatParams, ExportQuery, JobSchema, JobsQuery, QueuedExport } from './exports.schemas'
 import { downloadExport, getExportJob, listExportJobs, requestExport } from './exports.service'
 
@@ -28,7 +28,7 @@ export const exportRoutes = (platform: PlatformPlugin) =>
     .get('/jobs/:id', async ({ ctx, params }) => ok(await getExportJob(ctx, params.id)), {
       auth: 'export.view',
       params: IdParams,
-      response: responses({ 200: Envelope(JobSchema) }, [400, 401, 403, 404]),
+      response: responses({ 200: Envelope(JobSchema) }, [...AUTHED_ERRORS, 'EXPORT_JOB_NOT_FOUND']),
       detail: { summary: 'One of your export jobs' },
     })
     .get(
@@ -49,8 +49,7 @@ export const exportRoutes = (platform: PlatformPlugin) =>
               description: 'text/csv or application/pdf',
               content: { 'text/csv': { schema: { type: 'string' } }, 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
             },
-            404: { description: 'EXPORT_JOB_NOT_FOUND' },
-            409: { description: 'EXPORT_NOT_READY or EXPORT_FAILED' },
+            ...errorResponses([...AUTHED_ERRORS, 'EXPORT_JOB_NOT_FOUND', 'EXPORT_NOT_READY', 'EXPORT_FAILED']),
           },
         },
       },

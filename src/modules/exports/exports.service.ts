@@ -25,7 +25,7 @@ import PDFDocument from 'pdfkit'
 import { exportJobs, outlets, projects, submissions, teams, users, visits, workspaces } from '../../db/schema'
 import { loadMember } from '../../platform/actor'
 import type { AuthedContext, Deps } from '../../platform/context'
-import { Conflict, NotFound } from '../../lib/errors'
+import { AppError, NotFound } from '../../lib/errors'
 import { errorFields } from '../../platform/logger'
 import { can } from '../../platform/permissions'
 import { DEFAULT_LIST, paginate, paging, updatedSince } from '../../platform/data/pagination'
@@ -97,7 +97,8 @@ async function runJob(deps: Deps, id: number) {
   const absolute = resolve(deps.config.EXPORT_DIR, path)
   try {
     const actor = await loadMember(deps.db.read, job.user_id, job.workspace_id)
-    if (!actor || !can(actor.permissions, 'export.view', 'web', 'view')) throw new ExportRefused('the requester no longer has access to exports of this workspace')
+    if (!actor || !can(actor.permissions, 'export.view', 'web', 'view'))
+      throw new ExportRefused('the requester no longer has access to exports of this workspace')
     const ctx: AuthedContext = {
       deps,
       actor,
@@ -338,8 +339,8 @@ export const getExportJob = async (ctx: AuthedContext, id: number) => present(aw
 
 export async function downloadExport(ctx: AuthedContext, id: number) {
   const job = await findJob(ctx, id)
-  if (job.status === 'failed') throw new Conflict('EXPORT_FAILED', `the export failed: ${job.error ?? 'unknown error'}`)
-  if (job.status !== 'done' || !job.path) throw new Conflict('EXPORT_NOT_READY', `the export is ${job.status}`, { status: [job.status] })
+  if (job.status === 'failed') throw new AppError('EXPORT_FAILED', `the export failed: ${job.error ?? 'unknown error'}`)
+  if (job.status !== 'done' || !job.path) throw new AppError('EXPORT_NOT_READY', `the export is ${job.status}`, { status: [job.status] })
   const file = Bun.file(resolve(ctx.deps.config.EXPORT_DIR, job.path))
   if (!(await file.exists())) throw new NotFound('EXPORT_JOB', 'export file is no longer available')
   const contentType = job.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf'

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http/http'
+import { errorResponses } from '../../platform/http/schema'
 import { FileParams } from './files.schemas'
 import { openFile } from './files.service'
 
@@ -27,8 +28,8 @@ export const fileRoutes = (platform: PlatformPlugin) =>
         summary: 'Download an uploaded photo of your workspace',
         responses: {
           200: { description: 'JPEG, PNG or WebP bytes', content: { 'image/*': { schema: { type: 'string', format: 'binary' } } } },
-          401: { description: 'UNAUTHORIZED' },
-          404: { description: 'FILE_NOT_FOUND (also for another workspace’s file)' },
+          // FILE_NOT_FOUND also for another workspace’s file.
+          ...errorResponses(['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED', 'FILE_NOT_FOUND']),
         },
       },
     },

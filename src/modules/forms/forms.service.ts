@@ -7,7 +7,7 @@ import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { forms, projectForms, projects, type FormField } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { Conflict, NotFound, ValidationFailed } from '../../lib/errors'
+import { AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/data/pagination'
 import { workspaceScoped } from '../../platform/data/scope'
 import { withTransaction } from '../../platform/data/transaction'
@@ -116,7 +116,7 @@ export function deleteForm(ctx: AuthedContext, id: number) {
       .from(projectForms)
       .innerJoin(projects, eq(projects.id, projectForms.project_id))
       .where(and(eq(projectForms.form_id, id), isNull(projects.deleted_at)))
-    if (used > 0) throw new Conflict('FORM_IN_USE', 'form is used by projects', { project_count: used })
+    if (used > 0) throw new AppError('FORM_IN_USE', 'form is used by projects', { project_count: used })
     const deleted = (await formScope.softDelete(tx, ctx.actor.workspaceId, id, ctx.deps.clock.now().toISOString()))!
     await audit({ entityType: 'form', entityId: id, entityName: before.title, action: 'deleted', oldValues: present(before) })
     return present(deleted)

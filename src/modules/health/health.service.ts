@@ -44,7 +44,7 @@ export function metricsService(deps: Deps) {
   return {
     /** The Prometheus text; 401 without the token when one is configured. */
     render(authorization: string | null): Promise<string> {
-      if (!authorised(authorization)) throw new AppError(401, 'UNAUTHORIZED', 'a valid metrics token is required')
+      if (!authorised(authorization)) throw new AppError('UNAUTHORIZED', 'a valid metrics token is required')
       return deps.metrics.render({ databaseBytes, websockets: () => deps.hub.connections, wal })
     },
   }

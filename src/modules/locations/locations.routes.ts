@@ -1,15 +1,13 @@
 import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http/http'
 import { created, listed, ok } from '../../platform/http/reply'
-import { Envelope, ListEnvelope, responses } from '../../platform/http/schema'
+import { AUTHED_ERRORS, documentedSchema, Envelope, errorResponses, ListEnvelope, responses } from '../../platform/http/schema'
 import { compiledBody } from '../../platform/http/validation'
 import { BatchHeaders, BatchSaved, HistoryQuery, LatestPings, Ping, PingBatch, RouteCollection, RouteQuery } from './locations.schemas'
 import { ingestPings, latestPings, listPings } from './locations.service'
 import { routeReplay } from './route.service'
 
 const checkBatch = compiledBody(PingBatch)
-
-const errorDoc = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } })
 
 export const locationRoutes = (platform: PlatformPlugin) =>
   new Elysia({ tags: ['Locations'] })
@@ -21,10 +19,10 @@ export const locationRoutes = (platform: PlatformPlugin) =>
       // The service refuses nothing before its transaction, which checks the key first (hot path).
       idempotency: 'in-transaction',
       headers: BatchHeaders,
-      response: responses({ 201: Envelope(BatchSaved) }, [400, 401, 403, 409, 422]),
+      response: responses({ 201: Envelope(BatchSaved) }, [...AUTHED_ERRORS, 'IDEMPOTENCY_KEY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REUSED']),
       detail: {
         summary: 'Upload a batch of 1–50 GPS pings (all or nothing)',
-        requestBody: { required: true, content: { 'application/json': { schema: PingBatch as never } } },
+        requestBody: { required: true, content: { 'application/json': { schema: documentedSchema(PingBatch) } } },
       },
     })
     .get('/office/v1/locations', async ({ ctx, query }) => listed(await listPings(ctx, query)), {
@@ -54,14 +52,12 @@ export const locationRoutes = (platform: PlatformPlugin) =>
             200: {
               description: 'application/geo+json: a FeatureCollection; with format=gpx, application/gpx+xml (GPX 1.1)',
               content: {
-                'application/geo+json': { schema: RouteCollection as never },
+                'application/geo+json': { schema: documentedSchema(RouteCollection) },
                 'application/gpx+xml': { schema: { type: 'string' } },
               },
             },
-            400: errorDoc('VALIDATION_ERROR: user_id or date missing or malformed'),
-            401: errorDoc('UNAUTHORIZED or TOKEN_EXPIRED'),
-            403: errorDoc('FORBIDDEN: missing permission, platform or access level'),
-            404: errorDoc('USER_NOT_FOUND: not a member of your workspace'),
+            // USER_NOT_FOUND: not a member of your workspace.
+            ...errorResponses([...AUTHED_ERRORS, 'USER_NOT_FOUND']),
           },
         },
       },

@@ -20,11 +20,11 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { Elysia } from 'elysia'
 import type { Db } from '../../db/client'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../lib/errors'
+import { AlreadyExists, AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import type { PlatformPlugin } from '../../platform/http/http'
 import { foldText, keywordOf, MASTER_DATA_LIST, pageMeta, paging, updatedSinceOf, type Page } from '../../platform/data/pagination'
 import { created, listed, ok } from '../../platform/http/reply'
-import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
+import { Envelope, IdParams, ListEnvelope, AUTHED_ERRORS, responses } from '../../platform/http/schema'
 import { ftsPhrase, planKeyword } from '../../platform/data/search'
 import type { NewRow, WorkspaceScoped } from '../../platform/data/scope'
 import { withTransaction } from '../../platform/data/transaction'
@@ -67,7 +67,7 @@ function masterDataRules<T extends MasterTable, C extends MasterTable>(def: Mast
     async assertNoChildren(db: Db, workspaceId: number, id: number) {
       if (!def.children || !childLink) return
       const children = await def.children.scope.count(db, workspaceId, eq(childLink, id))
-      if (children > 0) throw new Conflict(def.children.code, def.children.message, { [def.children.countKey]: children })
+      if (children > 0) throw new AppError(def.children.code, def.children.message, { [def.children.countKey]: children })
     },
   }
 }
@@ -190,7 +190,7 @@ export function masterDataRoutes<T extends MasterTable, C extends MasterTable>(
       .get('/:id', async ({ ctx, params }) => ok(await service.get(ctx, params.id)), {
         auth: view,
         params: IdParams,
-        response: responses({ 200: Envelope(entitySchema) }, [400, 401, 403, 404]),
+        response: responses({ 200: Envelope(entitySchema) }, [...AUTHED_ERRORS, `${def.entity}_NOT_FOUND`]),
         detail: { summary: `Get a ${def.label} (${platformName})` },
       })
 
@@ -198,20 +198,20 @@ export function masterDataRoutes<T extends MasterTable, C extends MasterTable>(
     .post('', async ({ ctx, body }) => created(await service.create(ctx, body), `${def.entity}_CREATED`, `${def.label} created`), {
       auth: manage,
       body: bodies.create,
-      response: responses({ 201: Envelope(entitySchema) }, [400, 401, 403, 409, 422]),
+      response: responses({ 201: Envelope(entitySchema) }, [...AUTHED_ERRORS, `${def.entity}_ALREADY_EXISTS`]),
       detail: { summary: `Create a ${def.label}` },
     })
     .put('/:id', async ({ ctx, params, body }) => ok(await service.update(ctx, params.id, body), `${def.entity}_UPDATED`, `${def.label} updated`), {
       auth: manage,
       params: IdParams,
       body: bodies.update,
-      response: responses({ 200: Envelope(entitySchema) }, [400, 401, 403, 404, 409, 422]),
+      response: responses({ 200: Envelope(entitySchema) }, [...AUTHED_ERRORS, `${def.entity}_NOT_FOUND`, `${def.entity}_ALREADY_EXISTS`]),
       detail: { summary: `Update a ${def.label}` },
     })
     .delete('/:id', async ({ ctx, params }) => ok(await service.remove(ctx, params.id), `${def.entity}_DELETED`, `${def.label} deleted`), {
       auth: manage,
       params: IdParams,
-      response: responses({ 200: Envelope(entitySchema) }, [401, 403, 404, 409, 422]),
+      response: responses({ 200: Envelope(entitySchema) }, [...AUTHED_ERRORS, `${def.entity}_NOT_FOUND`, ...(def.children ? [def.children.code] : [])]),
       detail: { summary: `Delete a ${def.label} (soft)` },
     })
 

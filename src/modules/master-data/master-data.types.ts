@@ -4,6 +4,7 @@
  */
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { AuditEntityType } from '../../platform/data/audit'
+import type { Entity, ErrorCode, UniqueEntity } from '../../lib/errors'
 import type { WorkspaceScoped } from '../../platform/data/scope'
 
 /** The columns every master-data table has (src/db/schema/master-data.ts). */
@@ -29,7 +30,7 @@ export interface ParentLink<T extends MasterTable> {
   /** Column on this entity holding the parent id, also the list filter and body field. */
   field: LinkField<T>
   /** Error code prefix of the parent (`CHANNEL_GROUP`). */
-  entity: string
+  entity: Entity
   scope: WorkspaceScoped<MasterTable>
   /** Key of the nested parent object in answers. */
   nestedAs: string
@@ -41,14 +42,14 @@ export interface ChildGuard<C extends MasterTable> {
   scope: WorkspaceScoped<C>
   /** Column on the child pointing at this entity. */
   field: LinkField<C>
-  code: string
+  code: ErrorCode
   countKey: string
   message: string
 }
 
 export interface MasterDataDefinition<T extends MasterTable = MasterTable, C extends MasterTable = MasterTable> {
   /** Error/success code prefix: `CHANNEL_GROUP`. */
-  entity: string
+  entity: UniqueEntity
   /** Human name: `channel group`. */
   label: string
   auditType: AuditEntityType

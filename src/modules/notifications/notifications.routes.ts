@@ -13,13 +13,13 @@ export function notificationRoutes(platform: PlatformPlugin) {
       .get(prefix, async ({ ctx, query }) => listed(await listNotifications(ctx, query)), {
         auth: true,
         query: NotificationQuery,
-        response: responses({ 200: ListEnvelope(NotificationSchema) }, [400, 401]),
+        response: responses({ 200: ListEnvelope(NotificationSchema) }, ['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED']),
         detail: { summary: 'Your notifications, newest first' },
       })
       .put(`${prefix}/:id/read`, async ({ ctx, params }) => ok(await markRead(ctx, params.id), 'NOTIFICATION_READ', 'notification marked as read'), {
         auth: true,
         params: IdParams,
-        response: responses({ 200: Envelope(NotificationSchema) }, [400, 401, 404]),
+        response: responses({ 200: Envelope(NotificationSchema) }, ['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED', 'NOTIFICATION_NOT_FOUND']),
         detail: { summary: 'Mark one of your notifications as read' },
       })
   }
@@ -27,12 +27,12 @@ export function notificationRoutes(platform: PlatformPlugin) {
     app
       .get(`${prefix}/unread-count`, async ({ ctx }) => ok(await unreadCount(ctx)), {
         auth: true,
-        response: responses({ 200: Envelope(UnreadCountSchema) }, [401]),
+        response: responses({ 200: Envelope(UnreadCountSchema) }, ['UNAUTHORIZED', 'TOKEN_EXPIRED']),
         detail: { summary: 'How many of your notifications are unread' },
       })
       .put(`${prefix}/read-all`, async ({ ctx }) => ok(await markAllRead(ctx), 'NOTIFICATIONS_READ', 'all notifications marked as read'), {
         auth: true,
-        response: responses({ 200: Envelope(ReadAllSchema) }, [401]),
+        response: responses({ 200: Envelope(ReadAllSchema) }, ['UNAUTHORIZED', 'TOKEN_EXPIRED']),
         detail: { summary: 'Mark all your notifications as read' },
       })
   }
@@ -42,7 +42,7 @@ export function notificationRoutes(platform: PlatformPlugin) {
     {
       auth: true,
       body: PushTokenBody,
-      response: responses({ 201: Envelope(PushTokenSchema) }, [400, 401]),
+      response: responses({ 201: Envelope(PushTokenSchema) }, ['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED']),
       detail: { summary: 'Register this device’s push token (de-duplicated)' },
     },
   )

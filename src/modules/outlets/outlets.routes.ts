@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http/http'
 import { created, listed, ok } from '../../platform/http/reply'
-import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
+import { Envelope, IdParams, ListEnvelope, AUTHED_ERRORS, responses } from '../../platform/http/schema'
 import { CreateOutletBody, OutletListQuerySchema, OutletSchema, UpdateOutletBody } from './outlets.schemas'
 import { createOutlet, deleteOutlet, getOutlet, listOutlets, updateOutlet } from './outlets.service'
 
@@ -17,7 +17,7 @@ const readRoutes = (platform: PlatformPlugin, prefix: string, name: string) =>
     .get('/:id', async ({ ctx, params }) => ok(await getOutlet(ctx, params.id)), {
       auth: 'outlet.view',
       params: IdParams,
-      response: responses({ 200: Envelope(OutletSchema) }, [400, 401, 403, 404]),
+      response: responses({ 200: Envelope(OutletSchema) }, [...AUTHED_ERRORS, 'OUTLET_NOT_FOUND']),
       detail: { summary: `Get an outlet (${name})` },
     })
 
@@ -28,20 +28,32 @@ export const outletRoutes = (platform: PlatformPlugin) =>
         .post('', async ({ ctx, body }) => created(await createOutlet(ctx, body), 'OUTLET_CREATED', 'outlet created'), {
           auth: 'outlet.manage',
           body: CreateOutletBody,
-          response: responses({ 201: Envelope(OutletSchema) }, [400, 401, 403, 409]),
+          response: responses({ 201: Envelope(OutletSchema) }, [...AUTHED_ERRORS, 'OUTLET_ALREADY_EXISTS', 'OUTLET_HAS_ACTIVE_VISITS', 'CONFLICT']),
           detail: { summary: 'Create an outlet' },
         })
         .put('/:id', async ({ ctx, params, body }) => ok(await updateOutlet(ctx, params.id, body), 'OUTLET_UPDATED', 'outlet updated'), {
           auth: 'outlet.manage',
           params: IdParams,
           body: UpdateOutletBody,
-          response: responses({ 200: Envelope(OutletSchema) }, [400, 401, 403, 404, 409]),
+          response: responses({ 200: Envelope(OutletSchema) }, [
+            ...AUTHED_ERRORS,
+            'OUTLET_NOT_FOUND',
+            'OUTLET_ALREADY_EXISTS',
+            'OUTLET_HAS_ACTIVE_VISITS',
+            'CONFLICT',
+          ]),
           detail: { summary: 'Update an outlet' },
         })
         .delete('/:id', async ({ ctx, params }) => ok(await deleteOutlet(ctx, params.id), 'OUTLET_DELETED', 'outlet deleted'), {
           auth: 'outlet.manage',
           params: IdParams,
-          response: responses({ 200: Envelope(OutletSchema) }, [400, 401, 403, 404, 409]),
+          response: responses({ 200: Envelope(OutletSchema) }, [
+            ...AUTHED_ERRORS,
+            'OUTLET_NOT_FOUND',
+            'OUTLET_ALREADY_EXISTS',
+            'OUTLET_HAS_ACTIVE_VISITS',
+            'CONFLICT',
+          ]),
           detail: { summary: 'Delete an outlet without open visits (soft)' },
         }),
     )

@@ -8,7 +8,7 @@ import type { Db } from '../../db/client'
 import { prepared, preparedShapes } from '../../db/prepared'
 import { accounts, outlets, subAreas, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../lib/errors'
+import { AlreadyExists, AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import { DEFAULT_LIST, foldText, keywordOf, pageMeta, paging, updatedSinceAt, updatedSinceOf, type Page } from '../../platform/data/pagination'
 import { workspaceScoped } from '../../platform/data/scope'
 import { ftsPhrase, type KeywordMethod, matchesIndex, planKeyword, searchIndex } from '../../platform/data/search'
@@ -294,7 +294,7 @@ export async function updateOutlet(ctx: AuthedContext, id: number, input: Outlet
       })
     } catch (error) {
       if (!(error instanceof RegionsChanged)) throw error
-      if (attempt === REGION_CHECK_ATTEMPTS) throw new Conflict('CONFLICT', 'the outlet’s region changed while this update was checked; try again')
+      if (attempt === REGION_CHECK_ATTEMPTS) throw new AppError('CONFLICT', 'the outlet’s region changed while this update was checked; try again')
     }
   }
 }
@@ -309,7 +309,7 @@ export function deleteOutlet(ctx: AuthedContext, id: number) {
       .where(
         and(eq(visits.workspace_id, workspaceId), eq(visits.outlet_id, id), isNull(visits.deleted_at), inArray(visits.status, ['scheduled', 'in_progress'])),
       )
-    if (open > 0) throw new Conflict('OUTLET_HAS_ACTIVE_VISITS', 'outlet still has scheduled or in-progress visits', { visit_count: open })
+    if (open > 0) throw new AppError('OUTLET_HAS_ACTIVE_VISITS', 'outlet still has scheduled or in-progress visits', { visit_count: open })
     const deleted = (await outletScope.softDelete(tx, workspaceId, id, ctx.deps.clock.now().toISOString()))!
     await audit({ entityType: 'outlet', entityId: id, entityName: before.name, action: 'deleted', oldValues: before })
     return { ...before, deleted_at: deleted.deleted_at, updated_at: deleted.updated_at }

@@ -11,13 +11,13 @@ export const profileRoutes = (platform: PlatformPlugin) =>
     .use(platform)
     .get('', async ({ ctx }) => ok(await getProfile(ctx)), {
       auth: true,
-      response: responses({ 200: Envelope(ProfileSchema) }, [401]),
+      response: responses({ 200: Envelope(ProfileSchema) }, ['UNAUTHORIZED', 'TOKEN_EXPIRED']),
       detail: { summary: 'Your profile' },
     })
     .put('', async ({ ctx, body }) => ok(await updateProfile(ctx, body), 'PROFILE_UPDATED', 'profile updated'), {
       auth: true,
       body: ProfileBody,
-      response: responses({ 200: Envelope(ProfileSchema) }, [400, 401]),
+      response: responses({ 200: Envelope(ProfileSchema) }, ['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED']),
       detail: { summary: 'Change your name or phone' },
     })
     .put(
@@ -29,7 +29,7 @@ export const profileRoutes = (platform: PlatformPlugin) =>
       {
         auth: true,
         body: PasswordChangeBody,
-        response: responses({ 200: EmptyEnvelope }, [400, 401, 429]),
+        response: responses({ 200: EmptyEnvelope }, ['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED', 'RATE_LIMITED']),
         detail: { summary: 'Change your password; signs out your other sessions' },
       },
     )

@@ -8,7 +8,7 @@ import { and, isNull, asc, count, eq, inArray, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { forms, principals, projectForms, projects, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../lib/errors'
+import { AlreadyExists, AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/data/pagination'
 import { workspaceScoped } from '../../platform/data/scope'
 import { keywordFilters, searchIndex } from '../../platform/data/search'
@@ -192,7 +192,7 @@ export function deleteProject(ctx: AuthedContext, id: number) {
       .where(
         and(eq(visits.workspace_id, workspaceId), eq(visits.project_id, id), isNull(visits.deleted_at), inArray(visits.status, ['scheduled', 'in_progress'])),
       )
-    if (open > 0) throw new Conflict('PROJECT_HAS_ACTIVE_VISITS', 'project still has scheduled or in-progress visits', { visit_count: open })
+    if (open > 0) throw new AppError('PROJECT_HAS_ACTIVE_VISITS', 'project still has scheduled or in-progress visits', { visit_count: open })
     const deleted = (await projectScope.softDelete(tx, workspaceId, id, ctx.deps.clock.now().toISOString()))!
     await audit({ entityType: 'project', entityId: id, entityName: before.name, action: 'deleted', oldValues: before })
     return { ...before, deleted_at: deleted.deleted_at, updated_at: deleted.updated_at }

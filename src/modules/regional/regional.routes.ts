@@ -31,7 +31,15 @@ export function regionalRoutes(platform: PlatformPlugin) {
         {
           auth: true,
           query: regionalListQuery(parent),
-          response: responses({ 200: ListEnvelope(AreaSchema) }, [400, 401, 404, 503]),
+          response: responses({ 200: ListEnvelope(AreaSchema) }, [
+            'VALIDATION_ERROR',
+            'UNAUTHORIZED',
+            'TOKEN_EXPIRED',
+            'REGIONAL_PROVINCE_NOT_FOUND',
+            'REGIONAL_CITY_NOT_FOUND',
+            'REGIONAL_DISTRICT_NOT_FOUND',
+            'REGIONAL_SERVICE_ERROR',
+          ]),
           detail: { summary: parent ? `List the ${plural} of a ${parent.replace('_id', '')} (cascading selection)` : 'List provinces' },
         },
       )

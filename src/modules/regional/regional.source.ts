@@ -32,10 +32,11 @@ export interface RegionalSource {
   exists(level: Level, id: number): Promise<boolean>
 }
 
-export const parentNotFound = (level: Exclude<Level, 'village'>) =>
-  new AppError(404, `REGIONAL_${level.toUpperCase()}_NOT_FOUND`, `${level} not found`, {}, {}, { data: [] })
+const PARENT_NOT_FOUND = { province: 'REGIONAL_PROVINCE_NOT_FOUND', city: 'REGIONAL_CITY_NOT_FOUND', district: 'REGIONAL_DISTRICT_NOT_FOUND' } as const
 
-export const serviceUnavailable = () => new AppError(503, 'REGIONAL_SERVICE_ERROR', 'regional service unavailable', {}, {}, { data: [] })
+export const parentNotFound = (level: Exclude<Level, 'village'>) => new AppError(PARENT_NOT_FOUND[level], `${level} not found`, {}, {}, { data: [] })
+
+export const serviceUnavailable = () => new AppError('REGIONAL_SERVICE_ERROR', 'regional service unavailable', {}, {}, { data: [] })
 
 const TABLES = {
   province: { table: regionalProvinces, parent: null },

@@ -11,7 +11,7 @@ import { and, count, eq, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, roles } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, AppError, Conflict, Forbidden, NotFound, ValidationFailed } from '../../lib/errors'
+import { AlreadyExists, AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import { keywordOf, orderFor, pageMeta, paginate, paging, updatedSince, type ListLimits, type Page } from '../../platform/data/pagination'
 import {
   compileGrants,
@@ -116,7 +116,7 @@ export interface HeldPermissions {
  */
 export async function callerPermissions(ctx: AuthedContext, db: Db): Promise<HeldPermissions> {
   const own = (await membershipRoles(db, ctx.actor.userId)).find((held) => held.workspaceId === ctx.actor.workspaceId && held.isActive)
-  if (!own) throw new Forbidden()
+  if (!own) throw new AppError('FORBIDDEN')
   return { roleId: own.roleId, permissions: compileGrants(own.grants) }
 }
 
@@ -129,7 +129,7 @@ export function assertHoldsGrants(held: PermissionSet, grants: readonly Grant[],
   const missing = grantsBeyond(held, grants)
   if (missing.length === 0) return
   const listed = missing.map((grant) => `${grant.key} (${grant.platform}, ${grant.access})`).join(', ')
-  throw new AppError(403, 'FORBIDDEN', message, { [field]: [`you do not hold: ${listed}`] })
+  throw new AppError('FORBIDDEN', message, { [field]: [`you do not hold: ${listed}`] })
 }
 
 const grantKey = (grant: Grant) => `${grant.platform}|${grant.key}|${grant.access}`
@@ -139,7 +139,7 @@ const sameGrants = (a: readonly Grant[], b: readonly Grant[]) => a.length === b.
 async function findEditableRole(ctx: AuthedContext, db: Db, id: number) {
   const role = await roleScope.find(db, ctx.actor.workspaceId, id)
   if (!role) throw new NotFound('ROLE')
-  if (role.is_builtin) throw new Forbidden('ROLE_LOCKED', 'built-in roles cannot be changed or deleted')
+  if (role.is_builtin) throw new AppError('ROLE_LOCKED', 'built-in roles cannot be changed or deleted')
   const held = await callerPermissions(ctx, db)
   assertHoldsGrants(held.permissions, role.permissions, 'permissions', 'this role holds permissions you do not hold')
   return { role, held }
@@ -174,7 +174,7 @@ export function updateRole(ctx: AuthedContext, id: number, input: RoleUpdateInpu
     const { role: before, held } = await findEditableRole(ctx, tx, id)
     if (permissions && !sameGrants(permissions, before.permissions)) {
       if (held.roleId === id) {
-        throw new AppError(403, 'FORBIDDEN', 'you cannot change the permissions of your own role', {
+        throw new AppError('FORBIDDEN', 'you cannot change the permissions of your own role', {
           permissions: ['is the role you hold; another holder of role.manage must change it'],
         })
       }
@@ -203,7 +203,7 @@ export function deleteRole(ctx: AuthedContext, id: number) {
       .select({ users: count() })
       .from(memberships)
       .where(and(eq(memberships.role_id, id), isNull(memberships.deleted_at)))
-    if (users > 0) throw new Conflict('ROLE_IN_USE', 'role is still assigned to users', { user_count: users })
+    if (users > 0) throw new AppError('ROLE_IN_USE', 'role is still assigned to users', { user_count: users })
     const deleted = (await roleScope.softDelete(tx, ctx.actor.workspaceId, id, ctx.deps.clock.now().toISOString()))!
     await audit({ entityType: 'role', entityId: id, entityName: before.name, action: 'deleted', oldValues: presentRole(before) })
     return { ...presentRole(deleted), deleted_at: deleted.deleted_at }

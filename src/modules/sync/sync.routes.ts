@@ -17,7 +17,7 @@ export const syncRoutes = (platform: PlatformPlugin) =>
     .get('/app/v1/sync', async ({ ctx, query }) => ok(await syncForPhone(ctx, query), 'SYNC_OK', 'Success'), {
       auth: true,
       query: FeedQuery,
-      response: responses({ 200: Feed }, [400, 401]),
+      response: responses({ 200: Feed }, ['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED']),
       detail: { summary: 'What changed for me since `cursor`: master data, outlets, forms, projects, catalogue, my visits and their submissions' },
     })
     .get('/office/v1/changes', async ({ ctx, query }) => ok(await officeChanges(ctx, query), 'SYNC_OK', 'Success'), {

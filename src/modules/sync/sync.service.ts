@@ -33,7 +33,7 @@ import type { Db } from '../../db/client'
 import { prepared, preparedVariants } from '../../db/prepared'
 import { changeHorizons, changes, visitAssignees } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { Forbidden, ValidationFailed } from '../../lib/errors'
+import { AppError, ValidationFailed } from '../../lib/errors'
 import { decodeCursor, encodeCursor, type Cursor } from './sync.cursor'
 import type { FeedEntity } from './sync.entities'
 import { grantsVersion, officeEntities, phoneEntities } from './sync.grants'
@@ -233,7 +233,7 @@ export function officeChanges(ctx: AuthedContext, request: ChangesQuery): Promis
   const grants = grantsVersion('office', allowed)
   if (request.entity) {
     const one = allowed.filter((entity) => entity.name === request.entity)
-    if (one.length === 0) throw new Forbidden('FORBIDDEN', `you may not view ${request.entity} (its list needs its view permission)`)
+    if (one.length === 0) throw new AppError('FORBIDDEN', `you may not view ${request.entity} (its list needs its view permission)`)
     return readPage(db, ctx, { userId: 0, entities: one, assignee: null, grants }, request, (params) =>
       officeRows(db, 'one').all({ ...params, entity: request.entity }),
     )

@@ -21,7 +21,7 @@ import { and, count, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-
 import type { Db } from '../../db/client'
 import { memberships, passwordResets, refreshTokens, roles, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { AlreadyExists, AppError, Conflict, NotFound, ValidationFailed } from '../../lib/errors'
+import { AlreadyExists, AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import { DEFAULT_LIST, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/data/pagination'
 import { workspaceScoped } from '../../platform/data/scope'
 import { keywordFilters, searchIndex } from '../../platform/data/search'
@@ -341,7 +341,7 @@ async function membershipOf(db: Db, workspaceId: number, userId: number) {
   return membership
 }
 
-const forbiddenField = (field: string, message: string, detail: string) => new AppError(403, 'FORBIDDEN', message, { [field]: [detail] })
+const forbiddenField = (field: string, message: string, detail: string) => new AppError('FORBIDDEN', message, { [field]: [detail] })
 
 /** The caller may change or delete `target` only when they hold every permission of the target's role here. */
 async function assertMayManage(ctx: AuthedContext, db: Db, held: PermissionSet, target: UserRow) {
@@ -364,7 +364,6 @@ async function assertManagesEverywhere(ctx: AuthedContext, db: Db, userId: numbe
     const held = caller && compileGrants(caller.grants)
     if (!held || !can(held, 'user.manage', 'web', 'full') || grantsBeyond(held, target.grants).length > 0) {
       throw new AppError(
-        403,
         'FORBIDDEN',
         `you cannot change this user's ${fields.join(', ')}: they belong to a workspace where you cannot manage them`,
         Object.fromEntries(fields.map((field) => [field, ['belongs to the person in every workspace they are a member of']])),
@@ -373,7 +372,7 @@ async function assertManagesEverywhere(ctx: AuthedContext, db: Db, userId: numbe
   }
 }
 
-const selfLockout = () => new Conflict('CANNOT_MODIFY_SELF', 'you cannot deactivate, delete or change the role of your own account')
+const selfLockout = () => new AppError('CANNOT_MODIFY_SELF', 'you cannot deactivate, delete or change the role of your own account')
 
 async function revokeSessions(tx: Db, userId: number, now: string, workspaceId?: number) {
   await tx

@@ -14,7 +14,7 @@ import type { Db } from '../../db/client'
 import { prepared } from '../../db/prepared'
 import { submissions, type Answers, type SubmissionStatus } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
-import { Conflict, NotFound, ValidationFailed } from '../../lib/errors'
+import { AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import { type TxScope, withTransaction } from '../../platform/data/transaction'
 import { type PhotoBatch, withPhotos } from '../files'
 import { formScope, validateAnswers } from '../forms'
@@ -97,7 +97,7 @@ export function deleteSubmission(ctx: AuthedContext, visitId: number, id: number
   return withTransaction(ctx, async ({ tx, audit }) => {
     const visit = await findVisit(tx, ctx, visitId, { mine: false })
     const submission = await findSubmission(tx, ctx.actor.workspaceId, visitId, id)
-    if (submission.status === 'completed') throw new Conflict('SUBMISSION_ALREADY_SUBMITTED', 'a submitted form cannot be removed')
+    if (submission.status === 'completed') throw new AppError('SUBMISSION_ALREADY_SUBMITTED', 'a submitted form cannot be removed')
     if (!canChangeSubmissions(visit.status)) throw new VisitStateConflict('INVALID_VISIT_STATUS', visit.status)
     const before = await getSubmission(tx, ctx, id, { mine: false, visitId })
     const now = ctx.deps.clock.now().toISOString()
@@ -210,7 +210,7 @@ async function decideTargets(tx: Db, ctx: AuthedContext, visitId: number, form: 
       target = { row }
     }
     const decision = canSubmit(visit.status, 'row' in target ? target.row : null, item.status === 'completed')
-    if (decision === 'SUBMISSION_ALREADY_SUBMITTED') throw new Conflict(decision, `submission ${item.submission_id} was already submitted`)
+    if (decision === 'SUBMISSION_ALREADY_SUBMITTED') throw new AppError(decision, `submission ${item.submission_id} was already submitted`)
     if (decision !== 'allowed') throw new VisitStateConflict(decision, visit.status)
     steps.push({ item, answers, target })
   }
@@ -334,7 +334,7 @@ export function reviewSubmission(ctx: AuthedContext, id: number, input: Approval
       .limit(1)
     if (!row) throw new NotFound('SUBMISSION')
     if (row.status !== 'completed' || row.approval_status !== 'pending') {
-      throw new Conflict('INVALID_SUBMISSION_STATUS', 'only a completed submission awaiting approval can be approved or rejected', {
+      throw new AppError('INVALID_SUBMISSION_STATUS', 'only a completed submission awaiting approval can be approved or rejected', {
         status: [row.status],
         approval_status: [row.approval_status ?? 'none'],
       })

@@ -1,25 +1,25 @@
 /**
- * Visit routes (docs/API.md §Visits) as one table. Every route is written once and served on both
- * listings: listing B (`/office/v1/visits`, `/app/v1/visits`) is canonical, listing A
- * (`…/outlet-visits`) its alias. A route's path is the part after the listing's base, the same for
- * both or one per listing where the alias spells it differently.
+ * Visit routes (docs/API.md §Visits). Every route is written once and served on both listings:
+ * listing B (`/office/v1/visits`, `/app/v1/visits`) is canonical, listing A (`…/outlet-visits`) its
+ * alias. Each group below is a typed Elysia plugin built once per listing, so each route's schemas
+ * type its handler and its answer is checked against its response schema at compile time (never a
+ * route table cast to `never`, which switches that check off);
+ * where the alias spells a path differently, `on(listing, …)` names both spellings.
  *
  * A route validates (its schemas), calls one service verb with the caller's context and the
- * validated input, and answers the verb's result in the success envelope: `ok` (or `created` when
- * the route's success status is 201) with the route's code, `listed` for a page, or the verb's own
- * Response (the CSV export).
+ * validated input, and answers the verb's result in the success envelope: `ok` (or `created` for
+ * 201) with the route's code, `listed` for a page, or the verb's own Response (the CSV export).
  *
  * Permissions: office reads need visit:view, planning and closing need visit:create, reviews need
  * submission:approve (all on web). On the phone: visit:view to read own visits, visit:create for a
  * self-visit, visit:execute to check in, submit forms and check out.
  */
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { type TSchema, Type } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
-import type { AuthedContext } from '../../platform/context'
+import type { ErrorCode } from '../../lib/errors'
 import { CREATED_LOCATION, type PlatformPlugin } from '../../platform/http/http'
-import type { Page } from '../../platform/data/pagination'
 import { created, listed, ok } from '../../platform/http/reply'
-import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
+import { Envelope, IdParams, ListEnvelope, AUTHED_ERRORS, responses } from '../../platform/http/schema'
 import { addSubmission, deleteSubmission, reviewSubmission, submitFormLegacy, submitForms } from './submissions.service'
 import { exportVisits, importVisits } from './visits.csv'
 import { activeVisit, listSubmissions, listVisits, readSubmission, readVisit } from './visits.queries'
@@ -48,50 +48,11 @@ import {
 } from './visits.schemas'
 import { assignVisit, bulkCreateVisits, checkIn, checkOut, closeVisit, createSelfVisit, createVisit, sendToField } from './visits.service'
 
-const LISTINGS = ['visits', 'outlet-visits'] as const
-type Listing = (typeof LISTINGS)[number]
-/** A path after the listing's base: the same on both listings, or one per listing. */
-type ListingPath = string | Record<Listing, string>
-type Side = 'office' | 'app'
-const base = (side: Side, listing: Listing) => `/${side}/v1/${listing}`
-const pathOf = (side: Side, listing: Listing, path: ListingPath) => base(side, listing) + (typeof path === 'string' ? path : path[listing])
-
-type Schema = TSchema | undefined
-type Value<S extends Schema> = S extends TSchema ? Static<S> : undefined
-/** What a verb gets: the validated path parameters, query and body. */
-interface Input<P extends Schema, Q extends Schema, B extends Schema> {
-  params: Value<P>
-  query: Value<Q>
-  body: Value<B>
-}
-/** The success envelope's code and message. */
-interface Outcome {
-  code: string
-  message: string
-}
-
-interface VisitRoute<P extends Schema = Schema, Q extends Schema = Schema, B extends Schema = Schema> {
-  side: Side
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
-  path: ListingPath
-  /** Permission key (platform/http/http.ts, macro `auth`). */
-  auth: string
-  params?: P
-  query?: Q
-  body?: B
-  /** `responses(...)`: the success schema under its status, and the documented error statuses. */
-  response: Record<number, TSchema>
-  summary: string
-  /** For a create whose resource is read elsewhere than `<path>/:id`: that read route's path (CREATED_LOCATION). */
-  createdAt?: ListingPath
-  verb: (ctx: AuthedContext, input: Input<P, Q, B>) => unknown
-  /** `page`: a listed page; `response`: the verb's own Response; else `ok`/`created` with this outcome (default SUCCESS). */
-  reply?: 'page' | 'response' | Outcome | ((input: Input<P, Q, B>) => Outcome)
-}
-
-/** A route of the table, its verb typed by its own schemas. */
-const route = <P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(definition: VisitRoute<P, Q, B>) =>
-  definition as unknown as VisitRoute
+type Listing = 'visits' | 'outlet-visits'
+/** A path after the listing's base that the alias spells differently. */
+const on = (listing: Listing, paths: Record<Listing, string>): string => paths[listing]
+/** Typed as a plain string: a union of both prefixes would make every route's type a union too. */
+const base = (side: 'office' | 'app', listing: Listing): string => `/${side}/v1/${listing}`
 
 const ListOfVisits = ListEnvelope(VisitListItemSchema)
 const OneVisit = Envelope(VisitDetailSchema)
@@ -100,412 +61,306 @@ const ListOfSubmissions = ListEnvelope(SubmissionSchema)
 const SubmittedForms = Envelope(Type.Object({ visit_id: Type.Integer(), submissions: Type.Array(SubmissionSchema) }))
 const CountOf = (extra: Record<string, TSchema>) => Envelope(Type.Object({ count: Type.Integer(), ...extra }))
 const CreatedIds = CountOf({ ids: Type.Array(Type.Integer()) })
+const SentToField = CountOf({ visits: Type.Array(Type.Object({ id: Type.Integer(), notified_user_ids: Type.Array(Type.Integer()) })) })
+const DeletedSubmission = Envelope(Type.Object({ ...SubmissionSchema.properties, deleted_at: Type.String() }))
 
-const APPROVED: Outcome = { code: 'SUBMISSION_APPROVED', message: 'submission approved' }
-const REJECTED: Outcome = { code: 'SUBMISSION_REJECTED', message: 'submission rejected' }
+const approved = <T>(data: T) => ok(data, 'SUBMISSION_APPROVED', 'submission approved')
+const rejected = <T>(data: T) => ok(data, 'SUBMISSION_REJECTED', 'submission rejected')
+
+/** What each route can answer beyond a bad input, a token or a permission (src/platform/errors.ts). */
+const SEND: readonly ErrorCode[] = [...AUTHED_ERRORS, 'INVALID_VISIT_STATUS']
+const VISIT_READ: readonly ErrorCode[] = [...AUTHED_ERRORS, 'VISIT_NOT_FOUND']
+const VISIT_CHANGE: readonly ErrorCode[] = [...VISIT_READ, 'INVALID_VISIT_STATUS']
+const SUBMISSION_READ: readonly ErrorCode[] = [...AUTHED_ERRORS, 'SUBMISSION_NOT_FOUND']
+const VISIT_SUBMISSION_READ: readonly ErrorCode[] = [...VISIT_READ, 'SUBMISSION_NOT_FOUND']
+const SUBMISSION_DELETE: readonly ErrorCode[] = [...VISIT_SUBMISSION_READ, 'INVALID_VISIT_STATUS', 'SUBMISSION_ALREADY_SUBMITTED']
+const REVIEW: readonly ErrorCode[] = [...SUBMISSION_READ, 'INVALID_SUBMISSION_STATUS']
+const REVIEW_OF_VISIT: readonly ErrorCode[] = [...VISIT_SUBMISSION_READ, 'INVALID_SUBMISSION_STATUS']
+const FORM_SAVE: readonly ErrorCode[] = [...VISIT_SUBMISSION_READ, 'INVALID_VISIT_STATUS', 'SUBMISSION_ALREADY_SUBMITTED']
+const ON_SITE: readonly ErrorCode[] = [...VISIT_READ, 'LOCATION_REQUIRED', 'INVALID_VISIT_STATUS', 'OUTSIDE_GEOFENCE']
+const CHECK_IN: readonly ErrorCode[] = [...ON_SITE, 'VISIT_ALREADY_CHECKED_IN', 'ACTIVE_VISIT_EXISTS']
+const CHECK_OUT: readonly ErrorCode[] = [...ON_SITE, 'VISIT_NOT_STARTED', 'SUBMISSION_REQUIRED']
 
 /** The phone's own visit, where a self-visit is read. */
-const MY_VISIT = { visits: '/me/:id', 'outlet-visits': '/:id' }
+const MY_VISIT: Record<Listing, string> = { visits: '/me/:id', 'outlet-visits': '/:id' }
 
-export const VISIT_ROUTES: VisitRoute[] = [
-  // ── Office: planning and reading ──────────────────────────────────────────────────────────────
-  route({
-    side: 'office',
-    method: 'GET',
-    path: '',
-    auth: 'visit:view',
-    query: OfficeVisitQuery,
-    response: responses({ 200: ListOfVisits }),
-    summary: 'List visits (filters: status, outlet, project, team, assigned user, date range)',
-    verb: (ctx, { query }) => listVisits(ctx, query, { mine: false }),
-    reply: 'page',
-  }),
-  route({
-    side: 'office',
-    method: 'POST',
-    path: '',
-    auth: 'visit:create',
-    body: CreateVisitBody,
-    response: responses({ 201: OneVisit }, [400, 401, 403, 409, 422]),
-    summary: 'Plan a visit; without `submissions` it gets the project’s forms',
-    verb: (ctx, { body }) => createVisit(ctx, body),
-    reply: { code: 'VISIT_CREATED', message: 'visit created' },
-  }),
-  route({
-    side: 'office',
-    method: 'POST',
-    path: '/bulk',
-    auth: 'visit:create',
-    body: BulkVisitBody,
-    response: responses({ 201: CreatedIds }, [400, 401, 403, 409, 422]),
-    summary: 'Plan many visits at once: all or nothing, errors keyed visits.N.field',
-    verb: (ctx, { body }) => bulkCreateVisits(ctx, body),
-    reply: { code: 'VISITS_CREATED', message: 'visits created' },
-  }),
-  route({
-    side: 'office',
-    method: 'POST',
-    path: '/import',
-    auth: 'visit:create',
-    body: t.String({ minLength: 1, description: 'text/csv with a header row (see the visits CSV format)' }),
-    response: responses({ 201: CreatedIds }, [400, 401, 403, 409, 422]),
-    summary: 'Import visits from CSV (Content-Type: text/csv); one bad row imports nothing',
-    verb: (ctx, { body }) => importVisits(ctx, body),
-    reply: { code: 'VISITS_IMPORTED', message: 'visits imported' },
-  }),
-  route({
-    side: 'office',
-    method: 'GET',
-    path: '/export',
-    auth: 'visit:view',
-    query: OfficeVisitQuery,
-    response: responses({ 200: Type.String({ description: 'text/csv, streamed' }) }),
-    summary: 'Export visits as CSV with the list filters',
-    verb: (ctx, { query }) => exportVisits(ctx, query),
-    reply: 'response',
-  }),
-  route({
-    side: 'office',
-    method: 'POST',
-    path: '/send-to-field',
-    auth: 'visit:create',
-    body: SendToFieldBody,
-    response: responses(
-      { 200: CountOf({ visits: Type.Array(Type.Object({ id: Type.Integer(), notified_user_ids: Type.Array(Type.Integer()) })) }) },
-      [400, 401, 403, 409],
-    ),
-    summary: 'Send scheduled visits to their assignees’ phones and notify them',
-    verb: (ctx, { body }) => sendToField(ctx, body),
-    reply: { code: 'VISITS_SENT_TO_FIELD', message: 'visits sent to the field' },
-  }),
-  route({
-    side: 'office',
-    method: 'GET',
-    path: '/submissions',
-    auth: 'visit:view',
-    query: SubmissionQuery,
-    response: responses({ 200: ListOfSubmissions }),
-    summary: 'List submissions (filters: approval_status, team_id, status, project, outlet, form, visit, user, dates)',
-    verb: (ctx, { query }) => listSubmissions(ctx, query, { mine: false }),
-    reply: 'page',
-  }),
-  route({
-    side: 'office',
-    method: 'GET',
-    path: '/submissions/:id',
-    auth: 'visit:view',
-    params: IdParams,
-    response: responses({ 200: OneSubmission }, [400, 401, 403, 404]),
-    summary: 'Get a submission',
-    verb: (ctx, { params }) => readSubmission(ctx, params.id, { mine: false }),
-  }),
-  route({
-    side: 'office',
-    method: 'POST',
-    path: '/submissions/:id/approval',
-    auth: 'submission:approve',
-    params: IdParams,
-    body: ApprovalBody,
-    response: responses({ 200: OneSubmission }, [400, 401, 403, 404, 409]),
-    summary: 'Approve or reject a completed submission (notes required to reject)',
-    verb: (ctx, { params, body }) => reviewSubmission(ctx, params.id, body),
-    reply: ({ body }) => (body.status === 'approved' ? APPROVED : REJECTED),
-  }),
-  route({
-    side: 'office',
-    method: 'GET',
-    path: '/:id',
-    auth: 'visit:view',
-    params: IdParams,
-    response: responses({ 200: OneVisit }, [400, 401, 403, 404]),
-    summary: 'Get a visit with assignees, submissions and logs',
-    verb: (ctx, { params }) => readVisit(ctx, params.id, { mine: false }),
-  }),
-  route({
-    side: 'office',
-    method: 'PUT',
-    path: '/:id/cancel',
-    auth: 'visit:create',
-    params: IdParams,
-    body: ReasonBody,
-    response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409]),
-    summary: 'Cancel a scheduled or in-progress visit',
-    verb: (ctx, { params, body }) => closeVisit(ctx, params.id, 'cancel', body),
-    reply: { code: 'VISIT_CANCELLED', message: 'visit cancelled' },
-  }),
-  route({
-    side: 'office',
-    method: 'PUT',
-    path: '/:id/force-close',
-    auth: 'visit:create',
-    params: IdParams,
-    body: ReasonBody,
-    response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409]),
-    summary: 'Force-close a visit stuck in progress',
-    verb: (ctx, { params, body }) => closeVisit(ctx, params.id, 'force_close', body),
-    reply: { code: 'VISIT_FORCE_CLOSED', message: 'visit force-closed' },
-  }),
-  route({
-    side: 'office',
-    method: 'POST',
-    path: { visits: '/:id/assign', 'outlet-visits': '/:id/assign-users' },
-    auth: 'visit:create',
-    params: IdParams,
-    body: AssignBody,
-    response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409]),
-    summary: 'Set the assignees of a scheduled visit',
-    verb: (ctx, { params, body }) => assignVisit(ctx, params.id, body),
-    reply: { code: 'VISIT_ASSIGNED', message: 'visit assigned' },
-  }),
-  route({
-    side: 'office',
-    method: 'GET',
-    path: '/:id/submissions',
-    auth: 'visit:view',
-    params: IdParams,
-    query: SubmissionQuery,
-    response: responses({ 200: ListOfSubmissions }, [400, 401, 403, 404]),
-    summary: 'Submissions of a visit',
-    verb: (ctx, { params, query }) => listSubmissions(ctx, query, { mine: false, visitId: params.id }),
-    reply: 'page',
-  }),
-  route({
-    side: 'office',
-    method: 'POST',
-    path: '/:id/submissions',
-    auth: 'visit:create',
-    params: IdParams,
-    body: AddSubmissionBody,
-    response: responses({ 201: OneSubmission }, [400, 401, 403, 404, 409]),
-    summary: 'Attach a form to an open visit',
-    verb: (ctx, { params, body }) => addSubmission(ctx, params.id, body),
-    reply: { code: 'SUBMISSION_CREATED', message: 'submission created' },
-  }),
-  route({
-    side: 'office',
-    method: 'GET',
-    path: '/:id/submissions/:submission_id',
-    auth: 'visit:view',
-    params: VisitSubmissionParams,
-    response: responses({ 200: OneSubmission }, [400, 401, 403, 404]),
-    summary: 'Get a submission of a visit',
-    verb: (ctx, { params }) => readSubmission(ctx, params.submission_id, { mine: false, visitId: params.id }),
-  }),
-  route({
-    side: 'office',
-    method: 'DELETE',
-    path: '/:id/submissions/:submission_id',
-    auth: 'visit:create',
-    params: VisitSubmissionParams,
-    response: responses({ 200: Envelope(Type.Object({ ...SubmissionSchema.properties, deleted_at: Type.String() })) }, [400, 401, 403, 404, 409]),
-    summary: 'Remove a submission not yet submitted',
-    verb: (ctx, { params }) => deleteSubmission(ctx, params.id, params.submission_id),
-    reply: { code: 'SUBMISSION_DELETED', message: 'submission deleted' },
-  }),
-  route({
-    side: 'office',
-    method: 'POST',
-    path: '/:id/submissions/:submission_id/approve',
-    auth: 'submission:approve',
-    params: VisitSubmissionParams,
-    body: ApproveBody,
-    response: responses({ 200: OneSubmission }, [400, 401, 403, 404, 409]),
-    summary: 'Approve a completed submission',
-    verb: (ctx, { params, body }) => reviewSubmission(ctx, params.submission_id, { status: 'approved', notes: body.notes }, params.id),
-    reply: APPROVED,
-  }),
-  route({
-    side: 'office',
-    method: 'POST',
-    path: '/:id/submissions/:submission_id/reject',
-    auth: 'submission:approve',
-    params: VisitSubmissionParams,
-    body: RejectBody,
-    response: responses({ 200: OneSubmission }, [400, 401, 403, 404, 409]),
-    summary: 'Reject a completed submission (with notes)',
-    verb: (ctx, { params, body }) => reviewSubmission(ctx, params.submission_id, { status: 'rejected', notes: body.notes }, params.id),
-    reply: REJECTED,
-  }),
+/** Office: planning visits (one by one, in bulk, from CSV), exporting them and sending them to the field. */
+const planRoutes = (platform: PlatformPlugin, listing: Listing) =>
+  new Elysia({ prefix: base('office', listing), tags: ['Visits (office)'] })
+    .use(platform)
+    .get('', async ({ ctx, query }) => listed(await listVisits(ctx, query, { mine: false })), {
+      auth: 'visit:view',
+      query: OfficeVisitQuery,
+      response: responses({ 200: ListOfVisits }),
+      detail: { summary: 'List visits (filters: status, outlet, project, team, assigned user, date range)' },
+    })
+    .post('', async ({ ctx, body }) => created(await createVisit(ctx, body), 'VISIT_CREATED', 'visit created'), {
+      auth: 'visit:create',
+      body: CreateVisitBody,
+      response: responses({ 201: OneVisit }),
+      detail: { summary: 'Plan a visit; without `submissions` it gets the project’s forms' },
+    })
+    .post('/bulk', async ({ ctx, body }) => created(await bulkCreateVisits(ctx, body), 'VISITS_CREATED', 'visits created'), {
+      auth: 'visit:create',
+      body: BulkVisitBody,
+      response: responses({ 201: CreatedIds }),
+      detail: { summary: 'Plan many visits at once: all or nothing, errors keyed visits.N.field' },
+    })
+    .post('/import', async ({ ctx, body }) => created(await importVisits(ctx, body), 'VISITS_IMPORTED', 'visits imported'), {
+      auth: 'visit:create',
+      body: t.String({ minLength: 1, description: 'text/csv with a header row (see the visits CSV format)' }),
+      response: responses({ 201: CreatedIds }),
+      detail: { summary: 'Import visits from CSV (Content-Type: text/csv); one bad row imports nothing' },
+    })
+    .get('/export', ({ ctx, query }) => exportVisits(ctx, query), {
+      auth: 'visit:view',
+      query: OfficeVisitQuery,
+      response: responses({ 200: Type.String({ description: 'text/csv, streamed' }) }),
+      detail: { summary: 'Export visits as CSV with the list filters' },
+    })
+    .post('/send-to-field', async ({ ctx, body }) => ok(await sendToField(ctx, body), 'VISITS_SENT_TO_FIELD', 'visits sent to the field'), {
+      auth: 'visit:create',
+      body: SendToFieldBody,
+      response: responses({ 200: SentToField }, SEND),
+      detail: { summary: 'Send scheduled visits to their assignees’ phones and notify them' },
+    })
 
-  // ── Phone: the field user's own visits ───────────────────────────────────────────────────────
-  route({
-    side: 'app',
-    method: 'POST',
-    path: { visits: '/self', 'outlet-visits': '' },
-    auth: 'visit:create',
-    body: SelfVisitBody,
-    response: responses({ 201: OneVisit }, [400, 401, 403]),
-    summary: 'Plan a visit for yourself (forms from the project)',
-    createdAt: MY_VISIT,
-    verb: (ctx, { body }) => createSelfVisit(ctx, body),
-    reply: { code: 'VISIT_CREATED', message: 'visit created' },
-  }),
-  route({
-    side: 'app',
-    method: 'GET',
-    path: { visits: '/me', 'outlet-visits': '' },
-    auth: 'visit:view',
-    query: MyVisitQuery,
-    response: responses({ 200: ListOfVisits }),
-    summary: 'My visits (filters: status, outlet, project, date range; default limit 10)',
-    verb: (ctx, { query }) => listVisits(ctx, query, { mine: true }),
-    reply: 'page',
-  }),
-  route({
-    side: 'app',
-    method: 'GET',
-    path: { visits: '/active', 'outlet-visits': '/active-visit' },
-    auth: 'visit:view',
-    response: responses({ 200: Envelope(Type.Union([VisitDetailSchema, Type.Null()])) }, [401, 403]),
-    summary: 'My visit in progress, or null',
-    verb: (ctx) => activeVisit(ctx),
-  }),
-  route({
-    side: 'app',
-    method: 'GET',
-    path: '/submissions',
-    auth: 'visit:view',
-    query: SubmissionQuery,
-    response: responses({ 200: ListOfSubmissions }),
-    summary: 'Submissions of my visits',
-    verb: (ctx, { query }) => listSubmissions(ctx, query, { mine: true }),
-    reply: 'page',
-  }),
-  route({
-    side: 'app',
-    method: 'GET',
-    path: '/submissions/:id',
-    auth: 'visit:view',
-    params: IdParams,
-    response: responses({ 200: OneSubmission }, [400, 401, 403, 404]),
-    summary: 'A submission of one of my visits',
-    verb: (ctx, { params }) => readSubmission(ctx, params.id, { mine: true }),
-  }),
-  route({
-    side: 'app',
-    method: 'GET',
-    path: MY_VISIT,
-    auth: 'visit:view',
-    params: IdParams,
-    response: responses({ 200: OneVisit }, [400, 401, 403, 404]),
-    summary: 'One of my visits',
-    verb: (ctx, { params }) => readVisit(ctx, params.id, { mine: true }),
-  }),
-  route({
-    side: 'app',
-    method: 'GET',
-    path: { visits: '/me/:id/submissions', 'outlet-visits': '/:id/submissions' },
-    auth: 'visit:view',
-    params: IdParams,
-    query: SubmissionQuery,
-    response: responses({ 200: ListOfSubmissions }, [400, 401, 403, 404]),
-    summary: 'Submissions of one of my visits',
-    verb: (ctx, { params, query }) => listSubmissions(ctx, query, { mine: true, visitId: params.id }),
-    reply: 'page',
-  }),
-  route({
-    side: 'app',
-    method: 'GET',
-    path: { visits: '/me/:id/submissions/:submission_id', 'outlet-visits': '/:id/submissions/:submission_id' },
-    auth: 'visit:view',
-    params: VisitSubmissionParams,
-    response: responses({ 200: OneSubmission }, [400, 401, 403, 404]),
-    summary: 'A submission of one of my visits',
-    verb: (ctx, { params }) => readSubmission(ctx, params.submission_id, { mine: true, visitId: params.id }),
-  }),
-  route({
-    side: 'app',
-    method: 'POST',
-    path: '/:id/check-in',
-    auth: 'visit:execute',
-    params: IdParams,
-    body: CheckInBody,
-    response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409]),
-    summary: 'Check in on site (latitude and longitude required: LOCATION_REQUIRED)',
-    verb: (ctx, { params, body }) => checkIn(ctx, params.id, body),
-    reply: { code: 'VISIT_CHECKED_IN', message: 'checked in' },
-  }),
-  route({
-    side: 'app',
-    method: 'POST',
-    path: '/:id/check-out',
-    auth: 'visit:execute',
-    params: IdParams,
-    body: CheckOutBody,
-    response: responses({ 200: OneVisit }, [400, 401, 403, 404, 409, 422]),
-    summary: 'Check out; required forms must be completed (SUBMISSION_REQUIRED)',
-    verb: (ctx, { params, body }) => checkOut(ctx, params.id, body),
-    reply: { code: 'VISIT_CHECKED_OUT', message: 'checked out' },
-  }),
-  route({
-    side: 'app',
-    method: 'POST',
-    path: '/:id/submit-form-v2',
-    auth: 'visit:execute',
-    params: IdParams,
-    body: SubmitFormV2Body,
-    response: responses({ 200: SubmittedForms }, [400, 401, 403, 404, 409]),
-    summary: 'Save forms: each item creates (submission_id null) or updates a submission, as draft or completed',
-    verb: (ctx, { params, body }) => submitForms(ctx, params.id, body),
-    reply: { code: 'FORM_SUBMITTED', message: 'form submitted' },
-  }),
-  route({
-    side: 'app',
-    method: 'POST',
-    path: '/:id/submit-form',
-    auth: 'visit:execute',
-    params: IdParams,
-    body: SubmitFormBody,
-    response: responses({ 200: SubmittedForms }, [400, 401, 403, 404, 409]),
-    summary: 'Legacy: submit one completed form `{form_id, answers}`',
-    verb: (ctx, { params, body }) => submitFormLegacy(ctx, params.id, body),
-    reply: { code: 'FORM_SUBMITTED', message: 'form submitted' },
-  }),
-]
+/** Office: one visit — read it, cancel, force-close, assign. */
+const officeVisitRoutes = (platform: PlatformPlugin, listing: Listing) =>
+  new Elysia({ prefix: base('office', listing), tags: ['Visits (office)'] })
+    .use(platform)
+    .get('/:id', async ({ ctx, params }) => ok(await readVisit(ctx, params.id, { mine: false })), {
+      auth: 'visit:view',
+      params: IdParams,
+      response: responses({ 200: OneVisit }, VISIT_READ),
+      detail: { summary: 'Get a visit with assignees, submissions and logs' },
+    })
+    .put('/:id/cancel', async ({ ctx, params, body }) => ok(await closeVisit(ctx, params.id, 'cancel', body), 'VISIT_CANCELLED', 'visit cancelled'), {
+      auth: 'visit:create',
+      params: IdParams,
+      body: ReasonBody,
+      response: responses({ 200: OneVisit }, VISIT_CHANGE),
+      detail: { summary: 'Cancel a scheduled or in-progress visit' },
+    })
+    .put(
+      '/:id/force-close',
+      async ({ ctx, params, body }) => ok(await closeVisit(ctx, params.id, 'force_close', body), 'VISIT_FORCE_CLOSED', 'visit force-closed'),
+      {
+        auth: 'visit:create',
+        params: IdParams,
+        body: ReasonBody,
+        response: responses({ 200: OneVisit }, VISIT_CHANGE),
+        detail: { summary: 'Force-close a visit stuck in progress' },
+      },
+    )
+    .post(
+      on(listing, { visits: '/:id/assign', 'outlet-visits': '/:id/assign-users' }),
+      async ({ ctx, params, body }) => ok(await assignVisit(ctx, params.id, body), 'VISIT_ASSIGNED', 'visit assigned'),
+      {
+        auth: 'visit:create',
+        params: IdParams,
+        body: AssignBody,
+        response: responses({ 200: OneVisit }, VISIT_CHANGE),
+        detail: { summary: 'Set the assignees of a scheduled visit' },
+      },
+    )
 
-/** The route's answer for the verb's result. */
-function answer(definition: VisitRoute, input: Input<Schema, Schema, Schema>, data: unknown) {
-  const { reply } = definition
-  if (reply === 'page') return listed(data as Page<unknown>)
-  if (reply === 'response') return data
-  const outcome = typeof reply === 'function' ? reply(input) : reply
-  if (201 in definition.response) return created(data, outcome!.code, outcome!.message)
-  return outcome ? ok(data, outcome.code, outcome.message) : ok(data)
-}
+/** Office: submissions across visits, and their review (approve or reject). */
+const reviewRoutes = (platform: PlatformPlugin, listing: Listing) =>
+  new Elysia({ prefix: base('office', listing), tags: ['Visits (office)'] })
+    .use(platform)
+    .get('/submissions', async ({ ctx, query }) => listed(await listSubmissions(ctx, query, { mine: false })), {
+      auth: 'visit:view',
+      query: SubmissionQuery,
+      response: responses({ 200: ListOfSubmissions }),
+      detail: { summary: 'List submissions (filters: approval_status, team_id, status, project, outlet, form, visit, user, dates)' },
+    })
+    .get('/submissions/:id', async ({ ctx, params }) => ok(await readSubmission(ctx, params.id, { mine: false })), {
+      auth: 'visit:view',
+      params: IdParams,
+      response: responses({ 200: OneSubmission }, SUBMISSION_READ),
+      detail: { summary: 'Get a submission' },
+    })
+    .post(
+      '/submissions/:id/approval',
+      async ({ ctx, params, body }) => {
+        const submission = await reviewSubmission(ctx, params.id, body)
+        return body.status === 'approved' ? approved(submission) : rejected(submission)
+      },
+      {
+        auth: 'submission:approve',
+        params: IdParams,
+        body: ApprovalBody,
+        response: responses({ 200: OneSubmission }, REVIEW),
+        detail: { summary: 'Approve or reject a completed submission (notes required to reject)' },
+      },
+    )
+    .post(
+      '/:id/submissions/:submission_id/approve',
+      async ({ ctx, params, body }) => approved(await reviewSubmission(ctx, params.submission_id, { status: 'approved', notes: body.notes }, params.id)),
+      {
+        auth: 'submission:approve',
+        params: VisitSubmissionParams,
+        body: ApproveBody,
+        response: responses({ 200: OneSubmission }, REVIEW_OF_VISIT),
+        detail: { summary: 'Approve a completed submission' },
+      },
+    )
+    .post(
+      '/:id/submissions/:submission_id/reject',
+      async ({ ctx, params, body }) => rejected(await reviewSubmission(ctx, params.submission_id, { status: 'rejected', notes: body.notes }, params.id)),
+      {
+        auth: 'submission:approve',
+        params: VisitSubmissionParams,
+        body: RejectBody,
+        response: responses({ 200: OneSubmission }, REVIEW_OF_VISIT),
+        detail: { summary: 'Reject a completed submission (with notes)' },
+      },
+    )
 
-/** Elysia's hook object of a route on one listing: only the schemas it declares. */
-function hooksOf(definition: VisitRoute, listing: Listing) {
-  const { auth, params, query, body, response, summary, createdAt } = definition
-  return {
-    auth,
-    ...(params && { params }),
-    ...(query && { query }),
-    ...(body && { body }),
-    response,
-    detail: createdAt === undefined ? { summary } : { summary, [CREATED_LOCATION]: pathOf(definition.side, listing, createdAt) },
-  }
-}
+/** Phone: the field user's own visits, on one listing. */
 
-type RouteContext = Input<Schema, Schema, Schema> & { ctx: AuthedContext }
+/** Office: the submissions of one visit — list, attach, read, remove. */
+const visitSubmissionRoutes = (platform: PlatformPlugin, listing: Listing) =>
+  new Elysia({ prefix: base('office', listing), tags: ['Visits (office)'] })
+    .use(platform)
+    .get('/:id/submissions', async ({ ctx, params, query }) => listed(await listSubmissions(ctx, query, { mine: false, visitId: params.id })), {
+      auth: 'visit:view',
+      params: IdParams,
+      query: SubmissionQuery,
+      response: responses({ 200: ListOfSubmissions }, VISIT_READ),
+      detail: { summary: 'Submissions of a visit' },
+    })
+    .post('/:id/submissions', async ({ ctx, params, body }) => created(await addSubmission(ctx, params.id, body), 'SUBMISSION_CREATED', 'submission created'), {
+      auth: 'visit:create',
+      params: IdParams,
+      body: AddSubmissionBody,
+      response: responses({ 201: OneSubmission }, VISIT_CHANGE),
+      detail: { summary: 'Attach a form to an open visit' },
+    })
+    .get(
+      '/:id/submissions/:submission_id',
+      async ({ ctx, params }) => ok(await readSubmission(ctx, params.submission_id, { mine: false, visitId: params.id })),
+      {
+        auth: 'visit:view',
+        params: VisitSubmissionParams,
+        response: responses({ 200: OneSubmission }, VISIT_SUBMISSION_READ),
+        detail: { summary: 'Get a submission of a visit' },
+      },
+    )
+    .delete(
+      '/:id/submissions/:submission_id',
+      async ({ ctx, params }) => ok(await deleteSubmission(ctx, params.id, params.submission_id), 'SUBMISSION_DELETED', 'submission deleted'),
+      {
+        auth: 'visit:create',
+        params: VisitSubmissionParams,
+        response: responses({ 200: DeletedSubmission }, SUBMISSION_DELETE),
+        detail: { summary: 'Remove a submission not yet submitted' },
+      },
+    )
 
-export function visitRoutes(platform: PlatformPlugin) {
-  const sides = {
-    office: new Elysia({ tags: ['Visits (office)'] }).use(platform),
-    app: new Elysia({ tags: ['Visits (mobile)'] }).use(platform),
-  }
-  for (const definition of VISIT_ROUTES) {
-    for (const listing of LISTINGS) {
-      const handler = async ({ ctx, params, query, body }: RouteContext) => {
-        const input = { params, query, body }
-        return answer(definition, input, await definition.verb(ctx, input))
-      }
-      sides[definition.side].route(
-        definition.method,
-        pathOf(definition.side, listing, definition.path),
-        handler as never,
-        hooksOf(definition, listing) as never,
-      )
-    }
-  }
-  return new Elysia().use(sides.office).use(sides.app)
+/** Phone: reading my visits and their submissions. */
+const myVisitRoutes = (platform: PlatformPlugin, listing: Listing) =>
+  new Elysia({ prefix: base('app', listing), tags: ['Visits (mobile)'] })
+    .use(platform)
+    .get(on(listing, { visits: '/me', 'outlet-visits': '' }), async ({ ctx, query }) => listed(await listVisits(ctx, query, { mine: true })), {
+      auth: 'visit:view',
+      query: MyVisitQuery,
+      response: responses({ 200: ListOfVisits }),
+      detail: { summary: 'My visits (filters: status, outlet, project, date range; default limit 10)' },
+    })
+    .get(on(listing, { visits: '/active', 'outlet-visits': '/active-visit' }), async ({ ctx }) => ok(await activeVisit(ctx)), {
+      auth: 'visit:view',
+      response: responses({ 200: Envelope(Type.Union([VisitDetailSchema, Type.Null()])) }, ['UNAUTHORIZED', 'TOKEN_EXPIRED', 'FORBIDDEN']),
+      detail: { summary: 'My visit in progress, or null' },
+    })
+    .get('/submissions', async ({ ctx, query }) => listed(await listSubmissions(ctx, query, { mine: true })), {
+      auth: 'visit:view',
+      query: SubmissionQuery,
+      response: responses({ 200: ListOfSubmissions }),
+      detail: { summary: 'Submissions of my visits' },
+    })
+    .get('/submissions/:id', async ({ ctx, params }) => ok(await readSubmission(ctx, params.id, { mine: true })), {
+      auth: 'visit:view',
+      params: IdParams,
+      response: responses({ 200: OneSubmission }, SUBMISSION_READ),
+      detail: { summary: 'A submission of one of my visits' },
+    })
+    .get(MY_VISIT[listing], async ({ ctx, params }) => ok(await readVisit(ctx, params.id, { mine: true })), {
+      auth: 'visit:view',
+      params: IdParams,
+      response: responses({ 200: OneVisit }, VISIT_READ),
+      detail: { summary: 'One of my visits' },
+    })
+    .get(
+      on(listing, { visits: '/me/:id/submissions', 'outlet-visits': '/:id/submissions' }),
+      async ({ ctx, params, query }) => listed(await listSubmissions(ctx, query, { mine: true, visitId: params.id })),
+      {
+        auth: 'visit:view',
+        params: IdParams,
+        query: SubmissionQuery,
+        response: responses({ 200: ListOfSubmissions }, VISIT_READ),
+        detail: { summary: 'Submissions of one of my visits' },
+      },
+    )
+    .get(
+      on(listing, { visits: '/me/:id/submissions/:submission_id', 'outlet-visits': '/:id/submissions/:submission_id' }),
+      async ({ ctx, params }) => ok(await readSubmission(ctx, params.submission_id, { mine: true, visitId: params.id })),
+      {
+        auth: 'visit:view',
+        params: VisitSubmissionParams,
+        response: responses({ 200: OneSubmission }, VISIT_SUBMISSION_READ),
+        detail: { summary: 'A submission of one of my visits' },
+      },
+    )
+
+/** Phone: planning a visit for myself, and the work on site — check in, save forms, check out. */
+const fieldRoutes = (platform: PlatformPlugin, listing: Listing) =>
+  new Elysia({ prefix: base('app', listing), tags: ['Visits (mobile)'] })
+    .use(platform)
+    .post(
+      on(listing, { visits: '/self', 'outlet-visits': '' }),
+      async ({ ctx, body }) => created(await createSelfVisit(ctx, body), 'VISIT_CREATED', 'visit created'),
+      {
+        auth: 'visit:create',
+        body: SelfVisitBody,
+        response: responses({ 201: OneVisit }),
+        detail: { summary: 'Plan a visit for yourself (forms from the project)', [CREATED_LOCATION]: base('app', listing) + MY_VISIT[listing] },
+      },
+    )
+    .post('/:id/check-in', async ({ ctx, params, body }) => ok(await checkIn(ctx, params.id, body), 'VISIT_CHECKED_IN', 'checked in'), {
+      auth: 'visit:execute',
+      params: IdParams,
+      body: CheckInBody,
+      response: responses({ 200: OneVisit }, CHECK_IN),
+      detail: { summary: 'Check in on site (latitude and longitude required: LOCATION_REQUIRED)' },
+    })
+    .post('/:id/check-out', async ({ ctx, params, body }) => ok(await checkOut(ctx, params.id, body), 'VISIT_CHECKED_OUT', 'checked out'), {
+      auth: 'visit:execute',
+      params: IdParams,
+      body: CheckOutBody,
+      response: responses({ 200: OneVisit }, CHECK_OUT),
+      detail: { summary: 'Check out; required forms must be completed (SUBMISSION_REQUIRED)' },
+    })
+    .post('/:id/submit-form-v2', async ({ ctx, params, body }) => ok(await submitForms(ctx, params.id, body), 'FORM_SUBMITTED', 'form submitted'), {
+      auth: 'visit:execute',
+      params: IdParams,
+      body: SubmitFormV2Body,
+      response: responses({ 200: SubmittedForms }, FORM_SAVE),
+      detail: { summary: 'Save forms: each item creates (submission_id null) or updates a submission, as draft or completed' },
+    })
+    .post('/:id/submit-form', async ({ ctx, params, body }) => ok(await submitFormLegacy(ctx, params.id, body), 'FORM_SUBMITTED', 'form submitted'), {
+      auth: 'visit:execute',
+      params: IdParams,
+      body: SubmitFormBody,
+      response: responses({ 200: SubmittedForms }, FORM_SAVE),
+      detail: { summary: 'Legacy: submit one completed form `{form_id, answers}`' },
+    })
+/** Each plugin serves both listings: the canonical `visits` and its alias `outlet-visits`. */
+const PLUGINS = [planRoutes, officeVisitRoutes, reviewRoutes, visitSubmissionRoutes, myVisitRoutes, fieldRoutes]
+
+export const visitRoutes = (platform: PlatformPlugin) => {
+  const app = new Elysia()
+  for (const listing of ['visits', 'outlet-visits'] as const) for (const plugin of PLUGINS) app.use(plugin(platform, listing))
+  return app
 }

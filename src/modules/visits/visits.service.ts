@@ -13,12 +13,12 @@ import type { AuditEntry } from '../../platform/data/audit'
 import type { AuthedContext } from '../../platform/context'
 import { localDate } from '../../lib/time-zones'
 import { requireLocation } from '../../lib/geo'
-import { AppError, Conflict, IdempotentReplay, ValidationFailed } from '../../lib/errors'
+import { AppError, IdempotentReplay, ValidationFailed } from '../../lib/errors'
 import { withTransaction, type TxScope } from '../../platform/data/transaction'
 import { type PhotoBatch, readPhotoExif, withPhotos } from '../files'
 import { notify } from '../notifications'
 import { formsOfProjects } from '../projects'
-import { canAssign, transition, type VisitAction } from './visits.machine'
+import { canAssign, type TransitionError, transition, type VisitAction } from './visits.machine'
 import { assignedTo, findVisit, visitDetail, visitScope, type VisitDetail } from './visits.queries'
 import { visitFlagMask } from './visits.integrity'
 import { visitTopics } from './visits.manifest'
@@ -35,13 +35,13 @@ import type {
 import { assessSite, judgeGeofence, notifyFlaggedCheckIn } from './visits.site'
 
 /** A transition refused by the state machine: 409 with the machine's code. */
-export class VisitStateConflict extends Conflict {
-  constructor(code: string, status: string) {
+export class VisitStateConflict extends AppError {
+  constructor(code: TransitionError, status: string) {
     super(code, messageFor(code, status), { status: [status] })
   }
 }
 
-function messageFor(code: string, status: string) {
+function messageFor(code: TransitionError, status: string) {
   if (code === 'VISIT_ALREADY_CHECKED_IN') return 'visit is already checked in'
   if (code === 'VISIT_NOT_STARTED') return 'visit has not been checked in yet'
   return `this action is not allowed while the visit is ${status.replace('_', ' ')}`
@@ -518,10 +518,10 @@ async function refuseStep(db: Db, ctx: AuthedContext, visitId: number, action: '
   if (!result.ok) throw new VisitStateConflict(result.error, visit.status)
   if (action === 'check_in') {
     const [other] = await otherVisitInProgress(db).all({ workspaceId: ctx.actor.workspaceId, visitId, userId: ctx.actor.userId })
-    if (other) throw new Conflict('ACTIVE_VISIT_EXISTS', 'check out of your visit in progress first', { visit_id: other.id })
+    if (other) throw new AppError('ACTIVE_VISIT_EXISTS', 'check out of your visit in progress first', { visit_id: other.id })
   } else {
     const missing = await missingRequiredForms(db).all({ visitId })
-    if (missing.length) throw new AppError(422, 'SUBMISSION_REQUIRED', 'required forms are not completed', { form_ids: missing.map((row) => row.form_id) })
+    if (missing.length) throw new AppError('SUBMISSION_REQUIRED', 'required forms are not completed', { form_ids: missing.map((row) => row.form_id) })
   }
   return visit
 }
@@ -647,7 +647,7 @@ export function sendToField(ctx: AuthedContext, input: SendToFieldInput) {
     if (unknown.length) throw ValidationFailed.field('visit_ids', `unknown visit${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`)
     const notScheduled = ids.filter((id) => found.get(id) !== 'scheduled')
     if (notScheduled.length) {
-      throw new Conflict('INVALID_VISIT_STATUS', 'only scheduled visits can be sent to the field', { visit_ids: notScheduled })
+      throw new AppError('INVALID_VISIT_STATUS', 'only scheduled visits can be sent to the field', { visit_ids: notScheduled })
     }
     const now = ctx.deps.clock.now().toISOString()
     const assignees = await scope.tx

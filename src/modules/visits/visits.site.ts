@@ -82,7 +82,7 @@ export async function judgeGeofence(db: Db, ctx: AuthedContext, visit: typeof vi
   })
   if (verdict.refused) {
     const distance = Math.round(verdict.distanceM! * 10) / 10
-    throw new AppError(422, 'OUTSIDE_GEOFENCE', `you are ${Math.round(distance)} m from the outlet; check-in and check-out must be within ${radiusM} m`, {
+    throw new AppError('OUTSIDE_GEOFENCE', `you are ${Math.round(distance)} m from the outlet; check-in and check-out must be within ${radiusM} m`, {
       distance_m: [distance],
       radius_m: [radiusM],
     })

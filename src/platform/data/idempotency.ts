@@ -22,7 +22,7 @@ import { prepared } from '../../db/prepared'
 import { idempotencyKeys } from '../../db/schema'
 import type { Clock } from '../../lib/clock'
 import { sha256Hex } from '../../lib/crypto'
-import { AppError, Conflict, IdempotentReplay, ValidationFailed } from '../../lib/errors'
+import { AppError, IdempotentReplay, ValidationFailed } from '../../lib/errors'
 
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key'
 export const IDEMPOTENCY_KEY_MAX = 64
@@ -92,7 +92,7 @@ export interface IdempotencyClaim {
   createdUnder?: string | null
 }
 
-export class KeyInProgress extends Conflict {
+export class KeyInProgress extends AppError {
   constructor() {
     super('IDEMPOTENCY_KEY_IN_PROGRESS', 'a request with this idempotency key is still being processed')
   }
@@ -100,7 +100,7 @@ export class KeyInProgress extends Conflict {
 
 export class KeyReused extends AppError {
   constructor() {
-    super(422, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different request')
+    super('IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different request')
   }
 }
 

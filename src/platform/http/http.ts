@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto'
 import { Elysia, ElysiaCustomStatusResponse } from 'elysia'
 import { authenticate } from '../actor'
 import type { AuthedContext, Deps, RequestContext, RequestMeta } from '../context'
-import { AppError, Forbidden, IdempotentReplay, ValidationFailed } from '../../lib/errors'
+import { AppError, IdempotentReplay, ValidationFailed } from '../../lib/errors'
 import { IDEMPOTENCY_HEADER, IDEMPOTENT_METHODS, IdempotencyStore, type IdempotencyClaim } from '../data/idempotency'
 import { JsonTooDeep, MAX_JSON_DEPTH, parseRequestJson } from '../../lib/json'
 import { compress, noneMatchHits, represent } from './representation'
@@ -224,7 +224,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
       const { key, access } =
         typeof requirement === 'string' ? { key: requirement, access: (requirement.endsWith('view') ? 'view' : 'full') as Access } : requirement
       const platform = platformOf(c.path)
-      if (!platform || !can(actor.permissions, key, platform, access)) throw new Forbidden()
+      if (!platform || !can(actor.permissions, key, platform, access)) throw new AppError('FORBIDDEN')
     }
     if (c.bodyProblem) throw c.bodyProblem
     const repeated = repeatedQueryKeys(c.request.url)
@@ -428,7 +428,7 @@ function errorAnswer(
   } catch (mapping) {
     // The error could not even be described: still the envelope, never Bun's own 500 page.
     logger.error('error mapping failed', { request_id: s.meta?.requestId, ...errorFields(mapping) })
-    failure = new AppError(500, 'INTERNAL_ERROR', 'an unexpected error occurred')
+    failure = new AppError('INTERNAL_ERROR', 'an unexpected error occurred')
   }
   s.failedWith = failure.status
   if (failure.status >= 500) {
@@ -490,7 +490,7 @@ function carriesTokens(value: unknown): boolean {
   return typeof data?.refresh_token === 'string'
 }
 
-const payloadTooLarge = () => new AppError(413, 'PAYLOAD_TOO_LARGE', 'request body is larger than 10 MiB', {}, { connection: 'close' })
+const payloadTooLarge = () => new AppError('PAYLOAD_TOO_LARGE', 'request body is larger than 10 MiB', {}, { connection: 'close' })
 
 /**
  * The body's bytes, or null when it is larger than MAX_BODY_BYTES. With a Content-Length (already
@@ -596,7 +596,7 @@ export function toAppError(code: string | number, error: unknown, raw: Record<st
   if (error instanceof AppError) return error
   switch (code) {
     case 'NOT_FOUND':
-      return new AppError(404, 'ROUTE_NOT_FOUND', 'route not found')
+      return new AppError('ROUTE_NOT_FOUND', 'route not found')
     case 'PARSE':
       return new ValidationFailed({ body: ['is not valid JSON'] })
     case 'VALIDATION': {
@@ -607,15 +607,15 @@ export function toAppError(code: string | number, error: unknown, raw: Record<st
   }
   const sqlite = sqliteCode(error)
   if (sqlite?.startsWith('SQLITE_CONSTRAINT_UNIQUE') || sqlite?.startsWith('SQLITE_CONSTRAINT_PRIMARYKEY')) {
-    return new AppError(409, 'CONFLICT', 'a record with these values already exists')
+    return new AppError('CONFLICT', 'a record with these values already exists')
   }
   if (sqlite?.startsWith('SQLITE_CONSTRAINT_FOREIGNKEY')) {
     return new ValidationFailed({ body: ['refers to a record that does not exist'] })
   }
   if (sqlite?.startsWith('SQLITE_BUSY') || sqlite?.startsWith('SQLITE_LOCKED')) {
-    return new AppError(503, 'SERVICE_BUSY', 'the service is busy, retry shortly', {}, { 'retry-after': '1' })
+    return new AppError('SERVICE_BUSY', 'the service is busy, retry shortly', {}, { 'retry-after': '1' })
   }
-  return new AppError(500, 'INTERNAL_ERROR', 'an unexpected error occurred')
+  return new AppError('INTERNAL_ERROR', 'an unexpected error occurred')
 }
 
 /** The SQLite extended result code of a driver error, looking through Drizzle's wrapping. */

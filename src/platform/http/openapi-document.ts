@@ -20,8 +20,9 @@
  * WebSocket, which OpenAPI cannot describe as an operation, is described in the `info.description`
  * the composition root passes (src/ws/ws.routes.ts).
  */
+import { codeToStatus, type ErrorCode } from '../../lib/errors'
 import { IDEMPOTENCY_KEY_MAX } from '../data/idempotency'
-import { ErrorEnvelope } from './schema'
+import { ErrorEnvelope, errorResponses } from './schema'
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 const MUTATIONS = new Set(['post', 'put', 'patch', 'delete'])
@@ -299,6 +300,21 @@ function shareRepeated(document: OpenApiDocument) {
 
 type Response = { description?: string; headers?: object; content?: Record<string, { schema?: unknown }> }
 
+/**
+ * Adds a code the kernel answers with to an operation's documented errors: into the `code` enum of
+ * the status's entry when the route declared one, else as a new entry of that code alone.
+ */
+function addErrorCode(responses: Record<string, Response>, code: ErrorCode) {
+  const status = String(codeToStatus(code))
+  const existing = responses[status]
+  const codeSchema = (existing?.content?.['application/json']?.schema as SchemaNode | undefined)?.properties?.code as SchemaNode | undefined
+  if (!existing) responses[status] = errorResponses([code])[status] as Response
+  else if (Array.isArray(codeSchema?.enum) && !codeSchema.enum.includes(code)) {
+    codeSchema.enum.push(code)
+    existing.description = existing.description ? `${existing.description}, ${code}` : code
+  }
+}
+
 /** The rules of one operation: the kernel's answers, headers and parameters (see the top of this file). */
 function finishOperation(path: string, method: string, operation: Operation) {
   operation.responses ??= {}
@@ -306,9 +322,12 @@ function finishOperation(path: string, method: string, operation: Operation) {
   for (const [status, response] of Object.entries(responses)) {
     const json = response.content?.['application/json']
     if (json && isErrorEnvelope(json.schema)) {
-      const description = (json.schema as SchemaNode).description
+      const node = json.schema as SchemaNode
+      const description = node.description
       if (typeof description === 'string' && /^Response for status/.test(response.description ?? '')) response.description = description
-      json.schema = { $ref: ERROR_ENVELOPE_REF }
+      // An entry whose `code` lists the codes the route answers with keeps that enum (`responses(…, codes)`,
+      // ./schema.ts); an envelope without one is the shared component.
+      if (!Array.isArray((node.properties?.code as SchemaNode | undefined)?.enum)) json.schema = { $ref: ERROR_ENVELOPE_REF }
     }
     if (status === '429') response.headers = { ...RETRY_AFTER, ...response.headers }
   }
@@ -328,17 +347,20 @@ function finishOperation(path: string, method: string, operation: Operation) {
         Location: header('When the first run created a resource: where to read it'),
       },
     })
-    add(409, errorResponse('IDEMPOTENCY_KEY_IN_PROGRESS (the same key is still running) or a conflict of the request'))
-    add(422, errorResponse('IDEMPOTENCY_KEY_REUSED (the key was used for another request) or a business rule'))
+    addErrorCode(responses, 'IDEMPOTENCY_KEY_IN_PROGRESS')
+    addErrorCode(responses, 'IDEMPOTENCY_KEY_REUSED')
   }
   if (method === 'get' && responses['200']?.content?.['application/json']) {
     parameters.push(IF_NONE_MATCH_PARAMETER)
     responses['200'].headers = { ETag: header('The representation’s tag: send it back as If-None-Match'), ...responses['200'].headers }
     add(304, { description: 'Not modified: the If-None-Match tag names the current answer (no body)', headers: { ETag: header('The same tag') } })
   }
-  if (operation.requestBody) add(413, errorResponse('PAYLOAD_TOO_LARGE: the body is larger than 10 MiB'))
+  if (operation.requestBody) addErrorCode(responses, 'PAYLOAD_TOO_LARGE')
   // A write that found the database locked past its wait (./http.ts toAppError).
-  if (MUTATIONS.has(method)) add(503, errorResponse('SERVICE_BUSY: the database stayed busy; nothing was written, retry after Retry-After', RETRY_AFTER))
+  if (MUTATIONS.has(method)) {
+    addErrorCode(responses, 'SERVICE_BUSY')
+    responses['503']!.headers = { ...RETRY_AFTER, ...responses['503']!.headers }
+  }
   if (parameters.length > 0) operation.parameters = parameters
   markAlias(path, operation)
   // `postApiAppV1Outlet-visitsByIdCheck-in` → `postApiAppV1OutletVisitsByIdCheckIn`: a valid identifier in every SDK.
@@ -354,6 +376,8 @@ export function finishDocument(document: OpenApiDocument): OpenApiDocument {
   document.components.schemas.ErrorEnvelope = JSON.parse(JSON.stringify(ErrorEnvelope))
   document.servers ??= [{ url: '/', description: 'This service (every path starts with /api)' }]
 
+  // First, so that a route's `code` union is already an `enum` the kernel's codes are added to.
+  refineSchemas(document.paths)
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of Object.keys(item)) {
       if (!HTTP_METHODS.includes(method)) delete item[method]

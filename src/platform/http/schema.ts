@@ -7,7 +7,8 @@
  * text by nature and use Elysia's coercing `t.Integer` / `t.Numeric`.
  */
 import { FormatRegistry, Type, type TSchema } from '@sinclair/typebox'
-import { t } from 'elysia'
+import { type DocumentDecoration, t } from 'elysia'
+import { codeToStatus, ERROR_CODES, type ErrorCode } from '../../lib/errors'
 import { PASSWORD_MAX, PASSWORD_MIN } from '../passwords'
 
 export const MAX_ID = Number.MAX_SAFE_INTEGER
@@ -106,11 +107,28 @@ export const ListEnvelope = <T extends TSchema>(item: T) =>
     meta: PageMeta,
   })
 
+type RequestBodyDoc = Exclude<NonNullable<DocumentDecoration['requestBody']>, { $ref: string }>
+/** The schema of one media type in an OpenAPI `detail` (a request body's or a response's content). */
+export type MediaSchema = NonNullable<RequestBodyDoc['content'][string]['schema']>
+
+/**
+ * A TypeBox schema where a route's `detail` documents content by hand (a body checked by a compiled
+ * check, GeoJSON answered as a Response): its JSON form, which is what the document publishes.
+ */
+export const documentedSchema = (schema: TSchema): MediaSchema => JSON.parse(JSON.stringify(schema))
+
+/**
+ * The error envelope's `code`: a string with the enum of the given codes (one code is still an enum,
+ * never a `const`). A plain `Type.String` with `enum` as an option: Elysia compiles response schemas,
+ * and its compiler knows no `Type.Unsafe`.
+ */
+const CodeOf = (codes: readonly ErrorCode[], description?: string) => Type.String({ enum: [...codes], ...(description && { description }) })
+
 export const ErrorEnvelope = Type.Object(
   {
     success: Type.Literal(false),
     message: Type.String(),
-    code: Type.String({ examples: ['VALIDATION_ERROR'] }),
+    code: CodeOf(ERROR_CODES, 'One code of the catalogue (docs/API.md §Errors); each route lists the ones it can answer with'),
     errors: Type.Record(Type.String(), Type.Unknown(), {
       description: 'Per-field messages (`{"name": ["is required"]}`) or details; `{}` when none',
     }),
@@ -118,23 +136,23 @@ export const ErrorEnvelope = Type.Object(
   { description: 'Error envelope' },
 )
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'VALIDATION_ERROR: bad body, query or header',
-  401: 'UNAUTHORIZED or TOKEN_EXPIRED',
-  403: 'FORBIDDEN: missing permission, platform or access level',
-  404: '<ENTITY>_NOT_FOUND (also for another workspace’s id)',
-  409: 'Conflict: duplicate, state or idempotency key in progress',
-  422: 'IDEMPOTENCY_KEY_REUSED or a business rule',
-  429: 'RATE_LIMITED',
-}
+/** What a signed-in route can always answer: a bad input, no or an expired token, a missing permission. */
+export const AUTHED_ERRORS = ['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED', 'FORBIDDEN'] as const satisfies readonly ErrorCode[]
+
+/** The error envelope of one status, its `code` an enum of the codes given (all of that status). */
+export const errorEnvelopeOf = (codes: readonly ErrorCode[]) =>
+  Type.Object({ ...ErrorEnvelope.properties, code: CodeOf(codes) }, { description: codes.join(', ') })
 
 /**
- * Response schemas of a route: its success shape(s) plus the error envelope under each listed
- * status. Errors are answered by the error handler, so only the documentation uses those entries.
+ * Response schemas of a route: its success shape(s), and the error codes the route can answer with
+ * (src/platform/errors.ts), documented under their statuses with `code` as an enum. Errors are
+ * answered by the error handler, so only the documentation uses those entries. The kernel's own
+ * answers to every mutation (idempotency, body size) are added by src/platform/api-docs.ts.
  */
-export function responses<S extends Record<number, TSchema>>(success: S, errors: number[] = [400, 401, 403]) {
+export function responses<S extends Record<number, TSchema>>(success: S, errors: readonly ErrorCode[] = AUTHED_ERRORS) {
   const all: Record<number, TSchema> = { ...success }
-  for (const status of errors) all[status] = Type.Object(ErrorEnvelope.properties, { description: ERROR_DESCRIPTIONS[status] })
+  const byStatus = Map.groupBy(new Set(errors), codeToStatus)
+  for (const [status, codes] of byStatus) all[status] = errorEnvelopeOf(codes)
   return all as S
 }
 
@@ -151,3 +169,12 @@ export const Password = Type.String({
   pattern: '\\S',
   description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not only spaces`,
 })
+
+/** A route's error responses by status, for a route that documents its answers by hand (`detail.responses`). */
+export function errorResponses(codes: readonly ErrorCode[]) {
+  const entries = [...Map.groupBy(new Set(codes), codeToStatus)].map(([status, group]) => {
+    const schema = documentedSchema(errorEnvelopeOf(group))
+    return [status, { description: group.join(', '), content: { 'application/json': { schema } } }] as const
+  })
+  return Object.fromEntries(entries)
+}
