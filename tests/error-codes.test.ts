@@ -63,17 +63,24 @@ describe('the error catalogue', () => {
 })
 
 /** Every documented operation with its error entries: status → the `code` enum listed there. */
+/** A node of the document, with a `$ref` (to a shared response or a named schema) followed. */
+const deref = (doc: Json, node: Json | undefined): Json | undefined =>
+  node?.$ref ? deref(doc, (node.$ref as string).slice(2).split('/').reduce((at: Json, key) => at?.[key], doc)) : node
+
 async function documentedErrors() {
   const doc = (await t.app.get('/docs/json')).body as Json
   return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
     Object.entries(item as Json).map(([method, operation]) => {
       const codes = new Map<number, string[]>()
-      for (const [status, response] of Object.entries((operation as Json).responses ?? {})) {
-        const schema = (response as Json).content?.['application/json']?.schema
+      const details = new Map<number, Json | undefined>()
+      for (const [status, shared] of Object.entries((operation as Json).responses ?? {})) {
+        const response = deref(doc, shared as Json)!
+        const schema = deref(doc, (response as Json).content?.['application/json']?.schema)
+        details.set(Number(status), deref(doc, schema?.properties?.errors))
         // An answer that is not the error envelope (the health check's 503 reply) has no error code.
         if (Number(status) >= 400 && !(schema && !schema.properties?.errors)) codes.set(Number(status), schema?.properties?.code?.enum ?? [])
       }
-      return { path, method, public: (operation as Json)['x-permission'] === 'public', codes }
+      return { path, method, public: (operation as Json)['x-permission'] === 'public', codes, details }
     }),
   )
 }
@@ -82,6 +89,25 @@ async function documentedErrors() {
 const ANY_PATH: ErrorCode[] = ['ROUTE_NOT_FOUND', 'INTERNAL_ERROR', 'SERVICE_BUSY']
 
 describe('error codes in the OpenAPI document', () => {
+  test('the errors of codes with fixed details are documented by name (ERROR_DETAILS), and real answers carry them', async () => {
+    const documented = await documentedErrors()
+    const entry = (method: string, path: string, status: number) => documented.find((one) => one.method === method && one.path === path)!.details.get(status)!
+    // A route whose only 422 is SUBMISSION_REQUIRED: errors.form_ids, a list of form ids.
+    expect(JSON.stringify(entry('post', '/api/app/v1/visits/{id}/check-out', 422))).toMatch(/"form_ids":\{[^}]*"type":"array","items":\{"type":"integer"\}/)
+    // A master-data delete's 409: errors.channel_count.
+    const channelGroupDelete = entry('delete', '/api/office/v1/outlets/channel-groups/{id}', 409)
+    expect(JSON.stringify(channelGroupDelete)).toContain('channel_count')
+    // VALIDATION_ERROR alone: field path → messages.
+    expect(entry('post', '/api/office/v1/outlets/channel-groups', 400)).toMatchObject({ type: 'object', patternProperties: { '^(.*)$': { type: 'array', items: { type: 'string' } } } })
+    // And the answer itself has that shape.
+    const ws = await t.app.workspace()
+    const group = (await t.app.post('/office/v1/outlets/channel-groups', { name: 'Modern' }, { token: ws.owner.token })).body.data
+    await t.app.post('/office/v1/outlets/channels', { name: 'Minimarket', channel_group_id: group.id }, { token: ws.owner.token })
+    const refused = await t.app.delete(`/office/v1/outlets/channel-groups/${group.id}`, { token: ws.owner.token })
+    expect(refused.status).toBe(409)
+    expect(refused.body.errors).toEqual({ channel_count: 1 })
+  })
+
   test('each route’s error entry lists, as an enum, only catalogue codes of that entry’s status', async () => {
     const problems: string[] = []
     for (const { path, method, codes } of await documentedErrors()) {

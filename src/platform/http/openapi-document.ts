@@ -312,6 +312,11 @@ function addErrorCode(responses: Record<string, Response>, code: ErrorCode) {
   else if (Array.isArray(codeSchema?.enum) && !codeSchema.enum.includes(code)) {
     codeSchema.enum.push(code)
     existing.description = existing.description ? `${existing.description}, ${code}` : code
+    // The kernel's codes carry no details: an entry documenting fixed ones now also allows the open object.
+    const properties = (existing.content?.['application/json']?.schema as SchemaNode).properties!
+    const open = (ErrorEnvelope.properties.errors as unknown as SchemaNode)
+    const details = properties.errors as SchemaNode
+    if (details.type !== 'object' || details.properties !== undefined) properties.errors = { anyOf: [...(details.anyOf ?? [details]), JSON.parse(JSON.stringify(open))] }
   }
 }
 

@@ -139,9 +139,38 @@ export const ErrorEnvelope = Type.Object(
 /** What a signed-in route can always answer: a bad input, no or an expired token, a missing permission. */
 export const AUTHED_ERRORS = ['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED', 'FORBIDDEN'] as const satisfies readonly ErrorCode[]
 
+/** `{"name": ["is required"], "pings.3.lat": ["must be at most 90"]}`: a field's path → its messages. */
+const FieldMessages = Type.Record(Type.String(), Type.Array(Type.String()), { description: 'A field path → its messages' })
+const counts = (...keys: string[]) => Type.Object(Object.fromEntries(keys.map((key) => [key, Type.Integer({ minimum: 1 })])))
+
+/**
+ * What `errors` holds for the codes whose details are fixed (docs/API.md §Errors), so a generated
+ * client can read them by name; any other code's `errors` is the envelope's open object.
+ */
+export const ERROR_DETAILS: Partial<Record<ErrorCode, TSchema>> = {
+  VALIDATION_ERROR: FieldMessages,
+  LOCATION_REQUIRED: Type.Object({ latitude: Type.Optional(Type.Array(Type.String())), longitude: Type.Optional(Type.Array(Type.String())) }),
+  SUBMISSION_REQUIRED: Type.Object({ form_ids: Type.Array(Type.Integer(), { description: 'The required forms not completed yet' }) }),
+  OUTSIDE_GEOFENCE: Type.Object({ distance_m: Type.Array(Type.Number()), radius_m: Type.Array(Type.Number()) }),
+  CHANNEL_GROUP_HAS_CHILDREN: counts('channel_count'),
+  CHANNEL_HAS_CHILDREN: counts('account_count'),
+  PROJECT_HAS_ACTIVE_VISITS: counts('visit_count'),
+  OUTLET_HAS_ACTIVE_VISITS: counts('visit_count'),
+  ROLE_IN_USE: counts('user_count'),
+  FORM_IN_USE: counts('project_count'),
+  PRINCIPAL_IN_USE: Type.Object({ product_count: Type.Integer({ minimum: 0 }), project_count: Type.Integer({ minimum: 0 }) }),
+}
+
+/** `errors` of an entry answering these codes: one of their fixed details, or the open object for a code without. */
+function detailsOf(codes: readonly ErrorCode[]): TSchema {
+  const known = codes.map((code) => ERROR_DETAILS[code] ?? ErrorEnvelope.properties.errors)
+  const distinct = [...new Set(known)]
+  return distinct.length === 1 ? distinct[0]! : Type.Union(distinct)
+}
+
 /** The error envelope of one status, its `code` an enum of the codes given (all of that status). */
 export const errorEnvelopeOf = (codes: readonly ErrorCode[]) =>
-  Type.Object({ ...ErrorEnvelope.properties, code: CodeOf(codes) }, { description: codes.join(', ') })
+  Type.Object({ ...ErrorEnvelope.properties, code: CodeOf(codes), errors: detailsOf(codes) }, { description: codes.join(', ') })
 
 /**
  * Response schemas of a route: its success shape(s), and the error codes the route can answer with
