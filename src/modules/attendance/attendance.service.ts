@@ -15,7 +15,7 @@ import { DEFAULT_LIST, orderFor, paginate, paging, updatedSince } from '../../pl
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import { withPhotos } from '../files/files.service'
-import { assertWorkspaceUsers } from '../teams/teams.service'
+import { assertWorkspaceUsers, teamMemberScope } from '../teams/teams.service'
 import type { AttendanceListQuery, ClockInput, ManualAttendanceInput } from './attendance.schemas'
 
 export const attendanceScope = workspaceScoped(attendances)
@@ -68,7 +68,7 @@ export async function listAttendances(ctx: AuthedContext, query: AttendanceListQ
     ctx.actor.workspaceId,
     query.user_id !== undefined ? eq(attendances.user_id, query.user_id) : undefined,
     query.team_id !== undefined
-      ? sql`${attendances.user_id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMembers.team_id} = ${query.team_id} and ${teamMembers.workspace_id} = ${ctx.actor.workspaceId})`
+      ? sql`${attendances.user_id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMemberScope.where(ctx.actor.workspaceId, eq(teamMembers.team_id, query.team_id))})`
       : undefined,
     query.date_from ? gte(attendances.date, query.date_from) : undefined,
     query.date_to ? lte(attendances.date, query.date_to) : undefined,

@@ -10,10 +10,11 @@
  *   leader) of a team the manager leads or belongs to;
  * - anyone else holding audit_log.view: their own workspace; `workspace_id` is ignored.
  */
-import { and, asc, count, desc, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gte, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
 import { auditLogs, memberships, roles } from '../../db/schema'
+import { acrossWorkspaces, workspaceScoped } from '../../platform/scope'
 import { permissionsOf } from '../../platform/actor'
 import type { AuthedContext } from '../../platform/context'
 import { dateBound } from '../../platform/dates'
@@ -32,6 +33,9 @@ export const AUDIT_LOG_LIST: ListLimits = { defaultLimit: 50, maxLimit: 100 }
  * made SQLite sort every matching entry. A manager's
  * team, a longer list used as a filter only, goes in as one JSON parameter.
  */
+/** A workspace's audit log (append-only). */
+const auditLogScope = workspaceScoped(auditLogs)
+
 type Visibility =
   | { kind: 'own'; workspaceId: number }
   | { kind: 'team'; workspaceId: number; actorIds: number[] }
@@ -71,12 +75,11 @@ function visibilityCondition(shape: string): SQL {
   if (shape.startsWith('workspaces:')) {
     const count = Number(shape.slice('workspaces:'.length))
     if (count === 0) return sql`0`
-    return inArray(
-      auditLogs.workspace_id,
+    return acrossWorkspaces(auditLogs, "a super_admin's audit list covers every workspace they may audit").in(
       Array.from({ length: count }, (_, i) => sql.placeholder(`workspace${i}`)),
     )
   }
-  const own = eq(auditLogs.workspace_id, sql.placeholder('workspaceId'))
+  const own = auditLogScope.where(sql.placeholder('workspaceId'))
   return shape === 'team' ? and(own, sql`${auditLogs.actor_id} in (select value from json_each(${sql.placeholder('actorIds')}))`)! : own
 }
 

@@ -9,6 +9,7 @@ import { principals, products, projects } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
 import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince } from '../../platform/pagination'
+import { defineList } from '../../platform/list'
 import { workspaceScoped } from '../../platform/scope'
 import { keywordFilters, searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
@@ -30,36 +31,15 @@ async function findPrincipal(db: Db, workspaceId: number, id: number) {
   return row
 }
 
+const principalList = defineList({
+  scope: principalScope,
+  search: { columns: [principals.name_key, principals.code_key], index: principalSearch },
+  sort: { created_at: principals.created_at, updated_at: principals.updated_at, name: principals.name_key, id: principals.id },
+  limits: DEFAULT_LIST,
+})
+
 export async function listPrincipals(ctx: AuthedContext, query: PrincipalQuery) {
-  const page = paging(query, DEFAULT_LIST)
-  const keyword = keywordOf(query)
-  const search = keyword
-    ? await keywordFilters(
-        ctx.deps.db.read,
-        principalSearch,
-        keyword,
-        or(sql`instr(${principals.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${principals.code_key}, ''), ${keyword}) > 0`)!,
-      )
-    : null
-  // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
-  const where = (of: 'rows' | 'total') => principalScope.where(ctx.actor.workspaceId, search?.[of], updatedSince(query, principals.updated_at))
-  const db = ctx.deps.db.read
-  const order = orderFor(
-    query,
-    { created_at: principals.created_at, updated_at: principals.updated_at, name: principals.name_key, id: principals.id },
-    principals.id,
-  )
-  const result = await paginate(
-    page,
-    db
-      .select()
-      .from(principals)
-      .where(where('rows'))
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ total: count() }).from(principals).where(where('total')),
-  )
+  const result = await principalList(ctx, query)
   return { rows: result.rows.map(presentPrincipal), meta: result.meta }
 }
 

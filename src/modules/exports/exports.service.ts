@@ -23,6 +23,7 @@ import { stringify } from 'csv-stringify/sync'
 import { and, count, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm'
 import PDFDocument from 'pdfkit'
 import { exportJobs, outlets, projects, submissions, teams, users, visits, workspaces } from '../../db/schema'
+import { workspaceScoped } from '../../platform/scope'
 import { loadMember } from '../../platform/actor'
 import type { AuthedContext, Deps } from '../../platform/context'
 import { Conflict, NotFound } from '../../platform/errors'
@@ -95,7 +96,8 @@ async function runJob(deps: Deps, id: number) {
   const absolute = resolve(deps.config.EXPORT_DIR, path)
   try {
     const actor = await loadMember(deps.db.read, job.user_id, job.workspace_id)
-    if (!actor || !can(actor.permissions, 'export.view', 'web', 'view')) throw new ExportRefused('the requester no longer has access to exports of this workspace')
+    if (!actor || !can(actor.permissions, 'export.view', 'web', 'view'))
+      throw new ExportRefused('the requester no longer has access to exports of this workspace')
     const ctx: AuthedContext = {
       deps,
       actor,
@@ -307,7 +309,9 @@ export function requestExport(ctx: AuthedContext, format: ExportFormat, filters:
   )
 }
 
-const ownJobs = (ctx: AuthedContext) => and(eq(exportJobs.workspace_id, ctx.actor.workspaceId), eq(exportJobs.user_id, ctx.actor.userId))
+/** A user's export jobs in the workspace (no soft delete: expired files are removed, jobs kept). */
+const exportJobScope = workspaceScoped(exportJobs)
+const ownJobs = (ctx: AuthedContext) => exportJobScope.where(ctx.actor.workspaceId, eq(exportJobs.user_id, ctx.actor.userId))
 
 export async function listExportJobs(ctx: AuthedContext, query: JobsQuery) {
   const p = paging(query, DEFAULT_LIST)

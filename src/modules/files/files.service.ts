@@ -13,10 +13,14 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, rm } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
-import { and, eq } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import { fileTypeFromBuffer } from 'file-type'
 import type { Db } from '../../db/client'
 import { files } from '../../db/schema'
+import { workspaceScoped } from '../../platform/scope'
+
+/** Uploaded files (ids are UUIDs). */
+const fileScope = workspaceScoped(files)
 import type { AuthedContext } from '../../platform/context'
 import { sha256Hex } from '../../platform/crypto'
 import { NotFound, ValidationFailed } from '../../platform/errors'
@@ -114,7 +118,7 @@ export async function openFile(ctx: AuthedContext, id: string) {
   const [row] = await ctx.deps.db.read
     .select()
     .from(files)
-    .where(and(eq(files.id, id), eq(files.workspace_id, ctx.actor.workspaceId)))
+    .where(fileScope.where(ctx.actor.workspaceId, eq(files.id, id)))
     .limit(1)
   if (!row) throw new NotFound('FILE')
   const file = Bun.file(resolve(ctx.deps.config.UPLOAD_DIR, row.path))

@@ -8,6 +8,12 @@ import { and, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared } from '../../db/prepared'
 import { memberships, notifications, pushTokens, roles } from '../../db/schema'
+import { workspaceScoped } from '../../platform/scope'
+
+/** A user's notifications and phones, and the workspace's admins (users.service.ts owns memberships; importing it would make a cycle). */
+const notificationScope = workspaceScoped(notifications)
+const pushTokenScope = workspaceScoped(pushTokens)
+const membershipScope = workspaceScoped(memberships)
 import type { AuthedContext, RequestContext } from '../../platform/context'
 import { NotFound } from '../../platform/errors'
 import { paginate, paging, updatedSince, type ListLimits } from '../../platform/pagination'
@@ -67,7 +73,7 @@ async function deliver(ctx: RequestContext, rows: NotificationRow[]) {
     const tokens = await ctx.deps.db.read
       .select({ user_id: pushTokens.user_id, token: pushTokens.token, platform: pushTokens.platform })
       .from(pushTokens)
-      .where(and(eq(pushTokens.workspace_id, rows[0].workspace_id), inArray(pushTokens.user_id, [...new Set(rows.map((row) => row.user_id))])))
+      .where(pushTokenScope.where(rows[0].workspace_id, inArray(pushTokens.user_id, [...new Set(rows.map((row) => row.user_id))])))
     for (const row of rows) {
       const own = tokens.filter((token) => token.user_id === row.user_id).map(({ token, platform }) => ({ token, platform }))
       await ctx.deps.push.send(row, own)
@@ -81,7 +87,7 @@ const present = ({ workspace_id: _w, ...row }: NotificationRow) => row
 
 export const NOTIFICATION_LIST: ListLimits = { defaultLimit: 10, maxLimit: 100 }
 
-const mine = (ctx: AuthedContext) => and(eq(notifications.workspace_id, ctx.actor.workspaceId), eq(notifications.user_id, ctx.actor.userId))
+const mine = (ctx: AuthedContext) => notificationScope.where(ctx.actor.workspaceId, eq(notifications.user_id, ctx.actor.userId))
 
 export async function listNotifications(ctx: AuthedContext, query: NotificationListQuery) {
   const page = paging(query, NOTIFICATION_LIST)
@@ -176,14 +182,7 @@ const activeAdmins = prepared((db) =>
     .select({ id: memberships.user_id })
     .from(memberships)
     .innerJoin(roles, eq(roles.id, memberships.role_id))
-    .where(
-      and(
-        eq(memberships.workspace_id, sql.placeholder('workspaceId')),
-        isNull(memberships.deleted_at),
-        eq(memberships.is_active, true),
-        inArray(roles.slug, ['super_admin', 'admin']),
-      ),
-    )
+    .where(membershipScope.where(sql.placeholder('workspaceId'), eq(memberships.is_active, true), inArray(roles.slug, ['super_admin', 'admin'])))
     .prepare(),
 )
 

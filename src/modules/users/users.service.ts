@@ -30,10 +30,12 @@ import { voidPasswordResets } from '../auth/auth.service'
 import { hashPassword } from '../auth/passwords'
 import { can, compileGrants, grantsBeyond, grantsOfRole, type PermissionSet } from '../../platform/permissions'
 import { assertHoldsGrants, callerPermissions, membershipRoles, roleScope } from '../roles/roles.service'
-import { assertWorkspaceTeams, setUserTeams } from '../teams/teams.service'
+import { assertWorkspaceTeams, setUserTeams, teamMemberScope, teamScope } from '../teams/teams.service'
 import type { CreateUserInput, UpdateUserInput, UserListQuery } from './users.schemas'
 
 export const membershipScope = workspaceScoped(memberships)
+/** Sessions: a refresh token belongs to one workspace (no soft delete: revoked, then pruned). */
+const refreshTokenScope = workspaceScoped(refreshTokens)
 const userSearch = searchIndex('users_search', users.id)
 
 const columns = {
@@ -49,7 +51,7 @@ const columns = {
   /** Live teams of the user in this workspace, as a comma list (split in `present`). */
   team_ids: sql<
     string | null
-  >`(select group_concat(${teamMembers.team_id}) from ${teamMembers} join ${teams} on ${teams.id} = ${teamMembers.team_id} and ${teams.deleted_at} is null where ${teamMembers.user_id} = ${users.id} and ${teamMembers.workspace_id} = ${memberships.workspace_id})`,
+  >`(select group_concat(${teamMembers.team_id}) from ${teamMembers} join ${teams} on ${teams.id} = ${teamMembers.team_id} and ${teams.deleted_at} is null where ${teamMembers.user_id} = ${users.id} and ${teamMemberScope.where(memberships.workspace_id)})`,
   created_at: users.created_at,
   updated_at: users.updated_at,
 }
@@ -102,7 +104,7 @@ export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promi
     query.role_id !== undefined ? eq(memberships.role_id, query.role_id) : undefined,
     query.is_active !== undefined ? eq(memberships.is_active, query.is_active) : undefined,
     query.team_id !== undefined
-      ? sql`${users.id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMembers.team_id} = ${query.team_id} and ${teamMembers.workspace_id} = ${ctx.actor.workspaceId})`
+      ? sql`${users.id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMemberScope.where(ctx.actor.workspaceId, eq(teamMembers.team_id, query.team_id))})`
       : undefined,
     // A user's answer comes from the person and from their membership here (role, active flag).
     updatedSince(query, users.updated_at, memberships.updated_at),
@@ -294,11 +296,11 @@ export function deleteUser(ctx: AuthedContext, id: number) {
       .where(and(eq(memberships.user_id, id), isNull(memberships.deleted_at)))
     if (remaining === 0) await tx.update(users).set({ deleted_at: now, updated_at: now }).where(eq(users.id, id))
     // Gone from the workspace means gone from its teams, as member and as leader.
-    await tx.delete(teamMembers).where(and(eq(teamMembers.user_id, id), eq(teamMembers.workspace_id, ctx.actor.workspaceId)))
+    await tx.delete(teamMembers).where(teamMemberScope.where(ctx.actor.workspaceId, eq(teamMembers.user_id, id)))
     await tx
       .update(teams)
       .set({ leader_id: null, updated_at: now })
-      .where(and(eq(teams.workspace_id, ctx.actor.workspaceId), eq(teams.leader_id, id)))
+      .where(teamScope.whereIncludingDeleted(ctx.actor.workspaceId, eq(teams.leader_id, id)))
     await revokeSessions(tx, id, now, remaining === 0 ? undefined : ctx.actor.workspaceId)
     const result = { ...present(before), deleted_at: now }
     await audit({ entityType: 'user', entityId: id, entityName: before.name, action: 'deleted', oldValues: present(before) })
@@ -354,5 +356,10 @@ async function revokeSessions(tx: Db, userId: number, now: string, workspaceId?:
   await tx
     .update(refreshTokens)
     .set({ revoked_at: now })
-    .where(and(eq(refreshTokens.user_id, userId), isNull(refreshTokens.revoked_at), workspaceId ? eq(refreshTokens.workspace_id, workspaceId) : undefined))
+    .where(
+      workspaceId
+        ? refreshTokenScope.where(workspaceId, eq(refreshTokens.user_id, userId), isNull(refreshTokens.revoked_at))
+        : // Gone from every workspace: every session of the person ends, whichever workspace it was in.
+          and(eq(refreshTokens.user_id, userId), isNull(refreshTokens.revoked_at)),
+    )
 }
