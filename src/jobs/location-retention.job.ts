@@ -7,11 +7,11 @@ import { inArray, lt } from 'drizzle-orm'
 import { removeInBatches } from '../db/batches'
 import { latestLocations, locationPings, workspaces } from '../db/schema'
 import { workspaceScoped } from '../platform/scope'
+import type { Deps } from '../platform/context'
 
 /** The job visits every workspace in turn, each with its own retention; within one, pings are read through their scope. */
 const pingScope = workspaceScoped(locationPings)
 const latestLocationScope = workspaceScoped(latestLocations)
-import type { Deps } from '../platform/context'
 
 const DAY_MS = 86_400_000
 /**

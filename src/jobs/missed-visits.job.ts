@@ -25,16 +25,16 @@ import { betweenBatches } from '../db/batches'
 import type { Db } from '../db/client'
 import { memberships, outlets, teamMembers, teams, users, visitAssignees, visits, workspaces } from '../db/schema'
 import { workspaceScoped } from '../platform/scope'
+import { systemContext, type Deps } from '../platform/context'
+import { addDays, localDate } from '../platform/time-zones'
+import { withTransaction } from '../platform/transaction'
+import { notify, workspaceAdminIds } from '../modules/notifications/notifications.service'
 
 /** The job visits every workspace in turn; within one, each table is read through its scope. */
 const visitScope = workspaceScoped(visits)
 const membershipScope = workspaceScoped(memberships)
 const teamScope = workspaceScoped(teams)
 const teamMemberScope = workspaceScoped(teamMembers)
-import { systemContext, type Deps } from '../platform/context'
-import { addDays, localDate } from '../platform/time-zones'
-import { withTransaction } from '../platform/transaction'
-import { notify, workspaceAdminIds } from '../modules/notifications/notifications.service'
 
 /**
  * Visits reported per write transaction, so one workspace's backlog never holds the writer, nor the

@@ -10,12 +10,12 @@ import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
 import { authEpoch, memberships, refreshTokens, roles, users, workspaces } from '../db/schema'
 import { workspaceScoped } from './scope'
-
-const membershipScope = workspaceScoped(memberships)
 import type { Actor } from './context'
 import { Unauthorized } from './errors'
 import type { TokenService } from './jwt'
 import { BUILTIN_GRANTS, compileGrants, isBuiltinRoleSlug, type Grant, type PermissionSet } from './permissions'
+
+const membershipScope = workspaceScoped(memberships)
 
 const findMember = prepared((db) =>
   db

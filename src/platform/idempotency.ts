@@ -21,12 +21,12 @@ import { removeInBatches, type Write } from '../db/batches'
 import { prepared } from '../db/prepared'
 import { idempotencyKeys } from '../db/schema'
 import { workspaceScoped } from './scope'
-
-/** Keys are unique per workspace: the same key in two workspaces names two requests. */
-const idempotencyKeyScope = workspaceScoped(idempotencyKeys)
 import type { Clock } from './clock'
 import { sha256Hex } from './crypto'
 import { AppError, Conflict, IdempotentReplay, ValidationFailed } from './errors'
+
+/** Keys are unique per workspace: the same key in two workspaces names two requests. */
+const idempotencyKeyScope = workspaceScoped(idempotencyKeys)
 
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key'
 export const IDEMPOTENCY_KEY_MAX = 64

@@ -20,7 +20,7 @@ import { createWriteStream } from 'node:fs'
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
-import { and, count, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm'
+import { and, count, eq, gt, inArray, lt, sql } from 'drizzle-orm'
 import PDFDocument from 'pdfkit'
 import { exportJobs, outlets, projects, submissions, teams, users, visits, workspaces } from '../../db/schema'
 import { workspaceScoped } from '../../platform/scope'
@@ -29,7 +29,8 @@ import type { AuthedContext, Deps } from '../../platform/context'
 import { Conflict, NotFound } from '../../platform/errors'
 import { errorFields } from '../../platform/logger'
 import { can } from '../../platform/permissions'
-import { DEFAULT_LIST, paginate, paging, updatedSince } from '../../platform/pagination'
+import { DEFAULT_LIST } from '../../platform/pagination'
+import { defineList } from '../../platform/list'
 import { localDateTimeLabel } from '../../platform/time-zones'
 import { withTransaction } from '../../platform/transaction'
 import { submissionFilters, type SubmissionListQuery } from '../visits/visits.queries'
@@ -313,16 +314,17 @@ export function requestExport(ctx: AuthedContext, format: ExportFormat, filters:
 const exportJobScope = workspaceScoped(exportJobs)
 const ownJobs = (ctx: AuthedContext) => exportJobScope.where(ctx.actor.workspaceId, eq(exportJobs.user_id, ctx.actor.userId))
 
-export async function listExportJobs(ctx: AuthedContext, query: JobsQuery) {
-  const p = paging(query, DEFAULT_LIST)
-  const db = ctx.deps.db.read
+const exportJobList = defineList({
+  scope: exportJobScope,
+  visibleTo: (ctx) => eq(exportJobs.user_id, ctx.actor.userId),
+  sort: { created_at: exportJobs.created_at },
+  limits: DEFAULT_LIST,
   // A job changes when it is queued, started and finished.
-  const where = and(ownJobs(ctx), updatedSince(query, exportJobs.created_at, exportJobs.started_at, exportJobs.finished_at))
-  const result = await paginate(
-    p,
-    db.select().from(exportJobs).where(where).orderBy(desc(exportJobs.created_at), desc(exportJobs.id)).limit(p.limit).offset(p.offset),
-    db.select({ total: count() }).from(exportJobs).where(where),
-  )
+  updatedSince: [exportJobs.created_at, exportJobs.started_at, exportJobs.finished_at],
+})
+
+export async function listExportJobs(ctx: AuthedContext, query: JobsQuery) {
+  const result = await exportJobList(ctx, query)
   return { rows: result.rows.map(present), meta: result.meta }
 }
 

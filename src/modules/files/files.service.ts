@@ -18,12 +18,12 @@ import { fileTypeFromBuffer } from 'file-type'
 import type { Db } from '../../db/client'
 import { files } from '../../db/schema'
 import { workspaceScoped } from '../../platform/scope'
-
-/** Uploaded files (ids are UUIDs). */
-const fileScope = workspaceScoped(files)
 import type { AuthedContext } from '../../platform/context'
 import { sha256Hex } from '../../platform/crypto'
 import { NotFound, ValidationFailed } from '../../platform/errors'
+
+/** Uploaded files (ids are UUIDs). */
+const fileScope = workspaceScoped(files)
 
 export const MAX_PHOTO_BYTES = 5 * 1024 * 1024
 const IMAGE_TYPES: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' }

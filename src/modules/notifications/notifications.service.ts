@@ -4,22 +4,23 @@
  * back action notifies nobody; after commit each is pushed to the user's sockets as
  * `notification.created`.
  */
-import { and, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared } from '../../db/prepared'
 import { memberships, notifications, pushTokens, roles } from '../../db/schema'
 import { workspaceScoped } from '../../platform/scope'
+import type { AuthedContext, RequestContext } from '../../platform/context'
+import { NotFound } from '../../platform/errors'
+import type { ListLimits } from '../../platform/pagination'
+import { defineList } from '../../platform/list'
+import type { NotificationListQuery, PushTokenInput } from './notifications.schemas'
+import { withTransaction, type TxScope } from '../../platform/transaction'
+import { topics } from '../../platform/hub'
 
 /** A user's notifications and phones, and the workspace's admins (users.service.ts owns memberships; importing it would make a cycle). */
 const notificationScope = workspaceScoped(notifications)
 const pushTokenScope = workspaceScoped(pushTokens)
 const membershipScope = workspaceScoped(memberships)
-import type { AuthedContext, RequestContext } from '../../platform/context'
-import { NotFound } from '../../platform/errors'
-import { paginate, paging, updatedSince, type ListLimits } from '../../platform/pagination'
-import type { NotificationListQuery, PushTokenInput } from './notifications.schemas'
-import { withTransaction, type TxScope } from '../../platform/transaction'
-import { topics } from '../../platform/hub'
 
 export type NotificationRow = typeof notifications.$inferSelect
 
@@ -89,20 +90,20 @@ export const NOTIFICATION_LIST: ListLimits = { defaultLimit: 10, maxLimit: 100 }
 
 const mine = (ctx: AuthedContext) => notificationScope.where(ctx.actor.workspaceId, eq(notifications.user_id, ctx.actor.userId))
 
+const notificationList = defineList({
+  scope: notificationScope,
+  visibleTo: (ctx) => eq(notifications.user_id, ctx.actor.userId),
+  filters: {
+    unread: (unread: boolean) => (unread ? isNull(notifications.read_at) : sql`${notifications.read_at} is not null`),
+  },
+  sort: { created_at: notifications.created_at },
+  limits: NOTIFICATION_LIST,
+  // A notification changes when it is created and when it is read.
+  updatedSince: [notifications.created_at, notifications.read_at],
+})
+
 export async function listNotifications(ctx: AuthedContext, query: NotificationListQuery) {
-  const page = paging(query, NOTIFICATION_LIST)
-  const where = and(
-    mine(ctx),
-    query.unread === true ? isNull(notifications.read_at) : query.unread === false ? sql`${notifications.read_at} is not null` : undefined,
-    // A notification changes when it is created and when it is read.
-    updatedSince(query, notifications.created_at, notifications.read_at),
-  )
-  const db = ctx.deps.db.read
-  const result = await paginate(
-    page,
-    db.select().from(notifications).where(where).orderBy(desc(notifications.created_at), desc(notifications.id)).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(notifications).where(where),
-  )
+  const result = await notificationList(ctx, query)
   return { rows: result.rows.map(present), meta: result.meta }
 }
 

@@ -17,14 +17,15 @@
  * Each guard is decided inside the write transaction, on what it reads; updates and creates also
  * ask once before hashing a password, so a refused request costs no hash.
  */
-import { and, count, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, refreshTokens, roles, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, AppError, Conflict, NotFound, ValidationFailed } from '../../platform/errors'
-import { DEFAULT_LIST, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/pagination'
+import { DEFAULT_LIST, type Page } from '../../platform/pagination'
+import { defineList } from '../../platform/list'
 import { workspaceScoped } from '../../platform/scope'
-import { keywordFilters, searchIndex } from '../../platform/search'
+import { searchIndex } from '../../platform/search'
 import { withTransaction } from '../../platform/transaction'
 import { voidPasswordResets } from '../auth/auth.service'
 import { hashPassword } from '../auth/passwords'
@@ -88,41 +89,28 @@ async function findUser(db: Db, workspaceId: number, id: number): Promise<UserRo
   return row
 }
 
+const userList = defineList({
+  scope: membershipScope,
+  visibleTo: () => isNull(users.deleted_at),
+  select: (db, where) =>
+    db.select(columns).from(memberships).innerJoin(users, eq(users.id, memberships.user_id)).innerJoin(roles, eq(roles.id, memberships.role_id)).where(where),
+  count: (db, where) => db.select({ total: count() }).from(memberships).innerJoin(users, eq(users.id, memberships.user_id)).where(where),
+  search: { columns: [sql`lower(${users.name})`, users.email], index: userSearch },
+  filters: {
+    role_id: (id: number) => eq(memberships.role_id, id),
+    is_active: (active: boolean) => eq(memberships.is_active, active),
+    team_id: (id: number, ctx) =>
+      sql`${users.id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMemberScope.where(ctx.actor.workspaceId, eq(teamMembers.team_id, id))})`,
+  },
+  sort: { created_at: users.created_at, updated_at: users.updated_at, name: users.name, id: users.id, email: users.email },
+  tieBreaker: users.id,
+  limits: DEFAULT_LIST,
+  // A user's answer comes from the person and from their membership here (role, active flag).
+  updatedSince: [users.updated_at, memberships.updated_at],
+})
+
 export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promise<Page<PresentedUser>> {
-  const page = paging(query, DEFAULT_LIST)
-  const keyword = keywordOf(query)
-  const search = keyword
-    ? await keywordFilters(
-        ctx.deps.db.read,
-        userSearch,
-        keyword,
-        or(sql`instr(lower(${users.name}), ${keyword}) > 0`, sql`instr(${users.email}, ${keyword}) > 0`)!,
-      )
-    : null
-  // The page and the total may find the keyword's rows differently (platform/search.ts), never other rows.
-  const conditions = [
-    query.role_id !== undefined ? eq(memberships.role_id, query.role_id) : undefined,
-    query.is_active !== undefined ? eq(memberships.is_active, query.is_active) : undefined,
-    query.team_id !== undefined
-      ? sql`${users.id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMemberScope.where(ctx.actor.workspaceId, eq(teamMembers.team_id, query.team_id))})`
-      : undefined,
-    // A user's answer comes from the person and from their membership here (role, active flag).
-    updatedSince(query, users.updated_at, memberships.updated_at),
-  ]
-  const order = orderFor(query, { created_at: users.created_at, updated_at: users.updated_at, name: users.name, id: users.id, email: users.email }, users.id)
-  const db = ctx.deps.db.read
-  const result = await paginate(
-    page,
-    selectUsers(db, ctx.actor.workspaceId, search?.rows, ...conditions)
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    db
-      .select({ total: count() })
-      .from(memberships)
-      .innerJoin(users, eq(users.id, memberships.user_id))
-      .where(membershipScope.where(ctx.actor.workspaceId, isNull(users.deleted_at), search?.total, ...conditions)),
-  )
+  const result = await userList(ctx, query)
   return { rows: result.rows.map(present), meta: result.meta }
 }
 
