@@ -8,14 +8,15 @@
  * indexed read and a late backlog never drags a user back. After commit, each saved ping goes to
  * the workspace's live-map sockets.
  */
-import { count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm'
+import { desc, eq, gte, lte, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared, runPositional } from '../../db/prepared'
 import { latestLocations, locationPings, users, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { dateBound, parseDateTime } from '../../platform/dates'
 import { ValidationFailed } from '../../platform/errors'
-import { pageMeta, paging, updatedSince, type ListLimits } from '../../platform/pagination'
+import type { ListLimits } from '../../platform/pagination'
+import { defineList } from '../../platform/list'
 import { workspaceScoped } from '../../platform/scope'
 import { withTransaction } from '../../platform/transaction'
 import type { PingTrail, TrailPoint } from './ping-trail'
@@ -399,32 +400,27 @@ const latestColumns = {
 /** A stored ping as the API shows it: flag bits as names. */
 const withFlagNames = <T extends { flags: number }>(row: T) => ({ ...row, flags: pingFlagNames(row.flags) })
 
+const pingList = defineList({
+  scope: pingScope,
+  select: (db, where) => db.select(pingColumns).from(locationPings).where(where),
+  filters: {
+    user_id: (id: number) => eq(locationPings.user_id, id),
+    visit_id: (id: number) => eq(locationPings.visit_id, id),
+    date_from: (date: string, ctx) => gte(locationPings.recorded_at, dateBound(date, 'date_from', ctx.actor.timeZone).at),
+    date_to: (date: string, ctx) => {
+      const to = dateBound(date, 'date_to', ctx.actor.timeZone)
+      return to.inclusive ? lte(locationPings.recorded_at, to.at) : sql`${locationPings.recorded_at} < ${to.at}`
+    },
+  },
+  sort: { recorded_at: locationPings.recorded_at },
+  defaultSort: { sort_by: 'recorded_at', sort_order: 'desc' },
+  limits: HISTORY_LIST,
+})
+
 /** History, newest first by device time (ties by id); date filters apply to recorded_at. */
 export async function listPings(ctx: AuthedContext, query: HistoryQuery) {
-  const page = paging(query, HISTORY_LIST)
-  const from = query.date_from ? dateBound(query.date_from, 'date_from', ctx.actor.timeZone) : null
-  const to = query.date_to ? dateBound(query.date_to, 'date_to', ctx.actor.timeZone) : null
-  const where: SQL = pingScope.where(
-    ctx.actor.workspaceId,
-    query.user_id !== undefined ? eq(locationPings.user_id, query.user_id) : undefined,
-    query.visit_id !== undefined ? eq(locationPings.visit_id, query.visit_id) : undefined,
-    from ? gte(locationPings.recorded_at, from.at) : undefined,
-    to ? (to.inclusive ? lte(locationPings.recorded_at, to.at) : sql`${locationPings.recorded_at} < ${to.at}`) : undefined,
-    updatedSince(query, locationPings.updated_at),
-  )!
-  const direction = query.sort_order === 'asc' ? sql`asc` : sql`desc`
-  const db = ctx.deps.db.read
-  const [rows, [{ total }]] = await Promise.all([
-    db
-      .select(pingColumns)
-      .from(locationPings)
-      .where(where)
-      .orderBy(sql`${locationPings.recorded_at} ${direction}`, sql`${locationPings.id} ${direction}`)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ total: count() }).from(locationPings).where(where),
-  ])
-  return { rows: rows.map(withFlagNames), meta: pageMeta(page, total) }
+  const result = await pingList(ctx, query)
+  return { rows: result.rows.map(withFlagNames), meta: result.meta }
 }
 
 /** The newest ping of every user of the workspace, newest first. */
