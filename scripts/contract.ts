@@ -20,7 +20,13 @@ writeFileSync(join(out, 'openapi.json'), document)
 const types = astToString(await openapiTS(JSON.parse(document)))
 writeFileSync(join(out, 'schema.d.ts'), types)
 const started = performance.now()
-const program = ts.createProgram([join(out, 'schema.d.ts')], { strict: true, noEmit: true, types: [], lib: ['lib.es2022.d.ts'], target: ts.ScriptTarget.ES2022 })
+const program = ts.createProgram([join(out, 'schema.d.ts')], {
+  strict: true,
+  noEmit: true,
+  types: [],
+  lib: ['lib.es2022.d.ts'],
+  target: ts.ScriptTarget.ES2022,
+})
 const diagnostics = ts.getPreEmitDiagnostics(program)
 const typecheckMs = performance.now() - started
 const doc = JSON.parse(document)

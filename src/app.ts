@@ -67,24 +67,22 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
   // normalize 'typebox': unknown fields are removed after validation and wrong types are refused.
   // (The default exact-mirror normaliser reshapes values before validation: `{"n": "text"}` for an
   // object field would silently become `{}`.)
-  const api = new Elysia({ prefix: '/api', normalize: 'typebox' })
-    .use(platform)
-    .use(
-      apiDocs({
-        documentation: {
-          info: {
-            title: 'Field Force Operations Service',
-            version: '1.0.0',
-            description:
-              'Master data, visits, submissions, location tracking, audit logs and regional lookup for field-force teams. ' +
-              'Send `Authorization: Bearer <token>` (from POST /api/auth/login) and, on mutations, an optional `X-Idempotency-Key`.' +
-              WEBSOCKET_DOCS,
-          },
-          components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-          security: [{ bearerAuth: [] }],
+  const api = new Elysia({ prefix: '/api', normalize: 'typebox' }).use(platform).use(
+    apiDocs({
+      documentation: {
+        info: {
+          title: 'Field Force Operations Service',
+          version: '1.0.0',
+          description:
+            'Master data, visits, submissions, location tracking, audit logs and regional lookup for field-force teams. ' +
+            'Send `Authorization: Bearer <token>` (from POST /api/auth/login) and, on mutations, an optional `X-Idempotency-Key`.' +
+            WEBSOCKET_DOCS,
         },
-      }),
-    )
+        components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+        security: [{ bearerAuth: [] }],
+      },
+    }),
+  )
   for (const module of MODULES) for (const routes of module.routes ?? []) api.use(routes(platform, deps))
 
   const app = new Elysia({

@@ -80,14 +80,20 @@ export function ensureWritableDirectory(setting: string, dir: string): void {
   try {
     mkdirSync(absolute, { recursive: true })
   } catch (error) {
-    throw new StartupError(setting, `${setting}: the directory ${absolute} cannot be created (${describeFsError(error)}); create it or point ${setting} elsewhere`)
+    throw new StartupError(
+      setting,
+      `${setting}: the directory ${absolute} cannot be created (${describeFsError(error)}); create it or point ${setting} elsewhere`,
+    )
   }
   const probe = resolve(absolute, `.ffos-write-check-${process.pid}`)
   try {
     writeFileSync(probe, '')
     rmSync(probe, { force: true })
   } catch (error) {
-    throw new StartupError(setting, `${setting}: no file can be written in ${absolute} (${describeFsError(error)}); make it writable for this user or point ${setting} elsewhere`)
+    throw new StartupError(
+      setting,
+      `${setting}: no file can be written in ${absolute} (${describeFsError(error)}); make it writable for this user or point ${setting} elsewhere`,
+    )
   }
 }
 

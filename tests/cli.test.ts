@@ -90,9 +90,13 @@ describe('ffos backup FILE (README: `ffos backup backups/2026-11-22.db`)', () =>
     const dir = mkdtempSync(join(tmpdir(), 'ffos-create-blocked-'))
     try {
       writeFileSync(join(dir, 'file.txt'), 'in the way')
-      const result = cli(['create-workspace', '--workspace', 'Acme', '--name', 'Ana', '--email', 'ana@example.com'], {
-        DATABASE_URL: `file:${join(dir, 'file.txt', 'app.db')}`,
-      }, 'password123\n')
+      const result = cli(
+        ['create-workspace', '--workspace', 'Acme', '--name', 'Ana', '--email', 'ana@example.com'],
+        {
+          DATABASE_URL: `file:${join(dir, 'file.txt', 'app.db')}`,
+        },
+        'password123\n',
+      )
       expect(result.code).toBe(1)
       expect(result.err.trim().split('\n')).toHaveLength(1)
       expect(result.err).toStartWith('DATABASE_URL: ')
@@ -124,7 +128,11 @@ describe('ffos health (the container HEALTHCHECK)', () => {
     }
 
     // Something else on the port answers 503 (the database did not answer): unhealthy.
-    const other = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ success: false, data: { status: 'error', db: 'error' } }, { status: 503 }) })
+    const other = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: () => Response.json({ success: false, data: { status: 'error', db: 'error' } }, { status: 503 }),
+    })
     try {
       // Spawned without blocking: the stand-in server answers from this process.
       const child = Bun.spawn([process.execPath, join(ROOT, 'src/cli.ts'), 'health'], {
@@ -145,49 +153,53 @@ describe('ffos health (the container HEALTHCHECK)', () => {
 
 describe('create-workspace on a terminal: the password is not shown', () => {
   // `script` (util-linux) runs the command on a pseudo-terminal; without it this cannot be shown here.
-  test.skipIf(!Bun.which('script'))('typed at the prompt on a pseudo-terminal, the password is not echoed, and it is the one stored', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ffos-tty-'))
-    try {
-      const command = `'${process.execPath}' '${join(ROOT, 'src/cli.ts')}' create-workspace --workspace Acme --name Ana --email ana@example.com`
-      const child = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], {
-        env: { ...process.env, DATABASE_URL: `file:${join(dir, 'app.db')}`, LOG_LEVEL: 'warn' },
-        cwd: ROOT,
-        stdin: 'pipe',
-        stdout: 'pipe',
-        stderr: 'pipe',
-      })
-      // Everything the terminal showed (the pseudo-terminal's output, echo included).
-      let screen = ''
-      const reader = (child.stdout as ReadableStream<Uint8Array>).getReader()
-      const decoder = new TextDecoder()
-      const readUntil = async (text: string) => {
-        while (!screen.includes(text)) {
-          const { value, done } = await reader.read()
-          if (done) return
-          screen += decoder.decode(value, { stream: true })
-        }
-      }
-      // Keys are typed only once the prompt is shown, as a person would.
-      await readUntil('Password:')
-      child.stdin.write('secret-pass-123\r')
-      child.stdin.flush()
-      await readUntil('created workspace')
-      child.stdin.end()
-      await readUntil('\u0000 the end of the output')
-      expect(await child.exited).toBe(0)
-      expect(screen).toContain('Password:')
-      expect(screen).toContain('created workspace')
-      expect(screen).not.toContain('secret')
-
-      const db = new Sqlite(join(dir, 'app.db'), { readonly: true })
+  test.skipIf(!Bun.which('script'))(
+    'typed at the prompt on a pseudo-terminal, the password is not echoed, and it is the one stored',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ffos-tty-'))
       try {
-        const { password_hash } = db.query<{ password_hash: string }, []>("select password_hash from users where email = 'ana@example.com'").get()!
-        expect(await Bun.password.verify('secret-pass-123', password_hash)).toBe(true)
+        const command = `'${process.execPath}' '${join(ROOT, 'src/cli.ts')}' create-workspace --workspace Acme --name Ana --email ana@example.com`
+        const child = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], {
+          env: { ...process.env, DATABASE_URL: `file:${join(dir, 'app.db')}`, LOG_LEVEL: 'warn' },
+          cwd: ROOT,
+          stdin: 'pipe',
+          stdout: 'pipe',
+          stderr: 'pipe',
+        })
+        // Everything the terminal showed (the pseudo-terminal's output, echo included).
+        let screen = ''
+        const reader = (child.stdout as ReadableStream<Uint8Array>).getReader()
+        const decoder = new TextDecoder()
+        const readUntil = async (text: string) => {
+          while (!screen.includes(text)) {
+            const { value, done } = await reader.read()
+            if (done) return
+            screen += decoder.decode(value, { stream: true })
+          }
+        }
+        // Keys are typed only once the prompt is shown, as a person would.
+        await readUntil('Password:')
+        child.stdin.write('secret-pass-123\r')
+        child.stdin.flush()
+        await readUntil('created workspace')
+        child.stdin.end()
+        await readUntil('\u0000 the end of the output')
+        expect(await child.exited).toBe(0)
+        expect(screen).toContain('Password:')
+        expect(screen).toContain('created workspace')
+        expect(screen).not.toContain('secret')
+
+        const db = new Sqlite(join(dir, 'app.db'), { readonly: true })
+        try {
+          const { password_hash } = db.query<{ password_hash: string }, []>("select password_hash from users where email = 'ana@example.com'").get()!
+          expect(await Bun.password.verify('secret-pass-123', password_hash)).toBe(true)
+        } finally {
+          db.close()
+        }
       } finally {
-        db.close()
+        rmSync(dir, { recursive: true, force: true })
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  }, 60_000)
+    },
+    60_000,
+  )
 })

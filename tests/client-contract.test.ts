@@ -118,7 +118,10 @@ describe('a client generated from /api/docs/json (docs/API.md "API contract")', 
       })
       const problems = ts
         .getPreEmitDiagnostics(program)
-        .map((diagnostic) => `${diagnostic.file ? ts.getLineAndCharacterOfPosition(diagnostic.file, diagnostic.start ?? 0).line + 1 : '?'}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`)
+        .map(
+          (diagnostic) =>
+            `${diagnostic.file ? ts.getLineAndCharacterOfPosition(diagnostic.file, diagnostic.start ?? 0).line + 1 : '?'}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`,
+        )
       expect(problems).toEqual([])
     } finally {
       rmSync(dir, { recursive: true, force: true })

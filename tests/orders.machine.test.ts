@@ -4,15 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { SALES_ORDER_STATUSES, type SalesOrderStatus } from '../src/db/schema'
-import {
-  COUNTING_STATUSES,
-  ORDER_ACTIONS,
-  type OrderAction,
-  type OrderActor,
-  REASON_REQUIRED,
-  countsAsEffective,
-  orderTransition,
-} from '../src/modules/orders'
+import { COUNTING_STATUSES, ORDER_ACTIONS, type OrderAction, type OrderActor, REASON_REQUIRED, countsAsEffective, orderTransition } from '../src/modules/orders'
 
 const X = 'INVALID_ORDER_STATUS'
 /** The whole table: the target state, or the error a refused transition names. */

@@ -453,7 +453,10 @@ describe('a body over 10 MiB: the 413 reaches the client every time (the rest of
       }
       const failures = results
         .map((result, attempt) => ({ attempt, ...result }))
-        .filter(({ error, answer }) => error !== null || !answer.startsWith('HTTP/1.1 413') || !/\r\nx-request-id: /i.test(answer) || !answer.includes('"code":"PAYLOAD_TOO_LARGE"'))
+        .filter(
+          ({ error, answer }) =>
+            error !== null || !answer.startsWith('HTTP/1.1 413') || !/\r\nx-request-id: /i.test(answer) || !answer.includes('"code":"PAYLOAD_TOO_LARGE"'),
+        )
         .map(({ attempt, error, answer }) => `attempt ${attempt}: ${error ?? ''} ${answer.slice(0, 60)}`)
       expect(failures).toEqual([])
       expect(results).toHaveLength(40)

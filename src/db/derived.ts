@@ -55,7 +55,8 @@ export function derivedPlan(objects: readonly DerivedObject[], master: readonly 
   for (const row of master) {
     if (declared.has(row.name)) continue
     if (row.type === 'trigger' && OWNED_TRIGGER.test(row.name)) drops.push(`DROP TRIGGER \`${row.name}\``)
-    else if (row.type === 'table' && OWNED_FTS.test(row.name) && /^CREATE VIRTUAL TABLE .* USING fts5\(/.test(row.sql ?? '')) drops.push(`DROP TABLE \`${row.name}\``)
+    else if (row.type === 'table' && OWNED_FTS.test(row.name) && /^CREATE VIRTUAL TABLE .* USING fts5\(/.test(row.sql ?? ''))
+      drops.push(`DROP TABLE \`${row.name}\``)
   }
   for (const object of objects) {
     const row = existing.get(object.name)

@@ -130,7 +130,7 @@ export function masterDataQueries<T extends MasterTable, C extends MasterTable>(
     },
     /** The row as answered even when soft-deleted (the answer of a delete). */
     async findAny(db: Db, workspaceId: number, id: number): Promise<Presented> {
-      const [row] = await selectPresented(db, and(eq(table.workspace_id, workspaceId), eq(table.id, id))!).limit(1)
+      const [row] = await selectPresented(db, def.scope.whereIncludingDeleted(workspaceId, eq(table.id, id))).limit(1)
       return present(row)
     },
   }

@@ -3,7 +3,7 @@
  * rows); account and sub-area must be live rows of the workspace; coordinates come as a pair.
  * An outlet with visits still to do (scheduled or in progress) cannot be deleted.
  */
-import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, getTableColumns, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared, preparedShapes } from '../../db/prepared'
 import { accounts, outlets, subAreas, visits } from '../../db/schema'
@@ -18,6 +18,8 @@ import { ID_DIGITS, type RegionalSource } from '../regional'
 import type { OutletInput, OutletListQuery, OutletUpdate } from './outlets.schemas'
 
 export const outletScope = workspaceScoped(outlets)
+/** Visits read here (visits.queries.ts owns their scope; importing it would make a cycle). */
+const visitScope = workspaceScoped(visits)
 const outletSearch = searchIndex('outlets_search', outlets.id)
 
 const { name_key: _n, code_key: _c, ...outletColumns } = getTableColumns(outlets)
@@ -306,9 +308,7 @@ export function deleteOutlet(ctx: AuthedContext, id: number) {
     const [{ open }] = await tx
       .select({ open: count() })
       .from(visits)
-      .where(
-        and(eq(visits.workspace_id, workspaceId), eq(visits.outlet_id, id), isNull(visits.deleted_at), inArray(visits.status, ['scheduled', 'in_progress'])),
-      )
+      .where(visitScope.where(workspaceId, eq(visits.outlet_id, id), inArray(visits.status, ['scheduled', 'in_progress'])))
     if (open > 0) throw new Conflict('OUTLET_HAS_ACTIVE_VISITS', 'outlet still has scheduled or in-progress visits', { visit_count: open })
     const deleted = (await outletScope.softDelete(tx, workspaceId, id, ctx.deps.clock.now().toISOString()))!
     await audit({ entityType: 'outlet', entityId: id, entityName: before.name, action: 'deleted', oldValues: before })

@@ -14,7 +14,8 @@ export const projectsManifest = {
         {
           table: 'forms',
           columns: ['title'],
-          rows: (r) => `SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM projects WHERE id IN (SELECT project_id FROM project_forms WHERE form_id = ${r}.id) AND deleted_at IS NULL`,
+          rows: (r) =>
+            `SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM projects WHERE id IN (SELECT project_id FROM project_forms WHERE form_id = ${r}.id) AND deleted_at IS NULL`,
         },
       ],
     },
@@ -24,7 +25,8 @@ export const projectsManifest = {
       refreshes: [
         {
           entity: 'project',
-          rows: (r) => `SELECT workspace_id AS ws, id, CASE WHEN projects.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM projects WHERE id = ${r}.project_id`,
+          rows: (r) =>
+            `SELECT workspace_id AS ws, id, CASE WHEN projects.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM projects WHERE id = ${r}.project_id`,
         },
       ],
     },

@@ -8,7 +8,16 @@ import type { Db } from '../../db/client'
 import { attendanceManifest, attendancesByIds } from '../attendance'
 import { catalogueManifest, principalsByIds, productsByIds } from '../catalogue'
 import { formsByIds, formsManifest } from '../forms'
-import { accountDefinition, channelDefinition, channelGroupDefinition, type MasterDataDefinition, masterDataManifest, masterDataService, type MasterTable, subAreaDefinition } from '../master-data'
+import {
+  accountDefinition,
+  channelDefinition,
+  channelGroupDefinition,
+  type MasterDataDefinition,
+  masterDataManifest,
+  masterDataService,
+  type MasterTable,
+  subAreaDefinition,
+} from '../master-data'
 import { outletsByIds, outletsManifest } from '../outlets'
 import { projectsByIds, projectsManifest } from '../projects'
 import { presentRole, roleScope, rolesManifest } from '../roles'
@@ -98,15 +107,13 @@ export const FEED_ENTITIES: readonly FeedEntity[] = [
   feed('submission', submissionsByIds),
   feed('user', usersByIds),
   feed('team', teamsByIds),
-  feed(
-    'role',
-    async (db, workspaceId, ids) =>
-      (
-        await db
-          .select()
-          .from(roles)
-          .where(roleScope.where(workspaceId, inArray(roles.id, ids)))
-      ).map(presentRole),
+  feed('role', async (db, workspaceId, ids) =>
+    (
+      await db
+        .select()
+        .from(roles)
+        .where(roleScope.where(workspaceId, inArray(roles.id, ids)))
+    ).map(presentRole),
   ),
   feed('attendance', attendancesByIds),
 ]

@@ -15,9 +15,13 @@ export const teamsManifest = {
       refreshes: [
         {
           entity: 'team',
-          rows: (r) => `SELECT workspace_id AS ws, id, CASE WHEN teams.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM teams WHERE id = ${r}.team_id`,
+          rows: (r) =>
+            `SELECT workspace_id AS ws, id, CASE WHEN teams.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM teams WHERE id = ${r}.team_id`,
         },
-        { entity: 'user', rows: (r) => membershipRows('memberships', 'm.deleted_at IS NULL', ` WHERE m.user_id = ${r}.user_id AND m.workspace_id = ${r}.workspace_id`) },
+        {
+          entity: 'user',
+          rows: (r) => membershipRows('memberships', 'm.deleted_at IS NULL', ` WHERE m.user_id = ${r}.user_id AND m.workspace_id = ${r}.workspace_id`),
+        },
       ],
     },
   ],

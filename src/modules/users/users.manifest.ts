@@ -19,9 +19,14 @@ export const usersManifest = {
         {
           table: 'roles',
           columns: ['name', 'slug'],
-          rows: (r) => `SELECT workspace_id AS ws, user_id AS id, 'upsert' AS op, NULL AS visit_id FROM memberships WHERE role_id = ${r}.id AND deleted_at IS NULL`,
+          rows: (r) =>
+            `SELECT workspace_id AS ws, user_id AS id, 'upsert' AS op, NULL AS visit_id FROM memberships WHERE role_id = ${r}.id AND deleted_at IS NULL`,
         },
-        { table: 'teams', columns: ['deleted_at'], rows: (r) => `SELECT workspace_id AS ws, user_id AS id, 'upsert' AS op, NULL AS visit_id FROM team_members WHERE team_id = ${r}.id` },
+        {
+          table: 'teams',
+          columns: ['deleted_at'],
+          rows: (r) => `SELECT workspace_id AS ws, user_id AS id, 'upsert' AS op, NULL AS visit_id FROM team_members WHERE team_id = ${r}.id`,
+        },
       ],
       // Names and e-mails of people appear inside visits (assignees), submissions (submitter, reviewer), attendances and teams.
       cascades: [
@@ -36,7 +41,8 @@ export const usersManifest = {
             },
             {
               entity: 'submission',
-              rows: (r) => `SELECT workspace_id AS ws, id, 'upsert' AS op, visit_id FROM submissions WHERE deleted_at IS NULL AND (submitted_by = ${r}.id OR reviewed_by = ${r}.id)`,
+              rows: (r) =>
+                `SELECT workspace_id AS ws, id, 'upsert' AS op, visit_id FROM submissions WHERE deleted_at IS NULL AND (submitted_by = ${r}.id OR reviewed_by = ${r}.id)`,
             },
             { entity: 'attendance', rows: (r) => `SELECT workspace_id AS ws, id, 'upsert' AS op, NULL AS visit_id FROM attendances WHERE user_id = ${r}.id` },
             {
@@ -53,7 +59,10 @@ export const usersManifest = {
       entity: {
         ...user,
         rows: (r, event) =>
-          membershipRows(`(SELECT ${r}.workspace_id AS workspace_id, ${r}.user_id AS user_id, ${r}.deleted_at AS deleted_at)`, event === 'delete' ? '1 = 0' : 'm.deleted_at IS NULL'),
+          membershipRows(
+            `(SELECT ${r}.workspace_id AS workspace_id, ${r}.user_id AS user_id, ${r}.deleted_at AS deleted_at)`,
+            event === 'delete' ? '1 = 0' : 'm.deleted_at IS NULL',
+          ),
       },
     },
   ],

@@ -32,6 +32,8 @@ export type { SubmissionListQuery } from './visits.schemas'
 
 export const visitScope = workspaceScoped(visits)
 export const submissionScope = workspaceScoped(submissions)
+/** Who a visit is assigned to, with the visit's date (no soft delete: unassigning deletes the row). */
+export const visitAssigneeScope = workspaceScoped(visitAssignees)
 
 /** `mine`: only visits assigned to the caller (the phone). */
 export interface VisitAccess {
@@ -52,7 +54,7 @@ export const assignedTo = (userId: number | Placeholder) =>
  */
 export function assignedWithin(workspaceId: number | Placeholder, userId: number | Placeholder, from?: string | Placeholder, to?: string | Placeholder): SQL {
   return sql`${visits.id} in (select ${visitAssignees.visit_id} from ${visitAssignees}
-    where ${visitAssignees.workspace_id} = ${workspaceId} and ${visitAssignees.user_id} = ${userId}
+    where ${visitAssigneeScope.where(workspaceId, eq(visitAssignees.user_id, userId))}
       ${from !== undefined ? sql`and ${visitAssignees.visit_date} >= ${from}` : sql``} ${to !== undefined ? sql`and ${visitAssignees.visit_date} <= ${to}` : sql``})`
 }
 
@@ -431,15 +433,14 @@ export async function visitDetailsByIds(db: Db, workspaceId: number, ids: number
 const submissionsOfIdsInWorkspace = preparedVariants((db, mine: 'mine' | 'all') =>
   selectSubmissions(
     db,
-    and(
-      eq(submissions.workspace_id, sql.placeholder('workspaceId')),
-      isNull(submissions.deleted_at),
+    submissionScope.where(
+      sql.placeholder('workspaceId'),
       sql`${submissions.id} in (select value from json_each(${sql.placeholder('ids')}))`,
       mine === 'mine'
         ? sql`${submissions.visit_id} in (select ${visitAssignees.visit_id} from ${visitAssignees}
-            where ${visitAssignees.workspace_id} = ${sql.placeholder('workspaceId')} and ${visitAssignees.user_id} = ${sql.placeholder('userId')})`
+            where ${visitAssigneeScope.where(sql.placeholder('workspaceId'), eq(visitAssignees.user_id, sql.placeholder('userId')))})`
         : undefined,
-    )!,
+    ),
   ).prepare(),
 )
 
@@ -496,12 +497,11 @@ export const needsVisit = (query: SubmissionListQuery, access: VisitAccess) =>
   access.mine || query.team_id !== undefined || query.project_id !== undefined || query.outlet_id !== undefined || !!query.date_from || !!query.date_to
 
 export function submissionFilters(ctx: AuthedContext, query: SubmissionListQuery, access: VisitAccess & { visitId?: number }): SQL {
-  return and(
-    eq(submissions.workspace_id, ctx.actor.workspaceId),
-    isNull(submissions.deleted_at),
+  return submissionScope.where(
+    ctx.actor.workspaceId,
     access.mine
       ? sql`${submissions.visit_id} in (select ${visitAssignees.visit_id} from ${visitAssignees}
-          where ${visitAssignees.workspace_id} = ${ctx.actor.workspaceId} and ${visitAssignees.user_id} = ${ctx.actor.userId})`
+          where ${visitAssigneeScope.where(ctx.actor.workspaceId, eq(visitAssignees.user_id, ctx.actor.userId))})`
       : undefined,
     access.visitId !== undefined ? eq(submissions.visit_id, access.visitId) : undefined,
     query.visit_id !== undefined ? eq(submissions.visit_id, query.visit_id) : undefined,

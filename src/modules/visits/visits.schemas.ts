@@ -149,22 +149,28 @@ const IsMock = Type.Optional(Nullable(Type.Boolean({ description: 'The phone rep
  * one through to the service, which answers that code.
  */
 const COORDINATES_REQUIRED = { 'x-required': ['latitude', 'longitude'] }
-export const CheckInBody = Type.Object({
-  latitude: Coordinate(-90, 90),
-  longitude: Coordinate(-180, 180),
-  accuracy_m: Accuracy,
-  is_mock: IsMock,
-  check_in_photo: Photo,
-  notes: OptionalText(1000),
-}, COORDINATES_REQUIRED)
-export const CheckOutBody = Type.Object({
-  latitude: Coordinate(-90, 90),
-  longitude: Coordinate(-180, 180),
-  accuracy_m: Accuracy,
-  is_mock: IsMock,
-  check_out_photo: Photo,
-  notes: OptionalText(1000),
-}, COORDINATES_REQUIRED)
+export const CheckInBody = Type.Object(
+  {
+    latitude: Coordinate(-90, 90),
+    longitude: Coordinate(-180, 180),
+    accuracy_m: Accuracy,
+    is_mock: IsMock,
+    check_in_photo: Photo,
+    notes: OptionalText(1000),
+  },
+  COORDINATES_REQUIRED,
+)
+export const CheckOutBody = Type.Object(
+  {
+    latitude: Coordinate(-90, 90),
+    longitude: Coordinate(-180, 180),
+    accuracy_m: Accuracy,
+    is_mock: IsMock,
+    check_out_photo: Photo,
+    notes: OptionalText(1000),
+  },
+  COORDINATES_REQUIRED,
+)
 export type CheckInInput = Static<typeof CheckInBody>
 export type CheckOutInput = Static<typeof CheckOutBody>
 

@@ -5,6 +5,7 @@
 import { and, count, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, roles, workspaces } from '../../db/schema'
+import { acrossWorkspaces } from '../../platform/data/scope'
 import type { AuthedContext } from '../../platform/context'
 import { DEFAULT_LIST, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/data/pagination'
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLE_SLUGS, type BuiltinRoleSlug } from '../../platform/permissions'
@@ -47,6 +48,9 @@ export function presentWorkspace(workspace: WorkspaceRow, role: string) {
 }
 
 /** Workspaces the caller is an active member of, with their role in each. */
+/** A user lists the workspaces they belong to: their memberships in every workspace. */
+const userWorkspaces = acrossWorkspaces(memberships, 'a user lists the workspaces they belong to')
+
 export async function listAccessibleWorkspaces(ctx: AuthedContext, query: WorkspaceListQuery): Promise<Page<ReturnType<typeof presentWorkspace>>> {
   const page = paging(query, DEFAULT_LIST)
   const keyword = keywordOf(query)
@@ -69,13 +73,13 @@ export async function listAccessibleWorkspaces(ctx: AuthedContext, query: Worksp
     db
       .select({ workspace: workspaces, role: roles.slug })
       .from(memberships)
-      .innerJoin(workspaces, eq(workspaces.id, memberships.workspace_id))
+      .innerJoin(workspaces, userWorkspaces.of(workspaces.id))
       .innerJoin(roles, eq(roles.id, memberships.role_id))
       .where(where)
       .orderBy(...order)
       .limit(page.limit)
       .offset(page.offset),
-    db.select({ total: count() }).from(memberships).innerJoin(workspaces, eq(workspaces.id, memberships.workspace_id)).where(where),
+    db.select({ total: count() }).from(memberships).innerJoin(workspaces, userWorkspaces.of(workspaces.id)).where(where),
   )
   return { rows: result.rows.map((row) => presentWorkspace(row.workspace, row.role)), meta: result.meta }
 }
