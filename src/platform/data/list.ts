@@ -25,21 +25,29 @@
  * const page = await teamList(ctx, query) // Page<typeof teams.$inferSelect>
  * ```
  *
- * Lists whose statements are prepared per shape (visits, outlets, master data: see docs/PERFORMANCE.md)
- * keep their own statements for now; their conditions still come from the scope and platform/search.ts.
+ * With `prepared`, a list on a hot path (docs/PERFORMANCE.md) builds its page and its total once per
+ * shape and connection (sort column and direction, how the keyword is found, which filters are present:
+ * db/prepared.ts) and a request only binds its values. Its filters are then called once per shape with
+ * the query parameter's placeholder (`sql.placeholder(name)`) in place of the value, so a prepared list's
+ * filter must use its value only as a bound value (`eq(column, value)`), never look at it or at `ctx`.
  */
-import { and, count, eq, or, sql, type AnyColumn, type SQL } from 'drizzle-orm'
+import { and, count, eq, or, sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client'
+import { preparedShapes } from '../../db/prepared'
 import type { AuthedContext } from '../context'
-import { keywordOf, type ListLimits, orderFor, type Page, paginate, paging, updatedSince } from './pagination'
+import { keywordOf, type ListLimits, orderFor, type Page, pageMeta, paging, updatedSinceAt, updatedSinceOf } from './pagination'
 import type { Row, WorkspaceScoped } from './scope'
-import { keywordFilters, type SearchIndex } from './search'
+import { ftsPhrase, type KeywordMethod, matchesIndex, planKeyword, type SearchIndex } from './search'
 
 type ListTable = Parameters<typeof import('./scope').workspaceScoped>[0] & { id: SQLiteColumn; updated_at?: SQLiteColumn }
 
+/** A query a prepared list keeps: `all` binds the request's values. */
+type Preparable = { prepare(): { all(values?: Record<string, unknown>): unknown } }
 /** A select over the list's table with the columns a list answers (a join for names, say), before ordering. */
-type RowsQuery<R> = { orderBy(...order: SQL[]): { limit(limit: number): { offset(offset: number): Promise<R[]> } } }
+type RowsQuery<R> = {
+  orderBy(...order: SQL[]): { limit(limit: number | Placeholder): { offset(offset: number | Placeholder): Promise<R[]> & Preparable } }
+}
 
 /** The query every list accepts (`listQuery` in platform/pagination.ts), plus the list's own filters. */
 export interface ListQueryBase<S extends string> {
@@ -74,6 +82,21 @@ export interface ListDefinition<T extends ListTable, S extends string, Q extends
   limits: ListLimits
   /** The columns `updated_since` compares (default the table's `updated_at`): a row counts as changed when any is at or after it. */
   updatedSince?: AnyColumn[]
+  /**
+   * Prepare the page and the total per shape (see the top of this file); `max`: shapes kept per
+   * connection (default 64); `bind`: converts a filter's value to what SQLite binds (a boolean to 1/0).
+   */
+  prepared?: { max?: number; bind?: { [K in Exclude<keyof Q, keyof ListQueryBase<S>>]?: (value: NonNullable<Q[K]>) => string | number } }
+}
+
+/** One prepared shape of a list: how rows are ordered, how the keyword is found, which filters apply. */
+interface PreparedShape {
+  sortBy: string
+  sortOrder: 'asc' | 'desc'
+  rows: KeywordMethod | 'none'
+  total: KeywordMethod | 'none'
+  /** The filters present, in their declared order (`updated_since` last). */
+  filters: string[]
 }
 
 /** Declares a list (see the top of this file); the returned function answers one page of it. */
@@ -82,38 +105,111 @@ export function defineList<T extends ListTable, S extends string, Q extends List
   const plain: SQLiteTable = table
   const updatedColumns = def.updatedSince ?? (table.updated_at ? [table.updated_at] : [])
   if (updatedColumns.length === 0) throw new Error('a list needs the columns updated_since compares')
+  if (def.prepared && def.visibleTo) throw new Error('a prepared list cannot depend on the caller (visibleTo)')
   const select = def.select ?? ((db: Db, where: SQL) => db.select().from(plain).where(where) as unknown as RowsQuery<R>)
+  const filterEntries = Object.entries(def.filters ?? {}) as [string, (value: unknown, ctx?: AuthedContext) => SQL | undefined][]
+  const total = (db: Db, where: SQL) => (def.count ? def.count(db, where) : db.select({ total: count() }).from(plain).where(where))
+  const order = (sortBy: S | undefined, sortOrder: 'asc' | 'desc' | undefined) =>
+    orderFor({ sort_by: sortBy, sort_order: sortOrder }, def.sort, def.tieBreaker ?? table.id, def.defaultSort)
+
+  /** 2. Search: the keyword's condition (`scan`: the `instr` test; `index`: the index's candidates confirmed by it). */
+  function keywordCondition(method: KeywordMethod | 'none', keyword: string | Placeholder, phrase: string | Placeholder, typed: string | Placeholder) {
+    if (method === 'none' || !def.search) return undefined
+    const scan = or(...def.search.columns.map((column) => sql`instr(${notNull(column) ? column : sql`coalesce(${column}, '')`}, ${keyword}) > 0`))!
+    const found = method === 'index' && def.search.index ? and(matchesIndex(def.search.index, phrase), scan)! : scan
+    const exact = def.search.exact?.map((column) => eq(column, typed))
+    return exact?.length ? or(found, ...exact) : found
+  }
+
+  /** How this keyword (folded) is found by the page and by the total (platform/data/search.ts). */
+  async function plan(db: Db, keyword: string | null): Promise<{ rows: KeywordMethod | 'none'; total: KeywordMethod | 'none' }> {
+    if (keyword === null || !def.search) return { rows: 'none', total: 'none' }
+    return def.search.index ? planKeyword(db, def.search.index, keyword) : { rows: 'scan', total: 'scan' }
+  }
+
+  const statements = def.prepared
+    ? preparedShapes(
+        (db: Db, shape: PreparedShape) => {
+          const placeholder = (name: string) => sql.placeholder(name)
+          const byName = new Map(filterEntries)
+          const filters = shape.filters.map((name) =>
+            name === 'updated_since' ? updatedSinceAt(placeholder(name), ...updatedColumns) : byName.get(name)!(placeholder(name)),
+          )
+          const where = (method: KeywordMethod | 'none') =>
+            def.scope.where(
+              placeholder('workspace_id') as unknown as number,
+              keywordCondition(method, placeholder('keyword'), placeholder('phrase'), placeholder('typed')),
+              ...filters,
+            )
+          return {
+            rows: select(db, where(shape.rows))
+              .orderBy(...order(shape.sortBy as S, shape.sortOrder))
+              .limit(placeholder('limit'))
+              .offset(placeholder('offset'))
+              .prepare(),
+            total: (total(db, where(shape.total)) as unknown as Preparable).prepare(),
+          }
+        },
+        { max: def.prepared.max ?? 64 },
+      )
+    : null
 
   return async function list(ctx: AuthedContext, query: Q, db: Db = ctx.deps.db.read): Promise<Page<R>> {
     const page = paging(query, def.limits)
-    // 2. Search: by index or by scan, possibly differently for the page and the total.
     const keyword = def.search ? keywordOf(query) : null
-    let search: { rows: SQL; total: SQL } | null = null
-    if (keyword !== null && def.search) {
-      const scan = or(...def.search.columns.map((column) => sql`instr(coalesce(${column}, ''), ${keyword}) > 0`))!
-      search = def.search.index ? await keywordFilters(db, def.search.index, keyword, scan) : { rows: scan, total: scan }
-      const typed = query.keyword?.trim()
-      const exact = def.search.exact?.map((column) => eq(column, typed))
-      if (exact?.length) search = { rows: or(search.rows, ...exact)!, total: or(search.total, ...exact)! }
+    const typed = query.keyword?.trim() ?? ''
+    const methods = await plan(db, keyword)
+    // 3. Filters present, in their declared order (a stable statement shape).
+    const present = filterEntries.filter(([key]) => {
+      const value = query[key as keyof Q]
+      return value !== undefined && value !== null && value !== ''
+    })
+    const since = updatedSinceOf(query)
+
+    if (statements) {
+      const bind = (def.prepared?.bind ?? {}) as Record<string, ((value: unknown) => string | number) | undefined>
+      const values: Record<string, unknown> = {
+        workspace_id: ctx.actor.workspaceId,
+        keyword,
+        phrase: keyword === null ? null : ftsPhrase(keyword),
+        typed,
+        updated_since: since,
+        limit: page.limit,
+        offset: page.offset,
+      }
+      for (const [key] of present) {
+        const value = query[key as keyof Q]
+        values[key] = bind[key] ? bind[key](value) : value
+      }
+      const shape: PreparedShape = {
+        sortBy: query.sort_by ?? def.defaultSort?.sort_by ?? 'created_at',
+        sortOrder: query.sort_order ?? def.defaultSort?.sort_order ?? 'desc',
+        rows: methods.rows,
+        total: methods.total,
+        filters: [...present.map(([key]) => key), ...(since === null ? [] : ['updated_since'])],
+      }
+      const prepared = statements(db, shape)
+      const [rows, totals] = await Promise.all([prepared.rows.all(values), prepared.total.all(values)])
+      return { rows: rows as R[], meta: pageMeta(page, (totals as { total: number }[])[0]?.total ?? 0) }
     }
-    // 3. Filters, in their declared order (a stable statement shape).
+
     const filters: (SQL | undefined)[] = [def.visibleTo?.(ctx)]
-    for (const [key, condition] of Object.entries(def.filters ?? {}) as [keyof Q, (value: unknown, ctx: AuthedContext) => SQL | undefined][]) {
-      const value = query[key]
-      if (value !== undefined && value !== null && value !== '') filters.push(condition(value, ctx))
-    }
-    filters.push(updatedSince(query, ...updatedColumns))
+    for (const [key, condition] of present) filters.push(condition(query[key as keyof Q], ctx))
+    if (since !== null) filters.push(updatedSinceAt(since, ...updatedColumns))
     // 1. Scope, around everything else.
-    const where = (of: 'rows' | 'total') => def.scope.where(ctx.actor.workspaceId, search?.[of], and(...filters))
-    // 4. Sort, 5. Page.
-    const order = orderFor(query, def.sort, def.tieBreaker ?? table.id, def.defaultSort)
-    return (await paginate(
-      page,
-      select(db, where('rows'))
-        .orderBy(...order)
+    const where = (method: KeywordMethod | 'none') =>
+      def.scope.where(ctx.actor.workspaceId, keywordCondition(method, keyword ?? '', keyword === null ? '' : ftsPhrase(keyword), typed), ...filters)
+    // 4. Sort, 5. Page: the rows and the total of the same conditions, read together.
+    const [rows, [counted]] = await Promise.all([
+      select(db, where(methods.rows))
+        .orderBy(...order(query.sort_by, query.sort_order))
         .limit(page.limit)
         .offset(page.offset),
-      def.count ? def.count(db, where('total')) : db.select({ total: count() }).from(plain).where(where('total')),
-    )) as Page<R>
+      total(db, where(methods.total)),
+    ])
+    return { rows, meta: pageMeta(page, counted?.total ?? 0) }
   }
 }
+
+/** A column declared NOT NULL needs no `coalesce` before `instr`. */
+const notNull = (column: AnyColumn | SQL) => 'notNull' in column && column.notNull === true
