@@ -5,7 +5,7 @@
  * audit log's (`teamScopeOf`, modules/audit-logs/audit-logs.service.ts); a user's teams are set by
  * the users module (`setUserTeams`).
  */
-import { and, asc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm'
+import { asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'

@@ -59,8 +59,19 @@ export interface ListQueryBase<S extends string> {
   updated_since?: string
 }
 
+/**
+ * Whose rows a list answers when they are not one workspace's: the caller's own across workspaces
+ * (their memberships), through platform/data/scope.ts's `acrossWorkspaces`. Not for prepared lists.
+ */
+export interface CallerScope<T> {
+  readonly table: T
+  /** The caller's rows, and the conditions. */
+  whereFor(ctx: AuthedContext, ...conditions: (SQL | undefined)[]): SQL
+}
+
 export interface ListDefinition<T extends ListTable, S extends string, Q extends ListQueryBase<S>, R> {
-  scope: WorkspaceScoped<T>
+  /** The caller's workspace's live rows (`scope.where`), or a `CallerScope`. */
+  scope: WorkspaceScoped<T> | CallerScope<T>
   /** Which of the workspace's rows the caller may see at all (their own notifications); all when absent. */
   visibleTo?: (ctx: AuthedContext) => SQL | undefined
   /** The rows' columns, when not the table's own (default `select * from table`). */
@@ -105,7 +116,9 @@ export function defineList<T extends ListTable, S extends string, Q extends List
   const plain: SQLiteTable = table
   const updatedColumns = def.updatedSince ?? (table.updated_at ? [table.updated_at] : [])
   if (updatedColumns.length === 0) throw new Error('a list needs the columns updated_since compares')
-  if (def.prepared && def.visibleTo) throw new Error('a prepared list cannot depend on the caller (visibleTo)')
+  const scope = def.scope
+  const callerScoped = 'whereFor' in scope
+  if (def.prepared && (def.visibleTo || callerScoped)) throw new Error('a prepared list cannot depend on the caller (visibleTo, a CallerScope)')
   const select = def.select ?? ((db: Db, where: SQL) => db.select().from(plain).where(where) as unknown as RowsQuery<R>)
   const filterEntries = Object.entries(def.filters ?? {}) as [string, (value: unknown, ctx?: AuthedContext) => SQL | undefined][]
   const total = (db: Db, where: SQL) => (def.count ? def.count(db, where) : db.select({ total: count() }).from(plain).where(where))
@@ -136,8 +149,8 @@ export function defineList<T extends ListTable, S extends string, Q extends List
             name === 'updated_since' ? updatedSinceAt(placeholder(name), ...updatedColumns) : byName.get(name)!(placeholder(name)),
           )
           const where = (method: KeywordMethod | 'none') =>
-            def.scope.where(
-              placeholder('workspace_id') as unknown as number,
+            (scope as WorkspaceScoped<T>).where(
+              placeholder('workspace_id'),
               keywordCondition(method, placeholder('keyword'), placeholder('phrase'), placeholder('typed')),
               ...filters,
             )
@@ -197,8 +210,10 @@ export function defineList<T extends ListTable, S extends string, Q extends List
     for (const [key, condition] of present) filters.push(condition(query[key as keyof Q], ctx))
     if (since !== null) filters.push(updatedSinceAt(since, ...updatedColumns))
     // 1. Scope, around everything else.
-    const where = (method: KeywordMethod | 'none') =>
-      def.scope.where(ctx.actor.workspaceId, keywordCondition(method, keyword ?? '', keyword === null ? '' : ftsPhrase(keyword), typed), ...filters)
+    const where = (method: KeywordMethod | 'none') => {
+      const conditions = [keywordCondition(method, keyword ?? '', keyword === null ? '' : ftsPhrase(keyword), typed), ...filters]
+      return 'whereFor' in scope ? scope.whereFor(ctx, ...conditions) : scope.where(ctx.actor.workspaceId, ...conditions)
+    }
     // 4. Sort, 5. Page: the rows and the total of the same conditions, read together.
     const [rows, [counted]] = await Promise.all([
       select(db, where(methods.rows))
