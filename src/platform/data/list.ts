@@ -73,11 +73,11 @@ export interface ListDefinition<T extends ListTable, S extends string, Q extends
   /** The caller's workspace's live rows (`scope.where`), or a `CallerScope`. */
   scope: WorkspaceScoped<T> | CallerScope<T>
   /** Which of the workspace's rows the caller may see at all (their own notifications); all when absent. */
-  visibleTo?: (ctx: AuthedContext) => SQL | undefined
+  visibleTo?: (ctx: AuthedContext, query: Q) => SQL | undefined
   /** The rows' columns, when not the table's own (default `select * from table`). */
   select?: (db: Db, where: SQL) => RowsQuery<R>
   /** The total's query, when the rows need a join to be judged (default `count(*)` over the table). */
-  count?: (db: Db, where: SQL) => Promise<{ total: number }[]>
+  count?: (db: Db, where: SQL, query: Q) => Promise<{ total: number }[]>
   /**
    * Folded text columns (or expressions) the keyword is looked for in; `index`: the table's FTS index;
    * `exact`: columns that match the keyword as typed (trimmed, not folded), e.g. a barcode.
@@ -121,7 +121,7 @@ export function defineList<T extends ListTable, S extends string, Q extends List
   if (def.prepared && (def.visibleTo || callerScoped)) throw new Error('a prepared list cannot depend on the caller (visibleTo, a CallerScope)')
   const select = def.select ?? ((db: Db, where: SQL) => db.select().from(plain).where(where) as unknown as RowsQuery<R>)
   const filterEntries = Object.entries(def.filters ?? {}) as [string, (value: unknown, ctx?: AuthedContext) => SQL | undefined][]
-  const total = (db: Db, where: SQL) => (def.count ? def.count(db, where) : db.select({ total: count() }).from(plain).where(where))
+  const total = (db: Db, where: SQL, query?: Q) => (def.count ? def.count(db, where, query as Q) : db.select({ total: count() }).from(plain).where(where))
   const order = (sortBy: S | undefined, sortOrder: 'asc' | 'desc' | undefined) =>
     orderFor({ sort_by: sortBy, sort_order: sortOrder }, def.sort, def.tieBreaker ?? table.id, def.defaultSort)
 
@@ -167,16 +167,30 @@ export function defineList<T extends ListTable, S extends string, Q extends List
       )
     : null
 
-  return async function list(ctx: AuthedContext, query: Q, db: Db = ctx.deps.db.read): Promise<Page<R>> {
+  /** 3. Filters present, in their declared order (a stable statement shape). */
+  const presentFilters = (query: Q) =>
+    filterEntries.filter(([key]) => {
+      const value = query[key as keyof Q]
+      return value !== undefined && value !== null && value !== ''
+    })
+
+  /** 1. Scope, around everything else: the list's whole condition with values inline, the keyword found by `method`. */
+  function whereOf(ctx: AuthedContext, query: Q, method: KeywordMethod | 'none' = 'scan'): SQL {
+    const keyword = def.search ? keywordOf(query) : null
+    const since = updatedSinceOf(query)
+    const filters: (SQL | undefined)[] = [def.visibleTo?.(ctx, query)]
+    for (const [key, condition] of presentFilters(query)) filters.push(condition(query[key as keyof Q], ctx))
+    if (since !== null) filters.push(updatedSinceAt(since, ...updatedColumns))
+    const found = keyword === null ? undefined : keywordCondition(method, keyword, ftsPhrase(keyword), query.keyword?.trim() ?? '')
+    return 'whereFor' in scope ? scope.whereFor(ctx, found, ...filters) : scope.where(ctx.actor.workspaceId, found, ...filters)
+  }
+
+  async function list(ctx: AuthedContext, query: Q, db: Db = ctx.deps.db.read): Promise<Page<R>> {
     const page = paging(query, def.limits)
     const keyword = def.search ? keywordOf(query) : null
     const typed = query.keyword?.trim() ?? ''
     const methods = await plan(db, keyword)
-    // 3. Filters present, in their declared order (a stable statement shape).
-    const present = filterEntries.filter(([key]) => {
-      const value = query[key as keyof Q]
-      return value !== undefined && value !== null && value !== ''
-    })
+    const present = presentFilters(query)
     const since = updatedSinceOf(query)
 
     if (statements) {
@@ -206,24 +220,19 @@ export function defineList<T extends ListTable, S extends string, Q extends List
       return { rows: rows as R[], meta: pageMeta(page, (totals as { total: number }[])[0]?.total ?? 0) }
     }
 
-    const filters: (SQL | undefined)[] = [def.visibleTo?.(ctx)]
-    for (const [key, condition] of present) filters.push(condition(query[key as keyof Q], ctx))
-    if (since !== null) filters.push(updatedSinceAt(since, ...updatedColumns))
-    // 1. Scope, around everything else.
-    const where = (method: KeywordMethod | 'none') => {
-      const conditions = [keywordCondition(method, keyword ?? '', keyword === null ? '' : ftsPhrase(keyword), typed), ...filters]
-      return 'whereFor' in scope ? scope.whereFor(ctx, ...conditions) : scope.where(ctx.actor.workspaceId, ...conditions)
-    }
     // 4. Sort, 5. Page: the rows and the total of the same conditions, read together.
     const [rows, [counted]] = await Promise.all([
-      select(db, where(methods.rows))
+      select(db, whereOf(ctx, query, methods.rows))
         .orderBy(...order(query.sort_by, query.sort_order))
         .limit(page.limit)
         .offset(page.offset),
-      total(db, where(methods.total)),
+      total(db, whereOf(ctx, query, methods.total), query),
     ])
     return { rows, meta: pageMeta(page, counted?.total ?? 0) }
   }
+
+  /** `where`: the list's condition for this caller and query (keyword by scan), for reads of the same rows (a CSV export). */
+  return Object.assign(list, { where: (ctx: AuthedContext, query: Q) => whereOf(ctx, query) })
 }
 
 /** A column declared NOT NULL needs no `coalesce` before `instr`. */
