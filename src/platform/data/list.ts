@@ -2,7 +2,9 @@
  * One list idiom. A list is declared once with `defineList` and answered by the function it returns;
  * every step of a list request happens here, in this order, each named where it happens:
  *
- * 1. Scope: the rows are the caller's workspace's live rows (`scope.where`, platform/scope.ts).
+ * 1. Scope: the rows are the caller's workspace's live rows (`scope.where`, platform/data/scope.ts), narrowed by
+ *    `visibleTo(ctx, query)` when only some are the caller's; a list of the caller's own rows across
+ *    workspaces (their workspaces) gives a `CallerScope` instead.
  * 2. Search: a `keyword` (folded, `keywordOf`) is a case-insensitive "contains" over `search.columns`,
  *    answered by the table's FTS index when `search.index` names one, by an `instr` scan otherwise
  *    (platform/search.ts explains when each is used; the page and the total may find the keyword's rows
@@ -23,6 +25,7 @@
  *   limits: DEFAULT_LIST,
  * })
  * const page = await teamList(ctx, query) // Page<typeof teams.$inferSelect>
+ * const where = teamList.where(ctx, query) // the same rows' condition, for an export that streams them
  * ```
  *
  * With `prepared`, a list on a hot path (docs/PERFORMANCE.md) builds its page and its total once per
