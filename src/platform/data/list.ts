@@ -115,67 +115,20 @@ interface PreparedShape {
 
 /** Declares a list (see the top of this file); the returned function answers one page of it. */
 export function defineList<T extends ListTable, S extends string, Q extends ListQueryBase<S>, R = Row<T>>(def: ListDefinition<T, S, Q, R>) {
-  const table = def.scope.table
-  const plain: SQLiteTable = table
-  const updatedColumns = def.updatedSince ?? (table.updated_at ? [table.updated_at] : [])
-  if (updatedColumns.length === 0) throw new Error('a list needs the columns updated_since compares')
-  const scope = def.scope
-  const callerScoped = 'whereFor' in scope
-  if (def.prepared && (def.visibleTo || callerScoped)) throw new Error('a prepared list cannot depend on the caller (visibleTo, a CallerScope)')
+  const { scope } = def
+  const plain: SQLiteTable = scope.table
+  const updatedColumns = checkedUpdatedColumns(def)
   const select = def.select ?? ((db: Db, where: SQL) => db.select().from(plain).where(where) as unknown as RowsQuery<R>)
   const filterEntries = Object.entries(def.filters ?? {}) as [string, (value: unknown, ctx?: AuthedContext) => SQL | undefined][]
   const total = (db: Db, where: SQL, query?: Q) => (def.count ? def.count(db, where, query as Q) : db.select({ total: count() }).from(plain).where(where))
   const order = (sortBy: S | undefined, sortOrder: 'asc' | 'desc' | undefined) =>
-    orderFor({ sort_by: sortBy, sort_order: sortOrder }, def.sort, def.tieBreaker ?? table.id, def.defaultSort)
-
-  /** 2. Search: the keyword's condition (`scan`: the `instr` test; `index`: the index's candidates confirmed by it). */
-  function keywordCondition(method: KeywordMethod | 'none', keyword: string | Placeholder, phrase: string | Placeholder, typed: string | Placeholder) {
-    if (method === 'none' || !def.search) return undefined
-    const scan = or(...def.search.columns.map((column) => sql`instr(${notNull(column) ? column : sql`coalesce(${column}, '')`}, ${keyword}) > 0`))!
-    const found = method === 'index' && def.search.index ? and(matchesIndex(def.search.index, phrase), scan)! : scan
-    const exact = def.search.exact?.map((column) => eq(column, typed))
-    return exact?.length ? or(found, ...exact) : found
-  }
-
-  /** How this keyword (folded) is found by the page and by the total (platform/data/search.ts). */
-  async function plan(db: Db, keyword: string | null): Promise<{ rows: KeywordMethod | 'none'; total: KeywordMethod | 'none' }> {
-    if (keyword === null || !def.search) return { rows: 'none', total: 'none' }
-    return def.search.index ? planKeyword(db, def.search.index, keyword) : { rows: 'scan', total: 'scan' }
-  }
-
+    orderFor({ sort_by: sortBy, sort_order: sortOrder }, def.sort, def.tieBreaker ?? scope.table.id, def.defaultSort)
   const statements = def.prepared
-    ? preparedShapes(
-        (db: Db, shape: PreparedShape) => {
-          const placeholder = (name: string) => sql.placeholder(name)
-          const byName = new Map(filterEntries)
-          const filters = shape.filters.map((name) =>
-            name === 'updated_since' ? updatedSinceAt(placeholder(name), ...updatedColumns) : byName.get(name)!(placeholder(name)),
-          )
-          const where = (method: KeywordMethod | 'none') =>
-            (scope as WorkspaceScoped<T>).where(
-              placeholder('workspace_id'),
-              keywordCondition(method, placeholder('keyword'), placeholder('phrase'), placeholder('typed')),
-              ...filters,
-            )
-          return {
-            rows: select(db, where(shape.rows))
-              .orderBy(...order(shape.sortBy as S, shape.sortOrder))
-              .limit(placeholder('limit'))
-              .offset(placeholder('offset'))
-              .prepare(),
-            total: (total(db, where(shape.total)) as unknown as Preparable).prepare(),
-          }
-        },
-        { max: def.prepared.max ?? 64 },
-      )
+    ? preparedStatements({ scope: scope as WorkspaceScoped<T>, search: def.search, filterEntries, updatedColumns, select, total, order, max: def.prepared.max })
     : null
 
-  /** 3. Filters present, in their declared order (a stable statement shape). */
-  const presentFilters = (query: Q) =>
-    filterEntries.filter(([key]) => {
-      const value = query[key as keyof Q]
-      return value !== undefined && value !== null && value !== ''
-    })
+  /** 3. Filters present (not undefined, null or ''), in their declared order (a stable statement shape). */
+  const presentFilters = (query: Q) => filterEntries.filter(([key]) => ![undefined, null, ''].includes(query[key as keyof Q] as never))
 
   /** 1. Scope, around everything else: the list's whole condition with values inline, the keyword found by `method`. */
   function whereOf(ctx: AuthedContext, query: Q, method: KeywordMethod | 'none' = 'scan'): SQL {
@@ -184,7 +137,7 @@ export function defineList<T extends ListTable, S extends string, Q extends List
     const filters: (SQL | undefined)[] = [def.visibleTo?.(ctx, query)]
     for (const [key, condition] of presentFilters(query)) filters.push(condition(query[key as keyof Q], ctx))
     if (since !== null) filters.push(updatedSinceAt(since, ...updatedColumns))
-    const found = keyword === null ? undefined : keywordCondition(method, keyword, ftsPhrase(keyword), query.keyword?.trim() ?? '')
+    const found = keyword === null ? undefined : keywordCondition(def.search, method, keyword, ftsPhrase(keyword), query.keyword?.trim() ?? '')
     return 'whereFor' in scope ? scope.whereFor(ctx, found, ...filters) : scope.where(ctx.actor.workspaceId, found, ...filters)
   }
 
@@ -192,32 +145,13 @@ export function defineList<T extends ListTable, S extends string, Q extends List
     const page = paging(query, def.limits)
     const keyword = def.search ? keywordOf(query) : null
     const typed = query.keyword?.trim() ?? ''
-    const methods = await plan(db, keyword)
+    const methods = await keywordPlan(def.search, db, keyword)
     const present = presentFilters(query)
     const since = updatedSinceOf(query)
 
     if (statements) {
-      const bind = (def.prepared?.bind ?? {}) as Record<string, ((value: unknown) => string | number) | undefined>
-      const values: Record<string, unknown> = {
-        workspace_id: ctx.actor.workspaceId,
-        keyword,
-        phrase: keyword === null ? null : ftsPhrase(keyword),
-        typed,
-        updated_since: since,
-        limit: page.limit,
-        offset: page.offset,
-      }
-      for (const [key] of present) {
-        const value = query[key as keyof Q]
-        values[key] = bind[key] ? bind[key](value) : value
-      }
-      const shape: PreparedShape = {
-        sortBy: query.sort_by ?? def.defaultSort?.sort_by ?? 'created_at',
-        sortOrder: query.sort_order ?? def.defaultSort?.sort_order ?? 'desc',
-        rows: methods.rows,
-        total: methods.total,
-        filters: [...present.map(([key]) => key), ...(since === null ? [] : ['updated_since'])],
-      }
+      const shape = preparedShape(query, def.defaultSort, methods, present, since)
+      const values = preparedValues(def.prepared?.bind ?? {}, query, present, { workspace_id: ctx.actor.workspaceId, keyword, typed, since, page })
       const prepared = statements(db, shape)
       const [rows, totals] = await Promise.all([prepared.rows.all(values), prepared.total.all(values)])
       return { rows: rows as R[], meta: pageMeta(page, (totals as { total: number }[])[0]?.total ?? 0) }
@@ -236,6 +170,118 @@ export function defineList<T extends ListTable, S extends string, Q extends List
 
   /** `where`: the list's condition for this caller and query (keyword by scan), for reads of the same rows (a CSV export). */
   return Object.assign(list, { where: (ctx: AuthedContext, query: Q) => whereOf(ctx, query) })
+}
+
+type Search = ListDefinition<never, string, never, unknown>['search']
+
+/** The columns `updated_since` compares; refuses a definition that cannot be answered. */
+function checkedUpdatedColumns<T extends ListTable, S extends string, Q extends ListQueryBase<S>, R>(def: ListDefinition<T, S, Q, R>): AnyColumn[] {
+  const columns = def.updatedSince ?? (def.scope.table.updated_at ? [def.scope.table.updated_at] : [])
+  if (columns.length === 0) throw new Error('a list needs the columns updated_since compares')
+  if (def.prepared && (def.visibleTo || 'whereFor' in def.scope)) throw new Error('a prepared list cannot depend on the caller (visibleTo, a CallerScope)')
+  return columns
+}
+
+/** A prepared list request's shape: its order, how the keyword is found, the filters present (`updated_since` last). */
+function preparedShape(
+  query: { sort_by?: string; sort_order?: 'asc' | 'desc' },
+  defaults: { sort_by: string; sort_order: 'asc' | 'desc' } | undefined,
+  methods: { rows: KeywordMethod | 'none'; total: KeywordMethod | 'none' },
+  present: [string, unknown][],
+  since: string | null,
+): PreparedShape {
+  return {
+    sortBy: query.sort_by ?? defaults?.sort_by ?? 'created_at',
+    sortOrder: query.sort_order ?? defaults?.sort_order ?? 'desc',
+    rows: methods.rows,
+    total: methods.total,
+    filters: [...present.map(([key]) => key), ...(since === null ? [] : ['updated_since'])],
+  }
+}
+
+/** The values a prepared list's request binds: the workspace, the keyword's forms, the filters present (as `bind` converts them), the page. */
+function preparedValues(
+  bind: object,
+  query: object,
+  present: [string, unknown][],
+  request: { workspace_id: number; keyword: string | null; typed: string; since: string | null; page: { limit: number; offset: number } },
+): Record<string, unknown> {
+  const { workspace_id, keyword, typed, since, page } = request
+  const values: Record<string, unknown> = {
+    workspace_id,
+    keyword,
+    phrase: keyword === null ? null : ftsPhrase(keyword),
+    typed,
+    updated_since: since,
+    limit: page.limit,
+    offset: page.offset,
+  }
+  const converters = bind as Record<string, ((value: unknown) => string | number) | undefined>
+  for (const [key] of present) {
+    const value: unknown = Reflect.get(query, key)
+    const convert = converters[key]
+    values[key] = convert ? convert(value) : value
+  }
+  return values
+}
+
+/** 2. Search: the keyword's condition (`scan`: the `instr` test; `index`: the index's candidates confirmed by it). */
+function keywordCondition(
+  search: Search,
+  method: KeywordMethod | 'none',
+  keyword: string | Placeholder,
+  phrase: string | Placeholder,
+  typed: string | Placeholder,
+): SQL | undefined {
+  if (method === 'none' || !search) return undefined
+  const scan = or(...search.columns.map((column) => sql`instr(${notNull(column) ? column : sql`coalesce(${column}, '')`}, ${keyword}) > 0`))!
+  const found = method === 'index' && search.index ? and(matchesIndex(search.index, phrase), scan)! : scan
+  const exact = search.exact?.map((column) => eq(column, typed))
+  return exact?.length ? or(found, ...exact) : found
+}
+
+/** How this keyword (folded) is found by the page and by the total (platform/data/search.ts). */
+async function keywordPlan(search: Search, db: Db, keyword: string | null): Promise<{ rows: KeywordMethod | 'none'; total: KeywordMethod | 'none' }> {
+  if (keyword === null || !search) return { rows: 'none', total: 'none' }
+  return search.index ? planKeyword(db, search.index, keyword) : { rows: 'scan', total: 'scan' }
+}
+
+/** A prepared list's page and total per shape, with placeholders where a request binds its values. */
+function preparedStatements<T extends ListTable, R>(parts: {
+  scope: WorkspaceScoped<T>
+  search: Search
+  filterEntries: [string, (value: unknown) => SQL | undefined][]
+  updatedColumns: AnyColumn[]
+  select: (db: Db, where: SQL) => RowsQuery<R>
+  total: (db: Db, where: SQL) => unknown
+  order: (sortBy: never, sortOrder: 'asc' | 'desc') => SQL[]
+  max?: number
+}) {
+  const byName = new Map(parts.filterEntries)
+  const placeholder = (name: string) => sql.placeholder(name)
+  return preparedShapes(
+    (db: Db, shape: PreparedShape) => {
+      const filters = shape.filters.map((name) =>
+        name === 'updated_since' ? updatedSinceAt(placeholder(name), ...parts.updatedColumns) : byName.get(name)!(placeholder(name)),
+      )
+      const where = (method: KeywordMethod | 'none') =>
+        parts.scope.where(
+          placeholder('workspace_id'),
+          keywordCondition(parts.search, method, placeholder('keyword'), placeholder('phrase'), placeholder('typed')),
+          ...filters,
+        )
+      return {
+        rows: parts
+          .select(db, where(shape.rows))
+          .orderBy(...parts.order(shape.sortBy as never, shape.sortOrder))
+          .limit(placeholder('limit'))
+          .offset(placeholder('offset'))
+          .prepare(),
+        total: (parts.total(db, where(shape.total)) as Preparable).prepare(),
+      }
+    },
+    { max: parts.max ?? 64 },
+  )
 }
 
 /** A column declared NOT NULL needs no `coalesce` before `instr`. */
