@@ -65,7 +65,15 @@ describe('the error catalogue', () => {
 /** Every documented operation with its error entries: status → the `code` enum listed there. */
 /** A node of the document, with a `$ref` (to a shared response or a named schema) followed. */
 const deref = (doc: Json, node: Json | undefined): Json | undefined =>
-  node?.$ref ? deref(doc, (node.$ref as string).slice(2).split('/').reduce((at: Json, key) => at?.[key], doc)) : node
+  node?.$ref
+    ? deref(
+        doc,
+        (node.$ref as string)
+          .slice(2)
+          .split('/')
+          .reduce((at: Json, key) => at?.[key], doc),
+      )
+    : node
 
 async function documentedErrors() {
   const doc = (await t.app.get('/docs/json')).body as Json
@@ -98,7 +106,10 @@ describe('error codes in the OpenAPI document', () => {
     const channelGroupDelete = entry('delete', '/api/office/v1/outlets/channel-groups/{id}', 409)
     expect(JSON.stringify(channelGroupDelete)).toContain('channel_count')
     // VALIDATION_ERROR alone: field path → messages.
-    expect(entry('post', '/api/office/v1/outlets/channel-groups', 400)).toMatchObject({ type: 'object', patternProperties: { '^(.*)$': { type: 'array', items: { type: 'string' } } } })
+    expect(entry('post', '/api/office/v1/outlets/channel-groups', 400)).toMatchObject({
+      type: 'object',
+      patternProperties: { '^(.*)$': { type: 'array', items: { type: 'string' } } },
+    })
     // And the answer itself has that shape.
     const ws = await t.app.workspace()
     const group = (await t.app.post('/office/v1/outlets/channel-groups', { name: 'Modern' }, { token: ws.owner.token })).body.data

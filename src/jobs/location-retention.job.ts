@@ -3,10 +3,15 @@
  * docs/API.md §Location tracking), in batches so the writer is never held for long, and drops a user from the live map
  * once their newest ping is past retention too.
  */
-import { and, eq, inArray, lt } from 'drizzle-orm'
+import { inArray, lt } from 'drizzle-orm'
 import { removeInBatches } from '../db/batches'
 import { latestLocations, locationPings, workspaces } from '../db/schema'
+import { workspaceScoped } from '../platform/data/scope'
 import type { Deps } from '../platform/context'
+
+/** The job visits every workspace in turn, each with its own retention; within one, pings are read through their scope. */
+const pingScope = workspaceScoped(locationPings)
+const latestLocationScope = workspaceScoped(latestLocations)
 
 const DAY_MS = 86_400_000
 /**
@@ -28,14 +33,14 @@ export async function purgeExpiredLocations(deps: Deps, signal?: AbortSignal): P
         const expired = tx
           .select({ id: locationPings.id })
           .from(locationPings)
-          .where(and(eq(locationPings.workspace_id, workspace.id), lt(locationPings.recorded_at, cutoff)))
+          .where(pingScope.where(workspace.id, lt(locationPings.recorded_at, cutoff)))
           .limit(limit)
         return (await tx.delete(locationPings).where(inArray(locationPings.id, expired)).returning({ id: locationPings.id })).length
       },
       signal,
     )
     await deps.db.transaction(async (tx) => {
-      await tx.delete(latestLocations).where(and(eq(latestLocations.workspace_id, workspace.id), lt(latestLocations.recorded_at, cutoff)))
+      await tx.delete(latestLocations).where(latestLocationScope.where(workspace.id, lt(latestLocations.recorded_at, cutoff)))
     })
   }
   deps.logger.info('location retention', { removed, workspaces: all.length })

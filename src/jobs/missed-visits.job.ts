@@ -24,10 +24,17 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { betweenBatches } from '../db/batches'
 import type { Db } from '../db/client'
 import { memberships, outlets, teamMembers, teams, users, visitAssignees, visits, workspaces } from '../db/schema'
+import { workspaceScoped } from '../platform/data/scope'
 import { systemContext, type Deps } from '../platform/context'
 import { addDays, localDate } from '../lib/time-zones'
 import { withTransaction } from '../platform/data/transaction'
 import { notify, workspaceAdminIds } from '../modules/notifications'
+
+/** The job visits every workspace in turn; within one, each table is read through its scope. */
+const visitScope = workspaceScoped(visits)
+const membershipScope = workspaceScoped(memberships)
+const teamScope = workspaceScoped(teams)
+const teamMemberScope = workspaceScoped(teamMembers)
 
 /**
  * Visits reported per write transaction, so one workspace's backlog never holds the writer, nor the
@@ -47,13 +54,7 @@ interface ClaimedVisit {
 
 /** Scheduled visits of the workspace dated [from, to] that were not reported yet (the (workspace, status, visit_date) index). */
 const unreported = (workspaceId: number, from: string, to: string) =>
-  and(
-    eq(visits.workspace_id, workspaceId),
-    eq(visits.status, 'scheduled'),
-    isNull(visits.missed_notified_at),
-    isNull(visits.deleted_at),
-    sql`${visits.visit_date} between ${from} and ${to}`,
-  )
+  visitScope.where(workspaceId, eq(visits.status, 'scheduled'), isNull(visits.missed_notified_at), sql`${visits.visit_date} between ${from} and ${to}`)
 
 /** Whether the workspace has unreported scheduled visits of [from, to]: a read, so a quiet run never takes the writer. */
 async function anyMissed(db: Db, workspaceId: number, from: string, to: string): Promise<boolean> {
@@ -86,15 +87,7 @@ async function activeMembers(tx: Db, workspaceId: number, ids: number[]): Promis
     .select({ id: memberships.user_id })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.user_id))
-    .where(
-      and(
-        eq(memberships.workspace_id, workspaceId),
-        inArray(memberships.user_id, ids),
-        isNull(memberships.deleted_at),
-        isNull(users.deleted_at),
-        eq(memberships.is_active, true),
-      ),
-    )
+    .where(membershipScope.where(workspaceId, inArray(memberships.user_id, ids), isNull(users.deleted_at), eq(memberships.is_active, true)))
   return new Set(rows.map((row) => row.id))
 }
 
@@ -122,14 +115,14 @@ async function reportBatch(deps: Deps, workspaceId: number, from: string, to: st
             .select({ user_id: teamMembers.user_id, leader_id: teams.leader_id })
             .from(teamMembers)
             .innerJoin(teams, eq(teams.id, teamMembers.team_id))
-            .where(and(eq(teamMembers.workspace_id, workspaceId), inArray(teamMembers.user_id, assigneeIds), isNull(teams.deleted_at)))
+            .where(teamMemberScope.where(workspaceId, inArray(teamMembers.user_id, assigneeIds), isNull(teams.deleted_at)))
         : []
       const visitTeamIds = [...new Set(claimed.map((visit) => visit.team_id).filter((id): id is number => id !== null))]
       const visitTeams = visitTeamIds.length
         ? await tx
             .select({ id: teams.id, leader_id: teams.leader_id })
             .from(teams)
-            .where(and(eq(teams.workspace_id, workspaceId), inArray(teams.id, visitTeamIds), isNull(teams.deleted_at)))
+            .where(teamScope.where(workspaceId, inArray(teams.id, visitTeamIds)))
         : []
       const outletIds = [...new Set(claimed.map((visit) => visit.outlet_id))]
       const outletNames = new Map(

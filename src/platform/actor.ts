@@ -9,10 +9,13 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
 import { authEpoch, memberships, refreshTokens, roles, users, workspaces } from '../db/schema'
+import { workspaceScoped } from './data/scope'
 import type { Actor } from './context'
 import { AppError } from '../lib/errors'
 import type { TokenService } from './jwt'
 import { BUILTIN_GRANTS, compileGrants, isBuiltinRoleSlug, type Grant, type PermissionSet } from './permissions'
+
+const membershipScope = workspaceScoped(memberships)
 
 const findMember = prepared((db) =>
   db
@@ -31,15 +34,9 @@ const findMember = prepared((db) =>
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.user_id))
     .innerJoin(roles, eq(roles.id, memberships.role_id))
-    .innerJoin(workspaces, eq(workspaces.id, memberships.workspace_id))
-    .where(
-      and(
-        eq(memberships.user_id, sql.placeholder('userId')),
-        eq(memberships.workspace_id, sql.placeholder('workspaceId')),
-        isNull(memberships.deleted_at),
-        isNull(users.deleted_at),
-      ),
-    )
+    // The membership's workspace is the one asked for: its row is read by the same placeholder.
+    .innerJoin(workspaces, eq(workspaces.id, sql.placeholder('workspaceId')))
+    .where(membershipScope.where(sql.placeholder('workspaceId'), eq(memberships.user_id, sql.placeholder('userId')), isNull(users.deleted_at)))
     .limit(1)
     .prepare(),
 )

@@ -3,7 +3,7 @@
  * the office enters a day by hand. At most one open attendance per user (also a unique index, so a
  * double tap cannot open two). The worked time is computed from clock-in to clock-out.
  */
-import { count, eq, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm'
+import { eq, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { attendances, teamMembers, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
@@ -11,11 +11,12 @@ import { parseDateTime } from '../../lib/dates'
 import { localDate } from '../../lib/time-zones'
 import { AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import { locationOf, requireLocation } from '../../lib/geo'
-import { DEFAULT_LIST, orderFor, paginate, paging, updatedSince } from '../../platform/data/pagination'
+import { DEFAULT_LIST } from '../../platform/data/pagination'
+import { defineList } from '../../platform/data/list'
 import { workspaceScoped } from '../../platform/data/scope'
 import { withTransaction } from '../../platform/data/transaction'
 import { withPhotos } from '../files'
-import { assertWorkspaceUsers } from '../teams'
+import { assertWorkspaceUsers, teamMemberScope } from '../teams'
 import type { AttendanceListQuery, ClockInput, ManualAttendanceInput } from './attendance.schemas'
 
 export const attendanceScope = workspaceScoped(attendances)
@@ -62,33 +63,23 @@ async function openAttendanceId(tx: Db, ctx: AuthedContext): Promise<number | un
   return open?.id
 }
 
+const attendanceList = defineList({
+  scope: attendanceScope,
+  select: selectAttendances,
+  filters: {
+    user_id: (id: number) => eq(attendances.user_id, id),
+    team_id: (id: number, ctx) =>
+      sql`${attendances.user_id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMemberScope.where(ctx.actor.workspaceId, eq(teamMembers.team_id, id))})`,
+    date_from: (date: string) => gte(attendances.date, date),
+    date_to: (date: string) => lte(attendances.date, date),
+  },
+  sort: { date: attendances.date, check_in_at: attendances.check_in_at, created_at: attendances.created_at, id: attendances.id },
+  defaultSort: { sort_by: 'date', sort_order: 'desc' },
+  limits: DEFAULT_LIST,
+})
+
 export async function listAttendances(ctx: AuthedContext, query: AttendanceListQuery) {
-  const page = paging(query, DEFAULT_LIST)
-  const where = attendanceScope.where(
-    ctx.actor.workspaceId,
-    query.user_id !== undefined ? eq(attendances.user_id, query.user_id) : undefined,
-    query.team_id !== undefined
-      ? sql`${attendances.user_id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMembers.team_id} = ${query.team_id} and ${teamMembers.workspace_id} = ${ctx.actor.workspaceId})`
-      : undefined,
-    query.date_from ? gte(attendances.date, query.date_from) : undefined,
-    query.date_to ? lte(attendances.date, query.date_to) : undefined,
-    updatedSince(query, attendances.updated_at),
-  )
-  const db = ctx.deps.db.read
-  const order = orderFor(
-    query,
-    { date: attendances.date, check_in_at: attendances.check_in_at, created_at: attendances.created_at, id: attendances.id },
-    attendances.id,
-    { sort_by: 'date', sort_order: 'desc' },
-  )
-  const result = await paginate(
-    page,
-    selectAttendances(db, where)
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ total: count() }).from(attendances).where(where),
-  )
+  const result = await attendanceList(ctx, query)
   return { rows: result.rows.map(present), meta: result.meta }
 }
 

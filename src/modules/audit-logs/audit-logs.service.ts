@@ -14,6 +14,7 @@ import { and, asc, count, desc, eq, gte, inArray, isNull, lt, lte, or, sql, type
 import type { Db } from '../../db/client'
 import { preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
 import { auditLogs, memberships, roles, teamMembers, teams } from '../../db/schema'
+import { acrossWorkspaces, workspaceScoped } from '../../platform/data/scope'
 import { permissionsOf } from '../../platform/actor'
 import type { AuthedContext } from '../../platform/context'
 import { dateBound } from '../../lib/dates'
@@ -32,6 +33,9 @@ export const AUDIT_LOG_LIST: ListLimits = { defaultLimit: 50, maxLimit: 100 }
  * made SQLite sort every matching entry. A manager's
  * team, a longer list used as a filter only, goes in as one JSON parameter.
  */
+/** A workspace's audit log (append-only). */
+const auditLogScope = workspaceScoped(auditLogs)
+
 type Visibility =
   | { kind: 'own'; workspaceId: number }
   | { kind: 'team'; workspaceId: number; actorIds: number[] }
@@ -102,12 +106,11 @@ function visibilityCondition(shape: string): SQL {
   if (shape.startsWith('workspaces:')) {
     const count = Number(shape.slice('workspaces:'.length))
     if (count === 0) return sql`0`
-    return inArray(
-      auditLogs.workspace_id,
+    return acrossWorkspaces(auditLogs, "a super_admin's audit list covers every workspace they may audit").in(
       Array.from({ length: count }, (_, i) => sql.placeholder(`workspace${i}`)),
     )
   }
-  const own = eq(auditLogs.workspace_id, sql.placeholder('workspaceId'))
+  const own = auditLogScope.where(sql.placeholder('workspaceId'))
   return shape === 'team' ? and(own, sql`${auditLogs.actor_id} in (select value from json_each(${sql.placeholder('actorIds')}))`)! : own
 }
 

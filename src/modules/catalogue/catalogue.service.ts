@@ -3,14 +3,15 @@
  * unique per workspace (case-insensitive, live rows); a product's principal must be a live principal
  * of the workspace; a principal still used by products or projects cannot be deleted.
  */
-import { and, count, eq, inArray, isNull, or, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { principals, products, projects } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, AppError, NotFound, ValidationFailed } from '../../lib/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince } from '../../platform/data/pagination'
+import { DEFAULT_LIST, foldText } from '../../platform/data/pagination'
+import { defineList } from '../../platform/data/list'
 import { workspaceScoped } from '../../platform/data/scope'
-import { keywordFilters, searchIndex } from '../../platform/data/search'
+import { searchIndex } from '../../platform/data/search'
 import { withTransaction } from '../../platform/data/transaction'
 import { principalScope } from '../projects'
 import type { PrincipalInput, PrincipalQuery, PrincipalUpdate, ProductInput, ProductQuery, ProductUpdate } from './catalogue.schemas'
@@ -30,36 +31,15 @@ async function findPrincipal(db: Db, workspaceId: number, id: number) {
   return row
 }
 
+const principalList = defineList({
+  scope: principalScope,
+  search: { columns: [principals.name_key, principals.code_key], index: principalSearch },
+  sort: { created_at: principals.created_at, updated_at: principals.updated_at, name: principals.name_key, id: principals.id },
+  limits: DEFAULT_LIST,
+})
+
 export async function listPrincipals(ctx: AuthedContext, query: PrincipalQuery) {
-  const page = paging(query, DEFAULT_LIST)
-  const keyword = keywordOf(query)
-  const search = keyword
-    ? await keywordFilters(
-        ctx.deps.db.read,
-        principalSearch,
-        keyword,
-        or(sql`instr(${principals.name_key}, ${keyword}) > 0`, sql`instr(coalesce(${principals.code_key}, ''), ${keyword}) > 0`)!,
-      )
-    : null
-  // The page and the total may find the keyword's rows differently (platform/data/search.ts), never other rows.
-  const where = (of: 'rows' | 'total') => principalScope.where(ctx.actor.workspaceId, search?.[of], updatedSince(query, principals.updated_at))
-  const db = ctx.deps.db.read
-  const order = orderFor(
-    query,
-    { created_at: principals.created_at, updated_at: principals.updated_at, name: principals.name_key, id: principals.id },
-    principals.id,
-  )
-  const result = await paginate(
-    page,
-    db
-      .select()
-      .from(principals)
-      .where(where('rows'))
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ total: count() }).from(principals).where(where('total')),
-  )
+  const result = await principalList(ctx, query)
   return { rows: result.rows.map(presentPrincipal), meta: result.meta }
 }
 
@@ -178,35 +158,17 @@ async function findProduct(db: Db, workspaceId: number, id: number) {
   return presentProduct(row)
 }
 
+const productList = defineList({
+  scope: productScope,
+  select: selectProducts,
+  search: { columns: [products.name_key, products.sku_key], index: productSearch, exact: [products.barcode] },
+  filters: { principal_id: (id: number) => eq(products.principal_id, id) },
+  sort: { created_at: products.created_at, updated_at: products.updated_at, name: products.name_key, id: products.id },
+  limits: DEFAULT_LIST,
+})
+
 export async function listProducts(ctx: AuthedContext, query: ProductQuery) {
-  const page = paging(query, DEFAULT_LIST)
-  const keyword = keywordOf(query)
-  const search = keyword
-    ? await keywordFilters(
-        ctx.deps.db.read,
-        productSearch,
-        keyword,
-        or(sql`instr(${products.name_key}, ${keyword}) > 0`, sql`instr(${products.sku_key}, ${keyword}) > 0`)!,
-      )
-    : null
-  // The page and the total may find the keyword's rows differently (platform/data/search.ts), never other rows.
-  const where = (of: 'rows' | 'total') =>
-    productScope.where(
-      ctx.actor.workspaceId,
-      search ? or(search[of], eq(products.barcode, query.keyword!.trim())) : undefined,
-      query.principal_id !== undefined ? eq(products.principal_id, query.principal_id) : undefined,
-      updatedSince(query, products.updated_at),
-    )
-  const db = ctx.deps.db.read
-  const order = orderFor(query, { created_at: products.created_at, updated_at: products.updated_at, name: products.name_key, id: products.id }, products.id)
-  const result = await paginate(
-    page,
-    selectProducts(db, where('rows'))
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ total: count() }).from(products).where(where('total')),
-  )
+  const result = await productList(ctx, query)
   return { rows: result.rows.map(presentProduct), meta: result.meta }
 }
 

@@ -4,6 +4,17 @@
  */
 import { sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { attendances, locationPings, memberships, visitLogs, visits } from '../../db/schema'
+import { workspaceScoped } from '../../platform/data/scope'
+
+/** Each table the aggregates read, scoped to the workspace under the short name the SQL gives it. */
+const visit = workspaceScoped(visits)
+const v = visit.as('v')
+const m = workspaceScoped(memberships).as('m')
+const ping = workspaceScoped(locationPings)
+const p = ping.as('p')
+const a = workspaceScoped(attendances).as('a')
+const l = workspaceScoped(visitLogs).as('l')
 
 /** The workspace, the optional team and the range: visit dates and the instants its local days span. */
 export interface DashboardFilter {
@@ -20,14 +31,14 @@ export interface DashboardFilter {
 export const visitsByStatus = (db: Db, f: DashboardFilter) =>
   db.all<{ status: string; n: number }>(sql`
       select status, count(*) as n from visits
-      where workspace_id = ${f.workspace} and deleted_at is null and visit_date between ${f.date_from} and ${f.date_to}
+      where ${visit.where(f.workspace)} and visit_date between ${f.date_from} and ${f.date_to}
         and (${f.team} is null or team_id = ${f.team})
       group by status`)
 
 export const approvalsByStatus = (db: Db, f: DashboardFilter) =>
   db.all<{ approval_status: string | null; n: number }>(sql`
       select s.approval_status, count(*) as n from visits v cross join submissions s on s.visit_id = v.id
-      where v.workspace_id = ${f.workspace} and v.deleted_at is null and v.visit_date between ${f.date_from} and ${f.date_to}
+      where ${v.where(f.workspace)} and v.visit_date between ${f.date_from} and ${f.date_to}
         and (${f.team} is null or v.team_id = ${f.team}) and s.deleted_at is null and s.status = 'completed'
       group by s.approval_status`)
 
@@ -38,17 +49,17 @@ export const approvalsByStatus = (db: Db, f: DashboardFilter) =>
 export const activeFieldUsers = (db: Db, f: DashboardFilter) =>
   db.all<{ n: number }>(sql`
       select count(*) as n from memberships m
-      where m.workspace_id = ${f.workspace} and m.deleted_at is null
+      where ${m.where(f.workspace)}
         and (${f.team} is null or m.user_id in (select user_id from team_members where team_id = ${f.team}))
-        and (exists (select 1 from location_pings p where p.workspace_id = ${f.workspace} and p.user_id = m.user_id and p.recorded_at >= ${f.from_at} and p.recorded_at < ${f.until_at})
-          or exists (select 1 from attendances a where a.workspace_id = ${f.workspace} and a.user_id = m.user_id and a.date between ${f.date_from} and ${f.date_to})
-          or exists (select 1 from visit_logs l where l.workspace_id = ${f.workspace} and l.user_id = m.user_id and l.action = 'check_in'
+        and (exists (select 1 from location_pings p where ${p.where(f.workspace)} and p.user_id = m.user_id and p.recorded_at >= ${f.from_at} and p.recorded_at < ${f.until_at})
+          or exists (select 1 from attendances a where ${a.where(f.workspace)} and a.user_id = m.user_id and a.date between ${f.date_from} and ${f.date_to})
+          or exists (select 1 from visit_logs l where ${l.where(f.workspace)} and l.user_id = m.user_id and l.action = 'check_in'
                      and l.created_at >= ${f.from_at} and l.created_at < ${f.until_at}))`)
 
 export const pingsReceived = (db: Db, f: DashboardFilter) =>
   db.all<{ n: number }>(sql`
       select count(*) as n from location_pings
-      where workspace_id = ${f.workspace} and recorded_at >= ${f.from_at} and recorded_at < ${f.until_at}
+      where ${ping.where(f.workspace)} and recorded_at >= ${f.from_at} and recorded_at < ${f.until_at}
         and (${f.team} is null or user_id in (select user_id from team_members where team_id = ${f.team}))`)
 
 export const teamFigures = (db: Db, f: DashboardFilter) =>
@@ -56,7 +67,7 @@ export const teamFigures = (db: Db, f: DashboardFilter) =>
       select v.team_id, t.name as team_name, count(*) as total,
         sum(v.status = 'completed') as completed, sum(v.status = 'cancelled') as cancelled
       from visits v left join teams t on t.id = v.team_id
-      where v.workspace_id = ${f.workspace} and v.deleted_at is null and v.visit_date between ${f.date_from} and ${f.date_to}
+      where ${v.where(f.workspace)} and v.visit_date between ${f.date_from} and ${f.date_to}
         and (${f.team} is null or v.team_id = ${f.team})
       group by v.team_id order by t.name`)
 
@@ -64,7 +75,7 @@ export const pendingByTeam = (db: Db, f: DashboardFilter) =>
   db.all<{ team_id: number | null; pending: number }>(sql`
       select v.team_id, count(*) as pending
       from visits v cross join submissions s on s.visit_id = v.id
-      where v.workspace_id = ${f.workspace} and v.deleted_at is null and v.visit_date between ${f.date_from} and ${f.date_to}
+      where ${v.where(f.workspace)} and v.visit_date between ${f.date_from} and ${f.date_to}
         and (${f.team} is null or v.team_id = ${f.team}) and s.deleted_at is null and s.status = 'completed' and s.approval_status = 'pending'
       group by v.team_id`)
 
@@ -75,7 +86,7 @@ export const userFigures = (db: Db, f: DashboardFilter) =>
       from (
         select va.user_id, count(*) as total, sum(v.status = 'completed') as completed, sum(v.status = 'cancelled') as cancelled
         from visits v join visit_assignees va on va.visit_id = v.id
-        where v.workspace_id = ${f.workspace} and v.deleted_at is null and v.visit_date between ${f.date_from} and ${f.date_to}
+        where ${v.where(f.workspace)} and v.visit_date between ${f.date_from} and ${f.date_to}
           and (${f.team} is null or v.team_id = ${f.team})
         group by va.user_id
       ) x join users u on u.id = x.user_id
@@ -85,5 +96,5 @@ export const userFigures = (db: Db, f: DashboardFilter) =>
 export const flaggedToday = (db: Db, f: DashboardFilter) =>
   db.all<{ n: number }>(sql`
       select count(*) as n from visits
-      where workspace_id = ${f.workspace} and visit_date = ${f.today} and flags != 0 and deleted_at is null
+      where ${visit.where(f.workspace)} and visit_date = ${f.today} and flags != 0
         and (${f.team} is null or team_id = ${f.team})`)

@@ -20,15 +20,17 @@ import { createWriteStream } from 'node:fs'
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
-import { and, count, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm'
+import { and, count, eq, gt, inArray, lt, sql } from 'drizzle-orm'
 import PDFDocument from 'pdfkit'
 import { exportJobs, outlets, projects, submissions, teams, users, visits, workspaces } from '../../db/schema'
+import { workspaceScoped } from '../../platform/data/scope'
 import { loadMember } from '../../platform/actor'
 import type { AuthedContext, Deps } from '../../platform/context'
 import { AppError, NotFound } from '../../lib/errors'
 import { errorFields } from '../../platform/logger'
 import { can } from '../../platform/permissions'
-import { DEFAULT_LIST, paginate, paging, updatedSince } from '../../platform/data/pagination'
+import { DEFAULT_LIST } from '../../platform/data/pagination'
+import { defineList } from '../../platform/data/list'
 import { localDateTimeLabel } from '../../lib/time-zones'
 import { withTransaction } from '../../platform/data/transaction'
 import { submissionFilters, type SubmissionListQuery } from '../visits'
@@ -310,18 +312,21 @@ export function requestExport(ctx: AuthedContext, format: ExportFormat, filters:
   )
 }
 
-const ownJobs = (ctx: AuthedContext) => and(eq(exportJobs.workspace_id, ctx.actor.workspaceId), eq(exportJobs.user_id, ctx.actor.userId))
+/** A user's export jobs in the workspace (no soft delete: expired files are removed, jobs kept). */
+const exportJobScope = workspaceScoped(exportJobs)
+const ownJobs = (ctx: AuthedContext) => exportJobScope.where(ctx.actor.workspaceId, eq(exportJobs.user_id, ctx.actor.userId))
+
+const exportJobList = defineList({
+  scope: exportJobScope,
+  visibleTo: (ctx) => eq(exportJobs.user_id, ctx.actor.userId),
+  sort: { created_at: exportJobs.created_at },
+  limits: DEFAULT_LIST,
+  // A job changes when it is queued, started and finished.
+  updatedSince: [exportJobs.created_at, exportJobs.started_at, exportJobs.finished_at],
+})
 
 export async function listExportJobs(ctx: AuthedContext, query: JobsQuery) {
-  const p = paging(query, DEFAULT_LIST)
-  const db = ctx.deps.db.read
-  // A job changes when it is queued, started and finished.
-  const where = and(ownJobs(ctx), updatedSince(query, exportJobs.created_at, exportJobs.started_at, exportJobs.finished_at))
-  const result = await paginate(
-    p,
-    db.select().from(exportJobs).where(where).orderBy(desc(exportJobs.created_at), desc(exportJobs.id)).limit(p.limit).offset(p.offset),
-    db.select({ total: count() }).from(exportJobs).where(where),
-  )
+  const result = await exportJobList(ctx, query)
   return { rows: result.rows.map(present), meta: result.meta }
 }
 

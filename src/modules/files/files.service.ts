@@ -13,13 +13,17 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, rm } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
-import { and, eq } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import { fileTypeFromBuffer } from 'file-type'
 import type { Db } from '../../db/client'
 import { files } from '../../db/schema'
+import { workspaceScoped } from '../../platform/data/scope'
 import type { AuthedContext } from '../../platform/context'
 import { sha256Hex } from '../../lib/crypto'
 import { NotFound, ValidationFailed } from '../../lib/errors'
+
+/** Uploaded files (ids are UUIDs). */
+const fileScope = workspaceScoped(files)
 
 export const MAX_PHOTO_BYTES = 5 * 1024 * 1024
 const IMAGE_TYPES: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' }
@@ -114,7 +118,7 @@ export async function openFile(ctx: AuthedContext, id: string) {
   const [row] = await ctx.deps.db.read
     .select()
     .from(files)
-    .where(and(eq(files.id, id), eq(files.workspace_id, ctx.actor.workspaceId)))
+    .where(fileScope.where(ctx.actor.workspaceId, eq(files.id, id)))
     .limit(1)
   if (!row) throw new NotFound('FILE')
   const file = Bun.file(resolve(ctx.deps.config.UPLOAD_DIR, row.path))

@@ -3,12 +3,13 @@
  * (./forms.answers.ts `validateFormFields`), and answers are checked against them when submitted.
  * A form used by a live project cannot be deleted.
  */
-import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { forms, projectForms, projects, type FormField } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AppError, NotFound, ValidationFailed } from '../../lib/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/data/pagination'
+import { DEFAULT_LIST, foldText, type Page } from '../../platform/data/pagination'
+import { defineList } from '../../platform/data/list'
 import { workspaceScoped } from '../../platform/data/scope'
 import { withTransaction } from '../../platform/data/transaction'
 import { validateFormFields } from './forms.answers'
@@ -39,27 +40,15 @@ export async function findForm(db: Db, workspaceId: number, id: number): Promise
   return form
 }
 
+const formList = defineList({
+  scope: formScope,
+  search: { columns: [forms.title_key] },
+  sort: { created_at: forms.created_at, updated_at: forms.updated_at, title: forms.title_key, id: forms.id },
+  limits: DEFAULT_LIST,
+})
+
 export async function listForms(ctx: AuthedContext, query: FormQuery): Promise<Page<PresentedForm>> {
-  const page = paging(query, DEFAULT_LIST)
-  const keyword = keywordOf(query)
-  const where = formScope.where(
-    ctx.actor.workspaceId,
-    keyword ? sql`instr(${forms.title_key}, ${keyword}) > 0` : undefined,
-    updatedSince(query, forms.updated_at),
-  )
-  const db = ctx.deps.db.read
-  const order = orderFor(query, { created_at: forms.created_at, updated_at: forms.updated_at, title: forms.title_key, id: forms.id }, forms.id)
-  const result = await paginate(
-    page,
-    db
-      .select()
-      .from(forms)
-      .where(where)
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ total: count() }).from(forms).where(where),
-  )
+  const result = await formList(ctx, query)
   return { rows: result.rows.map(present), meta: result.meta }
 }
 

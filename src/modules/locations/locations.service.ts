@@ -8,14 +8,16 @@
  * indexed read and a late backlog never drags a user back. After commit, each saved ping goes to
  * the workspace's live-map sockets.
  */
-import { and, count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm'
+import { desc, eq, gte, lte, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared, runPositional } from '../../db/prepared'
 import { latestLocations, locationPings, users, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { dateBound, parseDateTime } from '../../lib/dates'
 import { ValidationFailed } from '../../lib/errors'
-import { pageMeta, paging, updatedSince, type ListLimits } from '../../platform/data/pagination'
+import type { ListLimits } from '../../platform/data/pagination'
+import { defineList } from '../../platform/data/list'
+import { workspaceScoped } from '../../platform/data/scope'
 import { withTransaction } from '../../platform/data/transaction'
 import type { PingTrail, TrailPoint } from './ping-trail'
 import { livemapTopic, PINGS_INGESTED } from './locations.manifest'
@@ -24,6 +26,12 @@ import { type HistoryQuery, type Ping, type PingInput, PINGS_PER_BATCH } from '.
 
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000
 export const HISTORY_LIST: ListLimits = { defaultLimit: 100, maxLimit: 1000 }
+/** A user's pings (append-only: no soft delete; the retention job removes old ones). */
+export const pingScope = workspaceScoped(locationPings)
+/** The newest ping of each user of a workspace. */
+export const latestLocationScope = workspaceScoped(latestLocations)
+/** Visits named by a batch's pings (visits.queries.ts owns their scope; importing it would make a cycle). */
+const visitScope = workspaceScoped(visits)
 
 const COLUMNS = [
   'workspace_id',
@@ -125,7 +133,7 @@ const pingsAddedAfter = prepared((db) =>
     .from(locationPings)
     .where(
       sql`${locationPings.id} > ${sql.placeholder('after')}
-        and +${locationPings.workspace_id} = ${sql.placeholder('workspaceId')}
+        and ${pingScope.whereUnindexed(sql.placeholder('workspaceId'))}
         and +${locationPings.user_id} = ${sql.placeholder('userId')}`,
     )
     .prepare(),
@@ -159,11 +167,11 @@ const pingsAround = prepared((db) =>
     .select({ lat: locationPings.lat, lng: locationPings.lng, recorded_at: locationPings.recorded_at, flags: locationPings.flags })
     .from(locationPings)
     .where(
-      sql`${locationPings.workspace_id} = ${sql.placeholder('workspaceId')} and ${locationPings.user_id} = ${sql.placeholder('userId')}
+      sql`${pingScope.where(sql.placeholder('workspaceId'))} and ${locationPings.user_id} = ${sql.placeholder('userId')}
         and ${locationPings.device_time} = 1 and ${locationPings.recorded_at} <= ${sql.placeholder('to')}
         and ${locationPings.recorded_at} >= coalesce((
           select p.recorded_at from location_pings p
-          where p.workspace_id = ${sql.placeholder('workspaceId')} and p.user_id = ${sql.placeholder('userId')} and p.device_time = 1
+          where ${pingScope.as('p').where(sql.placeholder('workspaceId'))} and p.user_id = ${sql.placeholder('userId')} and p.device_time = 1
             and p.recorded_at < ${sql.placeholder('from')} and p.flags & ${sql.raw(String(JUMP_BITS))} = 0
           order by p.recorded_at desc limit 1), ${sql.placeholder('from')})`,
     )
@@ -177,7 +185,7 @@ const newestKeptPing = prepared((db) =>
     .select({ lat: locationPings.lat, lng: locationPings.lng, recorded_at: locationPings.recorded_at })
     .from(locationPings)
     .where(
-      sql`${locationPings.workspace_id} = ${sql.placeholder('workspaceId')} and ${locationPings.user_id} = ${sql.placeholder('userId')} and ${locationPings.device_time} = 1
+      sql`${pingScope.where(sql.placeholder('workspaceId'))} and ${locationPings.user_id} = ${sql.placeholder('userId')} and ${locationPings.device_time} = 1
         and ${locationPings.flags} & ${sql.raw(String(JUMP_BITS))} = 0`,
     )
     .orderBy(desc(locationPings.recorded_at))
@@ -247,7 +255,7 @@ const knownVisits = prepared((db) =>
   db
     .select({ id: visits.id })
     .from(visits)
-    .where(and(eq(visits.workspace_id, sql.placeholder('workspaceId')), sql`${visits.id} in (select value from json_each(${sql.placeholder('ids')}))`))
+    .where(visitScope.whereIncludingDeleted(sql.placeholder('workspaceId'), sql`${visits.id} in (select value from json_each(${sql.placeholder('ids')}))`))
     .prepare(),
 )
 
@@ -392,32 +400,27 @@ const latestColumns = {
 /** A stored ping as the API shows it: flag bits as names. */
 const withFlagNames = <T extends { flags: number }>(row: T) => ({ ...row, flags: pingFlagNames(row.flags) })
 
+const pingList = defineList({
+  scope: pingScope,
+  select: (db, where) => db.select(pingColumns).from(locationPings).where(where),
+  filters: {
+    user_id: (id: number) => eq(locationPings.user_id, id),
+    visit_id: (id: number) => eq(locationPings.visit_id, id),
+    date_from: (date: string, ctx) => gte(locationPings.recorded_at, dateBound(date, 'date_from', ctx.actor.timeZone).at),
+    date_to: (date: string, ctx) => {
+      const to = dateBound(date, 'date_to', ctx.actor.timeZone)
+      return to.inclusive ? lte(locationPings.recorded_at, to.at) : sql`${locationPings.recorded_at} < ${to.at}`
+    },
+  },
+  sort: { recorded_at: locationPings.recorded_at },
+  defaultSort: { sort_by: 'recorded_at', sort_order: 'desc' },
+  limits: HISTORY_LIST,
+})
+
 /** History, newest first by device time (ties by id); date filters apply to recorded_at. */
 export async function listPings(ctx: AuthedContext, query: HistoryQuery) {
-  const page = paging(query, HISTORY_LIST)
-  const from = query.date_from ? dateBound(query.date_from, 'date_from', ctx.actor.timeZone) : null
-  const to = query.date_to ? dateBound(query.date_to, 'date_to', ctx.actor.timeZone) : null
-  const where: SQL = and(
-    eq(locationPings.workspace_id, ctx.actor.workspaceId),
-    query.user_id !== undefined ? eq(locationPings.user_id, query.user_id) : undefined,
-    query.visit_id !== undefined ? eq(locationPings.visit_id, query.visit_id) : undefined,
-    from ? gte(locationPings.recorded_at, from.at) : undefined,
-    to ? (to.inclusive ? lte(locationPings.recorded_at, to.at) : sql`${locationPings.recorded_at} < ${to.at}`) : undefined,
-    updatedSince(query, locationPings.updated_at),
-  )!
-  const direction = query.sort_order === 'asc' ? sql`asc` : sql`desc`
-  const db = ctx.deps.db.read
-  const [rows, [{ total }]] = await Promise.all([
-    db
-      .select(pingColumns)
-      .from(locationPings)
-      .where(where)
-      .orderBy(sql`${locationPings.recorded_at} ${direction}`, sql`${locationPings.id} ${direction}`)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ total: count() }).from(locationPings).where(where),
-  ])
-  return { rows: rows.map(withFlagNames), meta: pageMeta(page, total) }
+  const result = await pingList(ctx, query)
+  return { rows: result.rows.map(withFlagNames), meta: result.meta }
 }
 
 /** The newest ping of every user of the workspace, newest first. */
@@ -426,7 +429,7 @@ export async function latestPings(ctx: AuthedContext) {
     .select(latestColumns)
     .from(latestLocations)
     .innerJoin(users, eq(users.id, latestLocations.user_id))
-    .where(eq(latestLocations.workspace_id, ctx.actor.workspaceId))
+    .where(latestLocationScope.where(ctx.actor.workspaceId))
     .orderBy(desc(latestLocations.recorded_at))
     .then((rows) => rows.map(withFlagNames))
 }

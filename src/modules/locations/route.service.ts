@@ -13,10 +13,16 @@ import { prepared, selectValues } from '../../db/prepared'
 import { memberships, outlets, users, visitAssignees, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../lib/errors'
+import { workspaceScoped } from '../../platform/data/scope'
 import { addDays, localDayRange } from '../../lib/time-zones'
 import { visitFlagNames, type VisitFlag } from '../visits'
 import { keepsOnLine, summarizeTrack, type Stop, type TrackPoint } from '../../lib/geo'
+import { pingScope } from './locations.service'
 import type { RouteQuery } from './locations.schemas'
+
+/** Members and assignees of the workspace, read for a day's route (their modules own these tables; importing their scopes would reach into them). */
+const membershipScope = workspaceScoped(memberships)
+const visitAssigneeScope = workspaceScoped(visitAssignees)
 
 /** A live member of the workspace (active or not: a deactivated user's past days can still be replayed). */
 const memberOf = prepared((db) =>
@@ -24,21 +30,14 @@ const memberOf = prepared((db) =>
     .select({ id: users.id, name: users.name })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.user_id))
-    .where(
-      and(
-        eq(memberships.workspace_id, sql.placeholder('workspaceId')),
-        eq(memberships.user_id, sql.placeholder('userId')),
-        isNull(memberships.deleted_at),
-        isNull(users.deleted_at),
-      ),
-    )
+    .where(membershipScope.where(sql.placeholder('workspaceId'), eq(memberships.user_id, sql.placeholder('userId')), isNull(users.deleted_at)))
     .limit(1)
     .prepare(),
 )
 
 /** The user's pings of [from, until) by device time: a range of the (workspace, user, recorded_at, id) index. */
 export const PINGS_OF_DAY = `select lat, lng, recorded_at, flags from location_pings
-  where workspace_id = ? and user_id = ? and recorded_at >= ? and recorded_at < ? order by recorded_at, id`
+  where ${pingScope.text()} and user_id = ? and recorded_at >= ? and recorded_at < ? order by recorded_at, id`
 
 /**
  * The user's visits dated the day before, the day or the day after (a range of the assignees'
@@ -63,8 +62,7 @@ const visitsAround = prepared((db) =>
     .innerJoin(outlets, eq(outlets.id, visits.outlet_id))
     .where(
       and(
-        eq(visitAssignees.workspace_id, sql.placeholder('workspaceId')),
-        eq(visitAssignees.user_id, sql.placeholder('userId')),
+        visitAssigneeScope.where(sql.placeholder('workspaceId'), eq(visitAssignees.user_id, sql.placeholder('userId'))),
         gte(visitAssignees.visit_date, sql.placeholder('dateFrom')),
         sql`${visitAssignees.visit_date} <= ${sql.placeholder('dateTo')}`,
         isNull(visits.deleted_at),

@@ -3,38 +3,17 @@
  * columns plus the nested parent, one query), and the list, detail and by-ids reads as prepared
  * statements (lists are the hottest reads of the office client).
  */
-import { and, asc, count, desc, eq, getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm'
+import { eq, getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client'
-import { prepared, preparedVariants } from '../../db/prepared'
-import { type DEFAULT_SORTABLE, updatedSinceAt } from '../../platform/data/pagination'
-import { matchesIndex, searchIndex, type KeywordMethod } from '../../platform/data/search'
+import { prepared } from '../../db/prepared'
+import { defineList } from '../../platform/data/list'
+import { type DEFAULT_SORTABLE, MASTER_DATA_LIST } from '../../platform/data/pagination'
+import type { WorkspaceScoped } from '../../platform/data/scope'
+import { searchIndex } from '../../platform/data/search'
 import type { MasterDataDefinition, MasterTable, Presented } from './master-data.types'
 
 const PARENT_PREFIX = '__parent_'
-
-/** A list statement's shape: sort, direction, how the page and the total find the keyword, which filters. */
-export interface ListShape {
-  sortBy: (typeof DEFAULT_SORTABLE)[number]
-  sortOrder: 'asc' | 'desc'
-  rows: KeywordMethod | 'none'
-  total: KeywordMethod | 'none'
-  parent: boolean
-  updatedSince: boolean
-}
-
-const shapeKey = (shape: ListShape) => `${shape.sortBy}:${shape.sortOrder}:${shape.rows}:${shape.total}:${shape.parent ? 1 : 0}:${shape.updatedSince ? 1 : 0}`
-
-/** The values every list statement binds. */
-export type ListValues = {
-  workspaceId: number
-  keyword: string | null
-  phrase: string | null
-  parentId: number | undefined
-  updatedSince: string | null
-  limit: number
-  offset: number
-}
 
 export function masterDataQueries<T extends MasterTable, C extends MasterTable>(def: MasterDataDefinition<T, C>) {
   const table: MasterTable = def.scope.table
@@ -50,7 +29,7 @@ export function masterDataQueries<T extends MasterTable, C extends MasterTable>(
     for (const column of def.parent.nestedColumns) selection[`${PARENT_PREFIX}${column}`] = parentColumns[column]
   }
 
-  const sortColumns: Record<string, SQLiteColumn> = {
+  const sortColumns: Record<(typeof DEFAULT_SORTABLE)[number], SQLiteColumn> = {
     created_at: table.created_at,
     updated_at: table.updated_at,
     name: table.name_key,
@@ -79,27 +58,18 @@ export function masterDataQueries<T extends MasterTable, C extends MasterTable>(
 
   const search = searchIndex(`${getTableName(plain)}_search`, table.id)
 
-  /** List and count, one prepared pair per shape (platform/data/search.ts: none, scan or index for the keyword). */
-  const listStatements = preparedVariants((db: Db, key: string) => {
-    const [sortBy, order, rowsKeyword, totalKeyword, withParent, withUpdatedSince] = key.split(':')
-    const scan = sql`instr(${table.name_key}, ${sql.placeholder('keyword')}) > 0`
-    const keyword = (method: string) => (method === 'scan' ? scan : method === 'index' ? and(matchesIndex(search, sql.placeholder('phrase')), scan) : undefined)
-    const where = (method: string) =>
-      def.scope.where(
-        sql.placeholder('workspaceId'),
-        keyword(method),
-        withParent === '1' && linkColumn ? eq(linkColumn, sql.placeholder('parentId')) : undefined,
-        withUpdatedSince === '1' ? updatedSinceAt(sql.placeholder('updatedSince'), table.updated_at) : undefined,
-      )
-    const direction = order === 'asc' ? asc : desc
-    return {
-      rows: selectPresented(db, where(rowsKeyword))
-        .orderBy(direction(sortColumns[sortBy]), direction(table.id))
-        .limit(sql.placeholder('limit'))
-        .offset(sql.placeholder('offset'))
-        .prepare(),
-      total: db.select({ total: count() }).from(plain).where(where(totalKeyword)).prepare(),
-    }
+  /**
+   * The list, prepared per shape (platform/data/list.ts). Its shapes are bounded: 4 sorts × 2 directions ×
+   * 4 ways to find a keyword × parent filter or not × updated_since or not, all kept.
+   */
+  const list = defineList({
+    scope: def.scope as WorkspaceScoped<MasterTable>,
+    select: (db: Db, where: SQL) => selectPresented(db, where),
+    search: { columns: [table.name_key], index: search },
+    filters: (def.parent && linkColumn ? { [def.parent.field]: (id: number) => eq(linkColumn, id) } : {}) as Record<string, (id: number) => SQL>,
+    sort: sortColumns,
+    limits: MASTER_DATA_LIST,
+    prepared: { max: 128 },
   })
 
   const findStatement = prepared((db) =>
@@ -119,8 +89,8 @@ export function masterDataQueries<T extends MasterTable, C extends MasterTable>(
     table,
     search,
     present,
-    /** The page and total statements of a list's shape (prepared once per connection). */
-    listStatements: (db: Db, shape: ListShape) => listStatements(db, shapeKey(shape)),
+    /** One page of the list (its rows as selected: `present` answers them). */
+    list,
     async find(db: Db, workspaceId: number, id: number): Promise<Presented | undefined> {
       const [row] = await findStatement(db).all({ workspaceId, id })
       return row && present(row)
@@ -130,7 +100,7 @@ export function masterDataQueries<T extends MasterTable, C extends MasterTable>(
     },
     /** The row as answered even when soft-deleted (the answer of a delete). */
     async findAny(db: Db, workspaceId: number, id: number): Promise<Presented> {
-      const [row] = await selectPresented(db, and(eq(table.workspace_id, workspaceId), eq(table.id, id))!).limit(1)
+      const [row] = await selectPresented(db, def.scope.whereIncludingDeleted(workspaceId, eq(table.id, id))).limit(1)
       return present(row)
     },
   }

@@ -22,13 +22,12 @@ import type { Db } from '../../db/client'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import type { PlatformPlugin } from '../../platform/http/http'
-import { foldText, keywordOf, MASTER_DATA_LIST, pageMeta, paging, updatedSinceOf, type Page } from '../../platform/data/pagination'
+import { foldText, type Page } from '../../platform/data/pagination'
 import { created, listed, ok } from '../../platform/http/reply'
-import { Envelope, IdParams, ListEnvelope, AUTHED_ERRORS, responses } from '../../platform/http/schema'
-import { ftsPhrase, planKeyword } from '../../platform/data/search'
+import { AUTHED_ERRORS, Envelope, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
 import type { NewRow, WorkspaceScoped } from '../../platform/data/scope'
 import { withTransaction } from '../../platform/data/transaction'
-import { type ListShape, type ListValues, masterDataQueries } from './master-data.queries'
+import { masterDataQueries } from './master-data.queries'
 import { masterDataBodies, masterDataQuery, type MasterCreate, type MasterListQuery, type MasterUpdate } from './master-data.schemas'
 import type { MasterDataDefinition, MasterTable, Presented } from './master-data.types'
 
@@ -88,24 +87,8 @@ export function masterDataService<T extends MasterTable, C extends MasterTable>(
     },
 
     async list(ctx: AuthedContext, query: MasterListQuery): Promise<Page<Presented>> {
-      const page = paging(query, MASTER_DATA_LIST)
-      const keyword = keywordOf(query)
-      const parentId = idAt(query, parentField)
-      const plan = keyword === null ? ({ rows: 'none', total: 'none' } as const) : await planKeyword(ctx.deps.db.read, queries.search, keyword)
-      const updatedSince = updatedSinceOf(query)
-      const shape: ListShape = {
-        sortBy: query.sort_by ?? 'created_at',
-        sortOrder: query.sort_order ?? 'desc',
-        rows: plan.rows,
-        total: plan.total,
-        parent: parentId !== undefined,
-        updatedSince: updatedSince !== null,
-      }
-      const phrase = keyword === null ? null : ftsPhrase(keyword)
-      const values: ListValues = { workspaceId: ctx.actor.workspaceId, keyword, phrase, parentId, updatedSince, limit: page.limit, offset: page.offset }
-      const statements = queries.listStatements(ctx.deps.db.read, shape)
-      const [rows, [{ total }]] = await Promise.all([statements.rows.all(values), statements.total.all(values)])
-      return { rows: rows.map(queries.present), meta: pageMeta(page, total) }
+      const page = await queries.list(ctx, query)
+      return { rows: page.rows.map(queries.present), meta: page.meta }
     },
 
     get: (ctx: AuthedContext, id: number) => findPresented(ctx.deps.db.read, ctx.actor.workspaceId, id),

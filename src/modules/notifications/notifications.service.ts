@@ -4,16 +4,23 @@
  * back action notifies nobody; after commit each is pushed to the user's sockets as
  * `notification.created`.
  */
-import { and, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared } from '../../db/prepared'
 import { memberships, notifications, pushTokens, roles } from '../../db/schema'
+import { workspaceScoped } from '../../platform/data/scope'
 import type { AuthedContext, RequestContext } from '../../platform/context'
 import { NotFound } from '../../lib/errors'
-import { paginate, paging, updatedSince, type ListLimits } from '../../platform/data/pagination'
+import type { ListLimits } from '../../platform/data/pagination'
+import { defineList } from '../../platform/data/list'
 import type { NotificationListQuery, PushTokenInput } from './notifications.schemas'
 import { withTransaction, type TxScope } from '../../platform/data/transaction'
 import { topics } from '../../platform/realtime/hub'
+
+/** A user's notifications and phones, and the workspace's admins (users.service.ts owns memberships; importing it would make a cycle). */
+const notificationScope = workspaceScoped(notifications)
+const pushTokenScope = workspaceScoped(pushTokens)
+const membershipScope = workspaceScoped(memberships)
 
 export type NotificationRow = typeof notifications.$inferSelect
 
@@ -67,7 +74,7 @@ async function deliver(ctx: RequestContext, rows: NotificationRow[]) {
     const tokens = await ctx.deps.db.read
       .select({ user_id: pushTokens.user_id, token: pushTokens.token, platform: pushTokens.platform })
       .from(pushTokens)
-      .where(and(eq(pushTokens.workspace_id, rows[0].workspace_id), inArray(pushTokens.user_id, [...new Set(rows.map((row) => row.user_id))])))
+      .where(pushTokenScope.where(rows[0].workspace_id, inArray(pushTokens.user_id, [...new Set(rows.map((row) => row.user_id))])))
     for (const row of rows) {
       const own = tokens.filter((token) => token.user_id === row.user_id).map(({ token, platform }) => ({ token, platform }))
       await ctx.deps.push.send(row, own)
@@ -81,22 +88,22 @@ const present = ({ workspace_id: _w, ...row }: NotificationRow) => row
 
 export const NOTIFICATION_LIST: ListLimits = { defaultLimit: 10, maxLimit: 100 }
 
-const mine = (ctx: AuthedContext) => and(eq(notifications.workspace_id, ctx.actor.workspaceId), eq(notifications.user_id, ctx.actor.userId))
+const mine = (ctx: AuthedContext) => notificationScope.where(ctx.actor.workspaceId, eq(notifications.user_id, ctx.actor.userId))
+
+const notificationList = defineList({
+  scope: notificationScope,
+  visibleTo: (ctx) => eq(notifications.user_id, ctx.actor.userId),
+  filters: {
+    unread: (unread: boolean) => (unread ? isNull(notifications.read_at) : sql`${notifications.read_at} is not null`),
+  },
+  sort: { created_at: notifications.created_at },
+  limits: NOTIFICATION_LIST,
+  // A notification changes when it is created and when it is read.
+  updatedSince: [notifications.created_at, notifications.read_at],
+})
 
 export async function listNotifications(ctx: AuthedContext, query: NotificationListQuery) {
-  const page = paging(query, NOTIFICATION_LIST)
-  const where = and(
-    mine(ctx),
-    query.unread === true ? isNull(notifications.read_at) : query.unread === false ? sql`${notifications.read_at} is not null` : undefined,
-    // A notification changes when it is created and when it is read.
-    updatedSince(query, notifications.created_at, notifications.read_at),
-  )
-  const db = ctx.deps.db.read
-  const result = await paginate(
-    page,
-    db.select().from(notifications).where(where).orderBy(desc(notifications.created_at), desc(notifications.id)).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(notifications).where(where),
-  )
+  const result = await notificationList(ctx, query)
   return { rows: result.rows.map(present), meta: result.meta }
 }
 
@@ -176,14 +183,7 @@ const activeAdmins = prepared((db) =>
     .select({ id: memberships.user_id })
     .from(memberships)
     .innerJoin(roles, eq(roles.id, memberships.role_id))
-    .where(
-      and(
-        eq(memberships.workspace_id, sql.placeholder('workspaceId')),
-        isNull(memberships.deleted_at),
-        eq(memberships.is_active, true),
-        inArray(roles.slug, ['super_admin', 'admin']),
-      ),
-    )
+    .where(membershipScope.where(sql.placeholder('workspaceId'), eq(memberships.is_active, true), inArray(roles.slug, ['super_admin', 'admin'])))
     .prepare(),
 )
 

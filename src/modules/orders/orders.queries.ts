@@ -1,9 +1,13 @@
 /**
  * Query parts of the order lists (docs/API.md §Orders) that the indexes of src/db/schema/orders.ts are built for.
  */
-import { type SQL, and, between, eq, gte, lte } from 'drizzle-orm'
+import { type SQL, between, eq, gte, lte } from 'drizzle-orm'
 import { salesOrders } from '../../db/schema'
 import type { SalesOrderStatus } from '../../db/schema'
+import { workspaceScoped } from '../../platform/data/scope'
+
+/** Orders are never deleted (docs/API.md §Orders): the scope is the workspace alone. */
+export const salesOrderScope = workspaceScoped(salesOrders)
 
 /**
  * `order_date` within inclusive local dates. Both bounds are written as ONE `BETWEEN`: given as `>= AND <=`,
@@ -19,12 +23,9 @@ export function orderDateWithin(from?: string, to?: string): SQL | undefined {
 }
 
 /** The indexed part of a list filter: workspace, then status or user, then the date range. */
-export function orderListWhere(
-  workspaceId: number,
-  filter: { status?: SalesOrderStatus; user_id?: number; date_from?: string; date_to?: string },
-): SQL | undefined {
-  return and(
-    eq(salesOrders.workspace_id, workspaceId),
+export function orderListWhere(workspaceId: number, filter: { status?: SalesOrderStatus; user_id?: number; date_from?: string; date_to?: string }): SQL {
+  return salesOrderScope.where(
+    workspaceId,
     filter.status !== undefined ? eq(salesOrders.status, filter.status) : undefined,
     filter.user_id !== undefined ? eq(salesOrders.user_id, filter.user_id) : undefined,
     orderDateWithin(filter.date_from, filter.date_to),

@@ -3,22 +3,24 @@
  * rows); account and sub-area must be live rows of the workspace; coordinates come as a pair.
  * An outlet with visits still to do (scheduled or in progress) cannot be deleted.
  */
-import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
+import { count, eq, getTableColumns, inArray, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { prepared, preparedShapes } from '../../db/prepared'
+import { prepared } from '../../db/prepared'
 import { accounts, outlets, subAreas, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, AppError, NotFound, ValidationFailed } from '../../lib/errors'
-import { DEFAULT_LIST, foldText, keywordOf, pageMeta, paging, updatedSinceAt, updatedSinceOf, type Page } from '../../platform/data/pagination'
+import { DEFAULT_LIST, foldText, type Page } from '../../platform/data/pagination'
 import { workspaceScoped } from '../../platform/data/scope'
-import { ftsPhrase, type KeywordMethod, matchesIndex, planKeyword, searchIndex } from '../../platform/data/search'
+import { defineList } from '../../platform/data/list'
+import { searchIndex } from '../../platform/data/search'
 import { withTransaction } from '../../platform/data/transaction'
 import { accountScope, subAreaScope } from '../master-data'
 import { ID_DIGITS, type RegionalSource } from '../regional'
 import type { OutletInput, OutletListQuery, OutletUpdate } from './outlets.schemas'
 
 export const outletScope = workspaceScoped(outlets)
-const outletSearch = searchIndex('outlets_search', outlets.id)
+/** Visits read here (visits.queries.ts owns their scope; importing it would make a cycle). */
+const visitScope = workspaceScoped(visits)
 
 const { name_key: _n, code_key: _c, ...outletColumns } = getTableColumns(outlets)
 const selection = {
@@ -54,110 +56,29 @@ async function findOutlet(db: Db, workspaceId: number, id: number) {
   return present(row)
 }
 
-/** The list's sort columns (`sort_by`); the tie-breaker is the id, in the same direction. */
-const SORT_COLUMNS = { created_at: outlets.created_at, updated_at: outlets.updated_at, name: outlets.name_key, id: outlets.id, code: outlets.code_key }
-
-/** The values a list request binds; an optional filter left `undefined` is absent from the statement. */
-type ListValues = {
-  workspaceId: number
-  keyword: string | null
-  phrase: string | null
-  accountId?: number
-  channelId?: number
-  subAreaId?: number
-  cityId?: number
-  /** 1 or 0, as SQLite stores the boolean. */
-  isActive?: number
-  updatedSince?: string
-  limit: number
-  offset: number
-}
-
-/** The optional filters: the value each binds, and its condition on that placeholder. */
-const FILTERS = {
-  accountId: () => eq(outlets.account_id, sql.placeholder('accountId')),
-  channelId: (db: Db) =>
-    inArray(
-      outlets.account_id,
-      db
-        .select({ id: accounts.id })
-        .from(accounts)
-        .where(eq(accounts.channel_id, sql.placeholder('channelId'))),
-    ),
-  subAreaId: () => eq(outlets.sub_area_id, sql.placeholder('subAreaId')),
-  cityId: () => eq(outlets.city_id, sql.placeholder('cityId')),
-  isActive: () => eq(outlets.is_active, sql.placeholder('isActive')),
-  updatedSince: () => updatedSinceAt(sql.placeholder('updatedSince'), outlets.updated_at),
-} satisfies Partial<Record<keyof ListValues, (db: Db) => SQL>>
-type Filter = keyof typeof FILTERS
-const FILTER_NAMES = Object.keys(FILTERS) as Filter[]
-
-interface OutletListShape {
-  sortBy: keyof typeof SORT_COLUMNS
-  sortOrder: 'asc' | 'desc'
-  /** How the page and the total find the keyword (platform/data/search.ts), or `none` without one. */
-  rows: KeywordMethod | 'none'
-  total: KeywordMethod | 'none'
-  /** The filters present, in `FILTERS` order. */
-  filters: Filter[]
-}
-
 /**
- * The page and the count of one list shape, prepared once per connection: a request only binds its
- * values. At most 64 shapes per connection are kept (the filters alone combine into 64); a shape no
- * longer kept is prepared again when it comes back.
+ * The outlets list, prepared per shape (docs/PERFORMANCE.md): a request only binds its values. At most
+ * 64 shapes per connection are kept (the filters alone combine into 64).
  */
-const listStatements = preparedShapes(
-  (db: Db, shape: OutletListShape) => {
-    const scan = or(
-      sql`instr(${outlets.name_key}, ${sql.placeholder('keyword')}) > 0`,
-      sql`instr(coalesce(${outlets.code_key}, ''), ${sql.placeholder('keyword')}) > 0`,
-    )!
-    const keyword = (method: OutletListShape['rows']) =>
-      method === 'scan' ? scan : method === 'index' ? and(matchesIndex(outletSearch, sql.placeholder('phrase')), scan) : undefined
-    // The page and the total may find the keyword's rows differently (platform/data/search.ts), never other rows.
-    const where = (method: OutletListShape['rows']) =>
-      outletScope.where(sql.placeholder('workspaceId'), keyword(method), ...shape.filters.map((name) => FILTERS[name](db)))
-    const direction = shape.sortOrder === 'asc' ? asc : desc
-    return {
-      rows: selectOutlets(db, where(shape.rows))
-        .orderBy(direction(SORT_COLUMNS[shape.sortBy]), direction(outlets.id))
-        .limit(sql.placeholder('limit'))
-        .offset(sql.placeholder('offset'))
-        .prepare(),
-      total: db.select({ total: count() }).from(outlets).where(where(shape.total)).prepare(),
-    }
+const outletList = defineList({
+  scope: outletScope,
+  select: (db: Db, where: SQL) => selectOutlets(db, where),
+  search: { columns: [outlets.name_key, outlets.code_key], index: searchIndex('outlets_search', outlets.id) },
+  filters: {
+    account_id: (id: number) => eq(outlets.account_id, id),
+    channel_id: (id: number) => sql`${outlets.account_id} in (select ${accounts.id} from ${accounts} where ${accounts.channel_id} = ${id})`,
+    sub_area_id: (id: number) => eq(outlets.sub_area_id, id),
+    city_id: (id: number) => eq(outlets.city_id, id),
+    is_active: (active: boolean) => eq(outlets.is_active, active),
   },
-  { max: 64 },
-)
+  sort: { created_at: outlets.created_at, updated_at: outlets.updated_at, name: outlets.name_key, id: outlets.id, code: outlets.code_key },
+  limits: DEFAULT_LIST,
+  prepared: { bind: { is_active: (active: boolean) => Number(active) } },
+})
 
 export async function listOutlets(ctx: AuthedContext, query: OutletListQuery): Promise<Page<PresentedOutlet>> {
-  const page = paging(query, DEFAULT_LIST)
-  const keyword = keywordOf(query)
-  const db = ctx.deps.db.read
-  const values: ListValues = {
-    workspaceId: ctx.actor.workspaceId,
-    keyword,
-    phrase: keyword === null ? null : ftsPhrase(keyword),
-    accountId: query.account_id,
-    channelId: query.channel_id,
-    subAreaId: query.sub_area_id,
-    cityId: query.city_id,
-    isActive: query.is_active === undefined ? undefined : Number(query.is_active),
-    updatedSince: updatedSinceOf(query) ?? undefined,
-    limit: page.limit,
-    offset: page.offset,
-  }
-  const plan = keyword === null ? { rows: 'none' as const, total: 'none' as const } : await planKeyword(db, outletSearch, keyword)
-  const statements = listStatements(db, {
-    sortBy: query.sort_by ?? 'created_at',
-    sortOrder: query.sort_order ?? 'desc',
-    rows: plan.rows,
-    total: plan.total,
-    filters: FILTER_NAMES.filter((name) => values[name] !== undefined),
-  })
-  const [rows, [{ total }]] = await Promise.all([statements.rows.all(values), statements.total.all(values)])
-  return { rows: (rows as OutletRow[]).map(present), meta: pageMeta(page, total) }
+  const page = await outletList(ctx, query)
+  return { rows: page.rows.map(present), meta: page.meta }
 }
 
 const outletsOfIds = prepared((db) =>
@@ -306,9 +227,7 @@ export function deleteOutlet(ctx: AuthedContext, id: number) {
     const [{ open }] = await tx
       .select({ open: count() })
       .from(visits)
-      .where(
-        and(eq(visits.workspace_id, workspaceId), eq(visits.outlet_id, id), isNull(visits.deleted_at), inArray(visits.status, ['scheduled', 'in_progress'])),
-      )
+      .where(visitScope.where(workspaceId, eq(visits.outlet_id, id), inArray(visits.status, ['scheduled', 'in_progress'])))
     if (open > 0) throw new AppError('OUTLET_HAS_ACTIVE_VISITS', 'outlet still has scheduled or in-progress visits', { visit_count: open })
     const deleted = (await outletScope.softDelete(tx, workspaceId, id, ctx.deps.clock.now().toISOString()))!
     await audit({ entityType: 'outlet', entityId: id, entityName: before.name, action: 'deleted', oldValues: before })

@@ -4,20 +4,23 @@
  * `code` is unique per workspace; `end_date` is not before `start_date`; forms are live forms of the
  * workspace, each at most once. A project with visits still to do cannot be deleted.
  */
-import { and, isNull, asc, count, eq, inArray, ne, sql } from 'drizzle-orm'
+import { asc, count, eq, inArray, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { forms, principals, projectForms, projects, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, AppError, NotFound, ValidationFailed } from '../../lib/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/data/pagination'
+import { DEFAULT_LIST, foldText, type Page } from '../../platform/data/pagination'
+import { defineList } from '../../platform/data/list'
 import { workspaceScoped } from '../../platform/data/scope'
-import { keywordFilters, searchIndex } from '../../platform/data/search'
+import { searchIndex } from '../../platform/data/search'
 import { withTransaction } from '../../platform/data/transaction'
 import { formScope } from '../forms'
 import type { ProjectFormInput, ProjectInput, ProjectListQuery, ProjectUpdateInput } from './projects.schemas'
 
 export const projectScope = workspaceScoped(projects)
 export const principalScope = workspaceScoped(principals)
+/** Visits read here (visits.queries.ts owns their scope; importing it would make a cycle). */
+const visitScope = workspaceScoped(visits)
 const projectSearch = searchIndex('projects_search', projects.id)
 
 type ProjectRow = typeof projects.$inferSelect
@@ -57,44 +60,20 @@ export async function findProject(db: Db, workspaceId: number, id: number): Prom
   return project
 }
 
+const projectList = defineList({
+  scope: projectScope,
+  search: { columns: [projects.name_key, projects.code_key], index: projectSearch },
+  filters: {
+    status: (status: NonNullable<ProjectListQuery['status']>) => eq(projects.status, status),
+    principal_id: (id: number) => eq(projects.principal_id, id),
+  },
+  sort: { created_at: projects.created_at, updated_at: projects.updated_at, name: projects.name_key, id: projects.id, start_date: projects.start_date },
+  limits: DEFAULT_LIST,
+})
+
 export async function listProjects(ctx: AuthedContext, query: ProjectListQuery): Promise<Page<PresentedProject>> {
-  const page = paging(query, DEFAULT_LIST)
-  const keyword = keywordOf(query)
-  const search = keyword
-    ? await keywordFilters(
-        ctx.deps.db.read,
-        projectSearch,
-        keyword,
-        sql`(instr(${projects.name_key}, ${keyword}) > 0 or instr(coalesce(${projects.code_key}, ''), ${keyword}) > 0)`,
-      )
-    : null
-  // The page and the total may find the keyword's rows differently (platform/data/search.ts), never other rows.
-  const where = (of: 'rows' | 'total') =>
-    projectScope.where(
-      ctx.actor.workspaceId,
-      search?.[of],
-      query.status ? eq(projects.status, query.status) : undefined,
-      query.principal_id !== undefined ? eq(projects.principal_id, query.principal_id) : undefined,
-      updatedSince(query, projects.updated_at),
-    )
-  const db = ctx.deps.db.read
-  const order = orderFor(
-    query,
-    { created_at: projects.created_at, updated_at: projects.updated_at, name: projects.name_key, id: projects.id, start_date: projects.start_date },
-    projects.id,
-  )
-  const result = await paginate(
-    page,
-    db
-      .select()
-      .from(projects)
-      .where(where('rows'))
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ total: count() }).from(projects).where(where('total')),
-  )
-  return { rows: await present(db, result.rows), meta: result.meta }
+  const result = await projectList(ctx, query)
+  return { rows: await present(ctx.deps.db.read, result.rows), meta: result.meta }
 }
 
 /** Live projects of the workspace among `ids`, as the detail answers them. */
@@ -189,9 +168,7 @@ export function deleteProject(ctx: AuthedContext, id: number) {
     const [{ open }] = await tx
       .select({ open: count() })
       .from(visits)
-      .where(
-        and(eq(visits.workspace_id, workspaceId), eq(visits.project_id, id), isNull(visits.deleted_at), inArray(visits.status, ['scheduled', 'in_progress'])),
-      )
+      .where(visitScope.where(workspaceId, eq(visits.project_id, id), inArray(visits.status, ['scheduled', 'in_progress'])))
     if (open > 0) throw new AppError('PROJECT_HAS_ACTIVE_VISITS', 'project still has scheduled or in-progress visits', { visit_count: open })
     const deleted = (await projectScope.softDelete(tx, workspaceId, id, ctx.deps.clock.now().toISOString()))!
     await audit({ entityType: 'project', entityId: id, entityName: before.name, action: 'deleted', oldValues: before })

@@ -12,26 +12,34 @@
  * (`summarizeTrack` of the pings that are not jumps), so `distance_m` is the route replay's.
  */
 import { eq, sql } from 'drizzle-orm'
-import { prepared, selectValues } from '../../db/prepared'
-import { memberships, roles, users, visitAssignees, visits } from '../../db/schema'
+import { prepared } from '../../db/prepared'
+import { locationPings, memberships, roles, teamMembers, users, visitAssignees, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { DEFAULT_LIST, pageMeta, paging, type Page } from '../../platform/data/pagination'
+import { workspaceScoped } from '../../platform/data/scope'
 import { localDayRange } from '../../lib/time-zones'
 import { keepsOnLine, summarizeTrack, type TrackPoint } from '../../lib/geo'
+import { selectValues } from '../../db/prepared'
 import type { FieldDayQuery, FieldDayRow } from './reports.schemas'
+
+/** The report reads other modules' tables, each through its workspace scope. */
+const membershipScope = workspaceScoped(memberships)
+const visitAssigneeScope = workspaceScoped(visitAssignees)
+const teamMemberScope = workspaceScoped(teamMembers)
+const pingScope = workspaceScoped(locationPings)
 
 /**
  * The field users of a day (see the top of the file). `team` and `user` are optional filters (null:
  * any); a team or user of another workspace matches nobody, since every table is read by workspace.
  */
 const FIELD_USERS_WHERE = sql`
-  ${memberships.workspace_id} = ${sql.placeholder('workspaceId')} and ${memberships.deleted_at} is null and ${users.deleted_at} is null
+  ${membershipScope.where(sql.placeholder('workspaceId'))} and ${users.deleted_at} is null
   and ((${roles.slug} = 'user' and ${memberships.is_active} = 1)
     or ${memberships.user_id} in (
       select va.user_id from visit_assignees va join visits v on v.id = va.visit_id
-      where va.workspace_id = ${sql.placeholder('workspaceId')} and va.visit_date = ${sql.placeholder('date')} and v.deleted_at is null))
+      where ${visitAssigneeScope.as('va').where(sql.placeholder('workspaceId'))} and va.visit_date = ${sql.placeholder('date')} and v.deleted_at is null))
   and (${sql.placeholder('teamId')} is null or ${memberships.user_id} in (
-    select tm.user_id from team_members tm where tm.workspace_id = ${sql.placeholder('workspaceId')} and tm.team_id = ${sql.placeholder('teamId')}))
+    select tm.user_id from team_members tm where ${teamMemberScope.as('tm').where(sql.placeholder('workspaceId'))} and tm.team_id = ${sql.placeholder('teamId')}))
   and (${sql.placeholder('userId')} is null or ${memberships.user_id} = ${sql.placeholder('userId')})`
 
 const fieldUsersPage = prepared((db) =>
@@ -90,7 +98,7 @@ const visitsByAssignee = prepared((db) =>
     .from(visitAssignees)
     .innerJoin(visits, eq(visits.id, visitAssignees.visit_id))
     .where(
-      sql`${visitAssignees.workspace_id} = ${sql.placeholder('workspaceId')} and ${visitAssignees.visit_date} = ${sql.placeholder('date')}
+      sql`${visitAssigneeScope.where(sql.placeholder('workspaceId'))} and ${visitAssignees.visit_date} = ${sql.placeholder('date')}
         and ${visitAssignees.user_id} in (select value from json_each(${sql.placeholder('userIds')})) and ${visits.deleted_at} is null`,
     )
     .groupBy(visitAssignees.user_id)
@@ -99,7 +107,7 @@ const visitsByAssignee = prepared((db) =>
 
 /** The users' pings of [from, until), by user then device time: one range of the (workspace, user, recorded_at, id) index per user. */
 export const PINGS_OF_USERS = `select user_id, lat, lng, recorded_at, flags from location_pings
-  where workspace_id = ? and user_id in (select value from json_each(?)) and recorded_at >= ? and recorded_at < ?
+  where ${pingScope.text()} and user_id in (select value from json_each(?)) and recorded_at >= ? and recorded_at < ?
   order by user_id, recorded_at, id`
 
 interface UserPings {

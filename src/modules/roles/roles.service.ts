@@ -12,7 +12,8 @@ import type { Db } from '../../db/client'
 import { memberships, roles } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, AppError, NotFound, ValidationFailed } from '../../lib/errors'
-import { keywordOf, orderFor, pageMeta, paginate, paging, updatedSince, type ListLimits, type Page } from '../../platform/data/pagination'
+import { pageMeta, paging, type ListLimits, type Page } from '../../platform/data/pagination'
+import { defineList } from '../../platform/data/list'
 import {
   compileGrants,
   grantsBeyond,
@@ -41,30 +42,16 @@ export function presentRole(role: RoleRow) {
 }
 export type PresentedRole = ReturnType<typeof presentRole>
 
+const roleList = defineList({
+  scope: roleScope,
+  search: { columns: [sql`lower(${roles.name})`] },
+  sort: { created_at: roles.created_at, updated_at: roles.updated_at, name: roles.name, id: roles.id },
+  defaultSort: { sort_by: 'id', sort_order: 'asc' },
+  limits: ROLE_LIST,
+})
+
 export async function listRoles(ctx: AuthedContext, query: RoleListQuery): Promise<Page<PresentedRole>> {
-  const page = paging(query, ROLE_LIST)
-  const keyword = keywordOf(query)
-  const where = roleScope.where(
-    ctx.actor.workspaceId,
-    keyword ? sql`instr(lower(${roles.name}), ${keyword}) > 0` : undefined,
-    updatedSince(query, roles.updated_at),
-  )
-  const order = orderFor(query, { created_at: roles.created_at, updated_at: roles.updated_at, name: roles.name, id: roles.id }, roles.id, {
-    sort_by: 'id',
-    sort_order: 'asc',
-  })
-  const db = ctx.deps.db.read
-  const result = await paginate(
-    page,
-    db
-      .select()
-      .from(roles)
-      .where(where)
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ total: count() }).from(roles).where(where),
-  )
+  const result = await roleList(ctx, query)
   return { rows: result.rows.map(presentRole), meta: result.meta }
 }
 

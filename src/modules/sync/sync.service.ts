@@ -32,6 +32,7 @@ import { and, eq, gt, isNull, lte, max, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared, preparedVariants } from '../../db/prepared'
 import { changeHorizons, changes, visitAssignees } from '../../db/schema'
+import { workspaceScoped } from '../../platform/data/scope'
 import type { AuthedContext } from '../../platform/context'
 import { AppError, ValidationFailed } from '../../lib/errors'
 import { decodeCursor, encodeCursor, type Cursor } from './sync.cursor'
@@ -44,6 +45,10 @@ type Awaitable<T> = T | Promise<T>
 /** Tombstones older than this are removed; a cursor from before them must start over (./sync.retention.ts). */
 export const TOMBSTONE_RETENTION_DAYS = 30
 
+/** A workspace's change log and how far back it still reaches. */
+const changeScope = workspaceScoped(changes)
+const changeHorizonScope = workspaceScoped(changeHorizons)
+
 const EXPIRED = 'this cursor is older than the change log keeps deletions (30 days): drop the local copy and sync again without a cursor'
 /** A stable reason (docs/API.md §Sync and change feed): what the caller may view changed since the cursor was issued. */
 export const GRANTS_CHANGED = 'your permissions changed since this cursor was issued: drop the local copy and sync again without a cursor'
@@ -52,14 +57,14 @@ const uptoOf = prepared((db) =>
   db
     .select({ upto: max(changes.seq) })
     .from(changes)
-    .where(eq(changes.workspace_id, sql.placeholder('workspaceId')))
+    .where(changeScope.where(sql.placeholder('workspaceId')))
     .prepare(),
 )
 const horizonOf = prepared((db) =>
   db
     .select({ seq: changeHorizons.seq })
     .from(changeHorizons)
-    .where(eq(changeHorizons.workspace_id, sql.placeholder('workspaceId')))
+    .where(changeHorizonScope.where(sql.placeholder('workspaceId')))
     .prepare(),
 )
 /** The highest seq ever handed out (SQLite's AUTOINCREMENT counter; never goes back, unlike max(seq)). */
@@ -70,8 +75,8 @@ const issuedUpTo = (db: Db) => db.all<{ seq: number }>(sql`select seq from sqlit
  * from) only live ones: a row deleted before the sync began was never sent, so it needs no tombstone.
  */
 const window = () =>
-  and(
-    eq(changes.workspace_id, sql.placeholder('workspaceId')),
+  changeScope.where(
+    sql.placeholder('workspaceId'),
     gt(changes.seq, sql.placeholder('after')),
     lte(changes.seq, sql.placeholder('upto')),
     or(gt(changes.seq, sql.placeholder('head')), eq(changes.op, 'upsert')),

@@ -5,17 +5,22 @@
  * audit log's (`teamScopeOf`, modules/audit-logs/audit-logs.service.ts); a user's teams are set by
  * the users module (`setUserTeams`).
  */
-import { and, asc, count, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
+import { asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, NotFound, ValidationFailed } from '../../lib/errors'
-import { DEFAULT_LIST, foldText, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/data/pagination'
+import { DEFAULT_LIST, foldText, type Page } from '../../platform/data/pagination'
+import { defineList } from '../../platform/data/list'
 import { workspaceScoped } from '../../platform/data/scope'
 import { withTransaction } from '../../platform/data/transaction'
 import type { TeamInput, TeamListQuery, TeamUpdateInput } from './teams.schemas'
 
 export const teamScope = workspaceScoped(teams)
+/** Team memberships (no soft delete: leaving a team deletes the row). */
+export const teamMemberScope = workspaceScoped(teamMembers)
+/** The workspace's memberships, for checks made here (users.service.ts owns them; importing it would make a cycle). */
+const membershipScope = workspaceScoped(memberships)
 
 /** Users of the workspace among `ids` (live membership). */
 export async function workspaceUserIds(db: Db, workspaceId: number, ids: number[]): Promise<Set<number>> {
@@ -24,7 +29,7 @@ export async function workspaceUserIds(db: Db, workspaceId: number, ids: number[
     .select({ id: memberships.user_id })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.user_id))
-    .where(and(eq(memberships.workspace_id, workspaceId), isNull(memberships.deleted_at), isNull(users.deleted_at), inArray(memberships.user_id, ids)))
+    .where(membershipScope.where(workspaceId, isNull(users.deleted_at), inArray(memberships.user_id, ids)))
   return new Set(rows.map((row) => row.id))
 }
 
@@ -72,32 +77,20 @@ async function findTeam(db: Db, workspaceId: number, id: number) {
   return team
 }
 
+const teamList = defineList({
+  scope: teamScope,
+  search: { columns: [teams.name_key] },
+  filters: {
+    leader_id: (id: number) => eq(teams.leader_id, id),
+    user_id: (id: number) => sql`${teams.id} in (select ${teamMembers.team_id} from ${teamMembers} where ${teamMembers.user_id} = ${id})`,
+  },
+  sort: { created_at: teams.created_at, updated_at: teams.updated_at, name: teams.name_key, id: teams.id },
+  limits: DEFAULT_LIST,
+})
+
 export async function listTeams(ctx: AuthedContext, query: TeamListQuery): Promise<Page<PresentedTeam>> {
-  const page = paging(query, DEFAULT_LIST)
-  const keyword = keywordOf(query)
-  const where = teamScope.where(
-    ctx.actor.workspaceId,
-    keyword ? sql`instr(${teams.name_key}, ${keyword}) > 0` : undefined,
-    query.leader_id !== undefined ? eq(teams.leader_id, query.leader_id) : undefined,
-    query.user_id !== undefined
-      ? sql`${teams.id} in (select ${teamMembers.team_id} from ${teamMembers} where ${teamMembers.user_id} = ${query.user_id})`
-      : undefined,
-    updatedSince(query, teams.updated_at),
-  )
-  const order = orderFor(query, { created_at: teams.created_at, updated_at: teams.updated_at, name: teams.name_key, id: teams.id }, teams.id)
-  const db = ctx.deps.db.read
-  const result = await paginate(
-    page,
-    db
-      .select()
-      .from(teams)
-      .where(where)
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ total: count() }).from(teams).where(where),
-  )
-  return { rows: await present(db, result.rows), meta: result.meta }
+  const result = await teamList(ctx, query)
+  return { rows: await present(ctx.deps.db.read, result.rows), meta: result.meta }
 }
 
 /** Live teams of the workspace among `ids`, as the detail answers them. */

@@ -17,22 +17,25 @@
  * Each guard is decided inside the write transaction, on what it reads; updates and creates also
  * ask once before hashing a password, so a refused request costs no hash.
  */
-import { and, count, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, passwordResets, refreshTokens, roles, teamMembers, teams, users } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AlreadyExists, AppError, NotFound, ValidationFailed } from '../../lib/errors'
-import { DEFAULT_LIST, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/data/pagination'
+import { DEFAULT_LIST, type Page } from '../../platform/data/pagination'
+import { defineList } from '../../platform/data/list'
 import { workspaceScoped } from '../../platform/data/scope'
-import { keywordFilters, searchIndex } from '../../platform/data/search'
+import { searchIndex } from '../../platform/data/search'
 import { withTransaction } from '../../platform/data/transaction'
 import { hashPassword } from '../../platform/passwords'
 import { can, compileGrants, grantsBeyond, grantsOfRole, type PermissionSet } from '../../platform/permissions'
 import { assertHoldsGrants, callerPermissions, membershipRoles, roleScope } from '../roles'
-import { assertWorkspaceTeams } from '../teams'
+import { assertWorkspaceTeams, teamMemberScope, teamScope } from '../teams'
 import type { CreateUserInput, UpdateUserInput, UserListQuery } from './users.schemas'
 
 export const membershipScope = workspaceScoped(memberships)
+/** Sessions: a refresh token belongs to one workspace (no soft delete: revoked, then pruned). */
+const refreshTokenScope = workspaceScoped(refreshTokens)
 
 /**
  * A new password (by reset, by the user, or set by an administrator) voids every outstanding reset
@@ -51,7 +54,7 @@ export async function setUserTeams(tx: Db, workspaceId: number, userId: number, 
   const current = await tx
     .select({ team_id: teamMembers.team_id })
     .from(teamMembers)
-    .where(and(eq(teamMembers.workspace_id, workspaceId), eq(teamMembers.user_id, userId)))
+    .where(teamMemberScope.where(workspaceId, eq(teamMembers.user_id, userId)))
   const wanted = new Set(teamIds)
   const remove = current.map((row) => row.team_id).filter((id) => !wanted.has(id))
   const have = new Set(current.map((row) => row.team_id))
@@ -74,7 +77,7 @@ const columns = {
   /** Live teams of the user in this workspace, as a comma list (split in `present`). */
   team_ids: sql<
     string | null
-  >`(select group_concat(${teamMembers.team_id}) from ${teamMembers} join ${teams} on ${teams.id} = ${teamMembers.team_id} and ${teams.deleted_at} is null where ${teamMembers.user_id} = ${users.id} and ${teamMembers.workspace_id} = ${memberships.workspace_id})`,
+  >`(select group_concat(${teamMembers.team_id}) from ${teamMembers} join ${teams} on ${teams.id} = ${teamMembers.team_id} and ${teams.deleted_at} is null where ${teamMembers.user_id} = ${users.id} and ${teamMemberScope.where(memberships.workspace_id)})`,
   created_at: users.created_at,
   updated_at: users.updated_at,
 }
@@ -111,41 +114,28 @@ async function findUser(db: Db, workspaceId: number, id: number): Promise<UserRo
   return row
 }
 
+const userList = defineList({
+  scope: membershipScope,
+  visibleTo: () => isNull(users.deleted_at),
+  select: (db, where) =>
+    db.select(columns).from(memberships).innerJoin(users, eq(users.id, memberships.user_id)).innerJoin(roles, eq(roles.id, memberships.role_id)).where(where),
+  count: (db, where) => db.select({ total: count() }).from(memberships).innerJoin(users, eq(users.id, memberships.user_id)).where(where),
+  search: { columns: [sql`lower(${users.name})`, users.email], index: userSearch },
+  filters: {
+    role_id: (id: number) => eq(memberships.role_id, id),
+    is_active: (active: boolean) => eq(memberships.is_active, active),
+    team_id: (id: number, ctx) =>
+      sql`${users.id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMemberScope.where(ctx.actor.workspaceId, eq(teamMembers.team_id, id))})`,
+  },
+  sort: { created_at: users.created_at, updated_at: users.updated_at, name: users.name, id: users.id, email: users.email },
+  tieBreaker: users.id,
+  limits: DEFAULT_LIST,
+  // A user's answer comes from the person and from their membership here (role, active flag).
+  updatedSince: [users.updated_at, memberships.updated_at],
+})
+
 export async function listUsers(ctx: AuthedContext, query: UserListQuery): Promise<Page<PresentedUser>> {
-  const page = paging(query, DEFAULT_LIST)
-  const keyword = keywordOf(query)
-  const search = keyword
-    ? await keywordFilters(
-        ctx.deps.db.read,
-        userSearch,
-        keyword,
-        or(sql`instr(lower(${users.name}), ${keyword}) > 0`, sql`instr(${users.email}, ${keyword}) > 0`)!,
-      )
-    : null
-  // The page and the total may find the keyword's rows differently (platform/data/search.ts), never other rows.
-  const conditions = [
-    query.role_id !== undefined ? eq(memberships.role_id, query.role_id) : undefined,
-    query.is_active !== undefined ? eq(memberships.is_active, query.is_active) : undefined,
-    query.team_id !== undefined
-      ? sql`${users.id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMembers.team_id} = ${query.team_id} and ${teamMembers.workspace_id} = ${ctx.actor.workspaceId})`
-      : undefined,
-    // A user's answer comes from the person and from their membership here (role, active flag).
-    updatedSince(query, users.updated_at, memberships.updated_at),
-  ]
-  const order = orderFor(query, { created_at: users.created_at, updated_at: users.updated_at, name: users.name, id: users.id, email: users.email }, users.id)
-  const db = ctx.deps.db.read
-  const result = await paginate(
-    page,
-    selectUsers(db, ctx.actor.workspaceId, search?.rows, ...conditions)
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    db
-      .select({ total: count() })
-      .from(memberships)
-      .innerJoin(users, eq(users.id, memberships.user_id))
-      .where(membershipScope.where(ctx.actor.workspaceId, isNull(users.deleted_at), search?.total, ...conditions)),
-  )
+  const result = await userList(ctx, query)
   return { rows: result.rows.map(present), meta: result.meta }
 }
 
@@ -319,11 +309,11 @@ export function deleteUser(ctx: AuthedContext, id: number) {
       .where(and(eq(memberships.user_id, id), isNull(memberships.deleted_at)))
     if (remaining === 0) await tx.update(users).set({ deleted_at: now, updated_at: now }).where(eq(users.id, id))
     // Gone from the workspace means gone from its teams, as member and as leader.
-    await tx.delete(teamMembers).where(and(eq(teamMembers.user_id, id), eq(teamMembers.workspace_id, ctx.actor.workspaceId)))
+    await tx.delete(teamMembers).where(teamMemberScope.where(ctx.actor.workspaceId, eq(teamMembers.user_id, id)))
     await tx
       .update(teams)
       .set({ leader_id: null, updated_at: now })
-      .where(and(eq(teams.workspace_id, ctx.actor.workspaceId), eq(teams.leader_id, id)))
+      .where(teamScope.whereIncludingDeleted(ctx.actor.workspaceId, eq(teams.leader_id, id)))
     await revokeSessions(tx, id, now, remaining === 0 ? undefined : ctx.actor.workspaceId)
     const result = { ...present(before), deleted_at: now }
     await audit({ entityType: 'user', entityId: id, entityName: before.name, action: 'deleted', oldValues: present(before) })
@@ -378,5 +368,10 @@ async function revokeSessions(tx: Db, userId: number, now: string, workspaceId?:
   await tx
     .update(refreshTokens)
     .set({ revoked_at: now })
-    .where(and(eq(refreshTokens.user_id, userId), isNull(refreshTokens.revoked_at), workspaceId ? eq(refreshTokens.workspace_id, workspaceId) : undefined))
+    .where(
+      workspaceId
+        ? refreshTokenScope.where(workspaceId, eq(refreshTokens.user_id, userId), isNull(refreshTokens.revoked_at))
+        : // Gone from every workspace: every session of the person ends, whichever workspace it was in.
+          and(eq(refreshTokens.user_id, userId), isNull(refreshTokens.revoked_at)),
+    )
 }

@@ -20,7 +20,7 @@ import { type PhotoBatch, withPhotos } from '../files'
 import { formScope, validateAnswers } from '../forms'
 import { notify } from '../notifications'
 import { canChangeSubmissions, canSubmit } from './visits.machine'
-import { findVisit, getSubmission, submissionsOfVisit } from './visits.queries'
+import { findVisit, getSubmission, submissionScope, submissionsOfVisit } from './visits.queries'
 import type { AddSubmissionInput, ApprovalInput, SubmitFormInput, SubmitFormsInput, SubmitItem } from './visits.schemas'
 import { VisitStateConflict } from './visits.service'
 
@@ -32,11 +32,10 @@ const openSubmissionsOfForm = prepared((db) =>
     .select()
     .from(submissions)
     .where(
-      and(
+      submissionScope.where(
+        sql.placeholder('workspaceId'),
         eq(submissions.visit_id, sql.placeholder('visitId')),
         eq(submissions.form_id, sql.placeholder('formId')),
-        eq(submissions.workspace_id, sql.placeholder('workspaceId')),
-        isNull(submissions.deleted_at),
         ne(submissions.status, 'completed'),
       ),
     )
@@ -57,7 +56,7 @@ async function findSubmission(tx: Db, workspaceId: number, visitId: number, id: 
   const [row] = await tx
     .select()
     .from(submissions)
-    .where(and(eq(submissions.id, id), eq(submissions.visit_id, visitId), eq(submissions.workspace_id, workspaceId), isNull(submissions.deleted_at)))
+    .where(submissionScope.where(workspaceId, eq(submissions.id, id), eq(submissions.visit_id, visitId)))
     .limit(1)
   if (!row) throw new NotFound('SUBMISSION')
   return row
@@ -176,14 +175,7 @@ async function decideTargets(tx: Db, ctx: AuthedContext, visitId: number, form: 
     ? await tx
         .select()
         .from(submissions)
-        .where(
-          and(
-            inArray(submissions.id, existingIds),
-            eq(submissions.visit_id, visitId),
-            eq(submissions.workspace_id, ctx.actor.workspaceId),
-            isNull(submissions.deleted_at),
-          ),
-        )
+        .where(submissionScope.where(ctx.actor.workspaceId, inArray(submissions.id, existingIds), eq(submissions.visit_id, visitId)))
     : []
   const byId = new Map(existing.map((row) => [row.id, row]))
   // An item without an id fills the form's oldest submission on the visit that is not yet
@@ -323,14 +315,7 @@ export function reviewSubmission(ctx: AuthedContext, id: number, input: Approval
     const [row] = await tx
       .select()
       .from(submissions)
-      .where(
-        and(
-          eq(submissions.id, id),
-          eq(submissions.workspace_id, ctx.actor.workspaceId),
-          isNull(submissions.deleted_at),
-          visitId !== undefined ? eq(submissions.visit_id, visitId) : undefined,
-        ),
-      )
+      .where(submissionScope.where(ctx.actor.workspaceId, eq(submissions.id, id), visitId !== undefined ? eq(submissions.visit_id, visitId) : undefined))
       .limit(1)
     if (!row) throw new NotFound('SUBMISSION')
     if (row.status !== 'completed' || row.approval_status !== 'pending') {

@@ -24,6 +24,10 @@ import { isCalendarDate } from '../../lib/dates'
 import { localDate } from '../../lib/time-zones'
 import { ValidationFailed } from '../../lib/errors'
 import { foldText } from '../../platform/data/pagination'
+import { outletScope } from '../outlets'
+import { projectScope } from '../projects'
+import { teamScope } from '../teams'
+import { membershipScope } from '../users'
 import { createVisits } from './visits.service'
 import { visitFilters } from './visits.queries'
 import type { CreateVisitInput, VisitListQuery } from './visits.schemas'
@@ -130,34 +134,25 @@ async function lookupsOf(ctx: AuthedContext, rows: Row[]) {
   const teamNames = foldedOf(rows, 'team_name')
   const emails = [...new Set(rows.flatMap((row) => list(row.assignee_emails)).map((email) => email.toLowerCase()))]
   const [outletRows, projectRows, teamRows, userRows] = await Promise.all([
-    outletCodes.length
-      ? db
-          .select({ id: outlets.id, key: outlets.code_key })
-          .from(outlets)
-          .where(and(eq(outlets.workspace_id, workspaceId), isNull(outlets.deleted_at), inArray(outlets.code_key, outletCodes)))
-      : [],
-    projectCodes.length
-      ? db
-          .select({ id: projects.id, key: projects.code_key })
-          .from(projects)
-          .where(and(eq(projects.workspace_id, workspaceId), isNull(projects.deleted_at), inArray(projects.code_key, projectCodes)))
-      : [],
-    teamNames.length
-      ? db
-          .select({ id: teams.id, key: teams.name_key })
-          .from(teams)
-          .where(and(eq(teams.workspace_id, workspaceId), isNull(teams.deleted_at), inArray(teams.name_key, teamNames)))
-      : [],
+    outletScope.findManyBy(db, workspaceId, outlets.code_key, outletCodes),
+    projectScope.findManyBy(db, workspaceId, projects.code_key, projectCodes),
+    teamScope.findManyBy(db, workspaceId, teams.name_key, teamNames),
     emails.length
       ? db
           .select({ id: users.id, key: users.email })
           .from(users)
-          .innerJoin(memberships, and(eq(memberships.user_id, users.id), eq(memberships.workspace_id, workspaceId), isNull(memberships.deleted_at)))
+          .innerJoin(memberships, membershipScope.where(workspaceId, eq(memberships.user_id, users.id)))
           .where(and(isNull(users.deleted_at), inArray(users.email, emails)))
       : [],
   ])
   const index = (entries: { id: number; key: string | null }[]) => new Map(entries.map((entry) => [entry.key!, entry.id]))
-  return { outletByCode: index(outletRows), projectByCode: index(projectRows), teamByName: index(teamRows), userByEmail: index(userRows) }
+  const byKey = <R extends { id: number }>(rows: R[], key: (row: R) => string | null) => index(rows.map((row) => ({ id: row.id, key: key(row) })))
+  return {
+    outletByCode: byKey(outletRows, (row) => row.code_key),
+    projectByCode: byKey(projectRows, (row) => row.code_key),
+    teamByName: byKey(teamRows, (row) => row.name_key),
+    userByEmail: index(userRows),
+  }
 }
 
 /** One row as a create input; what is wrong with it is noted in `errors` under `rows.<line>.<column>`. */

@@ -12,19 +12,9 @@ import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../lib/errors'
 import { locationOf } from '../../lib/geo'
 import { visitFlagNames } from './visits.integrity'
-import {
-  DEFAULT_LIST,
-  keywordOf,
-  orderFor,
-  pageMeta,
-  paginate,
-  paging,
-  updatedSince,
-  updatedSinceAt,
-  updatedSinceOf,
-  type Page,
-} from '../../platform/data/pagination'
+import { DEFAULT_LIST, keywordOf, orderFor, pageMeta, paging, updatedSinceAt, updatedSinceOf, type Page } from '../../platform/data/pagination'
 import { workspaceScoped } from '../../platform/data/scope'
+import { defineList } from '../../platform/data/list'
 import { prepared, preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
 import type { SubmissionListQuery, VisitListQuery } from './visits.schemas'
 
@@ -32,6 +22,8 @@ export type { SubmissionListQuery } from './visits.schemas'
 
 export const visitScope = workspaceScoped(visits)
 export const submissionScope = workspaceScoped(submissions)
+/** Who a visit is assigned to, with the visit's date (no soft delete: unassigning deletes the row). */
+export const visitAssigneeScope = workspaceScoped(visitAssignees)
 
 /** `mine`: only visits assigned to the caller (the phone). */
 export interface VisitAccess {
@@ -52,7 +44,7 @@ export const assignedTo = (userId: number | Placeholder) =>
  */
 export function assignedWithin(workspaceId: number | Placeholder, userId: number | Placeholder, from?: string | Placeholder, to?: string | Placeholder): SQL {
   return sql`${visits.id} in (select ${visitAssignees.visit_id} from ${visitAssignees}
-    where ${visitAssignees.workspace_id} = ${workspaceId} and ${visitAssignees.user_id} = ${userId}
+    where ${visitAssigneeScope.where(workspaceId, eq(visitAssignees.user_id, userId))}
       ${from !== undefined ? sql`and ${visitAssignees.visit_date} >= ${from}` : sql``} ${to !== undefined ? sql`and ${visitAssignees.visit_date} <= ${to}` : sql``})`
 }
 
@@ -431,15 +423,14 @@ export async function visitDetailsByIds(db: Db, workspaceId: number, ids: number
 const submissionsOfIdsInWorkspace = preparedVariants((db, mine: 'mine' | 'all') =>
   selectSubmissions(
     db,
-    and(
-      eq(submissions.workspace_id, sql.placeholder('workspaceId')),
-      isNull(submissions.deleted_at),
+    submissionScope.where(
+      sql.placeholder('workspaceId'),
       sql`${submissions.id} in (select value from json_each(${sql.placeholder('ids')}))`,
       mine === 'mine'
         ? sql`${submissions.visit_id} in (select ${visitAssignees.visit_id} from ${visitAssignees}
-            where ${visitAssignees.workspace_id} = ${sql.placeholder('workspaceId')} and ${visitAssignees.user_id} = ${sql.placeholder('userId')})`
+            where ${visitAssigneeScope.where(sql.placeholder('workspaceId'), eq(visitAssignees.user_id, sql.placeholder('userId')))})`
         : undefined,
-    )!,
+    ),
   ).prepare(),
 )
 
@@ -495,27 +486,44 @@ export async function activeVisit(ctx: AuthedContext) {
 export const needsVisit = (query: SubmissionListQuery, access: VisitAccess) =>
   access.mine || query.team_id !== undefined || query.project_id !== undefined || query.outlet_id !== undefined || !!query.date_from || !!query.date_to
 
+/** A submissions request: the query, and whose submissions (the caller's own visits, one visit). */
+type SubmissionListRequest = SubmissionListQuery & { access: VisitAccess & { visitId?: number } }
+
+/** The submissions list; its condition is also the CSV export's (`submissionFilters`). */
+const submissionList = defineList({
+  scope: submissionScope,
+  visibleTo: (ctx: AuthedContext, { access }: SubmissionListRequest) =>
+    and(
+      access.mine
+        ? sql`${submissions.visit_id} in (select ${visitAssignees.visit_id} from ${visitAssignees}
+          where ${visitAssigneeScope.where(ctx.actor.workspaceId, eq(visitAssignees.user_id, ctx.actor.userId))})`
+        : undefined,
+      access.visitId !== undefined ? eq(submissions.visit_id, access.visitId) : undefined,
+    ),
+  select: (db: Db, where: SQL) => selectSubmissions(db, where),
+  // The visit is joined for counting only when a filter needs it.
+  count: (db: Db, where: SQL, request: SubmissionListRequest) =>
+    needsVisit(request, request.access)
+      ? db.select({ total: count() }).from(submissions).innerJoin(visits, eq(visits.id, submissions.visit_id)).where(where)
+      : db.select({ total: count() }).from(submissions).where(where),
+  filters: {
+    visit_id: (id: number) => eq(submissions.visit_id, id),
+    approval_status: (status: NonNullable<SubmissionListQuery['approval_status']>) => eq(submissions.approval_status, status),
+    status: (status: NonNullable<SubmissionListQuery['status']>) => eq(submissions.status, status),
+    team_id: (id: number) => eq(visits.team_id, id),
+    project_id: (id: number) => eq(visits.project_id, id),
+    outlet_id: (id: number) => eq(visits.outlet_id, id),
+    form_id: (id: number) => eq(submissions.form_id, id),
+    user_id: (id: number) => eq(submissions.submitted_by, id),
+    date_from: (date: string) => gte(visits.visit_date, date),
+    date_to: (date: string) => lte(visits.visit_date, date),
+  },
+  sort: { created_at: submissions.created_at, updated_at: submissions.updated_at, submitted_at: submissions.submitted_at, id: submissions.id },
+  limits: DEFAULT_LIST,
+})
+
 export function submissionFilters(ctx: AuthedContext, query: SubmissionListQuery, access: VisitAccess & { visitId?: number }): SQL {
-  return and(
-    eq(submissions.workspace_id, ctx.actor.workspaceId),
-    isNull(submissions.deleted_at),
-    access.mine
-      ? sql`${submissions.visit_id} in (select ${visitAssignees.visit_id} from ${visitAssignees}
-          where ${visitAssignees.workspace_id} = ${ctx.actor.workspaceId} and ${visitAssignees.user_id} = ${ctx.actor.userId})`
-      : undefined,
-    access.visitId !== undefined ? eq(submissions.visit_id, access.visitId) : undefined,
-    query.visit_id !== undefined ? eq(submissions.visit_id, query.visit_id) : undefined,
-    query.approval_status ? eq(submissions.approval_status, query.approval_status) : undefined,
-    query.status ? eq(submissions.status, query.status) : undefined,
-    query.team_id !== undefined ? eq(visits.team_id, query.team_id) : undefined,
-    query.project_id !== undefined ? eq(visits.project_id, query.project_id) : undefined,
-    query.outlet_id !== undefined ? eq(visits.outlet_id, query.outlet_id) : undefined,
-    query.form_id !== undefined ? eq(submissions.form_id, query.form_id) : undefined,
-    query.user_id !== undefined ? eq(submissions.submitted_by, query.user_id) : undefined,
-    query.date_from ? gte(visits.visit_date, query.date_from) : undefined,
-    query.date_to ? lte(visits.visit_date, query.date_to) : undefined,
-    updatedSince(query, submissions.updated_at),
-  )!
+  return submissionList.where(ctx, { ...query, access })
 }
 
 export async function listSubmissions(
@@ -524,24 +532,7 @@ export async function listSubmissions(
   access: VisitAccess & { visitId?: number },
 ): Promise<Page<PresentedSubmission>> {
   if (access.visitId !== undefined) await findVisit(ctx.deps.db.read, ctx, access.visitId, access)
-  const page = paging(query, DEFAULT_LIST)
-  const where = submissionFilters(ctx, query, access)
-  const db = ctx.deps.db.read
-  const order = orderFor(
-    query,
-    { created_at: submissions.created_at, updated_at: submissions.updated_at, submitted_at: submissions.submitted_at, id: submissions.id },
-    submissions.id,
-  )
-  const result = await paginate(
-    page,
-    selectSubmissions(db, where)
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    needsVisit(query, access)
-      ? db.select({ total: count() }).from(submissions).innerJoin(visits, eq(visits.id, submissions.visit_id)).where(where)
-      : db.select({ total: count() }).from(submissions).where(where),
-  )
+  const result = await submissionList(ctx, { ...query, access })
   return { rows: result.rows.map(presentSubmission), meta: result.meta }
 }
 

@@ -17,7 +17,11 @@ import { AppError, IdempotentReplay, ValidationFailed } from '../../lib/errors'
 import { withTransaction, type TxScope } from '../../platform/data/transaction'
 import { type PhotoBatch, readPhotoExif, withPhotos } from '../files'
 import { notify } from '../notifications'
-import { formsOfProjects } from '../projects'
+import { formScope } from '../forms'
+import { outletScope } from '../outlets'
+import { formsOfProjects, projectScope } from '../projects'
+import { teamScope } from '../teams'
+import { membershipScope } from '../users'
 import { canAssign, type TransitionError, transition, type VisitAction } from './visits.machine'
 import { assignedTo, findVisit, visitDetail, visitScope, type VisitDetail } from './visits.queries'
 import { visitFlagMask } from './visits.integrity'
@@ -58,47 +62,19 @@ async function referenceErrors(tx: Db, workspaceId: number, items: CreateVisitIn
   const formIds = [...new Set(items.flatMap((item) => (item.submissions ?? []).map((s) => s.form_id)))]
 
   const [outletRows, projectRows, teamRows, userRows, formRows] = await Promise.all([
-    outletIds.length
-      ? tx
-          .select({ id: outlets.id, active: outlets.is_active })
-          .from(outlets)
-          .where(and(eq(outlets.workspace_id, workspaceId), isNull(outlets.deleted_at), inArray(outlets.id, outletIds)))
-      : [],
-    projectIds.length
-      ? tx
-          .select({ id: projects.id, status: projects.status })
-          .from(projects)
-          .where(and(eq(projects.workspace_id, workspaceId), isNull(projects.deleted_at), inArray(projects.id, projectIds)))
-      : [],
-    teamIds.length
-      ? tx
-          .select({ id: teams.id })
-          .from(teams)
-          .where(and(eq(teams.workspace_id, workspaceId), isNull(teams.deleted_at), inArray(teams.id, teamIds)))
-      : [],
+    outletScope.findManyBy(tx, workspaceId, outlets.id, outletIds),
+    projectScope.findManyBy(tx, workspaceId, projects.id, projectIds),
+    teamScope.findManyBy(tx, workspaceId, teams.id, teamIds),
     userIds.length
       ? tx
           .select({ id: memberships.user_id })
           .from(memberships)
           .innerJoin(users, eq(users.id, memberships.user_id))
-          .where(
-            and(
-              eq(memberships.workspace_id, workspaceId),
-              isNull(memberships.deleted_at),
-              eq(memberships.is_active, true),
-              isNull(users.deleted_at),
-              inArray(memberships.user_id, userIds),
-            ),
-          )
+          .where(membershipScope.where(workspaceId, eq(memberships.is_active, true), isNull(users.deleted_at), inArray(memberships.user_id, userIds)))
       : [],
-    formIds.length
-      ? tx
-          .select({ id: forms.id, title: forms.title })
-          .from(forms)
-          .where(and(eq(forms.workspace_id, workspaceId), isNull(forms.deleted_at), inArray(forms.id, formIds)))
-      : [],
+    formScope.findManyBy(tx, workspaceId, forms.id, formIds),
   ])
-  const outletById = new Map(outletRows.map((row) => [row.id, row]))
+  const outletById = new Map(outletRows.map((row) => [row.id, { id: row.id, active: row.is_active }]))
   const projectById = new Map(projectRows.map((row) => [row.id, row]))
   const teamSet = new Set(teamRows.map((row) => row.id))
   const userSet = new Set(userRows.map((row) => row.id))

@@ -9,12 +9,17 @@ import { prepared } from '../../db/prepared'
 import { locationPings, outlets, teams, type visits, workspaces } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AppError } from '../../lib/errors'
+import { workspaceScoped } from '../../platform/data/scope'
 import type { TxScope } from '../../platform/data/transaction'
 import type { PhotoExif } from '../files'
 import { JUMP_BITS } from '../../lib/geo'
 import { notify, workspaceAdminIds } from '../notifications'
 import { checkSite, photoFlags, travelFlags, type GeofenceMode, type VisitFlag } from './visits.integrity'
 import type { CheckInInput } from './visits.schemas'
+
+/** The outlet checked in at and the user's pings (their modules own these tables; importing their scopes would reach into them). */
+const outletScope = workspaceScoped(outlets)
+const pingScope = workspaceScoped(locationPings)
 
 const siteOfVisit = prepared((db) =>
   db
@@ -26,8 +31,9 @@ const siteOfVisit = prepared((db) =>
       workspaceRadius: workspaces.geofence_radius_m,
     })
     .from(outlets)
-    .innerJoin(workspaces, eq(workspaces.id, outlets.workspace_id))
-    .where(and(eq(outlets.id, sql.placeholder('outletId')), eq(outlets.workspace_id, sql.placeholder('workspaceId'))))
+    // The outlet's workspace is the caller's: its settings row is read by the same placeholder.
+    .innerJoin(workspaces, eq(workspaces.id, sql.placeholder('workspaceId')))
+    .where(outletScope.whereIncludingDeleted(sql.placeholder('workspaceId'), eq(outlets.id, sql.placeholder('outletId'))))
     .prepare(),
 )
 
@@ -41,8 +47,8 @@ const lastPingBefore = prepared((db) =>
     .select({ lat: locationPings.lat, lng: locationPings.lng, recorded_at: locationPings.recorded_at })
     .from(locationPings)
     .where(
-      and(
-        eq(locationPings.workspace_id, sql.placeholder('workspaceId')),
+      pingScope.where(
+        sql.placeholder('workspaceId'),
         eq(locationPings.user_id, sql.placeholder('userId')),
         lte(locationPings.recorded_at, sql.placeholder('at')),
         sql`${locationPings.flags} & ${sql.raw(String(JUMP_BITS))} = 0`,

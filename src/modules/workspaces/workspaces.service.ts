@@ -2,11 +2,13 @@
  * Workspaces: the tenant boundary. A workspace is born with its four built-in roles; a super_admin
  * may create more workspaces and reach them with /auth/switch-workspace (docs/API.md §Roles and permissions).
  */
-import { and, count, eq, isNull, sql } from 'drizzle-orm'
+import { and, count, eq, isNull, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, roles, workspaces } from '../../db/schema'
+import { acrossWorkspaces } from '../../platform/data/scope'
 import type { AuthedContext } from '../../platform/context'
-import { DEFAULT_LIST, keywordOf, orderFor, paginate, paging, updatedSince, type Page } from '../../platform/data/pagination'
+import { DEFAULT_LIST, type Page } from '../../platform/data/pagination'
+import { defineList } from '../../platform/data/list'
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLE_SLUGS, type BuiltinRoleSlug } from '../../platform/permissions'
 import { NotFound } from '../../lib/errors'
 import { canonicalTimeZone } from '../../lib/time-zones'
@@ -46,37 +48,34 @@ export function presentWorkspace(workspace: WorkspaceRow, role: string) {
   return { ...workspace, role }
 }
 
+/** A user lists the workspaces they belong to: their memberships in every workspace. */
+const userWorkspaces = acrossWorkspaces(memberships, 'a user lists the workspaces they belong to')
+
 /** Workspaces the caller is an active member of, with their role in each. */
-export async function listAccessibleWorkspaces(ctx: AuthedContext, query: WorkspaceListQuery): Promise<Page<ReturnType<typeof presentWorkspace>>> {
-  const page = paging(query, DEFAULT_LIST)
-  const keyword = keywordOf(query)
-  const where = and(
-    eq(memberships.user_id, ctx.actor.userId),
-    isNull(memberships.deleted_at),
-    eq(memberships.is_active, true),
-    keyword ? sql`instr(lower(${workspaces.name}), ${keyword}) > 0` : undefined,
-    updatedSince(query, workspaces.updated_at),
-  )
-  const order = orderFor(
-    query,
-    { created_at: workspaces.created_at, updated_at: workspaces.updated_at, name: workspaces.name, id: workspaces.id },
-    workspaces.id,
-    { sort_by: 'id', sort_order: 'asc' },
-  )
-  const db = ctx.deps.db.read
-  const result = await paginate(
-    page,
+const workspaceList = defineList({
+  scope: {
+    table: memberships,
+    whereFor: (ctx, ...conditions) =>
+      and(eq(memberships.user_id, ctx.actor.userId), isNull(memberships.deleted_at), eq(memberships.is_active, true), ...conditions)!,
+  },
+  select: (db: Db, where: SQL) =>
     db
       .select({ workspace: workspaces, role: roles.slug })
       .from(memberships)
-      .innerJoin(workspaces, eq(workspaces.id, memberships.workspace_id))
+      .innerJoin(workspaces, userWorkspaces.of(workspaces.id))
       .innerJoin(roles, eq(roles.id, memberships.role_id))
-      .where(where)
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ total: count() }).from(memberships).innerJoin(workspaces, eq(workspaces.id, memberships.workspace_id)).where(where),
-  )
+      .where(where),
+  count: (db: Db, where: SQL) => db.select({ total: count() }).from(memberships).innerJoin(workspaces, userWorkspaces.of(workspaces.id)).where(where),
+  search: { columns: [sql`lower(${workspaces.name})`] },
+  sort: { created_at: workspaces.created_at, updated_at: workspaces.updated_at, name: workspaces.name, id: workspaces.id },
+  defaultSort: { sort_by: 'id', sort_order: 'asc' },
+  tieBreaker: workspaces.id,
+  updatedSince: [workspaces.updated_at],
+  limits: DEFAULT_LIST,
+})
+
+export async function listAccessibleWorkspaces(ctx: AuthedContext, query: WorkspaceListQuery): Promise<Page<ReturnType<typeof presentWorkspace>>> {
+  const result = await workspaceList(ctx, query)
   return { rows: result.rows.map((row) => presentWorkspace(row.workspace, row.role)), meta: result.meta }
 }
 

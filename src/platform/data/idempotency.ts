@@ -15,14 +15,18 @@
  *
  * Expiry is checked at lookup; the hourly job only reclaims space.
  */
-import { and, eq, gt, inArray, lt, sql } from 'drizzle-orm'
+import { eq, gt, inArray, lt, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { removeInBatches, type Write } from '../../db/batches'
 import { prepared } from '../../db/prepared'
 import { idempotencyKeys } from '../../db/schema'
+import { workspaceScoped } from './scope'
 import type { Clock } from '../../lib/clock'
 import { sha256Hex } from '../../lib/crypto'
 import { AppError, IdempotentReplay, ValidationFailed } from '../../lib/errors'
+
+/** Keys are unique per workspace: the same key in two workspaces names two requests. */
+const idempotencyKeyScope = workspaceScoped(idempotencyKeys)
 
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key'
 export const IDEMPOTENCY_KEY_MAX = 64
@@ -67,8 +71,8 @@ const findFreshRecord = prepared((db) =>
     .select({ fingerprint: idempotencyKeys.fingerprint, status: idempotencyKeys.response_status, location: idempotencyKeys.location })
     .from(idempotencyKeys)
     .where(
-      and(
-        eq(idempotencyKeys.workspace_id, sql.placeholder('workspaceId')),
+      idempotencyKeyScope.where(
+        sql.placeholder('workspaceId'),
         eq(idempotencyKeys.key, sql.placeholder('key')),
         gt(idempotencyKeys.created_at, sql.placeholder('cutoff')),
       ),
@@ -201,7 +205,7 @@ export class IdempotencyStore {
     await tx
       .update(idempotencyKeys)
       .set({ location: `${claim.createdUnder}${id}` })
-      .where(and(eq(idempotencyKeys.workspace_id, claim.workspaceId), eq(idempotencyKeys.key, claim.key)))
+      .where(idempotencyKeyScope.where(claim.workspaceId, eq(idempotencyKeys.key, claim.key)))
   }
 
   /** Removes records past their 24 hours, `batch` per write transaction (../db/batches.ts); returns how many. */

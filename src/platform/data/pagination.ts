@@ -120,9 +120,3 @@ export function orderFor<C extends string>(
   const direction = (query.sort_order ?? defaults.sort_order) === 'asc' ? asc : desc
   return [direction(columns[query.sort_by ?? defaults.sort_by]), direction(tieBreaker)]
 }
-
-/** Runs a page query and its count together. */
-export async function paginate<T>(page: Paging, rows: Promise<T[]>, total: Promise<{ total: number }[]>): Promise<Page<T>> {
-  const [items, [counted]] = await Promise.all([rows, total])
-  return { rows: items, meta: pageMeta(page, counted?.total ?? 0) }
-}

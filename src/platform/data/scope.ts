@@ -3,18 +3,32 @@
  * whose every query carries `workspace_id = ?` (and `deleted_at IS NULL` for soft-deleting tables).
  * Another workspace's id therefore behaves exactly like a missing one, and inserts take
  * `workspace_id` from the caller's context, never from a body.
+ *
+ * Invariant: no file outside this one writes a `workspace_id` condition by hand (tests/tenant-scope.test.ts
+ * scans src/ for one). A query that needs the workspace condition asks its table's scope for it:
+ * - `where(ws, ...)`: live rows of the workspace, in a WHERE or in a join's ON; `ws` is an id, a
+ *   placeholder (prepared statements) or a column (rows of the same workspace as another table's row);
+ * - `whereIncludingDeleted(ws, ...)`: the same, soft-deleted rows included (history, restores, sweeps);
+ * - `as(alias)`: the same scope on an alias, for hand-written SQL that names the table `v`, `p`, ...;
+ * - `findManyBy(db, ws, column, values)`: live rows whose `column` is one of `values` (reference lookups).
+ * A query that must read several workspaces at once goes through `acrossWorkspaces(table, why)`, the
+ * only door out, whose `why` names the reason at the call site.
  */
-import { and, count, eq, getTableName, isNull, ne, type Placeholder, type SQL } from 'drizzle-orm'
-import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
+import { and, count, eq, getTableName, inArray, isNull, ne, sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
+import { alias, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client'
 
+/** A table owned by a workspace; `id` and `deleted_at` where it has them. */
 type WorkspaceTable = SQLiteTable & {
-  id: SQLiteColumn
+  id?: SQLiteColumn
   workspace_id: SQLiteColumn
   deleted_at?: SQLiteColumn
-  $inferSelect: { id: number; workspace_id: number }
-  $inferInsert: { workspace_id: number }
+  $inferSelect: { workspace_id: number }
+  $inferInsert: { workspace_id?: number }
 }
+
+/** Which workspace: an id, a prepared statement's placeholder, or a column of a joined row. */
+export type WorkspaceRef = number | Placeholder | AnyColumn
 
 export type Row<T extends WorkspaceTable> = T['$inferSelect']
 export type NewRow<T extends WorkspaceTable> = Omit<T['$inferInsert'], 'workspace_id' | 'id'>
@@ -22,7 +36,23 @@ export type NewRow<T extends WorkspaceTable> = Omit<T['$inferInsert'], 'workspac
 export interface WorkspaceScoped<T extends WorkspaceTable> {
   readonly table: T
   /** `workspace_id = ? [AND deleted_at IS NULL] [AND ...conditions]`; a placeholder for prepared statements. */
-  where(workspaceId: number | Placeholder, ...conditions: (SQL | undefined)[]): SQL
+  where(workspace: WorkspaceRef, ...conditions: (SQL | undefined)[]): SQL
+  /** `workspace_id = ? [AND ...conditions]`, soft-deleted rows included: history, restores, sweeps, retention. */
+  whereIncludingDeleted(workspace: WorkspaceRef, ...conditions: (SQL | undefined)[]): SQL
+  /**
+   * `+workspace_id = ?`: live rows of the workspace, with the unary `+` that keeps SQLite from picking an
+   * index that starts with `workspace_id` (for a query that must drive by another index, e.g. a rowid range).
+   */
+  whereUnindexed(workspace: WorkspaceRef, ...conditions: (SQL | undefined)[]): SQL
+  /** The same scope over `table AS alias`, for SQL written with a short name (`from visits v`). */
+  as(alias: string): WorkspaceScoped<T>
+  /**
+   * `where`'s condition as SQL text with one `?` for the workspace, for a statement kept as text and run
+   * with positional parameters (a hot path's read): the workspace is bound where the text puts it.
+   */
+  text(): string
+  /** Live rows of the workspace whose `column` is one of `values` (none for no values): reference lookups by id or key. */
+  findManyBy(db: Db, workspaceId: WorkspaceRef, column: SQLiteColumn, values: readonly unknown[]): Promise<Row<T>[]>
   find(db: Db, workspaceId: number, id: number): Promise<Row<T> | undefined>
   count(db: Db, workspaceId: number, ...conditions: (SQL | undefined)[]): Promise<number>
   /** Whether a live row other than `exceptId` already has `value` in `column` (uniqueness checks). */
@@ -33,21 +63,39 @@ export interface WorkspaceScoped<T extends WorkspaceTable> {
   softDelete(tx: Db, workspaceId: number, id: number, at: string): Promise<Row<T> | undefined>
 }
 
-export function workspaceScoped<T extends WorkspaceTable>(table: T): WorkspaceScoped<T> {
+export function workspaceScoped<T extends WorkspaceTable>(table: T, aliasName?: string): WorkspaceScoped<T> {
   // Drizzle's generic table types do not survive this level of abstraction: queries see a plain
   // table and untyped values; the public surface is typed.
   const plain: SQLiteTable = table
   const live = table.deleted_at ? isNull(table.deleted_at) : undefined
-  const where = (workspaceId: number | Placeholder, ...conditions: (SQL | undefined)[]) => and(eq(table.workspace_id, workspaceId), live, ...conditions)!
+  const where = (workspace: WorkspaceRef, ...conditions: (SQL | undefined)[]) => and(eq(table.workspace_id, workspace), live, ...conditions)!
+  const idOf = () => {
+    if (!table.id) throw new Error(`${getTableName(table)} has no id`)
+    return table.id
+  }
 
   return {
     table,
     where,
+    whereIncludingDeleted: (workspace, ...conditions) => and(eq(table.workspace_id, workspace), ...conditions)!,
+    whereUnindexed: (workspace, ...conditions) => and(sql`+${table.workspace_id} = ${workspace}`, live, ...conditions)!,
+    as: (name) => workspaceScoped(alias(table, name) as unknown as T, name),
+    text() {
+      const name = aliasName ?? getTableName(table)
+      return `"${name}"."workspace_id" = ?${table.deleted_at ? ` and "${name}"."deleted_at" is null` : ''}`
+    },
+    async findManyBy(db, workspaceId, column, values) {
+      if (values.length === 0) return []
+      return (await db
+        .select()
+        .from(plain)
+        .where(where(workspaceId, inArray(column, values as unknown[])))) as Row<T>[]
+    },
     async find(db, workspaceId, id) {
       const [row] = await db
         .select()
         .from(plain)
-        .where(where(workspaceId, eq(table.id, id)))
+        .where(where(workspaceId, eq(idOf(), id)))
         .limit(1)
       return row as Row<T> | undefined
     },
@@ -60,9 +108,9 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T): WorkspaceSc
     },
     async isTaken(db, workspaceId, column, value, exceptId) {
       const [row] = await db
-        .select({ id: table.id })
+        .select({ id: idOf() })
         .from(plain)
-        .where(where(workspaceId, eq(column, value), exceptId === undefined ? undefined : ne(table.id, exceptId)))
+        .where(where(workspaceId, eq(column, value), exceptId === undefined ? undefined : ne(idOf(), exceptId)))
         .limit(1)
       return row !== undefined
     },
@@ -77,7 +125,7 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T): WorkspaceSc
       const [row] = (await tx
         .update(plain)
         .set({ ...values, workspace_id: undefined, id: undefined } as never)
-        .where(where(workspaceId, eq(table.id, id)))
+        .where(where(workspaceId, eq(idOf(), id)))
         .returning()) as unknown[]
       return row as Row<T> | undefined
     },
@@ -86,9 +134,25 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T): WorkspaceSc
       const [row] = (await tx
         .update(plain)
         .set({ deleted_at: at, updated_at: at } as never)
-        .where(where(workspaceId, eq(table.id, id)))
+        .where(where(workspaceId, eq(idOf(), id)))
         .returning()) as unknown[]
       return row as Row<T> | undefined
     },
+  }
+}
+
+/**
+ * The one door out of a single workspace, for the few reads that are cross-workspace by design: the
+ * super_admin's audit list over every workspace they may audit, a user's own list of workspaces (and
+ * the actor lookup that joins a membership to its workspace), jobs that sweep every workspace, the
+ * change log. `why` says which at the call site, so `grep acrossWorkspaces` lists every exception.
+ */
+export function acrossWorkspaces<T extends { workspace_id: SQLiteColumn }>(table: T, why: string) {
+  void why
+  return {
+    /** Rows in any of these workspaces. */
+    in: (workspaceIds: (number | Placeholder)[]): SQL => inArray(table.workspace_id, workspaceIds),
+    /** Rows of the workspace named by `column` (a join to `workspaces.id`). */
+    of: (column: AnyColumn): SQL => eq(table.workspace_id, column),
   }
 }

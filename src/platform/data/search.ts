@@ -25,7 +25,7 @@
  * so the page keeps the scan condition; the total still counts the index's rows, which is cheaper than
  * testing every row of the table.
  */
-import { and, sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
+import { sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared } from '../../db/prepared'
 
@@ -86,14 +86,4 @@ export async function planKeyword(db: Db, index: SearchIndex, keyword: string): 
   if (!isIndexedKeyword(keyword)) return { rows: 'scan', total: 'scan' }
   const [{ n }] = (await index.probe(db).all({ phrase: ftsPhrase(keyword) })) as { n: number }[]
   return { rows: n > INDEX_DRIVEN_PAGE_MAX ? 'scan' : 'index', total: 'index' }
-}
-
-/**
- * The keyword conditions of a list for its page and its total: `scan` (the `instr` test) alone, or the
- * index's candidates confirmed by `scan`, as `planKeyword` chooses.
- */
-export async function keywordFilters(db: Db, index: SearchIndex, keyword: string, scan: SQL): Promise<{ rows: SQL; total: SQL }> {
-  const plan = await planKeyword(db, index, keyword)
-  const condition = (method: KeywordMethod) => (method === 'index' ? and(matchesIndex(index, ftsPhrase(keyword)), scan)! : scan)
-  return { rows: condition(plan.rows), total: condition(plan.total) }
 }

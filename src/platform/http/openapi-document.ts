@@ -314,9 +314,10 @@ function addErrorCode(responses: Record<string, Response>, code: ErrorCode) {
     existing.description = existing.description ? `${existing.description}, ${code}` : code
     // The kernel's codes carry no details: an entry documenting fixed ones now also allows the open object.
     const properties = (existing.content?.['application/json']?.schema as SchemaNode).properties!
-    const open = (ErrorEnvelope.properties.errors as unknown as SchemaNode)
+    const open = ErrorEnvelope.properties.errors as unknown as SchemaNode
     const details = properties.errors as SchemaNode
-    if (details.type !== 'object' || details.properties !== undefined) properties.errors = { anyOf: [...(details.anyOf ?? [details]), JSON.parse(JSON.stringify(open))] }
+    if (details.type !== 'object' || details.properties !== undefined)
+      properties.errors = { anyOf: [...(details.anyOf ?? [details]), JSON.parse(JSON.stringify(open))] }
   }
 }
 
