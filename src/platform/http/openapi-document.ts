@@ -58,11 +58,6 @@ export interface OpenApiDocument extends DocumentHead {
 }
 
 const ERROR_ENVELOPE_REF = '#/components/schemas/ErrorEnvelope'
-const errorResponse = (description: string, headers?: object) => ({
-  description,
-  ...(headers ? { headers } : {}),
-  content: { 'application/json': { schema: { $ref: ERROR_ENVELOPE_REF } } },
-})
 const header = (description: string, schema: object = { type: 'string' }) => ({ description, schema })
 const RETRY_AFTER = { 'Retry-After': header('Seconds to wait before trying again', { type: 'integer', minimum: 1 }) }
 
@@ -307,13 +302,13 @@ type Response = { description?: string; headers?: object; content?: Record<strin
 function addErrorCode(responses: Record<string, Response>, code: ErrorCode) {
   const status = String(codeToStatus(code))
   const existing = responses[status]
-  const codeSchema = (existing?.content?.['application/json']?.schema as SchemaNode | undefined)?.properties?.code as SchemaNode | undefined
+  const properties = (existing?.content?.['application/json']?.schema as SchemaNode | undefined)?.properties
+  const codeSchema = properties?.code as SchemaNode | undefined
   if (!existing) responses[status] = errorResponses([code])[status] as Response
-  else if (Array.isArray(codeSchema?.enum) && !codeSchema.enum.includes(code)) {
+  else if (properties && Array.isArray(codeSchema?.enum) && !codeSchema.enum.includes(code)) {
     codeSchema.enum.push(code)
     existing.description = existing.description ? `${existing.description}, ${code}` : code
     // The kernel's codes carry no details: an entry documenting fixed ones now also allows the open object.
-    const properties = (existing.content?.['application/json']?.schema as SchemaNode).properties!
     const open = ErrorEnvelope.properties.errors as unknown as SchemaNode
     const details = properties.errors as SchemaNode
     if (details.type !== 'object' || details.properties !== undefined)
