@@ -3,30 +3,18 @@
  * PRAGMAs on every connection (issue: "Transactions are the trap").
  */
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readlinkSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { count, eq, inArray, sql } from 'drizzle-orm'
 import { Database as SqliteDatabase } from 'bun:sqlite'
 import { ConfigError, loadConfig } from '../src/config/env'
-import { NestedTransaction, openDatabase, SerialQueue, type Database } from '../src/db/client'
+import { NestedTransaction, SerialQueue, type Database } from '../src/db/client'
 import { GroupCommit, WalSync } from '../src/db/group-commit'
 import { HashInsideTransaction, hashPassword, verifyPassword } from '../src/platform/passwords'
 import { removeInBatches } from '../src/db/batches'
 import { preparedShapes, preparedVariants } from '../src/db/prepared'
 import { auditLogs, workspaces } from '../src/db/schema'
-
-async function withDatabase(driver: 'bun-sqlite' | 'libsql', fn: (db: Database, dir: string) => Promise<void>, env: Record<string, string> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'ffos-db-'))
-  const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${join(dir, 'app.db')}`, DATABASE_DRIVER: driver, ...env }))
-  try {
-    await db.migrate()
-    await fn(db, dir)
-  } finally {
-    await db.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+import { withDatabase } from './support/database'
 
 const now = () => new Date().toISOString()
 const workspaceCount = async (db: Database) => (await db.read.select({ n: count() }).from(workspaces))[0].n

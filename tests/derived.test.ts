@@ -4,27 +4,12 @@
  * hand, and installed at start — idempotently, on both drivers.
  */
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
-import { loadConfig } from '../src/config/env'
-import { openDatabase, type Database } from '../src/db/client'
+import type { Database } from '../src/db/client'
 import { type DerivedObject, installDerived, OWNED_TRIGGER } from '../src/db/derived'
 import { derivedObjects, MODULES } from '../src/modules/index'
 import type { Module } from '../src/platform/manifest'
-
-async function withDatabase(driver: 'bun-sqlite' | 'libsql', fn: (db: Database) => Promise<void>) {
-  const dir = mkdtempSync(join(tmpdir(), 'ffos-derived-'))
-  const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${join(dir, 'app.db')}`, DATABASE_DRIVER: driver }))
-  try {
-    await db.migrate()
-    await fn(db)
-  } finally {
-    await db.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+import { withDatabase } from './support/database'
 
 /** The owned objects of the database: name → CREATE statement. */
 const owned = async (db: Database) => {

@@ -14,18 +14,7 @@ import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { loadConfig } from '../src/config/env'
 import { type Database, MIGRATIONS_FOLDER, openDatabase } from '../src/db/client'
 import { holidays, journeyPlans, journeyPlanStops, outlets, projects, users, visits, workspaces } from '../src/db/schema'
-
-async function withDatabase(driver: 'bun-sqlite' | 'libsql', fn: (db: Database) => Promise<void>) {
-  const dir = mkdtempSync(join(tmpdir(), 'ffos-plans-'))
-  const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${join(dir, 'app.db')}`, DATABASE_DRIVER: driver }))
-  try {
-    await db.migrate()
-    await fn(db)
-  } finally {
-    await db.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+import { withDatabase } from './support/database'
 
 const NOW = '2026-11-25T08:00:00.000Z'
 const stamps = { created_at: NOW, updated_at: NOW }

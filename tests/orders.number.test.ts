@@ -4,26 +4,11 @@
  * creates on both drivers.
  */
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { loadConfig } from '../src/config/env'
-import { type Database, openDatabase } from '../src/db/client'
+import type { Database } from '../src/db/client'
 import { orderCounters, workspaces } from '../src/db/schema'
 import { allocateOrderNumber, formatOrderNumber, parseOrderNumber } from '../src/modules/orders'
-
-async function withDatabase(driver: 'bun-sqlite' | 'libsql', fn: (db: Database) => Promise<void>) {
-  const dir = mkdtempSync(join(tmpdir(), 'ffos-order-number-'))
-  const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${join(dir, 'app.db')}`, DATABASE_DRIVER: driver }))
-  try {
-    await db.migrate()
-    await fn(db)
-  } finally {
-    await db.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+import { withDatabase } from './support/database'
 
 const now = '2026-11-25T01:00:00.000Z'
 async function twoWorkspaces(db: Database): Promise<[number, number]> {

@@ -4,26 +4,11 @@
  * docs/API.md §Orders are index searches.
  */
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { type SQL, desc, sql } from 'drizzle-orm'
-import { loadConfig } from '../src/config/env'
-import { type Database, openDatabase } from '../src/db/client'
+import type { Database } from '../src/db/client'
 import { salesOrders, workspaces } from '../src/db/schema'
 import { orderListWhere } from '../src/modules/orders'
-
-async function withDatabase(driver: 'bun-sqlite' | 'libsql', fn: (db: Database) => Promise<void>) {
-  const dir = mkdtempSync(join(tmpdir(), 'ffos-orders-'))
-  const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${join(dir, 'app.db')}`, DATABASE_DRIVER: driver }))
-  try {
-    await db.migrate()
-    await fn(db)
-  } finally {
-    await db.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+import { withDatabase } from './support/database'
 
 const rows = <T>(db: Database, query: SQL) => db.read.all(query) as Promise<T[]>
 const plan = async (db: Database, query: SQL) => (await rows<{ detail: string }>(db, sql`EXPLAIN QUERY PLAN ${query}`)).map((row) => row.detail).join('\n')

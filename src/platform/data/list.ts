@@ -104,8 +104,9 @@ export interface ListDefinition<T extends ListTable, S extends string, Q extends
 }
 
 /** One prepared shape of a list: how rows are ordered, how the keyword is found, which filters apply. */
-interface PreparedShape {
-  sortBy: string
+interface PreparedShape<S extends string = string> {
+  /** Absent: the list's default order (`orderFor`). */
+  sortBy?: S
   sortOrder: 'asc' | 'desc'
   rows: KeywordMethod | 'none'
   total: KeywordMethod | 'none'
@@ -128,7 +129,11 @@ export function defineList<T extends ListTable, S extends string, Q extends List
     : null
 
   /** 3. Filters present (not undefined, null or ''), in their declared order (a stable statement shape). */
-  const presentFilters = (query: Q) => filterEntries.filter(([key]) => ![undefined, null, ''].includes(query[key as keyof Q] as never))
+  const presentFilters = (query: Q) =>
+    filterEntries.filter(([key]) => {
+      const value: unknown = query[key as keyof Q]
+      return value !== undefined && value !== null && value !== ''
+    })
 
   /** 1. Scope, around everything else: the list's whole condition with values inline, the keyword found by `method`. */
   function whereOf(ctx: AuthedContext, query: Q, method: KeywordMethod | 'none' = 'scan'): SQL {
@@ -183,15 +188,15 @@ function checkedUpdatedColumns<T extends ListTable, S extends string, Q extends 
 }
 
 /** A prepared list request's shape: its order, how the keyword is found, the filters present (`updated_since` last). */
-function preparedShape(
-  query: { sort_by?: string; sort_order?: 'asc' | 'desc' },
-  defaults: { sort_by: string; sort_order: 'asc' | 'desc' } | undefined,
+function preparedShape<S extends string>(
+  query: { sort_by?: S; sort_order?: 'asc' | 'desc' },
+  defaults: { sort_by: S; sort_order: 'asc' | 'desc' } | undefined,
   methods: { rows: KeywordMethod | 'none'; total: KeywordMethod | 'none' },
   present: [string, unknown][],
   since: string | null,
-): PreparedShape {
+): PreparedShape<S> {
   return {
-    sortBy: query.sort_by ?? defaults?.sort_by ?? 'created_at',
+    sortBy: query.sort_by ?? defaults?.sort_by,
     sortOrder: query.sort_order ?? defaults?.sort_order ?? 'desc',
     rows: methods.rows,
     total: methods.total,
@@ -247,20 +252,20 @@ async function keywordPlan(search: Search, db: Db, keyword: string | null): Prom
 }
 
 /** A prepared list's page and total per shape, with placeholders where a request binds its values. */
-function preparedStatements<T extends ListTable, R>(parts: {
+function preparedStatements<T extends ListTable, R, S extends string>(parts: {
   scope: WorkspaceScoped<T>
   search: Search
   filterEntries: [string, (value: unknown) => SQL | undefined][]
   updatedColumns: AnyColumn[]
   select: (db: Db, where: SQL) => RowsQuery<R>
   total: (db: Db, where: SQL) => unknown
-  order: (sortBy: never, sortOrder: 'asc' | 'desc') => SQL[]
+  order: (sortBy: S | undefined, sortOrder: 'asc' | 'desc') => SQL[]
   max?: number
 }) {
   const byName = new Map(parts.filterEntries)
   const placeholder = (name: string) => sql.placeholder(name)
   return preparedShapes(
-    (db: Db, shape: PreparedShape) => {
+    (db: Db, shape: PreparedShape<S>) => {
       const filters = shape.filters.map((name) =>
         name === 'updated_since' ? updatedSinceAt(placeholder(name), ...parts.updatedColumns) : byName.get(name)!(placeholder(name)),
       )
@@ -273,7 +278,7 @@ function preparedStatements<T extends ListTable, R>(parts: {
       return {
         rows: parts
           .select(db, where(shape.rows))
-          .orderBy(...parts.order(shape.sortBy as never, shape.sortOrder))
+          .orderBy(...parts.order(shape.sortBy, shape.sortOrder))
           .limit(placeholder('limit'))
           .offset(placeholder('offset'))
           .prepare(),
