@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { validate } from '@readme/openapi-parser'
 import packageJson from '../package.json'
 import { SUBMISSION_STATUSES, VISIT_STATUSES } from '../src/db/schema'
-import { FEED_ENTITY_NAMES } from '../src/modules/sync'
+import { feedEntities } from '../src/platform/data/feed-entities'
 import { listedValues, scalarVersion } from '../src/platform/http/api-docs'
 import { checkIn, checkOut, HERE, newVisit, visitSite } from './factories'
 import { useTestApp } from './harness'
@@ -265,7 +265,8 @@ describe('the contract a client generator reads (docs/API.md "API contract")', (
     expect(Visit.properties.status.enum).toEqual([...VISIT_STATUSES])
     expect(VisitListItem.properties.status.enum).toEqual([...VISIT_STATUSES])
     expect(Submission.properties.status.enum).toEqual([...SUBMISSION_STATUSES])
-    expect(FeedChange.properties.entity.enum).toEqual([...FEED_ENTITY_NAMES])
+    expect(FeedChange.properties.entity.enum).toEqual(feedEntities().map((entity) => entity.name))
+    expect(FeedChange.properties.entity.enum).toHaveLength(15)
     expect(FeedChange.properties.op.enum).toEqual(['upsert', 'delete'])
   })
 

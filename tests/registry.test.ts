@@ -10,8 +10,8 @@ import { is } from 'drizzle-orm'
 import { getTableConfig, integer, SQLiteTable, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import * as schema from '../src/db/schema'
 import { derivedObjects, MODULES } from '../src/modules/index'
-import { FEED_ENTITIES } from '../src/modules/sync'
-import { type Module, PLATFORM_NOT_SYNCED } from '../src/platform/manifest'
+import { type Module, PLATFORM_NOT_SYNCED, registerModules } from '../src/platform/manifest'
+import { feedEntities, registerFeedEntities } from '../src/platform/data/feed-entities'
 import { workspaceFeed } from '../src/platform/data/sync-feed'
 
 interface TableShape {
@@ -59,7 +59,7 @@ const widgets = sqliteTable('widgets', {
 })
 const widgetsModule: Module = {
   name: 'widgets',
-  manifest: { syncFeed: [workspaceFeed('widgets', 'widget', 'widget.view')], searchIndex: [{ table: 'widgets', columns: ['name_key'] }] },
+  manifest: { syncFeed: [workspaceFeed('widgets', 'widget', 'widget.view', async () => [])], searchIndex: [{ table: 'widgets', columns: ['name_key'] }] },
 }
 
 describe('module registry', () => {
@@ -95,11 +95,37 @@ describe('module registry', () => {
       for (const feed of module.manifest?.syncFeed ?? [])
         if (feed.entity)
           declared.set(feed.entity.name, { webKey: feed.entity.webKey, mobileKey: feed.entity.mobileKey, assigned: feed.entity.reach === 'assignees' })
+    registerModules(MODULES.flatMap((module) => (module.manifest ? [module.manifest] : [])))
     expect(
-      Object.fromEntries(
-        FEED_ENTITIES.map((entity) => [entity.name, { webKey: entity.webKey, mobileKey: entity.mobileKey, assigned: entity.assigned ?? false }]),
-      ),
+      Object.fromEntries(feedEntities().map((entity) => [entity.name, { webKey: entity.webKey, mobileKey: entity.mobileKey, assigned: entity.assigned }])),
     ).toEqual(Object.fromEntries(declared))
+    // Every entity the phone and the integrations know, in module order; dropping a declaration drops it from the feeds.
+    expect(feedEntities().map((entity) => entity.name)).toEqual([
+      'channel_group',
+      'channel',
+      'account',
+      'sub_area',
+      'outlet',
+      'form',
+      'project',
+      'team',
+      'principal',
+      'product',
+      'user',
+      'role',
+      'visit',
+      'submission',
+      'attendance',
+    ])
+  })
+
+  test('an entity declared by two tables must be declared alike: a differing second declaration is refused at start', () => {
+    const load = async () => []
+    const feed = (mobile: boolean) => workspaceFeed('widgets', 'widget', 'widget.view', load, mobile)
+    expect(() => registerFeedEntities([feed(true), { ...feed(true), table: 'widget_links' }])).not.toThrow()
+    expect(feedEntities().map((entity) => entity.name)).toEqual(['widget'])
+    expect(() => registerFeedEntities([feed(true), feed(false)])).toThrow('the feed entity widget is declared twice, differently')
+    registerModules(MODULES.flatMap((module) => (module.manifest ? [module.manifest] : [])))
   })
 
   test('module names are their folders, once each', () => {

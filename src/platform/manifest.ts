@@ -14,6 +14,7 @@ import type { CounterDeclaration } from './observability'
 import { type PermissionDeclaration, registerPermissions } from './permissions'
 import type { SearchIndexDeclaration } from './data/search-index'
 import type { SyncFeed } from './data/sync-feed'
+import { registerFeedEntities } from './data/feed-entities'
 
 export interface ModuleManifest {
   /** In the order GET /office/v1/permissions lists them. */
@@ -24,7 +25,10 @@ export interface ModuleManifest {
   socketChannels?: readonly SocketChannel[]
   /** Counters on GET /api/metrics, kept with `ctx.deps.metrics.add(name, n)` (./observability.ts). */
   counters?: readonly CounterDeclaration[]
-  /** Its tables in the change log (GET /app/v1/sync, GET /office/v1/changes): the triggers are generated from these (./sync-feed.ts). */
+  /**
+   * Its tables in the change log (GET /app/v1/sync, GET /office/v1/changes): the triggers are generated from these
+   * (./data/sync-feed.ts), and each entity's `load` is what the feeds carry of it (./data/feed-entities.ts).
+   */
   syncFeed?: readonly SyncFeed[]
   /** Its tables' keyword-search indexes: FTS5 tables and triggers generated from these (./search-index.ts). */
   searchIndex?: readonly SearchIndexDeclaration[]
@@ -42,6 +46,7 @@ export const PLATFORM_NOT_SYNCED: Readonly<Record<string, string>> = {
 export function registerModules(manifests: readonly ModuleManifest[]) {
   registerPermissions(manifests.flatMap((manifest) => manifest.permissions ?? []))
   registerAuditEntityTypes(manifests.flatMap((manifest) => manifest.auditEntityTypes ?? []))
+  registerFeedEntities(manifests.flatMap((manifest) => manifest.syncFeed ?? []))
 }
 
 /**

@@ -1,4 +1,5 @@
 /** What the catalogue module declares to the kernel (../../platform/manifest.ts). */
+import { principalsByIds, productsByIds } from './catalogue.service'
 import type { ModuleManifest } from '../../platform/manifest'
 import { workspaceFeed } from '../../platform/data/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
@@ -10,9 +11,9 @@ export const catalogueManifest = {
   ],
   auditEntityTypes: ['principal', 'product'],
   syncFeed: [
-    workspaceFeed('principals', 'principal', 'principal.view'),
+    workspaceFeed('principals', 'principal', 'principal.view', principalsByIds),
     // A product shows its principal {id, name}.
-    { ...workspaceFeed('products', 'product', 'product.view'), shows: [{ table: 'principals', columns: ['name'], via: 'principal_id' }] },
+    { ...workspaceFeed('products', 'product', 'product.view', productsByIds), shows: [{ table: 'principals', columns: ['name'], via: 'principal_id' }] },
   ],
   searchIndex: [
     { table: 'products', columns: ['name_key', 'sku_key'] },

@@ -1,4 +1,5 @@
 /** What the outlets module declares to the kernel (../../platform/manifest.ts). */
+import { outletsByIds } from './outlets.service'
 import type { ModuleManifest } from '../../platform/manifest'
 import { workspaceFeed } from '../../platform/data/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
@@ -8,7 +9,7 @@ export const outletsManifest = {
   auditEntityTypes: ['outlet'],
   syncFeed: [
     {
-      ...workspaceFeed('outlets', 'outlet', 'outlet.view'),
+      ...workspaceFeed('outlets', 'outlet', 'outlet.view', outletsByIds),
       // An outlet shows its account {id, name, channel_id} and its sub-area {id, name}.
       shows: [
         { table: 'accounts', columns: ['name', 'channel_id'], via: 'account_id' },

@@ -1,4 +1,5 @@
 /** What the projects module declares to the kernel (../../platform/manifest.ts). */
+import { projectsByIds } from './projects.service'
 import type { ModuleManifest } from '../../platform/manifest'
 import { workspaceFeed } from '../../platform/data/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
@@ -8,7 +9,7 @@ export const projectsManifest = {
   auditEntityTypes: ['project'],
   syncFeed: [
     {
-      ...workspaceFeed('projects', 'project', 'project.view'),
+      ...workspaceFeed('projects', 'project', 'project.view', projectsByIds),
       // A project lists its forms with their titles.
       shows: [
         {

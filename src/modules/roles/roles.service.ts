@@ -7,7 +7,7 @@
  * the role they hold. `assertHoldsGrants` is the one place that decides "the caller holds every
  * permission of that role"; the users service asks it too before giving anyone a role.
  */
-import { and, count, eq, isNull, ne, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { memberships, roles } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
@@ -41,6 +41,16 @@ export function presentRole(role: RoleRow) {
   return { ...rest, permissions: grantsOfRole(role) }
 }
 export type PresentedRole = ReturnType<typeof presentRole>
+
+/** The live roles among `ids`, as their detail answers them (the change feeds' loader). */
+export async function rolesByIds(db: Db, workspaceId: number, ids: number[]) {
+  return (
+    await db
+      .select()
+      .from(roles)
+      .where(roleScope.where(workspaceId, inArray(roles.id, ids)))
+  ).map(presentRole)
+}
 
 const roleList = defineList({
   scope: roleScope,

@@ -8,14 +8,14 @@
  */
 import { createHash } from 'node:crypto'
 import { can, type PermissionSet } from '../../platform/permissions'
-import { FEED_ENTITIES, type FeedEntity } from './sync.entities'
+import { type FeedEntity, feedEntities } from '../../platform/data/feed-entities'
 
 /** The phone's entities: those its role may view on mobile. */
 export const phoneEntities = (permissions: PermissionSet): FeedEntity[] =>
-  FEED_ENTITIES.filter((entity) => entity.mobileKey !== null && can(permissions, entity.mobileKey, 'mobile', 'view'))
+  feedEntities().filter((entity) => entity.mobileKey !== null && can(permissions, entity.mobileKey, 'mobile', 'view'))
 
 /** The office feed's entities: those whose office list the caller may read on the web. */
-export const officeEntities = (permissions: PermissionSet): FeedEntity[] => FEED_ENTITIES.filter((entity) => can(permissions, entity.webKey, 'web', 'view'))
+export const officeEntities = (permissions: PermissionSet): FeedEntity[] => feedEntities().filter((entity) => can(permissions, entity.webKey, 'web', 'view'))
 
 export function grantsVersion(feed: 'phone' | 'office', entities: readonly FeedEntity[]): string {
   const names = entities.map((entity) => entity.name).sort()

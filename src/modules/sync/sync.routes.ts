@@ -6,13 +6,14 @@ import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http/http'
 import { ok } from '../../platform/http/reply'
 import { Envelope, responses } from '../../platform/http/schema'
-import { ChangesQuery, FeedPage, FeedQuery } from './sync.schemas'
+import { feedEntities } from '../../platform/data/feed-entities'
+import { FeedQuery, feedSchemas } from './sync.schemas'
 import { officeChanges, syncForPhone } from './sync.service'
 
-const Feed = Envelope(FeedPage)
-
-export const syncRoutes = (platform: PlatformPlugin) =>
-  new Elysia({ tags: ['Sync'] })
+export const syncRoutes = (platform: PlatformPlugin) => {
+  const { FeedPage, ChangesQuery } = feedSchemas(feedEntities().map((entity) => entity.name))
+  const Feed = Envelope(FeedPage)
+  return new Elysia({ tags: ['Sync'] })
     .use(platform)
     .get('/app/v1/sync', async ({ ctx, query }) => ok(await syncForPhone(ctx, query), 'SYNC_OK', 'Success'), {
       auth: true,
@@ -28,3 +29,4 @@ export const syncRoutes = (platform: PlatformPlugin) =>
         summary: 'Change feed of the business entities of the workspace you may view (each needs its list’s view permission), for integrations that poll',
       },
     })
+}

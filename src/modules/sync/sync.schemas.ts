@@ -1,30 +1,26 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { named, OneOf } from '../../platform/http/schema'
-import { FEED_ENTITY_NAMES } from './sync.entities'
 
 export const SYNC_LIMIT = { defaultLimit: 500, maxLimit: 1000 }
 
-export const FeedChange = named(
-  'FeedChange',
+/** One change row; `entity` is a closed vocabulary: the entities the modules declare (their `syncFeed`). */
+const feedChange = (entities: readonly string[]) =>
   Type.Object({
-    entity: Type.String({ enum: [...FEED_ENTITY_NAMES], description: 'The entity type of the row' }),
+    entity: Type.String({ enum: [...entities], description: 'The entity type of the row' }),
     id: Type.Integer(),
     op: Type.String({ enum: ['upsert', 'delete'], description: '`upsert` (with `data`) or `delete`' }),
     data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'upsert only: the object the entity’s detail route answers' })),
-  }),
-)
-export type FeedChange = Static<typeof FeedChange>
+  })
+export type FeedChange = Static<ReturnType<typeof feedChange>>
 
-export const FeedPage = named(
-  'FeedPage',
+const feedPage = (change: ReturnType<typeof feedChange>) =>
   Type.Object({
-    changes: Type.Array(FeedChange),
+    changes: Type.Array(change),
     cursor: Type.String({ description: 'Opaque; send it back as `cursor` for what changed after this page' }),
     has_more: Type.Boolean({ description: 'true: ask again at once with `cursor`' }),
-  }),
-)
-export type FeedPage = Static<typeof FeedPage>
+  })
+export type FeedPage = Static<ReturnType<typeof feedPage>>
 
 const feedQuery = {
   cursor: t.Optional(
@@ -41,9 +37,19 @@ const feedQuery = {
 export const FeedQuery = t.Object(feedQuery)
 export type FeedQuery = Static<typeof FeedQuery>
 
+const changesQuery = (entities: readonly string[]) =>
+  t.Object({
+    ...feedQuery,
+    entity: t.Optional(OneOf(entities, { description: 'Only this entity type; 403 when you may not view it (its list’s view permission)' })),
+  })
 /** GET /office/v1/changes */
-export const ChangesQuery = t.Object({
-  ...feedQuery,
-  entity: t.Optional(OneOf(FEED_ENTITY_NAMES, { description: 'Only this entity type; 403 when you may not view it (its list’s view permission)' })),
-})
-export type ChangesQuery = Static<typeof ChangesQuery>
+export type ChangesQuery = Static<ReturnType<typeof changesQuery>>
+
+/**
+ * The feed's schemas over the registered entities (the manifests are registered before routes are
+ * built, so the route plugin builds these: the document's enum is the registry, never a copy of it).
+ */
+export function feedSchemas(entities: readonly string[]) {
+  const FeedChange = named('FeedChange', feedChange(entities))
+  return { FeedChange, FeedPage: named('FeedPage', feedPage(FeedChange)), ChangesQuery: changesQuery(entities) }
+}

@@ -36,7 +36,7 @@ import { workspaceScoped } from '../../platform/data/scope'
 import type { AuthedContext } from '../../platform/context'
 import { AppError, ValidationFailed } from '../../lib/errors'
 import { decodeCursor, encodeCursor, type Cursor } from './sync.cursor'
-import type { FeedEntity } from './sync.entities'
+import type { FeedEntity } from '../../platform/data/feed-entities'
 import { grantsVersion, officeEntities, phoneEntities } from './sync.grants'
 import { type ChangesQuery, type FeedChange, type FeedPage, type FeedQuery, SYNC_LIMIT } from './sync.schemas'
 

@@ -1,4 +1,5 @@
 /** What the teams module declares to the kernel (../../platform/manifest.ts). */
+import { teamsByIds } from './teams.service'
 import type { ModuleManifest } from '../../platform/manifest'
 import { membershipRows, workspaceFeed } from '../../platform/data/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
@@ -7,7 +8,7 @@ export const teamsManifest = {
   permissions: entityPermissions('team', 'teams', 'teams'),
   auditEntityTypes: ['team'],
   syncFeed: [
-    workspaceFeed('teams', 'team', 'team.view', false),
+    workspaceFeed('teams', 'team', 'team.view', teamsByIds, false),
     // A member added or removed changes the team and the user (a user lists the ids of their live teams).
     {
       table: 'team_members',

@@ -1,9 +1,12 @@
 /** What the users module declares to the kernel (../../platform/manifest.ts). */
+import { usersByIds } from './users.service'
 import type { ModuleManifest } from '../../platform/manifest'
 import { membershipRows, type SyncFeed } from '../../platform/data/sync-feed'
 import { entityPermissions } from '../../platform/permissions'
 
-const user = { name: 'user', reach: 'workspace', deletes: 'soft', webKey: 'user.view', mobileKey: null } satisfies NonNullable<SyncFeed['entity']>
+const user = { name: 'user', reach: 'workspace', deletes: 'soft', webKey: 'user.view', mobileKey: null, load: usersByIds } satisfies NonNullable<
+  SyncFeed['entity']
+>
 
 export const usersManifest = {
   permissions: entityPermissions('user', 'users', 'administration'),

@@ -1,4 +1,5 @@
 /** What the visits module declares to the kernel (../../platform/manifest.ts). */
+import { submissionsByIds, visitDetailsByIds } from './visits.queries'
 import { topics } from '../../platform/realtime/hub'
 import type { ModuleManifest } from '../../platform/manifest'
 import { can } from '../../platform/permissions'
@@ -35,7 +36,7 @@ export const visitsManifest = {
   syncFeed: [
     {
       table: 'visits',
-      entity: { name: 'visit', visit: 'id', ...visitEntity },
+      entity: { name: 'visit', visit: 'id', ...visitEntity, load: visitDetailsByIds },
       // A visit shows its outlet {id, name, address}, its project {id, name} and its team {id, name}.
       shows: [
         { table: 'outlets', columns: ['name', 'address'], via: 'outlet_id' },
@@ -43,7 +44,7 @@ export const visitsManifest = {
         { table: 'teams', columns: ['name'], via: 'team_id' },
       ],
     },
-    { table: 'submissions', entity: { name: 'submission', visit: 'visit_id', ...visitEntity }, refreshes: [theVisit] },
+    { table: 'submissions', entity: { name: 'submission', visit: 'visit_id', ...visitEntity, load: submissionsByIds }, refreshes: [theVisit] },
     { table: 'visit_logs', events: ['insert'], refreshes: [theVisit] },
     { table: 'visit_assignees', events: ['insert', 'delete'], assigns: { visit: 'visit_id', user: 'user_id' } },
   ],

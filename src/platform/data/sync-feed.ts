@@ -10,7 +10,15 @@
  * trigger from a changed one by comparing the text. The statements are those migrations 0015 and
  * 0018 wrote by hand; tests/derived.test.ts holds the two sets equal.
  */
+import type { Db } from '../../db/client'
 import type { DerivedObject } from '../../db/derived'
+
+/**
+ * Loads the live rows among `ids` as the entity's detail route answers them (one query per entity per
+ * page), so a feed's `upsert.data` is exactly that detail. `assignee` is the phone caller for entities
+ * that reach assignees only (only theirs), null on the office feed; other entities ignore it.
+ */
+export type FeedLoader = (db: Db, workspaceId: number, ids: number[], assignee: number | null) => Promise<{ id: number }[]>
 
 export type RowEvent = 'insert' | 'update' | 'delete'
 /** The trigger's row: `NEW` on insert and update, `OLD` on delete. */
@@ -59,6 +67,8 @@ export interface SyncFeed {
     mobileKey: string | null
     /** The rows a write changes when the entity is not the row itself (a user is their membership of the workspace). */
     rows?: RowsOf
+    /** Its rows as the feeds carry them: the owning module's "detail as answered" over a page of ids. */
+    load: FeedLoader
   }
   /** Which writes are changes (default all three). */
   events?: readonly RowEvent[]
@@ -162,9 +172,9 @@ export const membershipRows = (source: string, live: string, where = '') =>
   `SELECT m.workspace_id AS ws, m.user_id AS id, CASE WHEN ${live} AND u.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM ${source} m JOIN users u ON u.id = m.user_id${where}`
 
 /** A table of master data: every phone of the workspace whose holder may view it gets it (the same key on both faces). */
-export const workspaceFeed = (table: string, entity: string, key: string, mobile = true): SyncFeed => ({
+export const workspaceFeed = (table: string, entity: string, key: string, load: FeedLoader, mobile = true): SyncFeed => ({
   table,
-  entity: { name: entity, reach: 'workspace', deletes: 'soft', webKey: key, mobileKey: mobile ? key : null },
+  entity: { name: entity, reach: 'workspace', deletes: 'soft', webKey: key, mobileKey: mobile ? key : null, load },
 })
 
 /** The change-log triggers of every declared feed, in declaration order. */
