@@ -90,14 +90,14 @@ describe('module registry', () => {
   })
 
   test('the feeds the sync routes serve are the declared entities, with the declared permissions', () => {
-    const declared = new Map<string, { webKey: string; mobileKey: string | null; assigned: boolean }>()
+    const declared = new Map<string, { webKey: string; mobileKey: string | null; reach: 'workspace' | 'assignees' | 'owner' }>()
     for (const module of MODULES)
       for (const feed of module.manifest?.syncFeed ?? [])
         if (feed.entity)
-          declared.set(feed.entity.name, { webKey: feed.entity.webKey, mobileKey: feed.entity.mobileKey, assigned: feed.entity.reach === 'assignees' })
+          declared.set(feed.entity.name, { webKey: feed.entity.webKey, mobileKey: feed.entity.mobileKey, reach: feed.entity.reach })
     registerModules(MODULES.flatMap((module) => (module.manifest ? [module.manifest] : [])))
     expect(
-      Object.fromEntries(feedEntities().map((entity) => [entity.name, { webKey: entity.webKey, mobileKey: entity.mobileKey, assigned: entity.assigned }])),
+      Object.fromEntries(feedEntities().map((entity) => [entity.name, { webKey: entity.webKey, mobileKey: entity.mobileKey, reach: entity.reach }])),
     ).toEqual(Object.fromEntries(declared))
     // Every entity the phone and the integrations know, in module order; dropping a declaration drops it from the feeds.
     expect(feedEntities().map((entity) => entity.name)).toEqual([

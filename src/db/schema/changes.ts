@@ -26,6 +26,8 @@ export const changes = sqliteTable(
     op: text('op').$type<ChangeOp>().notNull(),
     user_id: integer('user_id'),
     visit_id: integer('visit_id'),
+    /** For an entity that reaches its owner only (a sales order, its creator): the one user whose phone gets the row. */
+    owner_id: integer('owner_id'),
     created_at: text('created_at').notNull(),
   },
   (t) => [

@@ -54,6 +54,11 @@ export const visits = sqliteTable(
     source: text('source').$type<VisitSource>().notNull().default('manual'),
     /** The visit's place in the day's route (a plan stop's sequence, or the day-route optimizer's order). */
     route_sequence: integer('route_sequence'),
+    /**
+     * An effective call: the visit has an order that is not rejected or cancelled. Kept by triggers on
+     * sales_orders (drizzle/0024_effective_calls.sql), never written by the service.
+     */
+    effective: integer('effective', { mode: 'boolean' }).notNull().default(false),
     created_at: createdAt(),
     updated_at: updatedAt(),
     deleted_at: deletedAt(),

@@ -84,8 +84,9 @@ const window = () =>
 const columns = { seq: changes.seq, entity: changes.entity, entity_id: changes.entity_id }
 
 /**
- * The phone's rows: shared entities it may see (as a JSON list), and visits and submissions of
- * visits assigned to the caller now, plus tombstones addressed to the caller.
+ * The phone's rows: shared entities it may see (a JSON list), entities of visits assigned to the caller
+ * now (`assigned`: visits and submissions), entities the caller owns (`owned`: their sales orders), plus
+ * tombstones addressed to the caller.
  */
 const phoneRows = prepared((db) =>
   db
@@ -96,9 +97,9 @@ const phoneRows = prepared((db) =>
         window(),
         or(
           and(isNull(changes.user_id), sql`${changes.entity} in (select value from json_each(${sql.placeholder('shared')}))`),
+          and(isNull(changes.user_id), eq(changes.owner_id, sql.placeholder('userId')), sql`${changes.entity} in (select value from json_each(${sql.placeholder('owned')}))`),
           and(
-            sql`${sql.placeholder('visits')} = 1`,
-            sql`${changes.entity} in ('visit', 'submission')`,
+            sql`${changes.entity} in (select value from json_each(${sql.placeholder('assigned')}))`,
             or(
               eq(changes.user_id, sql.placeholder('userId')),
               and(
@@ -204,7 +205,7 @@ async function readPage(
   for (const [name, ids] of idsByEntity) {
     const entity = feed.entities.find((candidate) => candidate.name === name)
     if (!entity) continue
-    for (const item of await entity.load(db, workspaceId, ids, entity.assigned ? feed.assignee : null)) found.set(`${name}:${item.id}`, item)
+    for (const item of await entity.load(db, workspaceId, ids, entity.reach === 'workspace' ? null : feed.assignee)) found.set(`${name}:${item.id}`, item)
   }
   const result: FeedChange[] = []
   for (const [key, { entity, id, seq: at }] of latest) {
@@ -221,11 +222,11 @@ async function readPage(
 export function syncForPhone(ctx: AuthedContext, request: FeedQuery): Promise<FeedPage> {
   const db = ctx.deps.db.read
   const entities = phoneEntities(ctx.actor.permissions)
-  const shared = JSON.stringify(entities.filter((entity) => !entity.assigned).map((entity) => entity.name))
-  const visits = entities.some((entity) => entity.assigned) ? 1 : 0
+  const names = (reach: FeedEntity['reach']) => JSON.stringify(entities.filter((entity) => entity.reach === reach).map((entity) => entity.name))
   const userId = ctx.actor.userId
   const feed = { userId, entities, assignee: userId, grants: grantsVersion('phone', entities) }
-  return readPage(db, ctx, feed, request, (params) => phoneRows(db).all({ ...params, userId, shared, visits }))
+  const reaches = { shared: names('workspace'), assigned: names('assignees'), owned: names('owner') }
+  return readPage(db, ctx, feed, request, (params) => phoneRows(db).all({ ...params, userId, ...reaches }))
 }
 
 /**

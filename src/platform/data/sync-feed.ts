@@ -51,7 +51,8 @@ export interface SyncFeed {
    * The entity each row is (GET /app/v1/sync's and GET /office/v1/changes's `entity`), with:
    * - `reach` — how its rows reach a phone: `workspace`, every phone of the workspace whose holder may
    *   view it (master data); `assignees`, only the assignees of the row's visit (`visit` names the
-   *   column holding the visit's id), who also get a tombstone when taken off the visit;
+   *   column holding the visit's id), who also get a tombstone when taken off the visit; `owner`, only
+   *   the phone of the user the `owner` column names (a sales order: its creator; the owner never changes);
    * - `deletes` — what a delete looks like: `soft`, `deleted_at` set (a tombstone; clearing it is an
    *   upsert again) or the row deleted; `hard`, the row deleted (every other write is an upsert);
    * - `webKey` — the office permission whose view lets GET /office/v1/changes carry it; `mobileKey` —
@@ -60,8 +61,10 @@ export interface SyncFeed {
    */
   entity?: {
     name: string
-    reach: 'workspace' | 'assignees'
+    reach: 'workspace' | 'assignees' | 'owner'
     visit?: 'id' | 'visit_id'
+    /** With `reach: 'owner'`: the row's column holding its owner's user id. */
+    owner?: string
     deletes: 'soft' | 'hard'
     webKey: string
     mobileKey: string | null
@@ -90,14 +93,17 @@ export interface SyncFeed {
 
 const NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 const COLUMNS = '(workspace_id, entity, entity_id, op, user_id, visit_id, created_at)'
+const OWNED_COLUMNS = '(workspace_id, entity, entity_id, op, user_id, visit_id, owner_id, created_at)'
 const rowOf = (event: RowEvent): RowRef => (event === 'delete' ? 'OLD' : 'NEW')
 
 /** The op of a row of `table` looked up by id: its `deleted_at` decides. */
 export const liveOp = (table: string, id: string) => `(SELECT CASE WHEN ${table}.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END FROM ${table} WHERE ${table}.id = ${id})`
 
-const oneRow = (r: RowRef, entity: string, id: string, op: string, visit: string) => [
+const oneRow = (r: RowRef, entity: string, id: string, op: string, visit: string, owner?: string) => [
   `  DELETE FROM changes WHERE workspace_id = ${r}.workspace_id AND entity = '${entity}' AND entity_id = ${id} AND user_id IS NULL;`,
-  `  INSERT INTO changes ${COLUMNS} VALUES (${r}.workspace_id, '${entity}', ${id}, ${op}, NULL, ${visit}, ${NOW});`,
+  owner === undefined
+    ? `  INSERT INTO changes ${COLUMNS} VALUES (${r}.workspace_id, '${entity}', ${id}, ${op}, NULL, ${visit}, ${NOW});`
+    : `  INSERT INTO changes ${OWNED_COLUMNS} VALUES (${r}.workspace_id, '${entity}', ${id}, ${op}, NULL, ${visit}, ${owner}, ${NOW});`,
 ]
 
 const manyRows = (entity: string, rows: string) => [
@@ -152,7 +158,8 @@ const ownLines = (feed: SyncFeed, event: RowEvent): string[] => {
   const r = rowOf(event)
   if (entity.rows) return manyRows(entity.name, entity.rows(r, event))
   const op = event === 'delete' ? "'delete'" : entity.deletes === 'soft' ? `CASE WHEN ${r}.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END` : "'upsert'"
-  return oneRow(r, entity.name, `${r}.id`, op, entity.visit ? `${r}.${entity.visit}` : 'NULL')
+  const owner = entity.reach === 'owner' ? `${r}.${entity.owner ?? 'user_id'}` : undefined
+  return oneRow(r, entity.name, `${r}.id`, op, entity.visit ? `${r}.${entity.visit}` : 'NULL', owner)
 }
 
 /** The rows of `feed` that show `shows.table`'s row NEW. */
