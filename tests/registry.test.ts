@@ -93,8 +93,7 @@ describe('module registry', () => {
     const declared = new Map<string, { webKey: string; mobileKey: string | null; reach: 'workspace' | 'assignees' | 'owner' }>()
     for (const module of MODULES)
       for (const feed of module.manifest?.syncFeed ?? [])
-        if (feed.entity)
-          declared.set(feed.entity.name, { webKey: feed.entity.webKey, mobileKey: feed.entity.mobileKey, reach: feed.entity.reach })
+        if (feed.entity) declared.set(feed.entity.name, { webKey: feed.entity.webKey, mobileKey: feed.entity.mobileKey, reach: feed.entity.reach })
     registerModules(MODULES.flatMap((module) => (module.manifest ? [module.manifest] : [])))
     expect(
       Object.fromEntries(feedEntities().map((entity) => [entity.name, { webKey: entity.webKey, mobileKey: entity.mobileKey, reach: entity.reach }])),

@@ -13,6 +13,7 @@ export type ErrorDetails = Record<string, unknown>
  */
 const CATALOGUE = {
   VALIDATION_ERROR: { status: 400, message: 'Validation failed' },
+  IDEMPOTENCY_KEY_REQUIRED: { status: 400, message: 'this request needs an X-Idempotency-Key header, so that a retry cannot make it twice' },
   LOCATION_REQUIRED: { status: 400, message: 'GPS location (latitude and longitude) is required' },
   UNAUTHORIZED: { status: 401, message: 'authentication required' },
   TOKEN_EXPIRED: { status: 401, message: 'access token expired' },
@@ -40,6 +41,7 @@ const CATALOGUE = {
   VISIT_NOT_STARTED: { status: 409, message: 'visit has not been checked in yet' },
   INVALID_VISIT_STATUS: { status: 409, message: 'this action is not allowed in the visit’s status' },
   ACTIVE_VISIT_EXISTS: { status: 409, message: 'check out of your visit in progress first' },
+  INVALID_ORDER_STATUS: { status: 409, message: 'this action is not allowed in the order’s status' },
   INVALID_SUBMISSION_STATUS: { status: 409, message: 'only a completed submission awaiting approval can be approved or rejected' },
   SUBMISSION_ALREADY_SUBMITTED: { status: 409, message: 'a submitted form cannot be changed or removed' },
   IDEMPOTENCY_KEY_IN_PROGRESS: { status: 409, message: 'a request with this idempotency key is still being processed' },
@@ -71,6 +73,7 @@ export const ENTITIES = [
   'PRODUCT',
   'PROJECT',
   'ROLE',
+  'SALES_ORDER',
   'SUB_AREA',
   'SUBMISSION',
   'TEAM',

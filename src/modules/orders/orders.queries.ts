@@ -1,13 +1,24 @@
 /**
- * Query parts of the order lists (docs/API.md §Orders) that the indexes of src/db/schema/orders.ts are built for.
+ * The orders module's reads (docs/API.md §Orders): the order lists the indexes of src/db/schema/orders.ts are
+ * built for, an order "as answered" (detail with its lines) for any number of ids, and what pricing needs of
+ * an outlet (its account and channel, the price lists valid on a day).
  */
-import { type SQL, between, eq, gte, lte } from 'drizzle-orm'
-import { salesOrders } from '../../db/schema'
-import type { SalesOrderStatus } from '../../db/schema'
+import { type SQL, and, between, count, eq, gte, inArray, isNull, lte, or, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { accounts, outlets, priceListItems, priceLists, salesOrderLines, salesOrders, teamMembers, users, type SalesOrderStatus } from '../../db/schema'
+import { NotFound } from '../../lib/errors'
+import type { AuthedContext } from '../../platform/context'
+import { defineList } from '../../platform/data/list'
 import { workspaceScoped } from '../../platform/data/scope'
+import { basisPointsToPct } from './money'
+import type { PricedOutlet, PriceList } from './pricing'
+import type { OfficeOrderQuery, PhoneOrderQuery, SalesOrder, SalesOrderListItem } from './orders.schemas'
+import { outletScope } from '../outlets'
+import { teamMemberScope } from '../teams'
 
 /** Orders are never deleted (docs/API.md §Orders): the scope is the workspace alone. */
 export const salesOrderScope = workspaceScoped(salesOrders)
+export const priceListScope = workspaceScoped(priceLists)
 
 /**
  * `order_date` within inclusive local dates. Both bounds are written as ONE `BETWEEN`: given as `>= AND <=`,
@@ -30,4 +41,178 @@ export function orderListWhere(workspaceId: number, filter: { status?: SalesOrde
     filter.user_id !== undefined ? eq(salesOrders.user_id, filter.user_id) : undefined,
     orderDateWithin(filter.date_from, filter.date_to),
   )
+}
+
+const outletName = sql<string>`(select ${outlets.name} from ${outlets} where ${outlets.id} = ${salesOrders.outlet_id})`
+const userName = sql<string>`(select ${users.name} from ${users} where ${users.id} = ${salesOrders.user_id})`
+const orderColumns = {
+  id: salesOrders.id,
+  number: salesOrders.number,
+  status: salesOrders.status,
+  visit_id: salesOrders.visit_id,
+  outlet_id: salesOrders.outlet_id,
+  outlet_name: outletName,
+  user_id: salesOrders.user_id,
+  user_name: userName,
+  order_date: salesOrders.order_date,
+  currency: salesOrders.currency,
+  subtotal: salesOrders.subtotal,
+  discount_total: salesOrders.discount_total,
+  total: salesOrders.total,
+  notes: salesOrders.notes,
+  reason: salesOrders.reason,
+  created_at: salesOrders.created_at,
+  updated_at: salesOrders.updated_at,
+}
+
+const selectOrders = (db: Db, where: SQL) => db.select(orderColumns).from(salesOrders).where(where)
+type OrderRow = Awaited<ReturnType<typeof selectOrders>>[number]
+
+const presentOrder = ({ outlet_id, outlet_name, user_id, user_name, ...row }: OrderRow) => ({
+  ...row,
+  outlet: { id: outlet_id, name: outlet_name },
+  user: { id: user_id, name: user_name },
+})
+
+/** Orders among `ids` with their lines, as GET …/sales-orders/:id answers them; `owner`: only that user's. */
+export async function salesOrdersByIds(db: Db, workspaceId: number, ids: number[], owner: number | null = null): Promise<SalesOrder[]> {
+  if (ids.length === 0) return []
+  const rows = await selectOrders(
+    db,
+    salesOrderScope.where(workspaceId, inArray(salesOrders.id, ids), owner === null ? undefined : eq(salesOrders.user_id, owner)),
+  ).orderBy(salesOrders.id)
+  if (rows.length === 0) return []
+  const lines = await db
+    .select()
+    .from(salesOrderLines)
+    .where(
+      inArray(
+        salesOrderLines.order_id,
+        rows.map((row) => row.id),
+      ),
+    )
+    .orderBy(salesOrderLines.order_id, salesOrderLines.id)
+  const linesOf = new Map<number, SalesOrder['lines']>()
+  for (const { order_id, id: _id, discount_bp, ...line } of lines) {
+    const list = linesOf.get(order_id) ?? []
+    list.push({ ...line, discount_pct: basisPointsToPct(discount_bp) })
+    linesOf.set(order_id, list)
+  }
+  return rows.map((row) => ({ ...presentOrder(row), lines: linesOf.get(row.id) ?? [] }))
+}
+
+/** One order as answered; 404 SALES_ORDER_NOT_FOUND when it is not the workspace's (or, with `owner`, not theirs). */
+export async function getSalesOrder(db: Db, workspaceId: number, id: number, owner: number | null = null): Promise<SalesOrder> {
+  const [order] = await salesOrdersByIds(db, workspaceId, [id], owner)
+  if (!order) throw new NotFound('SALES_ORDER')
+  return order
+}
+
+const lineCount = sql<number>`(select count(*) from ${salesOrderLines} where ${salesOrderLines.order_id} = ${salesOrders.id})`
+const listColumns = { ...orderColumns, line_count: lineCount }
+const inTeam = (teamId: number, ctx: AuthedContext) =>
+  sql`${salesOrders.user_id} in (select ${teamMembers.user_id} from ${teamMembers} where ${teamMemberScope.where(ctx.actor.workspaceId, eq(teamMembers.team_id, teamId))})`
+
+const search = {
+  columns: [sql`lower(${salesOrders.number})`, sql`(select ${outlets.name_key} from ${outlets} where ${outlets.id} = ${salesOrders.outlet_id})`],
+}
+const sort = {
+  created_at: salesOrders.created_at,
+  updated_at: salesOrders.updated_at,
+  order_date: salesOrders.order_date,
+  total: salesOrders.total,
+}
+
+/** GET /office/v1/sales-orders: the workspace's orders; the date range is one BETWEEN (see orderDateWithin). */
+export const officeOrderList = defineList({
+  scope: salesOrderScope,
+  visibleTo: (_ctx, query: OfficeOrderQuery) => orderDateWithin(query.date_from, query.date_to),
+  select: (db, where) => db.select(listColumns).from(salesOrders).where(where),
+  count: (db, where) => db.select({ total: count() }).from(salesOrders).where(where),
+  search,
+  filters: {
+    status: (status: SalesOrderStatus) => eq(salesOrders.status, status),
+    visit_id: (id: number) => eq(salesOrders.visit_id, id),
+    outlet_id: (id: number) => eq(salesOrders.outlet_id, id),
+    user_id: (id: number) => eq(salesOrders.user_id, id),
+    team_id: (id: number, ctx: AuthedContext) => inTeam(id, ctx),
+  },
+  sort,
+  limits: { defaultLimit: 20, maxLimit: 100 },
+})
+
+/** GET /app/v1/sales-orders: the caller's own orders. */
+export const phoneOrderList = defineList({
+  scope: salesOrderScope,
+  visibleTo: (ctx, query: PhoneOrderQuery) => and(eq(salesOrders.user_id, ctx.actor.userId), orderDateWithin(query.date_from, query.date_to)),
+  select: (db, where) => db.select(listColumns).from(salesOrders).where(where),
+  count: (db, where) => db.select({ total: count() }).from(salesOrders).where(where),
+  search,
+  filters: {
+    status: (status: SalesOrderStatus) => eq(salesOrders.status, status),
+    visit_id: (id: number) => eq(salesOrders.visit_id, id),
+  },
+  sort,
+  limits: { defaultLimit: 20, maxLimit: 100 },
+})
+
+export const presentListItem = ({ line_count, ...row }: OrderRow & { line_count: number }): SalesOrderListItem => ({ ...presentOrder(row), line_count })
+
+/** The outlet as pricing sees it (its account and that account's channel); 404 when it is not the workspace's. */
+export async function pricedOutlet(db: Db, workspaceId: number, outletId: number): Promise<PricedOutlet & { id: number }> {
+  const [row] = await db
+    .select({ id: outlets.id, account_id: outlets.account_id, channel_id: accounts.channel_id })
+    .from(outlets)
+    .leftJoin(accounts, eq(accounts.id, outlets.account_id))
+    .where(outletScope.where(workspaceId, eq(outlets.id, outletId)))
+    .limit(1)
+  if (!row) throw new NotFound('OUTLET')
+  return { id: row.id, account_id: row.account_id, channel_id: row.channel_id ?? null }
+}
+
+/**
+ * The price lists that may price `productIds` for `outlet` on the local `day`: live, valid that day, of the
+ * outlet's account, its channel or the workspace default, each with its items for those products only.
+ */
+export async function priceListsFor(db: Db, workspaceId: number, outlet: PricedOutlet, day: string, productIds: readonly number[]): Promise<PriceList[]> {
+  const lists = await db
+    .select({
+      id: priceLists.id,
+      account_id: priceLists.account_id,
+      channel_id: priceLists.channel_id,
+      valid_from: priceLists.valid_from,
+      valid_to: priceLists.valid_to,
+    })
+    .from(priceLists)
+    .where(
+      priceListScope.where(
+        workspaceId,
+        or(
+          outlet.account_id === null ? undefined : eq(priceLists.account_id, outlet.account_id),
+          outlet.channel_id === null ? undefined : eq(priceLists.channel_id, outlet.channel_id),
+          and(isNull(priceLists.account_id), isNull(priceLists.channel_id)),
+        ),
+        or(isNull(priceLists.valid_from), lte(priceLists.valid_from, day)),
+        or(isNull(priceLists.valid_to), gte(priceLists.valid_to, day)),
+      ),
+    )
+  if (lists.length === 0 || productIds.length === 0) return lists.map((list) => ({ ...list, items: [] }))
+  const items = await db
+    .select({
+      price_list_id: priceListItems.price_list_id,
+      product_id: priceListItems.product_id,
+      price: priceListItems.price,
+      min_qty: priceListItems.min_qty,
+    })
+    .from(priceListItems)
+    .where(
+      and(
+        inArray(
+          priceListItems.price_list_id,
+          lists.map((list) => list.id),
+        ),
+        inArray(priceListItems.product_id, [...productIds]),
+      ),
+    )
+  return lists.map((list) => ({ ...list, items: items.filter((item) => item.price_list_id === list.id) }))
 }

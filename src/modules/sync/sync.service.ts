@@ -97,7 +97,11 @@ const phoneRows = prepared((db) =>
         window(),
         or(
           and(isNull(changes.user_id), sql`${changes.entity} in (select value from json_each(${sql.placeholder('shared')}))`),
-          and(isNull(changes.user_id), eq(changes.owner_id, sql.placeholder('userId')), sql`${changes.entity} in (select value from json_each(${sql.placeholder('owned')}))`),
+          and(
+            isNull(changes.user_id),
+            eq(changes.owner_id, sql.placeholder('userId')),
+            sql`${changes.entity} in (select value from json_each(${sql.placeholder('owned')}))`,
+          ),
           and(
             sql`${changes.entity} in (select value from json_each(${sql.placeholder('assigned')}))`,
             or(

@@ -3,10 +3,10 @@
  * nothing else. Code outside the module imports from here, never from its files (docs/ARCHITECTURE.md).
  */
 export { type VisitFlag, visitFlagNames } from './visits.integrity'
-export { submissionFilters, type SubmissionListQuery, submissionsByIds, visitDetailsByIds } from './visits.queries'
+export { findVisit, submissionFilters, type SubmissionListQuery, submissionsByIds, visitDetailsByIds } from './visits.queries'
 export { SubmissionQuery } from './visits.schemas'
 export { visitRoutes } from './visits.routes'
 export { visitsManifest, visitTopics } from './visits.manifest'
 export { guardCell, IMPORT_MAX_ROWS, unguardCell } from './visits.csv'
-export { WRITE_PART_ROWS } from './visits.service'
+export { VisitStateConflict, WRITE_PART_ROWS } from './visits.service'
 export { canAssign, canChangeSubmissions, canSubmit, transition, type VisitAction } from './visits.machine'

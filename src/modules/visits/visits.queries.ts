@@ -63,6 +63,7 @@ const listColumns = {
   checked_out_at: visits.checked_out_at,
   sent_to_field_at: visits.sent_to_field_at,
   flags: visits.flags,
+  effective: visits.effective,
   created_at: visits.created_at,
   updated_at: visits.updated_at,
 }
@@ -162,6 +163,7 @@ function presentListItem(row: VisitRow, assignees: Awaited<ReturnType<typeof ass
     submissions_completed: Number(summary?.completed ?? 0),
     sent_to_field_at: row.sent_to_field_at,
     flags: visitFlagNames(row.flags),
+    effective: row.effective,
     created_at: row.created_at,
     updated_at: row.updated_at,
   }
@@ -459,6 +461,7 @@ function presentDetail(row: DetailRow, assignees: AssigneeRow[], attached: Prese
     check_out_photo_url: row.check_out_photo_url,
     check_out_distance_m: row.check_out_distance_m,
     flags: visitFlagNames(row.flags),
+    effective: row.effective,
     close_reason: row.close_reason,
     sent_to_field_at: row.sent_to_field_at,
     assignees: assignees.map(({ user_id, name, email }) => ({ user_id, name, email })),

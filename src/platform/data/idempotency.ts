@@ -28,6 +28,8 @@ import { AppError, IdempotentReplay, ValidationFailed } from '../../lib/errors'
 /** Keys are unique per workspace: the same key in two workspaces names two requests. */
 const idempotencyKeyScope = workspaceScoped(idempotencyKeys)
 
+/** Operation extension of a route whose X-Idempotency-Key is required (../http/http.ts `idempotency: 'required'`). */
+export const IDEMPOTENCY_REQUIRED = 'x-idempotency-key-required'
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key'
 export const IDEMPOTENCY_KEY_MAX = 64
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000

@@ -38,7 +38,10 @@ export interface Shows {
   table: string
   /** The columns shown: a change of any is a change of the showing rows. */
   columns: readonly string[]
-  /** The showing rows: by the foreign key `via` (live rows of the same workspace), or an explicit SELECT. */
+  /**
+   * The showing rows: by the foreign key `via` (live rows of the same workspace), or an explicit SELECT
+   * (`ws, id, op, visit_id`, and `owner_id` for an entity that reaches its owner).
+   */
   via?: string
   rows?: (r: RowRef) => string
   name?: string
@@ -106,9 +109,12 @@ const oneRow = (r: RowRef, entity: string, id: string, op: string, visit: string
     : `  INSERT INTO changes ${OWNED_COLUMNS} VALUES (${r}.workspace_id, '${entity}', ${id}, ${op}, NULL, ${visit}, ${owner}, ${NOW});`,
 ]
 
-const manyRows = (entity: string, rows: string) => [
+/** `rows` of an entity that reaches its owner (`owned`) select `owner_id` too. */
+const manyRows = (entity: string, rows: string, owned = false) => [
   `  DELETE FROM changes WHERE seq IN (SELECT c.seq FROM (${rows}) r JOIN changes c ON c.workspace_id = r.ws AND c.entity = '${entity}' AND c.entity_id = r.id AND c.user_id IS NULL);`,
-  `  INSERT INTO changes ${COLUMNS} SELECT ws, '${entity}', id, op, NULL, visit_id, ${NOW} FROM (${rows}) ORDER BY id;`,
+  owned
+    ? `  INSERT INTO changes ${OWNED_COLUMNS} SELECT ws, '${entity}', id, op, NULL, visit_id, owner_id, ${NOW} FROM (${rows}) ORDER BY id;`
+    : `  INSERT INTO changes ${COLUMNS} SELECT ws, '${entity}', id, op, NULL, visit_id, ${NOW} FROM (${rows}) ORDER BY id;`,
 ]
 
 const refreshLines = (refresh: Refresh, event: RowEvent) => {
@@ -162,11 +168,13 @@ const ownLines = (feed: SyncFeed, event: RowEvent): string[] => {
   return oneRow(r, entity.name, `${r}.id`, op, entity.visit ? `${r}.${entity.visit}` : 'NULL', owner)
 }
 
-/** The rows of `feed` that show `shows.table`'s row NEW. */
+/** The rows of `feed` that show `shows.table`'s row NEW (an owner-reach entity's with their `owner_id`). */
 const showingRows = (feed: SyncFeed, shows: Shows) => {
   if (shows.rows) return shows.rows('NEW')
   const visit = feed.entity?.visit === 'id' ? 'id' : 'NULL'
-  return `SELECT workspace_id AS ws, id, 'upsert' AS op, ${visit} AS visit_id FROM ${feed.table} WHERE workspace_id = NEW.workspace_id AND ${shows.via} = NEW.id AND deleted_at IS NULL`
+  const owner = feed.entity?.reach === 'owner' ? `, ${feed.entity.owner ?? 'user_id'} AS owner_id` : ''
+  const live = feed.entity?.deletes === 'hard' ? '' : ' AND deleted_at IS NULL'
+  return `SELECT workspace_id AS ws, id, 'upsert' AS op, ${visit} AS visit_id${owner} FROM ${feed.table} WHERE workspace_id = NEW.workspace_id AND ${shows.via} = NEW.id${live}`
 }
 
 /**
@@ -204,7 +212,7 @@ export function syncTriggers(feeds: readonly SyncFeed[]): DerivedObject[] {
     for (const shows of feed.shows ?? []) {
       const entity = feed.entity?.name ?? feed.table
       const name = `${shows.table}_changes_${shows.name ?? `to_${feed.table}`}`
-      objects.push(trigger(name, 'update', shows.table, changed(shows.columns), manyRows(entity, showingRows(feed, shows))))
+      objects.push(trigger(name, 'update', shows.table, changed(shows.columns), manyRows(entity, showingRows(feed, shows), feed.entity?.reach === 'owner')))
     }
   }
   return objects

@@ -23,7 +23,7 @@ import { Elysia, ElysiaCustomStatusResponse } from 'elysia'
 import { authenticate } from '../actor'
 import type { AuthedContext, Deps, RequestContext, RequestMeta } from '../context'
 import { AppError, IdempotentReplay, ValidationFailed } from '../../lib/errors'
-import { IDEMPOTENCY_HEADER, IDEMPOTENT_METHODS, IdempotencyStore, type IdempotencyClaim } from '../data/idempotency'
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_REQUIRED, IDEMPOTENT_METHODS, IdempotencyStore, type IdempotencyClaim } from '../data/idempotency'
 import { JsonTooDeep, MAX_JSON_DEPTH, parseRequestJson } from '../../lib/json'
 import { compress, noneMatchHits, represent } from './representation'
 import { errorFields } from '../logger'
@@ -54,13 +54,16 @@ const CSV_TYPE = /^text\/csv\s*(?:;|$)/i
 /**
  * Route option `idempotency`: `'in-transaction'` looks the X-Idempotency-Key up only inside the
  * mutation's transaction, not before the handler (see ClaimInput.checkBeforeHandler): for a route
- * whose handler refuses nothing before its transaction.
+ * whose handler refuses nothing before its transaction. `'required'`: the route refuses a request
+ * without the header (400 IDEMPOTENCY_KEY_REQUIRED), for a write a phone must never make twice (an
+ * order); the document marks the header required (IDEMPOTENCY_REQUIRED).
  */
-export type IdempotencyMode = 'in-transaction'
+export type IdempotencyMode = 'in-transaction' | 'required'
 
 /** What the kernel's route options (macros) say about one route, gathered when the route is built. */
 interface RouteOptions {
   checkInTransaction: boolean
+  keyRequired?: boolean
   /** Path and query parameters the route declares as integers (see `notDecimal`). */
   integers?: { params: readonly string[]; query: readonly string[] }
 }
@@ -236,6 +239,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
     const method = c.request.method
     if (actor && IDEMPOTENT_METHODS.has(method)) {
       const key = IdempotencyStore.parseKey(c.request.headers.get(IDEMPOTENCY_HEADER))
+      if (key === null && options?.keyRequired) throw new AppError('IDEMPOTENCY_KEY_REQUIRED')
       if (key !== null) {
         const url = new URL(c.request.url)
         claim = await idempotency.claim(key, {
@@ -351,8 +355,11 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
           }
         },
         idempotency: (mode: IdempotencyMode) => ({
+          ...(mode === 'required' && { detail: { [IDEMPOTENCY_REQUIRED]: true } as never }),
           introspect(hook: object) {
-            optionsOf(hook).checkInTransaction = mode === 'in-transaction'
+            const options = optionsOf(hook)
+            options.checkInTransaction = mode === 'in-transaction'
+            options.keyRequired = mode === 'required'
           },
         }),
         public: (enabled: boolean) => {

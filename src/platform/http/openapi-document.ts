@@ -21,7 +21,7 @@
  * the composition root passes (src/ws/ws.routes.ts).
  */
 import { codeToStatus, type ErrorCode } from '../../lib/errors'
-import { IDEMPOTENCY_KEY_MAX } from '../data/idempotency'
+import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_REQUIRED } from '../data/idempotency'
 import { ErrorEnvelope, errorResponses } from './schema'
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
@@ -340,7 +340,14 @@ function finishOperation(path: string, method: string, operation: Operation) {
   )
   const authenticated = operation['x-permission'] !== 'public'
   if (authenticated && MUTATIONS.has(method)) {
-    parameters.push(IDEMPOTENCY_KEY_PARAMETER)
+    const required = operation[IDEMPOTENCY_REQUIRED] === true
+    delete operation[IDEMPOTENCY_REQUIRED]
+    parameters.push(
+      required
+        ? { ...IDEMPOTENCY_KEY_PARAMETER, required: true, description: `Required here. ${IDEMPOTENCY_KEY_PARAMETER.description}` }
+        : IDEMPOTENCY_KEY_PARAMETER,
+    )
+    if (required) addErrorCode(responses, 'IDEMPOTENCY_KEY_REQUIRED')
     add(204, {
       description: 'IDEMPOTENT_DUPLICATE: this X-Idempotency-Key already succeeded within 24 h; nothing ran again (no body, header x-idempotency-code)',
       headers: {
