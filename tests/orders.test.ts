@@ -380,3 +380,105 @@ describe('lists', () => {
     expect(ok(await office(`keyword=${encodeURIComponent("' or 1=1 --")}`))).toEqual([])
   })
 })
+
+describe('what reaches whom: the creator’s phone, the office feed, the creator’s socket', () => {
+  const socket = useRealSocket(h)
+  let f: Fixture
+  let visit: Row
+  beforeAll(async () => {
+    f = await fixture()
+    visit = await visitFor(f)
+  })
+
+  const feed = async (who: Session, path = '/app/v1/sync') => {
+    const changes: Row[] = []
+    let cursor = ''
+    for (;;) {
+      const page = ok(await t().get(`${path}?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: who.token }))
+      changes.push(...page.changes)
+      cursor = page.cursor
+      if (!page.has_more) return { changes, cursor }
+    }
+  }
+
+  test('the creator’s sync carries their orders as the detail answers them; a colleague’s carries none; the office feed carries all', async () => {
+    const colleague = await t().member(f.ws, 'user')
+    const { cursor } = await feed(f.rep)
+    const o = data(await order(t(), visit.id, f.rep, { lines: lines(f, 2) }))
+    const after = ok(await t().get(`/app/v1/sync?cursor=${encodeURIComponent(cursor)}`, { token: f.rep.token }))
+    expect(after.changes.filter((c: Row) => c.entity === 'sales_order')).toEqual([{ entity: 'sales_order', id: o.id, op: 'upsert', data: o }])
+    // The visit became an effective call: it comes again too.
+    expect(after.changes.find((c: Row) => c.entity === 'visit' && c.id === visit.id)?.data.effective).toBe(true)
+    expect((await feed(colleague)).changes.filter((c: Row) => c.entity === 'sales_order')).toEqual([])
+    const office = await feed(f.ws.owner, '/office/v1/changes')
+    expect(office.changes.filter((c: Row) => c.entity === 'sales_order').map((c: Row) => c.id)).toEqual([o.id])
+    // A decision, and a rename of the outlet it shows, reach the creator again.
+    ok(await t().put(`${OFFICE}/sales-orders/${o.id}/approve`, undefined, { token: f.ws.owner.token }))
+    await t().put(`${OFFICE}/outlets/${f.outlet.id}`, { name: unique('Renamed') }, { token: f.ws.owner.token })
+    const later = ok(await t().get(`/app/v1/sync?cursor=${encodeURIComponent(after.cursor)}`, { token: f.rep.token }))
+    const again = later.changes.filter((c: Row) => c.entity === 'sales_order')
+    expect(again).toHaveLength(1)
+    expect(again[0].data).toEqual(ok(await t().get(`/app/v1/sales-orders/${o.id}`, { token: f.rep.token })))
+    expect(again[0].data.status).toBe('approved')
+  })
+
+  test('sales_order.updated reaches the creator’s socket when the office decides (a real socket)', async () => {
+    const o = data(await order(t(), visit.id, f.rep, { lines: lines(f, 1) }))
+    const ws = new WebSocket(`${socket.base.replace('http', 'ws').replace(/\/api$/, '')}/ws?token=${encodeURIComponent(f.rep.token)}`)
+    const messages: Row[] = []
+    ws.onmessage = (event) => messages.push(JSON.parse(String(event.data)))
+    await new Promise<void>((resolve, reject) => {
+      ws.onopen = () => resolve()
+      ws.onerror = () => reject(new Error('socket refused'))
+    })
+    ok(await t().put(`${OFFICE}/sales-orders/${o.id}/reject`, { reason: 'no stock' }, { token: f.ws.owner.token }))
+    for (let i = 0; i < 500 && !messages.some((m) => m.type === 'sales_order.updated'); i++) await Bun.sleep(10)
+    ws.close()
+    expect(messages.filter((m) => m.type === 'sales_order.updated').map((m) => m.data)).toEqual([
+      { id: o.id, number: o.number, status: 'rejected', visit_id: visit.id },
+    ])
+  })
+})
+
+for (const driver of ['bun-sqlite', 'libsql'] as const) {
+  describe(`${driver}: concurrent orders and decisions`, () => {
+    let app: TestApp
+    let f: Fixture
+    let visit: Row
+    beforeAll(async () => {
+      app = await createTestApp({ driver })
+      f = await fixture(app)
+      visit = await visitFor(f, app)
+    })
+    afterAll(async () => {
+      await app.close()
+    })
+
+    test('30 creates at once get 30 distinct consecutive numbers; 30 replays of one key create one order', async () => {
+      const replies = await Promise.all(Array.from({ length: 30 }, () => order(app, visit.id, f.rep, { lines: lines(f, 1) })))
+      expect(replies.map((r) => r.status)).toEqual(Array(30).fill(201))
+      const ns = replies.map((r) => Number(r.body.data.number.split('-')[2])).sort((a, b) => a - b)
+      expect(ns).toEqual(Array.from({ length: 30 }, (_, i) => i + 1))
+      const key = unique('same')
+      const same = await Promise.all(Array.from({ length: 30 }, () => order(app, visit.id, f.rep, { lines: lines(f, 2) }, key)))
+      expect(same.filter((r) => r.status === 201)).toHaveLength(1)
+      expect(same.every((r) => [201, 204, 409].includes(r.status))).toBe(true)
+      expect(await count(app, sql`select count(*) as n from sales_orders where workspace_id = ${f.ws.id}`)).toBe(31)
+    })
+
+    test('30 approves and rejects at once: exactly one wins, the rest are 409; one audit entry of the decision', async () => {
+      const o = data(await order(app, visit.id, f.rep, { lines: lines(f, 1) }))
+      const replies = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          app.put(`${OFFICE}/sales-orders/${o.id}/${i % 2 ? 'approve' : 'reject'}`, i % 2 ? undefined : { reason: 'no' }, { token: f.ws.owner.token }),
+        ),
+      )
+      expect(replies.filter((r) => r.status === 200)).toHaveLength(1)
+      expect(replies.filter((r) => r.status === 409).every((r) => r.body.code === 'INVALID_ORDER_STATUS')).toBe(true)
+      expect(replies.filter((r) => r.status === 409)).toHaveLength(29)
+      expect(
+        await count(app, sql`select count(*) as n from audit_logs where entity_type = 'sales_order' and entity_id = ${String(o.id)} and action = 'updated'`),
+      ).toBe(1)
+    })
+  })
+}
