@@ -218,6 +218,12 @@ beforeAll(async () => {
       'creating a user',
     ).id,
     roles: await created('/office/v1/roles', { name: unique('Role'), permissions: [{ key: 'outlet.view', platform: 'web', access: 'view' }] }),
+    // An order the field user took at their visit in progress (each decision route gets it; the fuzz may decide it).
+    'sales-orders': data(
+      await t.post(`/app/v1/visits/${started.id}/sales-orders`, { lines: [{ product_id: ids.product_id, quantity: 2 }] }, { token: field.token, idempotencyKey: unique('order') }),
+      201,
+      'taking an order',
+    ).id,
     attendances: await created('/office/v1/attendances', {
       user_id: field.user.id,
       date: '2026-11-20',
@@ -256,7 +262,7 @@ async function resolvePath(route: FuzzRoute): Promise<string> {
     if (/\/submissions\/:id(\/approval)?$/.test(p)) return fill({ id: p.endsWith('/approval') ? submitted.submission : started.submission })
     if (/\/(approve|reject)$/.test(p)) return fill({ id: submitted.id, submission_id: submitted.submission })
     if (/\/:submission_id$/.test(p)) return fill({ id: started.id, submission_id: started.submission })
-    if (/\/(check-out|submit-form|submit-form-v2)$/.test(p)) return fill({ id: started.id })
+    if (/\/(check-out|submit-form|submit-form-v2|sales-orders)$/.test(p)) return fill({ id: started.id })
     // Its own visit in progress (of its own field user: one in-progress visit per user).
     if (p.endsWith('/force-close')) return fill({ id: (await startedVisit(await t.member(ws, 'user'))).id })
     // Its own scheduled visit, so that one route cancelling or re-assigning it does not change another's.

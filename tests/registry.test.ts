@@ -114,6 +114,7 @@ describe('module registry', () => {
       'role',
       'visit',
       'submission',
+      'sales_order',
       'attendance',
     ])
   })
