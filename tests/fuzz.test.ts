@@ -220,7 +220,11 @@ beforeAll(async () => {
     roles: await created('/office/v1/roles', { name: unique('Role'), permissions: [{ key: 'outlet.view', platform: 'web', access: 'view' }] }),
     // An order the field user took at their visit in progress (each decision route gets it; the fuzz may decide it).
     'sales-orders': data(
-      await t.post(`/app/v1/visits/${started.id}/sales-orders`, { lines: [{ product_id: ids.product_id, quantity: 2 }] }, { token: field.token, idempotencyKey: unique('order') }),
+      await t.post(
+        `/app/v1/visits/${started.id}/sales-orders`,
+        { lines: [{ product_id: ids.product_id, quantity: 2 }] },
+        { token: field.token, idempotencyKey: unique('order') },
+      ),
       201,
       'taking an order',
     ).id,

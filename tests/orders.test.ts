@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { COUNTING_STATUSES } from '../src/modules/orders'
 import { createTestApp, expectError, type Session, type TestApp, unique, useRealSocket, useTestApp, type Workspace } from './harness'
-import { data, HERE, newAccount, newChannel, newOutlet, newProduct, newProject, newVisit, OFFICE, ok, type Row, startVisit } from './factories'
+import { data, grant, HERE, newAccount, newChannel, newOutlet, newProduct, newProject, newVisit, OFFICE, ok, type Row, startVisit } from './factories'
 
 const h = useTestApp()
 const t = () => h.app
@@ -378,6 +378,66 @@ describe('lists', () => {
     expect(ok(await office('sort_by=total&sort_order=desc'))[0].line_count).toBe(1)
     expectError(await office('status=shipped'), 400, 'VALIDATION_ERROR')
     expect(ok(await office(`keyword=${encodeURIComponent("' or 1=1 --")}`))).toEqual([])
+  })
+})
+
+describe('the day’s figures and the export', () => {
+  let f: Fixture
+  let taken: Row[]
+  beforeAll(async () => {
+    f = await fixture()
+    const v = await visitFor(f)
+    const colleague = await t().member(f.ws, 'user')
+    const w = await visitFor(f, t(), colleague)
+    taken = [
+      data(await order(t(), v.id, f.rep, { lines: lines(f, 2, 1) })),
+      data(await order(t(), v.id, f.rep, { lines: [{ product_id: f.products[2].id, quantity: 4, discount_pct: 10 }], notes: '=HYPERLINK("x")' })),
+      data(await order(t(), w.id, colleague, { lines: lines(f, 1) })),
+      data(await order(t(), w.id, colleague, { lines: lines(f, 5) })),
+    ]
+    ok(await t().put(`${OFFICE}/sales-orders/${taken[3].id}/cancel`, { reason: 'wrong outlet' }, { token: f.ws.owner.token }))
+  })
+
+  test('the dashboard summary counts today’s orders that count: effective calls, orders and their value', async () => {
+    const summary = ok(await t().get(`${OFFICE}/dashboard/summary`, { token: f.ws.owner.token }))
+    expect(summary).toMatchObject({
+      effective_calls_today: 2,
+      orders_today: 3,
+      order_value_today: taken[0].total + taken[1].total + taken[2].total,
+    })
+    // A team without those visits sees none of them.
+    const team = data(await t().post(`${OFFICE}/teams`, { name: unique('Team') }, { token: f.ws.owner.token }))
+    expect(ok(await t().get(`${OFFICE}/dashboard/summary?team_id=${team.id}`, { token: f.ws.owner.token }))).toMatchObject({
+      effective_calls_today: 0,
+      orders_today: 0,
+      order_value_today: 0,
+    })
+  })
+
+  test('the CSV export has one row per line, exact integers, the formula guard, and the list’s filters', async () => {
+    const job = data(await t().get(`${OFFICE}/export/sales-orders/csv?user_id=${f.rep.user.id}`, { token: f.ws.owner.token }), 202, 'export')
+    await t().deps.exports.idle()
+    expect(ok(await t().get(`${OFFICE}/export/jobs/${job.id}`, { token: f.ws.owner.token }))).toMatchObject({
+      status: 'done',
+      kind: 'sales_orders',
+      row_count: 3,
+    })
+    const response = await t().app.handle(
+      new Request(`http://localhost/api/office/v1/export/jobs/${job.id}/download`, { headers: { authorization: `Bearer ${f.ws.owner.token}` } }),
+    )
+    expect(response.headers.get('content-disposition')).toContain(`sales-orders-${job.id}.csv`)
+    const [header, ...rows] = (await response.text()).trim().split('\n')
+    expect(header).toBe(
+      'order_number,order_date,status,visit_id,outlet_code,outlet_name,user_name,currency,sku,product_name,unit,quantity,unit_price,discount_pct,line_total,order_subtotal,order_discount_total,order_total,notes,reason,created_at',
+    )
+    expect(rows).toHaveLength(3)
+    expect(rows.filter((row) => row.startsWith(`${taken[0].number},`))).toHaveLength(2)
+    const discounted = rows.find((row) => row.startsWith(`${taken[1].number},`))!
+    expect(discounted).toContain(',4,7500,10,27000,30000,3000,27000,')
+    expect(discounted).toContain(`"'=HYPERLINK(""x"")"`)
+    // Without the orders' view permission, no export of them.
+    const exporter = await t().memberWithGrants(f.ws, [grant('export.view', 'view')])
+    expectError(await t().get(`${OFFICE}/export/sales-orders/csv`, { token: exporter.token }), 403, 'FORBIDDEN')
   })
 })
 

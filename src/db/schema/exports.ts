@@ -17,7 +17,8 @@ export const exportJobs = sqliteTable(
     user_id: integer('user_id')
       .notNull()
       .references(() => users.id),
-    kind: text('kind').$type<'submissions'>().notNull(),
+    /** What is exported: `submissions` (csv, pdf) or `sales_orders` (csv, one row per line). */
+    kind: text('kind').$type<'submissions' | 'sales_orders'>().notNull(),
     format: text('format').$type<'csv' | 'pdf'>().notNull(),
     filters: json<Record<string, unknown>>('filters').notNull(),
     status: text('status').$type<ExportStatus>().notNull(),

@@ -37,6 +37,11 @@ export const DashboardSummary = named(
   Type.Object({
     range: Range,
     flagged_visits_today: Type.Integer({ description: 'Visits of the workspace’s local today with integrity flags (of the team, when filtered)' }),
+    effective_calls_today: Type.Integer({
+      description: 'Visits with a sales order of the local today that is not rejected or cancelled (of the team’s visits, when filtered)',
+    }),
+    orders_today: Type.Integer({ description: 'Sales orders of the local today that are not rejected or cancelled' }),
+    order_value_today: Type.Integer({ description: 'Σ total of those orders, in the workspace currency’s smallest unit' }),
     teams: Type.Array(
       Type.Object({
         team_id: Nullable(Type.Integer()),

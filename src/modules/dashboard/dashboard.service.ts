@@ -12,6 +12,7 @@ import {
   approvalsByStatus,
   type DashboardFilter,
   flaggedToday,
+  ordersToday,
   pendingByTeam,
   pingsReceived,
   teamFigures,
@@ -83,16 +84,20 @@ export async function dashboardMetrics(ctx: AuthedContext, query: RangeQuery) {
 export async function dashboardSummary(ctx: AuthedContext, query: RangeQuery) {
   const { range, filter } = filterOf(ctx, query)
   const db = ctx.deps.db.read
-  const [teams, pendingRows, users, flagged] = await Promise.all([
+  const [teams, pendingRows, users, flagged, [orders]] = await Promise.all([
     teamFigures(db, filter),
     pendingByTeam(db, filter),
     userFigures(db, filter),
     flaggedToday(db, filter),
+    ordersToday(db, filter),
   ])
   const pending = new Map(pendingRows.map((row) => [row.team_id, Number(row.pending)]))
   return {
     range: { date_from: range.date_from, date_to: range.date_to },
     flagged_visits_today: Number(flagged[0]?.n ?? 0),
+    effective_calls_today: Number(orders?.effective ?? 0),
+    orders_today: Number(orders?.orders ?? 0),
+    order_value_today: Number(orders?.value ?? 0),
     teams: teams.map((row) => ({
       team_id: row.team_id,
       team_name: row.team_id === null ? null : row.team_name,

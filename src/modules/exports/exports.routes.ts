@@ -2,7 +2,7 @@ import { Elysia, status } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http/http'
 import { listed, ok } from '../../platform/http/reply'
 import { AUTHED_ERRORS, Envelope, errorResponses, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
-import { ExportFormatParams, ExportQuery, JobSchema, JobsQuery, QueuedExport } from './exports.schemas'
+import { ExportFormatParams, ExportQuery, JobSchema, JobsQuery, OrderExportQuery, QueuedExport } from './exports.schemas'
 import { downloadExport, getExportJob, listExportJobs, requestExport } from './exports.service'
 
 export const exportRoutes = (platform: PlatformPlugin) =>
@@ -10,13 +10,23 @@ export const exportRoutes = (platform: PlatformPlugin) =>
     .use(platform)
     .get(
       '/submissions/:format',
-      async ({ ctx, params, query }) => status(202, ok(await requestExport(ctx, params.format, query), 'EXPORT_QUEUED', 'export queued')),
+      async ({ ctx, params, query }) => status(202, ok(await requestExport(ctx, 'submissions', params.format, query), 'EXPORT_QUEUED', 'export queued')),
       {
         auth: 'export.view',
         params: ExportFormatParams,
         query: ExportQuery,
         response: responses({ 202: Envelope(QueuedExport) }),
         detail: { summary: 'Start an export of submissions (csv or pdf) with the submission-list filters' },
+      },
+    )
+    .get(
+      '/sales-orders/csv',
+      async ({ ctx, query }) => status(202, ok(await requestExport(ctx, 'sales_orders', 'csv', query), 'EXPORT_QUEUED', 'export queued')),
+      {
+        auth: 'export.view',
+        query: OrderExportQuery,
+        response: responses({ 202: Envelope(QueuedExport) }),
+        detail: { summary: 'Start a CSV export of sales orders, one row per line, with the order-list filters (also needs sales_order:view)' },
       },
     )
     .get('/jobs', async ({ ctx, query }) => listed(await listExportJobs(ctx, query)), {

@@ -34,6 +34,7 @@ import { defineList } from '../../platform/data/list'
 import { localDateTimeLabel } from '../../lib/time-zones'
 import { withTransaction } from '../../platform/data/transaction'
 import { submissionFilters, type SubmissionListQuery } from '../visits'
+import { type OfficeOrderQuery, ORDER_EXPORT_COLUMNS, orderLinesPage } from '../orders'
 import type { ExportFormat, ExportQuery, JobsQuery } from './exports.schemas'
 
 export const EXPORT_PAGE = 500
@@ -95,12 +96,11 @@ async function runJob(deps: Deps, id: number) {
   await setJob(deps, id, { status: 'running', started_at: deps.clock.now().toISOString() })
   // A random part: job ids start over after a restore, and two databases may share EXPORT_DIR; without
   // it one database's job could replace (and so serve) the other's file of the same workspace and id.
-  const path = join(String(job.workspace_id), `submissions-${job.id}-${randomBytes(8).toString('hex')}.${job.format}`)
+  const path = join(String(job.workspace_id), `${job.kind}-${job.id}-${randomBytes(8).toString('hex')}.${job.format}`)
   const absolute = resolve(deps.config.EXPORT_DIR, path)
   try {
     const actor = await loadMember(deps.db.read, job.user_id, job.workspace_id)
-    if (!actor || !can(actor.permissions, 'export.view', 'web', 'view'))
-      throw new ExportRefused('the requester no longer has access to exports of this workspace')
+    if (!actor || !mayExport(actor.permissions, job.kind)) throw new ExportRefused('the requester no longer has access to exports of this workspace')
     const ctx: AuthedContext = {
       deps,
       actor,
@@ -108,9 +108,7 @@ async function runJob(deps: Deps, id: number) {
       meta: { requestId: `export:${id}`, ip: null, userAgent: null, timestamp: deps.clock.now().toISOString() },
     }
     await mkdir(dirname(absolute), { recursive: true })
-    const rows = await writeInPlace(absolute, (temporary) =>
-      job.format === 'csv' ? writeCsv(ctx, job.filters as SubmissionListQuery, temporary) : writePdf(ctx, job.filters as SubmissionListQuery, temporary),
-    )
+    const rows = await writeInPlace(absolute, (temporary) => writerOf(job)(ctx, temporary))
     await setJob(deps, id, { status: 'done', row_count: rows, path, finished_at: deps.clock.now().toISOString() })
   } catch (error) {
     // writeInPlace removed its temporary file; whatever was at `absolute` before is not this job's.
@@ -203,22 +201,60 @@ function page(ctx: AuthedContext, filters: SubmissionListQuery, afterId: number,
     .limit(limit)
 }
 
-async function writeCsv(ctx: AuthedContext, filters: SubmissionListQuery, path: string): Promise<number> {
+/**
+ * A CSV file streamed in pages of EXPORT_PAGE rows: the header `columns`, then the rows `next(afterId)`
+ * gives, in order of `keyOf` (each page starts after the last key of the one before), every cell guarded.
+ */
+async function writeCsvPages<R>(
+  path: string,
+  columns: readonly (keyof R & string)[],
+  next: (afterId: number, limit: number) => Promise<R[]>,
+  keyOf: (row: R) => number,
+): Promise<number> {
   const file = Bun.file(path).writer()
   let total = 0
   let afterId = 0
-  file.write(stringify([], { header: true, columns: [...COLUMNS] }))
+  file.write(stringify([], { header: true, columns: [...columns] }))
   for (;;) {
-    const rows = await page(ctx, filters, afterId, EXPORT_PAGE)
+    const rows = await next(afterId, EXPORT_PAGE)
     if (rows.length === 0) break
-    file.write(stringify(rows.map((row) => COLUMNS.map((column) => safeCell(row[column])))))
+    file.write(stringify(rows.map((row) => columns.map((column) => safeCell(row[column])))))
     await file.flush()
     total += rows.length
-    afterId = rows[rows.length - 1].submission_id
+    afterId = keyOf(rows[rows.length - 1])
     if (rows.length < EXPORT_PAGE) break
   }
   await file.end()
   return total
+}
+
+const writeCsv = (ctx: AuthedContext, filters: SubmissionListQuery, path: string) =>
+  writeCsvPages(
+    path,
+    COLUMNS,
+    (afterId, limit) => page(ctx, filters, afterId, limit),
+    (row) => row.submission_id,
+  )
+
+const writeOrdersCsv = (ctx: AuthedContext, filters: OfficeOrderQuery, path: string) =>
+  writeCsvPages(
+    path,
+    ORDER_EXPORT_COLUMNS,
+    (afterId, limit) => orderLinesPage(ctx, filters, afterId, limit),
+    (row) => row.line_id,
+  )
+
+export type ExportKind = Job['kind']
+
+/** What a job of each kind needs of its requester on the web: exports, and for orders the orders' view. */
+const KIND_PERMISSIONS: Record<ExportKind, readonly string[]> = { submissions: ['export.view'], sales_orders: ['export.view', 'sales_order:view'] }
+const mayExport = (permissions: Parameters<typeof can>[0], kind: ExportKind) => KIND_PERMISSIONS[kind].every((key) => can(permissions, key, 'web', 'view'))
+
+/** The writer of a job: its kind and format (a sales-order export is CSV only: its route offers no other). */
+function writerOf(job: Job): (ctx: AuthedContext, path: string) => Promise<number> {
+  if (job.kind === 'sales_orders') return (ctx, path) => writeOrdersCsv(ctx, job.filters as OfficeOrderQuery, path)
+  const filters = job.filters as SubmissionListQuery
+  return job.format === 'csv' ? (ctx, path) => writeCsv(ctx, filters, path) : (ctx, path) => writePdf(ctx, filters, path)
 }
 
 async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery, path: string): Promise<number> {
@@ -288,7 +324,8 @@ async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery, path: 
 
 // ── Requests, lists, downloads ─────────────────────────────────────────────────────────────────
 
-export function requestExport(ctx: AuthedContext, format: ExportFormat, filters: ExportQuery) {
+export function requestExport(ctx: AuthedContext, kind: ExportKind, format: ExportFormat, filters: ExportQuery | OfficeOrderQuery) {
+  if (!mayExport(ctx.actor.permissions, kind)) throw new AppError('FORBIDDEN', 'exporting sales orders needs the permission to view them (sales_order:view)')
   return withTransaction(
     ctx,
     async ({ tx, afterCommit }) => {
@@ -297,7 +334,7 @@ export function requestExport(ctx: AuthedContext, format: ExportFormat, filters:
         .values({
           workspace_id: ctx.actor.workspaceId,
           user_id: ctx.actor.userId,
-          kind: 'submissions',
+          kind,
           format,
           filters: Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined)),
           status: 'queued',
@@ -349,7 +386,7 @@ export async function downloadExport(ctx: AuthedContext, id: number) {
   const file = Bun.file(resolve(ctx.deps.config.EXPORT_DIR, job.path))
   if (!(await file.exists())) throw new NotFound('EXPORT_JOB', 'export file is no longer available')
   const contentType = job.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf'
-  return { file, contentType, filename: `submissions-${job.id}.${job.format}` }
+  return { file, contentType, filename: `${job.kind.replace('_', '-')}-${job.id}.${job.format}` }
 }
 
 /** Daily: exports (files and jobs) older than 7 days are removed, and temporary files a crash left (as old). */

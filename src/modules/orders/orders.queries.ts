@@ -3,7 +3,7 @@
  * built for, an order "as answered" (detail with its lines) for any number of ids, and what pricing needs of
  * an outlet (its account and channel, the price lists valid on a day).
  */
-import { type SQL, and, between, count, eq, gte, inArray, isNull, lte, or, sql } from 'drizzle-orm'
+import { type SQL, and, between, count, eq, gt, gte, inArray, isNull, lte, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { accounts, outlets, priceListItems, priceLists, salesOrderLines, salesOrders, teamMembers, users, type SalesOrderStatus } from '../../db/schema'
 import { NotFound } from '../../lib/errors'
@@ -215,4 +215,68 @@ export async function priceListsFor(db: Db, workspaceId: number, outlet: PricedO
       ),
     )
   return lists.map((list) => ({ ...list, items: items.filter((item) => item.price_list_id === list.id) }))
+}
+
+/** The columns of the order export, one row per line (docs/API.md §Orders, "Export"). */
+export const ORDER_EXPORT_COLUMNS = [
+  'order_number',
+  'order_date',
+  'status',
+  'visit_id',
+  'outlet_code',
+  'outlet_name',
+  'user_name',
+  'currency',
+  'sku',
+  'product_name',
+  'unit',
+  'quantity',
+  'unit_price',
+  'discount_pct',
+  'line_total',
+  'order_subtotal',
+  'order_discount_total',
+  'order_total',
+  'notes',
+  'reason',
+  'created_at',
+] as const
+
+/**
+ * A page of the order export: the lines (with their order) of the orders the office list would show for
+ * `filters`, after line `afterId`, in line order (an order's lines are written together, so they stay together).
+ */
+export async function orderLinesPage(ctx: AuthedContext, filters: OfficeOrderQuery, afterId: number, limit: number) {
+  const rows = await ctx.deps.db.read
+    .select({
+      line_id: salesOrderLines.id,
+      order_number: salesOrders.number,
+      order_date: salesOrders.order_date,
+      status: salesOrders.status,
+      visit_id: salesOrders.visit_id,
+      outlet_code: outlets.code,
+      outlet_name: outlets.name,
+      user_name: userName,
+      currency: salesOrders.currency,
+      sku: salesOrderLines.sku,
+      product_name: salesOrderLines.name,
+      unit: salesOrderLines.unit,
+      quantity: salesOrderLines.quantity,
+      unit_price: salesOrderLines.unit_price,
+      discount_bp: salesOrderLines.discount_bp,
+      line_total: salesOrderLines.line_total,
+      order_subtotal: salesOrders.subtotal,
+      order_discount_total: salesOrders.discount_total,
+      order_total: salesOrders.total,
+      notes: salesOrders.notes,
+      reason: salesOrders.reason,
+      created_at: salesOrders.created_at,
+    })
+    .from(salesOrderLines)
+    .innerJoin(salesOrders, eq(salesOrders.id, salesOrderLines.order_id))
+    .innerJoin(outlets, eq(outlets.id, salesOrders.outlet_id))
+    .where(and(officeOrderList.where(ctx, filters), gt(salesOrderLines.id, afterId)))
+    .orderBy(salesOrderLines.id)
+    .limit(limit)
+  return rows.map(({ discount_bp, ...row }) => ({ ...row, discount_pct: basisPointsToPct(discount_bp) }))
 }
