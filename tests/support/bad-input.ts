@@ -96,6 +96,7 @@ export const ROUTES: CatalogueRoute[] = await (async () => {
 /** Path segments that are not their module's folder name in src/modules. */
 const SEGMENT_MODULES: Record<string, string> = {
   'outlet-visits': 'visits',
+  'day-routes': 'journey-plans',
   principals: 'catalogue',
   products: 'catalogue',
   attendances: 'attendance',
@@ -1725,6 +1726,10 @@ export const NOT_LISTS: Record<string, NotList> = {
   '/api/app/v1/notifications/unread-count': {
     kind: 'no-query',
     reason: "how many of the caller's notifications are unread, {count} (docs/API.md §Other areas)",
+  },
+  '/api/office/v1/day-routes': {
+    kind: 'no-query',
+    reason: "one user's local day in route order; user_id and date are required and checked by tests/day-routes.test.ts (docs/API.md §Journey plans)",
   },
   '/api/office/v1/dashboard/metrics': { ...REPORT, reason: 'dashboard figures for date_from..date_to and a team_id, one object, not paginated' },
   '/api/office/v1/dashboard/summary': {

@@ -35,7 +35,9 @@ export function searchObjects(indexes: readonly SearchIndexDeclaration[]): Deriv
       sql: `CREATE TRIGGER ${q(`${fts}_${name}`)} AFTER ${event} ON ${q(table)}\nWHEN ${when}\nBEGIN\n${body.map((line) => `  ${line}`).join('\n')}\nEND`,
     })
     const differs = columns
-      .map((column) => (typeof column === 'string' ? `OLD.${q(column)} IS NOT NEW.${q(column)}` : `lower(OLD.${q(column.column)}) IS NOT lower(NEW.${q(column.column)})`))
+      .map((column) =>
+        typeof column === 'string' ? `OLD.${q(column)} IS NOT NEW.${q(column)}` : `lower(OLD.${q(column.column)}) IS NOT lower(NEW.${q(column.column)})`,
+      )
       .join(' OR ')
     return [
       {
@@ -50,7 +52,10 @@ export function searchObjects(indexes: readonly SearchIndexDeclaration[]): Deriv
         `UPDATE OF ${['id', ...names, 'deleted_at'].map(q).join(', ')}`,
         'update',
         `OLD.\`id\` IS NOT NEW.\`id\` OR (OLD.\`deleted_at\` IS NULL) IS NOT (NEW.\`deleted_at\` IS NULL) OR ${differs}`,
-        [`DELETE FROM ${q(fts)} WHERE OLD.\`deleted_at\` IS NULL AND rowid = OLD.\`id\`;`, `${into} SELECT NEW.\`id\`, ${value('NEW')} WHERE NEW.\`deleted_at\` IS NULL;`],
+        [
+          `DELETE FROM ${q(fts)} WHERE OLD.\`deleted_at\` IS NULL AND rowid = OLD.\`id\`;`,
+          `${into} SELECT NEW.\`id\`, ${value('NEW')} WHERE NEW.\`deleted_at\` IS NULL;`,
+        ],
       ),
       on('DELETE', 'delete', 'OLD.`deleted_at` IS NULL', [`DELETE FROM ${q(fts)} WHERE rowid = OLD.\`id\`;`]),
     ]

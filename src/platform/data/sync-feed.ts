@@ -100,7 +100,8 @@ const OWNED_COLUMNS = '(workspace_id, entity, entity_id, op, user_id, visit_id, 
 const rowOf = (event: RowEvent): RowRef => (event === 'delete' ? 'OLD' : 'NEW')
 
 /** The op of a row of `table` looked up by id: its `deleted_at` decides. */
-export const liveOp = (table: string, id: string) => `(SELECT CASE WHEN ${table}.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END FROM ${table} WHERE ${table}.id = ${id})`
+export const liveOp = (table: string, id: string) =>
+  `(SELECT CASE WHEN ${table}.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END FROM ${table} WHERE ${table}.id = ${id})`
 
 const oneRow = (r: RowRef, entity: string, id: string, op: string, visit: string, owner?: string) => [
   `  DELETE FROM changes WHERE workspace_id = ${r}.workspace_id AND entity = '${entity}' AND entity_id = ${id} AND user_id IS NULL;`,
@@ -139,7 +140,10 @@ const assignmentLines = (feed: SyncFeed, event: RowEvent): string[] => {
     return [
       `  DELETE FROM changes WHERE visit_id = ${r}.${visit} AND user_id = ${r}.${user};`,
       ...oneRow(r, 'visit', `${r}.${visit}`, liveOp('visits', `${r}.${visit}`), `${r}.${visit}`),
-      ...manyRows('submission', `SELECT workspace_id AS ws, id, 'upsert' AS op, visit_id FROM submissions WHERE visit_id = ${r}.${visit} AND deleted_at IS NULL`),
+      ...manyRows(
+        'submission',
+        `SELECT workspace_id AS ws, id, 'upsert' AS op, visit_id FROM submissions WHERE visit_id = ${r}.${visit} AND deleted_at IS NULL`,
+      ),
     ]
   }
   return [
@@ -199,7 +203,10 @@ export function syncTriggers(feeds: readonly SyncFeed[]): DerivedObject[] {
     for (const event of feed.events ?? (['insert', 'update', 'delete'] as const)) {
       const lines = feed.assigns
         ? assignmentLines(feed, event)
-        : [...ownLines(feed, event), ...(feed.refreshes ?? []).filter((refresh) => !refresh.events || refresh.events.includes(event)).flatMap((refresh) => refreshLines(refresh, event))]
+        : [
+            ...ownLines(feed, event),
+            ...(feed.refreshes ?? []).filter((refresh) => !refresh.events || refresh.events.includes(event)).flatMap((refresh) => refreshLines(refresh, event)),
+          ]
       objects.push(trigger(`${feed.table}_changes_${event}`, event, feed.table, null, lines))
     }
   }
