@@ -264,7 +264,10 @@ describe('decisions', () => {
     expect(expectError(await decide(o.id, 'approve'), 409, 'INVALID_ORDER_STATUS')).toEqual({ status: ['approved'] })
     expectError(await decide(o.id, 'reject', { reason: 'late' }), 409, 'INVALID_ORDER_STATUS')
     expect(ok(await decide(o.id, 'deliver')).status).toBe('delivered')
-    expectError(await decide(o.id, 'cancel', { reason: 'x' }), 409, 'INVALID_ORDER_STATUS')
+    const refused = await decide(o.id, 'cancel', { reason: 'x' })
+    expectError(refused, 409, 'INVALID_ORDER_STATUS')
+    expect(refused.body.message).toBe('a delivered order cannot be cancelled')
+    expect((await decide(o.id, 'deliver')).body.message).toBe('a delivered order cannot be delivered')
   })
 
   test('reject and cancel need a reason (400 before the status is looked at); a cancel after an approve is allowed', async () => {

@@ -123,37 +123,37 @@ const sort = {
   total: salesOrders.total,
 }
 
+/** What both order lists share: the rows, their count, the keyword, the sort, the page. */
+const orderLists = {
+  scope: salesOrderScope,
+  select: (db: Db, where: SQL) => db.select(listColumns).from(salesOrders).where(where),
+  count: (db: Db, where: SQL) => db.select({ total: count() }).from(salesOrders).where(where),
+  search,
+  sort,
+  limits: { defaultLimit: 20, maxLimit: 100 },
+}
+const commonFilters = {
+  status: (status: SalesOrderStatus) => eq(salesOrders.status, status),
+  visit_id: (id: number) => eq(salesOrders.visit_id, id),
+}
+
 /** GET /office/v1/sales-orders: the workspace's orders; the date range is one BETWEEN (see orderDateWithin). */
 export const officeOrderList = defineList({
-  scope: salesOrderScope,
+  ...orderLists,
   visibleTo: (_ctx, query: OfficeOrderQuery) => orderDateWithin(query.date_from, query.date_to),
-  select: (db, where) => db.select(listColumns).from(salesOrders).where(where),
-  count: (db, where) => db.select({ total: count() }).from(salesOrders).where(where),
-  search,
   filters: {
-    status: (status: SalesOrderStatus) => eq(salesOrders.status, status),
-    visit_id: (id: number) => eq(salesOrders.visit_id, id),
+    ...commonFilters,
     outlet_id: (id: number) => eq(salesOrders.outlet_id, id),
     user_id: (id: number) => eq(salesOrders.user_id, id),
     team_id: (id: number, ctx: AuthedContext) => inTeam(id, ctx),
   },
-  sort,
-  limits: { defaultLimit: 20, maxLimit: 100 },
 })
 
 /** GET /app/v1/sales-orders: the caller's own orders. */
 export const phoneOrderList = defineList({
-  scope: salesOrderScope,
+  ...orderLists,
   visibleTo: (ctx, query: PhoneOrderQuery) => and(eq(salesOrders.user_id, ctx.actor.userId), orderDateWithin(query.date_from, query.date_to)),
-  select: (db, where) => db.select(listColumns).from(salesOrders).where(where),
-  count: (db, where) => db.select({ total: count() }).from(salesOrders).where(where),
-  search,
-  filters: {
-    status: (status: SalesOrderStatus) => eq(salesOrders.status, status),
-    visit_id: (id: number) => eq(salesOrders.visit_id, id),
-  },
-  sort,
-  limits: { defaultLimit: 20, maxLimit: 100 },
+  filters: commonFilters,
 })
 
 export const presentListItem = ({ line_count, ...row }: OrderRow & { line_count: number }): SalesOrderListItem => ({ ...presentOrder(row), line_count })

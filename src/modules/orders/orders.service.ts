@@ -156,9 +156,11 @@ async function orderRow(tx: Db, workspaceId: number, id: number, owner: number |
   return row
 }
 
+const DONE: Record<OrderAction, string> = { approve: 'approved', reject: 'rejected', deliver: 'delivered', cancel: 'cancelled', edit: 'edited' }
+
 function refuseUnless(row: OrderRow, action: OrderAction, actor: OrderActor) {
   const result = orderTransition(row.status, action, actor)
-  if (!result.ok) throw new AppError(result.error, `a ${row.status} order cannot be ${action === 'edit' ? 'edited' : `${action}d`}`, { status: [row.status] })
+  if (!result.ok) throw new AppError(result.error, `a ${row.status} order cannot be ${DONE[action]}`, { status: [row.status] })
   return result.to
 }
 
