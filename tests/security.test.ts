@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { SignJWT } from 'jose'
-import { data, HERE as SITE, newForm, newOutlet, newProject, PNG as PNG_DATA_URI } from './factories'
+import { data, HERE as SITE, newForm, newOutlet, newProduct, newProject, PNG as PNG_DATA_URI } from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
 
 const t = useTestApp()
@@ -133,6 +133,25 @@ describe('missing permission → 403', () => {
     expect(failures).toEqual([])
   })
 
+  test('a field user gets 403 on every office decision on their own order, with a valid body, and the order is unchanged', async () => {
+    const order = await orderOfA()
+    const row = `SELECT * FROM sales_orders WHERE id = ${order}`
+    const [before] = await t.app.db.pragma(row)
+    const failures: string[] = []
+    for (const [action, body] of [
+      ['approve', undefined],
+      ['reject', { reason: 'my own call' }],
+      ['deliver', undefined],
+      ['cancel', { reason: 'my own call' }],
+    ] as const) {
+      const reply = await t.app.put(`/office/v1/sales-orders/${order}/${action}`, body, { token: kit.field.token })
+      if (reply.status !== 403 || reply.body?.code !== 'FORBIDDEN') failures.push(`${action} → ${reply.status} ${reply.body?.code}`)
+    }
+    expect(failures).toEqual([])
+    expect((await t.app.db.pragma(row))[0]).toEqual(before)
+    expect(before.status).toBe('submitted')
+  })
+
   test('a manager gets 403 on every office write that needs a .manage key', async () => {
     const manager = await t.app.member(a, 'manager')
     const failures: string[] = []
@@ -159,6 +178,8 @@ interface VisitFixtures {
 let kit: VisitFixtures
 let bField: Session
 let bForm: number
+/** A priced product of workspace B: the order bodies B sends name it (only the path id is foreign). */
+let bProduct: number
 const FORM_FIELDS = [
   { key: 'facings', label: 'Facings', type: 'integer', required: true },
   { key: 'brand', label: 'Brand', type: 'select', options: ['A', 'B'] },
@@ -174,6 +195,7 @@ beforeAll(async () => {
   kit = { form, project: project.id, outlet: outlet.id, field: await t.app.member(a, 'user'), runner: await t.app.member(a, 'user') }
   bField = await t.app.member(b, 'user')
   bForm = await newFormId(b.owner.token)
+  bProduct = (await newProduct(t.app, b.owner.token, { price: 10_000 })).id
 })
 
 /** A scheduled visit of workspace A assigned to `who` (the field user unless told), with the form attached. */
@@ -237,6 +259,21 @@ async function exportJobOfA(): Promise<number> {
   return job.id
 }
 
+/** A priced product of workspace A, made once: what A's orders are taken for. */
+let productOfA: Promise<number> | undefined
+
+/**
+ * A submitted sales order of workspace A, taken by A's field user at the visit they have in progress
+ * (so that the phone's own GET of it, the control, answers 200); a new one per call.
+ */
+async function orderOfA(): Promise<number> {
+  productOfA ??= (async () => (await newProduct(t.app, a.owner.token, { price: 10_000 })).id)()
+  const visit = await startedVisitOfA()
+  const body = { lines: [{ product_id: await productOfA, quantity: 2 }] }
+  const reply = await t.app.post(`/app/v1/visits/${visit.id}/sales-orders`, body, { token: kit.field.token, idempotencyKey: unique('order') })
+  return data(reply, 201, 'taking an order').id
+}
+
 /**
  * Path parameters that name no row, so that there is nothing of workspace A to point at, and why.
  * These routes are left out of the id loop below; what they could leak is tested on its own.
@@ -256,6 +293,8 @@ interface Resource {
   body?: Record<string, unknown> | (() => Record<string, unknown>)
   /** The exact 404 code, where the contract names it (otherwise any `<ENTITY>_NOT_FOUND`). */
   notFound?: string
+  /** Request headers the route needs, made per request (an order requires a new X-Idempotency-Key). */
+  headers?: () => Record<string, string>
 }
 
 const created = async (path: string, body: Record<string, unknown>) => data(await t.app.post(path, body, { token: a.owner.token }), 201, `POST ${path}`).id
@@ -409,6 +448,34 @@ for (const listing of ['visits', 'outlet-visits']) {
     [`${mobile}/:id/submit-form`]: { table: 'visits', create: startedIds, body: () => ({ form_id: bForm, answers: { facings: 1, brand: 'A' } }) },
   })
 }
+// Sales orders: an order of A (taken by A's field user) from B's owner or B's field user. The phone's
+// routes mirror the office ones (GET and PUT of /app/v1/sales-orders/:id, its cancel).
+const orderBody = () => ({ lines: [{ product_id: bProduct, quantity: 1 }], notes: 'hijacked' })
+Object.assign(resources, {
+  // B's field user naming A's visit in progress: 404 VISIT_NOT_FOUND, sent with the key the route requires
+  // (without one it would answer 400 IDEMPOTENCY_KEY_REQUIRED before looking at the visit).
+  '/api/app/v1/visits/:id/sales-orders': {
+    table: 'visits',
+    create: startedIds,
+    body: orderBody,
+    headers: () => ({ 'x-idempotency-key': unique('order') }),
+    notFound: 'VISIT_NOT_FOUND',
+  },
+  '/api/office/v1/sales-orders/:id': { table: 'sales_orders', create: orderOfA, body: orderBody, notFound: 'SALES_ORDER_NOT_FOUND' },
+  '/api/office/v1/sales-orders/:id/approve': { table: 'sales_orders', create: orderOfA, notFound: 'SALES_ORDER_NOT_FOUND' },
+  '/api/office/v1/sales-orders/:id/reject': { table: 'sales_orders', create: orderOfA, body: { reason: 'hijacked' }, notFound: 'SALES_ORDER_NOT_FOUND' },
+  '/api/office/v1/sales-orders/:id/deliver': {
+    table: 'sales_orders',
+    // Approved, so that delivering it would be allowed from its own workspace.
+    create: async () => {
+      const id = await orderOfA()
+      data(await t.app.put(`/office/v1/sales-orders/${id}/approve`, undefined, { token: a.owner.token }), 200, 'approving the order')
+      return id
+    },
+    notFound: 'SALES_ORDER_NOT_FOUND',
+  },
+  '/api/office/v1/sales-orders/:id/cancel': { table: 'sales_orders', create: orderOfA, body: { reason: 'hijacked' }, notFound: 'SALES_ORDER_NOT_FOUND' },
+})
 Object.assign(resources, {
   '/api/app/v1/visits/me/:id': { table: 'visits', create: visitIds },
   '/api/app/v1/visits/me/:id/submissions': { table: 'visits', create: visitIds },
@@ -466,13 +533,18 @@ describe("another workspace's ids → 404, nothing changed", () => {
       const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : typeof resource.body === 'function' ? resource.body() : resource.body
       const token = route.path.startsWith('/api/app/') ? bField.token : b.owner.token
       const changes = await totalChanges()
-      const reply = await t.app.request(route.method, concrete(route.path, ids), { token, body })
+      const headers = resource.headers?.()
+      const reply = await t.app.request(route.method, concrete(route.path, ids), { token, body, headers })
       if (reply.status !== 404 || !String(reply.body?.code).endsWith('_NOT_FOUND') || (resource.notFound && reply.body?.code !== resource.notFound)) {
         failures.push(`${route.method} ${route.path} → ${reply.status} ${reply.body?.code}`)
       }
       const [after] = await t.app.db.pragma(row)
       if (JSON.stringify(after) !== JSON.stringify(before)) failures.push(`${route.method} ${route.path} changed the row`)
-      if ((await totalChanges()) !== changes) failures.push(`${route.method} ${route.path} wrote to the database`)
+      // A request with an X-Idempotency-Key writes its key's record first in the transaction that the
+      // refusal rolls back (src/platform/data/transaction.ts): that one write is counted, none is kept.
+      const key = headers?.['x-idempotency-key']
+      const kept = key ? await t.app.db.pragma(`SELECT id FROM idempotency_keys WHERE key = '${key.replaceAll("'", "''")}'`) : []
+      if ((await totalChanges()) - changes > (key ? 1 : 0) || kept.length > 0) failures.push(`${route.method} ${route.path} wrote to the database`)
       // The control: the same read from workspace A works, so the 404 is the workspace boundary, not a bad fixture.
       if (route.method === 'GET') {
         const own = await t.app.get(concrete(route.path, ids), { token: route.path.startsWith('/api/app/') ? kit.field.token : a.owner.token })

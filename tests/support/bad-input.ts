@@ -10,7 +10,8 @@
  *   change nothing. The CSV visit import (text/csv) has CSV cases instead (`csv`).
  * - Query strings of every GET list route (the few GET routes that are not lists are named in
  *   NOT_LISTS with what holds for them), and the `:id` of every route that has one, one path
- *   parameter at a time.
+ *   parameter at a time. A route that requires an X-Idempotency-Key (`keyRequired`: it would answer
+ *   400 IDEMPOTENCY_KEY_REQUIRED first) is sent a new key with each bad id, so that the id is judged.
  * - State-changing routes (check-in, approve, cancel, …) get a target in the right state from
  *   `fresh`, made again only after an accepted request used it up.
  *
@@ -53,6 +54,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { IDEMPOTENCY_REQUIRED } from '../../src/platform/data/idempotency'
 import { createTestApp, expectError, SETUP_TIMEOUT_MS, unique, type Reply, type TestApp, type Workspace } from '../harness'
 
 // ---------------------------------------------------------------------------------------------
@@ -74,6 +76,8 @@ export interface CatalogueRoute {
   path: string
   query?: QuerySchema
   success: number
+  /** The route refuses a request without an X-Idempotency-Key (400 IDEMPOTENCY_KEY_REQUIRED): a sales order. */
+  keyRequired: boolean
 }
 
 export const ROUTES: CatalogueRoute[] = await (async () => {
@@ -82,11 +86,17 @@ export const ROUTES: CatalogueRoute[] = await (async () => {
     return catalogue.app.routes
       .filter((route) => !route.path.startsWith('/api/docs'))
       .map((route) => {
-        const hooks = route.hooks as { query?: QuerySchema; response?: Record<string, unknown> }
+        const hooks = route.hooks as { query?: QuerySchema; response?: Record<string, unknown>; detail?: Record<string, unknown> }
         const success = Object.keys(hooks.response ?? {})
           .map(Number)
           .filter((status) => status >= 200 && status < 300)
-        return { method: route.method, path: route.path, query: hooks.query, success: success.length ? Math.min(...success) : 200 }
+        return {
+          method: route.method,
+          path: route.path,
+          query: hooks.query,
+          success: success.length ? Math.min(...success) : 200,
+          keyRequired: hooks.detail?.[IDEMPOTENCY_REQUIRED] === true,
+        }
       })
   } finally {
     await catalogue.close()
@@ -107,10 +117,13 @@ const SEGMENT_MODULES: Record<string, string> = {
   ws: 'notifications',
 }
 const MASTER_DATA = /^\/api\/office\/v1\/outlets\/(channel-groups|channels|accounts|sub-areas)(\/|$)/
+/** Sales orders, and the order taken at a visit (`/api/app/v1/visits/:id/sales-orders`), are the orders module's. */
+const ORDERS = /^\/api\/(office|app)\/v1\/(sales-orders(\/|$)|visits\/:id\/sales-orders$)/
 
 /** The module of src/modules a route belongs to, from its path (`/api/office/v1/users/:id` → users). */
 export function moduleOf(path: string): string {
   if (MASTER_DATA.test(path)) return 'master-data'
+  if (ORDERS.test(path)) return 'orders'
   const segment = /^\/(?:api\/)?(?:(?:office|app)\/v1\/)?([^/]+)/.exec(path)?.[1] ?? path
   return SEGMENT_MODULES[segment] ?? segment
 }
@@ -146,6 +159,7 @@ export const foreign = {
   submission_id: 0,
   principal_id: 0,
   principal_code: '',
+  product_id: 0,
   product_sku: '',
 }
 export const INJECTED_ID = 987_654_321
@@ -668,7 +682,7 @@ export interface Baseline {
   path: string
   body: Record<string, unknown>
   token?: string
-  /** Request headers the route needs (the location batch requires an X-Idempotency-Key, unique per request). */
+  /** Request headers the route needs (the location batch and a sales order require an X-Idempotency-Key, unique per request). */
   headers?: Record<string, string>
 }
 
@@ -779,7 +793,7 @@ export async function createForeignFixtures() {
   foreign.submission_id = visit.submissions[0].id
   const principal = await post201('/office/v1/principals', { name: unique('Principal'), code: unique('PRN') }, token, 'a principal')
   const product = await post201('/office/v1/products', { name: unique('Product'), sku: unique('SKU'), principal_id: principal.id }, token, 'a product')
-  Object.assign(foreign, { principal_id: principal.id, principal_code: principal.code, product_sku: product.sku })
+  Object.assign(foreign, { principal_id: principal.id, principal_code: principal.code, product_id: product.id, product_sku: product.sku })
 }
 
 /** What the visit routes of a workspace need: a form, a project using it, an outlet, a team and a field user. */
@@ -1870,6 +1884,9 @@ export const NEW_FILTERS = [
  */
 export const SORT_COLUMNS: Record<string, string[]> = {
   '/api/office/v1/attendances': ['date', 'check_in_at', 'created_at', 'id'],
+  // Sales orders sort by when and how much (docs/API.md §Orders); an order has no name.
+  '/api/office/v1/sales-orders': ['created_at', 'updated_at', 'order_date', 'total'],
+  '/api/app/v1/sales-orders': ['created_at', 'updated_at', 'order_date', 'total'],
 }
 export const COMMON_SORT_COLUMNS = ['created_at', 'updated_at', 'name', 'id']
 
@@ -2154,6 +2171,9 @@ export const BAD_WORDS = ['CSV', 'Pdf', 'xlsx', 'csv.exe', 'csv%00', '..%2F..%2F
 /** A body each write route accepts, so that only the path is wrong. */
 export function pathIdBody(path: string, formId: number): Record<string, unknown> {
   if (/\/check-(in|out)$/.test(path)) return { ...SITE }
+  // An order and its edit (the product need not exist: the path id is refused first).
+  if (/\/sales-orders(\/:id)?$/.test(path)) return { lines: [{ product_id: 1, quantity: 1 }] }
+  if (/\/sales-orders\/:id\/reject$/.test(path)) return { reason: 'Wrong prices' }
   if (/\/(cancel|force-close)$/.test(path)) return { reason: 'Shop closed' }
   if (/\/(assign|assign-users)$/.test(path)) return { user_ids: [] }
   if (/\/submissions$/.test(path)) return { form_id: formId, is_required: false }
@@ -2201,7 +2221,9 @@ function pathParamTests(module: string) {
           test(`${route.method} ${pattern} with ${which} ${JSON.stringify(id)} → ${outcome}`, async () => {
             const before = await snapshot()
             const body = BODY_METHODS.has(route.method) ? pathIdBody(pattern, formId) : undefined
-            const reply = await t.app.request(route.method, path, { body, token })
+            // A route that requires an X-Idempotency-Key gets a new one, so that it is the id that is judged.
+            const headers = route.keyRequired ? { 'x-idempotency-key': unique('path-id') } : undefined
+            const reply = await t.app.request(route.method, path, { body, token, headers })
             expectErrorEnvelope(reply)
             if (reply.status === 400 || isWord) expectInvalid(reply, param)
             else {
