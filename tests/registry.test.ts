@@ -115,6 +115,7 @@ describe('module registry', () => {
       'role',
       'visit',
       'submission',
+      'price_list',
       'attendance',
     ])
   })

@@ -67,6 +67,7 @@ export const ENTITIES = [
   'FORM',
   'NOTIFICATION',
   'OUTLET',
+  'PRICE_LIST',
   'PRINCIPAL',
   'PRODUCT',
   'PROJECT',
