@@ -78,7 +78,8 @@ async function findPriceList(db: Db, workspaceId: number, id: number): Promise<P
 
 export const getPriceList = (ctx: AuthedContext, id: number) => findPriceList(ctx.deps.db.read, ctx.actor.workspaceId, id)
 
-const itemCount = sql<number>`(select count(*) from ${priceListItems} where ${priceListItems.price_list_id} = ${priceLists.id})`.mapWith(Number)
+// Spelled out: inside a subquery Drizzle would print the columns unqualified, and `id` would be the item's.
+const itemCount = sql<number>`(select count(*) from "price_list_items" "i" where "i"."price_list_id" = "price_lists"."id")`.mapWith(Number)
 
 const priceListList = defineList({
   scope: priceListScope,
