@@ -33,7 +33,7 @@ const storedItems = (sent: Item[]) =>
     .map(({ product_id, price, min_qty }) => ({ product_id, price, min_qty: min_qty ?? 1 }))
     .sort((a, b) => a.product_id - b.product_id || a.min_qty - b.min_qty)
 
-/** `items`: tiers `{product_id, price, min_qty?}` of live products of the workspace, a product and min_qty once, at most 5000. */
+/** `items`: tiers `{product_id, price, min_qty?}` of live products of the workspace, a product and min_qty once, at most 2000. */
 function priceItems(): Mutation[] {
   const item = (rc: RouteCtx, extra: Partial<Item> = {}): Item => ({ product_id: rc.product, price: 900, ...extra })
   const at = (path: string) => ({ path })
@@ -62,7 +62,7 @@ function priceItems(): Mutation[] {
     mutation('a product and min_qty twice (1 given, 1 implied)', 'invalid', (_: unknown, rc: RouteCtx) => [item(rc, { min_qty: 1 }), item(rc, { price: 800 })], {
       outcome: invalid('items.1.product_id'),
     }),
-    mutation('5001 items (limit 5000)', 'invalid', (_: unknown, rc: RouteCtx) => Array.from({ length: 5_001 }, (_, i) => item(rc, { min_qty: i + 1 }))),
+    mutation('2001 items (limit 2000)', 'invalid', (_: unknown, rc: RouteCtx) => Array.from({ length: 2_001 }, (_, i) => item(rc, { min_qty: i + 1 }))),
     mutation('two tiers of one product and another product', 'valid', (_: unknown, rc: RouteCtx) => [
       item(rc, { min_qty: 12, price: 800 }),
       item(rc, { product_id: rc.product2, price: 1_900 }),

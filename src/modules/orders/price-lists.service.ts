@@ -180,10 +180,27 @@ async function replaceItems(tx: Db, listId: number, wanted: PriceListItemOut[]) 
   const gone = stored.filter((row) => !wantedKeys.has(keyOf(row))).map((row) => row.id)
   for (const part of chunks(gone)) await tx.delete(priceListItems).where(inArray(priceListItems.id, part))
   const added: (typeof priceListItems.$inferInsert)[] = []
+  const repriced: { id: number; price: number }[] = []
   for (const item of wanted) {
     const row = byKey.get(keyOf(item))
     if (!row) added.push({ price_list_id: listId, ...item })
-    else if (row.price !== item.price) await tx.update(priceListItems).set({ price: item.price }).where(eq(priceListItems.id, row.id))
+    else if (row.price !== item.price) repriced.push({ id: row.id, price: item.price })
+  }
+  // New prices of kept tiers: one UPDATE per chunk (`CASE id WHEN … THEN …`), not one per tier.
+  for (const part of chunks(repriced)) {
+    const price = sql`CASE ${priceListItems.id} ${sql.join(
+      part.map((row) => sql`WHEN ${row.id} THEN ${row.price}`),
+      sql` `,
+    )} END`
+    await tx
+      .update(priceListItems)
+      .set({ price })
+      .where(
+        inArray(
+          priceListItems.id,
+          part.map((row) => row.id),
+        ),
+      )
   }
   for (const part of chunks(added)) await tx.insert(priceListItems).values(part)
 }
