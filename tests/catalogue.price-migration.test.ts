@@ -1,7 +1,7 @@
 /**
  * Migration 0022 on both drivers: an older database whose products hold REAL prices upgrades to INTEGER prices,
  * a fractional price rounded half up, null kept; the table keeps its indexes, and the change-log and search
- * triggers the modules declare still stand (src/db/derived.ts finds nothing to do) and still fire.
+ * triggers the modules declare still stand (src/db/derived.ts finds nothing of products to redo) and still fire.
  */
 import { describe, expect, test } from 'bun:test'
 import { Database as SqliteDatabase } from 'bun:sqlite'
@@ -72,8 +72,10 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
           expect(indexes).toEqual(['products_workspace_created_live', 'products_workspace_principal', 'products_workspace_sku_live'])
           // The upgrade re-sent every product to the phones (its UPDATE fired the change-log trigger).
           expect((await db.pragma("SELECT count(*) AS n FROM changes WHERE entity = 'product' AND op = 'upsert'"))[0].n).toBe(PRICES.length)
-          // Nothing derived is missing or stale after the rename, and the triggers still fire.
-          expect(await installDerived(db, derivedObjects())).toEqual([])
+          // Nothing derived of products is missing or stale after the rename (the start installs only the price
+          // lists' triggers, declared since the migrations), and the triggers still fire.
+          const installed = await installDerived(db, derivedObjects())
+          expect(installed.filter((statement) => !/^CREATE TRIGGER `price_list(s|_items)_changes_/.test(statement))).toEqual([])
           await db.transaction(async (tx) => {
             await tx.run(sql.raw(`UPDATE products SET name = 'Shampoo', name_key = 'shampoo', updated_at = '${NOW}' WHERE id = 1`))
           })
