@@ -64,7 +64,7 @@ describe('Principals and products', () => {
     const principal = await newPrincipal({ name: 'Wings' })
     const createdReply = await t.app.post(
       '/office/v1/products',
-      { name: 'Soap Bar', sku: 'SB-01', principal_id: principal.id, price: 12.5, unit: 'pcs', barcode: '8990000000017' },
+      { name: 'Soap Bar', sku: 'SB-01', principal_id: principal.id, price: 12_500, unit: 'pcs', barcode: '8990000000017' },
       { token: admin() },
     )
     expect(createdReply.status).toBe(201)
@@ -75,7 +75,7 @@ describe('Principals and products', () => {
         sku: 'SB-01',
         principal_id: principal.id,
         principal: { id: principal.id, name: 'Wings' },
-        price: 12.5,
+        price: 12_500,
         unit: 'pcs',
         barcode: '8990000000017',
       },
@@ -173,6 +173,23 @@ describe('Principals and products', () => {
     expect(free.price).toBe(0)
     expectError(await t.app.put(`/office/v1/products/${free.id}`, { price: -5 }, { token: admin() }), 400, 'VALIDATION_ERROR')
     expect((await t.app.get(`/office/v1/products/${free.id}`, { token: admin() })).body.data.price).toBe(0)
+  })
+
+  test('a product price is an integer amount of the smallest currency unit: 1.5, "15" and 2^53 → 400 errors.price, nothing stored; 2^53 − 1 is accepted', async () => {
+    const before = await t.app.count('products')
+    for (const price of [1.5, 12_345.67, '15', 2 ** 53]) {
+      const errors = expectError(await t.app.post('/office/v1/products', { name: 'x', sku: unique('S'), price }, { token: admin() }), 400, 'VALIDATION_ERROR')
+      expect(Object.keys(errors)).toEqual(['price'])
+    }
+    expect(await t.app.count('products')).toBe(before)
+    const product = await newProduct({ price: 15_000 })
+    expectError(await t.app.put(`/office/v1/products/${product.id}`, { price: 15_000.5 }, { token: admin() }), 400, 'VALIDATION_ERROR')
+    expect((await t.app.get(`/office/v1/products/${product.id}`, { token: admin() })).body.data.price).toBe(15_000)
+    const top = await newProduct({ price: Number.MAX_SAFE_INTEGER })
+    expect((await t.app.get(`/office/v1/products/${top.id}`, { token: admin() })).body.data.price).toBe(Number.MAX_SAFE_INTEGER)
+    // Stored as an INTEGER (migration 0022), not a REAL that happens to be whole.
+    const [row] = await t.app.db.pragma(`SELECT typeof(price) AS type FROM products WHERE id = ${product.id}`)
+    expect(row.type).toBe('integer')
   })
 
   test('product keyword matches name and SKU (partial, case-insensitive) and the exact barcode; principal_id filters', async () => {

@@ -39,6 +39,12 @@ const count = async (db: Database, query: string) => ((await db.read.all(sql.raw
  */
 const SINCE_MIGRATIONS = [
   'outlets_changes_to_sales_orders',
+  'price_list_items_changes_delete',
+  'price_list_items_changes_insert',
+  'price_list_items_changes_update',
+  'price_lists_changes_delete',
+  'price_lists_changes_insert',
+  'price_lists_changes_update',
   'sales_orders_changes_delete',
   'sales_orders_changes_insert',
   'sales_orders_changes_update',

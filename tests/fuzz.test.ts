@@ -217,6 +217,7 @@ beforeAll(async () => {
       201,
       'creating a user',
     ).id,
+    'price-lists': await created('/office/v1/price-lists', { name: unique('List'), items: [{ product_id: ids.product_id, price: 9 }] }),
     roles: await created('/office/v1/roles', { name: unique('Role'), permissions: [{ key: 'outlet.view', platform: 'web', access: 'view' }] }),
     // An order the field user took at their visit in progress (each decision route gets it; the fuzz may decide it).
     'sales-orders': data(

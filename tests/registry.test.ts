@@ -114,6 +114,7 @@ describe('module registry', () => {
       'role',
       'visit',
       'submission',
+      'price_list',
       'sales_order',
       'attendance',
     ])

@@ -393,6 +393,17 @@ const resources: Record<string, Resource> = {
     body: { name: 'hijacked', sku: 'HIJACKED' },
     notFound: 'PRODUCT_NOT_FOUND',
   },
+  '/api/office/v1/price-lists/:id': {
+    table: 'price_lists',
+    create: async () => {
+      const product = await created('/office/v1/products', { name: unique('Product'), sku: unique('SKU'), price: 10 })
+      return created('/office/v1/price-lists', { name: unique('List'), items: [{ product_id: product, price: 9 }] })
+    },
+    body: { name: 'hijacked' },
+    notFound: 'PRICE_LIST_NOT_FOUND',
+  },
+  // A's outlet's price sheet, asked for by B's field user.
+  '/api/app/v1/outlets/:id/prices': { table: 'outlets', create: async () => kit.outlet, notFound: 'OUTLET_NOT_FOUND' },
   // A closed day of a field user of A, entered by hand.
   '/api/office/v1/attendances/:id': {
     table: 'attendances',

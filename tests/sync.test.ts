@@ -522,6 +522,7 @@ const FIELD_GRANTS = (drop: string[] = []) =>
     'project.view',
     'product.view',
     'principal.view',
+    'price_list.view',
     'visit:view',
   ]
     .filter((key) => !drop.includes(key))

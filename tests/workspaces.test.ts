@@ -80,3 +80,38 @@ describe('workspaces', () => {
     expect(await t.app.count('memberships', `user_id = ${user.body.data.id} AND workspace_id = ${theirs.id}`)).toBe(0)
   })
 })
+
+describe('workspace currency and journey plan horizon (docs/API.md §Workspaces)', () => {
+  test('a new workspace has currency IDR and a 7-day horizon; both are set through the settings and audited with old and new values', async () => {
+    const ws = await t.app.workspace()
+    const token = ws.owner.token
+    const [listed] = (await t.app.get('/office/v1/workspaces', { token })).body.data
+    expect(listed).toMatchObject({ id: ws.id, currency: 'IDR', journey_plan_horizon_days: 7 })
+    const changed = await t.app.put(`/office/v1/workspaces/${ws.id}/settings`, { currency: 'USD', journey_plan_horizon_days: 14 }, { token })
+    expect(changed.status).toBe(200)
+    expect(changed.body).toMatchObject({ code: 'WORKSPACE_UPDATED', data: { currency: 'USD', journey_plan_horizon_days: 14 } })
+    const log = await t.app.get('/office/v1/audit-logs?entity_type=workspace&action=updated', { token })
+    const [entry] = log.body.data.data
+    expect(entry.old_values).toEqual({ currency: 'IDR', journey_plan_horizon_days: 7 })
+    expect(entry.new_values).toEqual({ currency: 'USD', journey_plan_horizon_days: 14 })
+  })
+
+  test('a currency is ISO 4217 in upper case: "idr", "rupiah", "XYZ" → 400 errors.currency; a horizon outside 1–31 → 400; nothing changes', async () => {
+    const ws = await t.app.workspace()
+    const token = ws.owner.token
+    const before = await t.app.rows('workspaces')
+    for (const currency of ['idr', 'rupiah', 'XYZ', 'Rp', '', 42, null]) {
+      const errors = expectError(await t.app.put(`/office/v1/workspaces/${ws.id}/settings`, { currency }, { token }), 400, 'VALIDATION_ERROR')
+      expect(Object.keys(errors)).toEqual(['currency'])
+    }
+    for (const days of [0, 32, 1.5, '7']) {
+      const errors = expectError(
+        await t.app.put(`/office/v1/workspaces/${ws.id}/settings`, { journey_plan_horizon_days: days }, { token }),
+        400,
+        'VALIDATION_ERROR',
+      )
+      expect(Object.keys(errors)).toEqual(['journey_plan_horizon_days'])
+    }
+    expect(await t.app.rows('workspaces')).toEqual(before)
+  })
+})

@@ -69,6 +69,7 @@ export const ENTITIES = [
   'FORM',
   'NOTIFICATION',
   'OUTLET',
+  'PRICE_LIST',
   'PRINCIPAL',
   'PRODUCT',
   'PROJECT',

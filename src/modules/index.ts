@@ -21,7 +21,7 @@ import { formRoutes, formsManifest } from './forms'
 import { healthRoutes, metricsRoutes } from './health'
 import { locationRoutes, locationsManifest, PingTrail } from './locations'
 import { masterDataManifest, masterDataModule } from './master-data'
-import { officeOrderRoutes, ordersManifest, phoneOrderRoutes } from './orders'
+import { officeOrderRoutes, ordersManifest, phoneOrderRoutes, priceListRoutes } from './orders'
 import { dayRouteRoutes, journeyPlansManifest } from './journey-plans'
 import { notificationRoutes, notificationsManifest, storeOnlySender } from './notifications'
 import { outletRoutes, outletsManifest } from './outlets'
@@ -51,7 +51,7 @@ export const MODULES: readonly Module[] = [
   { name: 'audit-logs', manifest: auditLogsManifest, routes: [auditLogRoutes] },
   { name: 'visits', manifest: visitsManifest, routes: [visitRoutes] },
   { name: 'files', manifest: filesManifest, routes: [fileRoutes] },
-  { name: 'orders', manifest: ordersManifest, routes: [phoneOrderRoutes, officeOrderRoutes] },
+  { name: 'orders', manifest: ordersManifest, routes: [priceListRoutes, phoneOrderRoutes, officeOrderRoutes] },
   { name: 'journey-plans', manifest: journeyPlansManifest, routes: [dayRouteRoutes] },
   { name: 'locations', manifest: locationsManifest, routes: [locationRoutes], services: () => ({ pingTrail: new PingTrail() }) },
   {

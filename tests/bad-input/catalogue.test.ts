@@ -54,21 +54,22 @@ function optionalEmail(): Mutation[] {
   ]
 }
 
-/** A price: a JSON number from 0 to 1e12, or null. */
+/** A price: a JSON integer from 0 to 2^53 − 1 (the smallest currency unit), or null. */
 function price(): Mutation[] {
   return [
     missing,
     mutation('null', 'valid', null),
-    mutation('string "12.5"', 'invalid', '12.5'),
+    mutation('string "12500"', 'invalid', '12500'),
     mutation('boolean true', 'invalid', true),
-    mutation('array', 'invalid', [12.5]),
-    mutation('object', 'invalid', { amount: 12.5 }),
-    mutation('negative -0.01', 'invalid', -0.01),
-    mutation('1e12 + 1 (limit 1e12)', 'invalid', 1e12 + 1),
+    mutation('array', 'invalid', [12_500]),
+    mutation('object', 'invalid', { amount: 12_500 }),
+    mutation('negative -1', 'invalid', -1),
+    mutation('a fraction 1.5', 'invalid', 1.5),
+    mutation('two decimals 12345.67', 'invalid', 12_345.67),
+    mutation('2^53 (beyond the safe integers)', 'invalid', 2 ** 53),
     mutation('huge 1e308', 'invalid', 1e308),
     mutation('zero', 'valid', 0),
-    mutation('exactly 1e12', 'valid', 1e12),
-    mutation('two decimals', 'valid', 12_345.67),
+    mutation('exactly 2^53 − 1', 'valid', Number.MAX_SAFE_INTEGER),
     mutation('an integer', 'valid', 15_000),
   ]
 }
@@ -149,7 +150,7 @@ const productBody = (rc: RouteCtx) => ({
   name: unique('Product'),
   sku: unique('SKU'),
   principal_id: rc.principal,
-  price: 12.5,
+  price: 12_500,
   unit: 'pcs',
   barcode: '8991234567890',
 })

@@ -1,6 +1,6 @@
 /** What a principal sells: products with a SKU unique per workspace. */
 import { sql } from 'drizzle-orm'
-import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { createdAt, deletedAt, id, updatedAt } from '../columns'
 import { principals } from './operations'
 import { workspaces } from './workspaces'
@@ -17,7 +17,8 @@ export const products = sqliteTable(
     sku: text('sku').notNull(),
     sku_key: text('sku_key').notNull(),
     principal_id: integer('principal_id').references(() => principals.id),
-    price: real('price'),
+    /** The list price: an integer ≥ 0 in the workspace currency's smallest unit (migration 0022 made it INTEGER). */
+    price: integer('price'),
     unit: text('unit'),
     barcode: text('barcode'),
     created_at: createdAt(),

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { listQuery } from '../../platform/data/pagination'
-import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
+import { Amount, Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
 
 const Text = Nullable(Type.String())
 export const PrincipalSchema = named(
@@ -28,7 +28,7 @@ export const ProductSchema = named(
     sku: Type.String(),
     principal_id: Nullable(Type.Integer()),
     principal: Nullable(Type.Object({ id: Type.Integer(), name: Type.String() })),
-    price: Nullable(Type.Number()),
+    price: Nullable(Type.Integer({ description: 'The list price: an integer amount in the smallest unit of the workspace currency (IDR: whole rupiah)' })),
     unit: Text,
     barcode: Text,
     created_at: Timestamp(),
@@ -48,7 +48,7 @@ const productFields = {
   name: RequiredText(255),
   sku: RequiredText(64, { description: 'Unique per workspace (case-insensitive)' }),
   principal_id: Type.Optional(Nullable(Id())),
-  price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e12 }))),
+  price: Type.Optional(Nullable(Amount({ description: 'The list price: an integer ≥ 0 in the smallest unit of the workspace currency' }))),
   unit: OptionalText(32, { multiline: false }),
   barcode: OptionalText(64, { multiline: false }),
 }

@@ -4,6 +4,8 @@
  */
 export { ordersManifest } from './orders.manifest'
 export { officeOrderRoutes, phoneOrderRoutes } from './orders.routes'
+export { priceListRoutes } from './price-lists.routes'
+export { priceListsByIds } from './price-lists.service'
 export { AMOUNT_TOO_LARGE, basisPointsToPct, discountBasisPoints, lineTotal, orderTotals } from './money'
 export { type PricedOutlet, type PriceList, resolvePrice, tierFor, tiersFor, winningLists } from './pricing'
 export { COUNTING_STATUSES, countsAsEffective, ORDER_ACTIONS, type OrderAction, type OrderActor, orderTransition, REASON_REQUIRED } from './orders.machine'

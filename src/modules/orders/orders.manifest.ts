@@ -1,11 +1,16 @@
 /** What the orders module declares to the kernel (../../platform/manifest.ts). */
 import type { ModuleManifest } from '../../platform/manifest'
-import { can } from '../../platform/permissions'
+import { workspaceFeed } from '../../platform/data/sync-feed'
+import { can, entityPermissions } from '../../platform/permissions'
 import { orderTopic } from './orders.service'
 import { salesOrdersByIds } from './orders.queries'
+import { priceListsByIds } from './price-lists.service'
 
 export const ordersManifest = {
   permissions: [
+    // Managers view price lists on the web (every `.view` key); field users, and managers, view them on the
+    // phone, where they arrive through /app/v1/sync to price orders offline. Only admins manage them.
+    ...entityPermissions('price_list', 'price lists', 'orders', { fieldUser: 'view' }),
     {
       key: 'sales_order:view',
       group: 'sales orders',
@@ -20,12 +25,24 @@ export const ordersManifest = {
     },
     { key: 'sales_order:approve', group: 'sales orders', description: 'Approve, reject, deliver and cancel sales orders', grants: { manager: 'full' } },
   ],
-  auditEntityTypes: ['sales_order'],
+  auditEntityTypes: ['price_list', 'sales_order'],
   // `sales_order.updated` reaches the creator's sockets (every change of their order, whoever made it).
   socketChannels: [
     { topics: ({ permissions, workspaceId, userId }) => (can(permissions, 'sales_order:view', 'mobile', 'view') ? [orderTopic(workspaceId, userId)] : []) },
   ],
   syncFeed: [
+    workspaceFeed('price_lists', 'price_list', 'price_list.view', priceListsByIds),
+    // A list shows its items: any write of one (the services write them with the list, but so may SQL) changes the list.
+    {
+      table: 'price_list_items',
+      refreshes: [
+        {
+          entity: 'price_list',
+          rows: (r) =>
+            `SELECT workspace_id AS ws, id, CASE WHEN price_lists.deleted_at IS NULL THEN 'upsert' ELSE 'delete' END AS op, NULL AS visit_id FROM price_lists WHERE id = ${r}.price_list_id`,
+        },
+      ],
+    },
     {
       // An order reaches its creator's phone only; the office feed carries every order.
       table: 'sales_orders',
@@ -53,10 +70,9 @@ export const ordersManifest = {
   notSynced: {
     order_counters: 'a per-workspace counter of order numbers, read and raised only inside an order’s own transaction',
     sales_order_lines: 'part of their order: every write of lines changes the order’s row in the same transaction, and the order carries them',
-    price_lists: 'price lists reach phones with the price-list routes',
   },
 } satisfies ModuleManifest
 
 declare module '../../platform/data/audit' {
-  interface AuditEntityTypes extends Record<'sales_order', true> {}
+  interface AuditEntityTypes extends Record<'price_list' | 'sales_order', true> {}
 }

@@ -1,10 +1,13 @@
 import { type Static, Type } from '@sinclair/typebox'
+import { CurrencyCode } from '../../lib/currency'
 import { TimeZoneString } from '../../lib/dates'
 import { listQuery } from '../../platform/data/pagination'
 import { named, RequiredText, Timestamp } from '../../platform/http/schema'
 
 export const GEOFENCE_RADIUS_MIN = 10
 export const GEOFENCE_RADIUS_MAX = 5_000
+export const JOURNEY_PLAN_HORIZON_MIN = 1
+export const JOURNEY_PLAN_HORIZON_MAX = 31
 
 const GeofenceMode = Type.Union([Type.Literal('off'), Type.Literal('warn'), Type.Literal('block')], {
   description: 'Check-in/out outside the radius: off (ignored), warn (allowed and flagged) or block (refused)',
@@ -19,6 +22,8 @@ export const WorkspaceSchema = named(
     timezone: Type.String({ description: 'IANA time zone: "today" and every calendar date are its local days' }),
     geofence_mode: GeofenceMode,
     geofence_radius_m: Type.Integer({ description: 'Metres around an outlet (an outlet may set its own)' }),
+    currency: Type.String({ description: 'ISO 4217 code of every amount of the workspace (prices, orders); amounts are integers in its smallest unit' }),
+    journey_plan_horizon_days: Type.Integer({ description: 'Journey plans generate the visits of this many local days ahead, today included' }),
     role: Type.String({ description: 'Your role slug in this workspace' }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
@@ -41,6 +46,10 @@ export const WorkspaceSettingsBody = Type.Object(
     timezone: Type.Optional(TimeZoneString()),
     geofence_mode: Type.Optional(GeofenceMode),
     geofence_radius_m: Type.Optional(Type.Integer({ minimum: GEOFENCE_RADIUS_MIN, maximum: GEOFENCE_RADIUS_MAX, description: 'Default 200' })),
+    currency: Type.Optional(CurrencyCode({ description: 'ISO 4217, upper case (default IDR); `idr` and unknown codes are refused' })),
+    journey_plan_horizon_days: Type.Optional(
+      Type.Integer({ minimum: JOURNEY_PLAN_HORIZON_MIN, maximum: JOURNEY_PLAN_HORIZON_MAX, description: 'Local days ahead that journey plans generate visits for (default 7)' }),
+    ),
   },
   { minProperties: 1 },
 )

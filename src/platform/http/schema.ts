@@ -16,6 +16,12 @@ export const NAME_MAX = 255
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
+/** The largest amount of money: 2^53 − 1, the largest integer JSON carries exactly. */
+export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER
+
+/** An amount of money: a strict JSON integer ≥ 0 in the smallest unit of the workspace currency (IDR: whole rupiah); 1.5 is refused. */
+export const Amount = (options: { description?: string } = {}) => Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, ...options })
+
 /** A strict JSON integer id (≥ 1). */
 export const Id = (options: { description?: string } = {}) => Type.Integer({ minimum: 1, maximum: MAX_ID, ...options })
 
