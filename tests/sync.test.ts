@@ -524,6 +524,7 @@ const FIELD_GRANTS = (drop: string[] = []) =>
     'principal.view',
     'price_list.view',
     'visit:view',
+    'sales_order:view',
   ]
     .filter((key) => !drop.includes(key))
     .map((key) => ({ key, platform: 'mobile' as const, access: 'view' as const }))
