@@ -218,6 +218,12 @@ beforeAll(async () => {
       'creating a user',
     ).id,
     roles: await created('/office/v1/roles', { name: unique('Role'), permissions: [{ key: 'outlet.view', platform: 'web', access: 'view' }] }),
+    'journey-plans': await created('/office/v1/journey-plans', {
+      user_id: field.user.id,
+      project_id: ids.project_id,
+      start_date: '2026-11-16',
+      stops: [{ outlet_id: ids.outlet_id, weekday: 1 }],
+    }),
     attendances: await created('/office/v1/attendances', {
       user_id: field.user.id,
       date: '2026-11-20',

@@ -115,6 +115,8 @@ describe('module registry', () => {
       'role',
       'visit',
       'submission',
+      'journey_plan',
+      'holiday',
       'attendance',
     ])
   })

@@ -98,6 +98,7 @@ const SEGMENT_MODULES: Record<string, string> = {
   'outlet-visits': 'visits',
   principals: 'catalogue',
   products: 'catalogue',
+  holidays: 'journey-plans',
   attendances: 'attendance',
   export: 'exports',
   changes: 'sync',

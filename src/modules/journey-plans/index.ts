@@ -7,3 +7,5 @@ export { parseStopsCsv, STOPS_IMPORT_MAX_CHARS, STOPS_IMPORT_MAX_ROWS } from './
 export { legs, optimize, type RoutePoint, type RouteStop } from './route-optimizer'
 export { compliance, type ComplianceVisit, longestNonDecreasing } from './compliance'
 export { calendarErrors, cycleWeek, firstEditableDate, horizon, isoWeekday, maskToWeeks, occurrences, weeksToMask } from './calendar'
+export { journeyPlanRoutes } from './journey-plans.routes'
+export { activePlans, generateVisits, type GenerationResult, horizonRange, planAuthorContext } from './generation'
