@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { JobStopped } from '../src/db/batches'
 import type { ManualClock } from '../src/lib/clock'
-import { generateVisits, planAuthorContext } from '../src/modules/journey-plans'
+import { GENERATION_PART_VISITS, generateVisits, planAuthorContext } from '../src/modules/journey-plans'
 import { systemContext } from '../src/platform/context'
 import { createTestApp, type Session, type TestApp, unique, type Workspace } from './harness'
 import { data, newForm, newOutlet, newProject, type Row } from './factories'
@@ -17,7 +17,7 @@ const PLANS = '/office/v1/journey-plans'
 // Wednesday 2026-11-25 in UTC; the plan's range is the three weeks before: 2026-11-02 … 2026-11-22.
 const NOW = '2026-11-25T08:00:00.000Z'
 const RANGE = { date_from: '2026-11-02', date_to: '2026-11-22' }
-/** 4 outlets × 5 weekdays × 3 weeks: two parts of writeParts (35 visits of one form and one assignee each). */
+/** 4 outlets × 5 weekdays × 3 weeks: six parts of GENERATION_PART_VISITS (10) visits. */
 const EXPECTED = 60
 
 for (const driver of ['bun-sqlite', 'libsql'] as const) {
@@ -102,7 +102,7 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
 
     test('a part that fails inside its transaction rolls back alone; the re-run creates the rest, no duplicates', async () => {
       const plan = await newPlan()
-      // The 50th insert of this plan's visits fails: the first part (35 visits) has committed, the second fails after 14 inserts.
+      // The 50th insert of this plan's visits fails: four parts (40 visits) have committed, the fifth fails after 9 inserts.
       await app.db.pragma(
         `CREATE TRIGGER test_crash_after_n BEFORE INSERT ON visits WHEN NEW.journey_plan_id = ${plan.id} AND (SELECT count(*) FROM visits WHERE journey_plan_id = ${plan.id}) >= 49 BEGIN SELECT RAISE(ABORT, 'simulated crash'); END`,
       )
@@ -112,8 +112,8 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
       } finally {
         await app.db.pragma('DROP TRIGGER test_crash_after_n')
       }
-      expect(await state(plan.id)).toEqual({ visits: 35, pairs: 35, submissions: 35, assignees: 35, audits: 35 })
-      expect(await generateVisits(ctx, plan.id, { from: RANGE.date_from, to: RANGE.date_to })).toEqual({ created: 25, skipped: 35 })
+      expect(await state(plan.id)).toEqual({ visits: 40, pairs: 40, submissions: 40, assignees: 40, audits: 40 })
+      expect(await generateVisits(ctx, plan.id, { from: RANGE.date_from, to: RANGE.date_to })).toEqual({ created: 20, skipped: 40 })
       expect(await state(plan.id)).toEqual(whole)
     })
 
@@ -123,9 +123,9 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
       const stopping = new AbortController()
       stopping.abort()
       await expect(generateVisits(ctx, plan.id, { from: RANGE.date_from, to: RANGE.date_to }, stopping.signal)).rejects.toBeInstanceOf(JobStopped)
-      expect((await state(plan.id)).visits).toBe(35)
+      expect((await state(plan.id)).visits).toBe(GENERATION_PART_VISITS)
       const replies = await Promise.all(Array.from({ length: 5 }, () => app.post(`${PLANS}/${plan.id}/generate`, RANGE, { token: manager.token })))
-      expect(replies.reduce((sum, reply) => sum + reply.body.data.created, 0)).toBe(25)
+      expect(replies.reduce((sum, reply) => sum + reply.body.data.created, 0)).toBe(EXPECTED - GENERATION_PART_VISITS)
       expect(await state(plan.id)).toEqual(whole)
     })
   })

@@ -9,7 +9,7 @@
  * Exactly once per (plan, outlet, local date), however many runs overlap or fail half-way:
  *   1. the run reads the plan, its stops, the holidays and the (plan, outlet, date) keys that already
  *      exist (deleted ones included) on the read connection, and plans only the missing visits;
- *   2. it writes them in parts (`writeParts`: at most WRITE_PART_ROWS rows each), one short write
+ *   2. it writes them in parts (GENERATION_PART_VISITS visits each), one short write
  *      transaction per part, with a pause between parts (`betweenBatches`) so requests get the writer and
  *      the event loop; every insert is `ON CONFLICT DO NOTHING` on the unique index, so a visit another
  *      run created meanwhile is skipped, not doubled;
@@ -35,7 +35,7 @@ import { type TxScope, withTransaction } from '../../platform/data/transaction'
 import { outletScope } from '../outlets'
 import { formsOfProjects, projectScope } from '../projects'
 import { membershipScope } from '../users'
-import { planGeneratedVisits, writeGeneratedVisits, writeParts } from '../visits'
+import { planGeneratedVisits, writeGeneratedVisits } from '../visits'
 import { maskToWeeks, occurrences } from './calendar'
 
 export const planScope = workspaceScoped(journeyPlans)
@@ -130,7 +130,7 @@ export async function generateVisits(ctx: AuthedContext, planId: number, range: 
 
   const planned = await planGeneratedVisits(db, workspaceId, items)
   let created = 0
-  for (const [part, [from, to]] of writeParts(items).entries()) {
+  for (const [part, [from, to]] of generationParts(items.length).entries()) {
     if (part > 0) await betweenBatches(signal)
     const ids = await withTransaction(
       ctx,
@@ -144,6 +144,16 @@ export async function generateVisits(ctx: AuthedContext, planId: number, range: 
   }
   return { created, skipped: wanted.length - created }
 }
+
+/**
+ * Visits written per transaction. A generated visit writes about eight rows (the visit, its log, its
+ * assignee, its forms' submissions, two audit entries), each audit entry a separate insert: 35 visits
+ * (writeParts' 250 rows) held the event loop 15–60 ms; 10 stay well under 50 ms with the
+ * project's forms attached (docs/PERFORMANCE.md "Journey-plan generation").
+ */
+export const GENERATION_PART_VISITS = 10
+const generationParts = (count: number): [number, number][] =>
+  Array.from({ length: Math.ceil(count / GENERATION_PART_VISITS) }, (_, i) => [i * GENERATION_PART_VISITS, Math.min(count, (i + 1) * GENERATION_PART_VISITS)])
 
 /** Whether the plan read before the write lock is still the plan (not edited, deactivated or deleted since). */
 async function stillTheSame(tx: Db, workspaceId: number, plan: PlanRow): Promise<boolean> {
