@@ -159,6 +159,7 @@ describe('generation: ordinary visits, once per plan, outlet and date', () => {
     const detail = ok(await t.app.get(`/app/v1/visits/me/${visits[0].id}`, { token: f.field.token }))
     expect(detail.assignees.map((a: Row) => a.user_id)).toEqual([f.field.user.id])
     expect(detail.submissions.map((s: Row) => [s.form_id, s.is_required])).toEqual([[f.form.id, true]])
+    expect(detail).toMatchObject({ source: 'journey_plan', journey_plan_id: plan.id, route_sequence: visits[0].route_sequence })
     const audit = await t.app.db.pragma(
       `SELECT action, count(*) AS n FROM audit_logs WHERE workspace_id = ${f.ws.id} AND entity_type = 'visit' GROUP BY action ORDER BY action`,
     )
