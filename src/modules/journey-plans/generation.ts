@@ -14,8 +14,9 @@
  *      the event loop; every insert is `ON CONFLICT DO NOTHING` on the unique index, so a visit another
  *      run created meanwhile is skipped, not doubled;
  *   3. each part first checks, under the write lock, that the plan is still the one that was read (same
- *      `updated_at`, live, active): an edit committed meanwhile has removed the old plan's visits and
- *      generates the new plan's itself, so a stale run stops instead of writing the old stops again.
+ *      `updated_at`, live, active) and that no holiday was declared since on its dates: an edit (or a
+ *      holiday) committed meanwhile has removed the visits it replaces and generates the rest itself, so
+ *      a stale run stops instead of writing them back.
  * A run stopped between parts (shutdown, crash) leaves whole parts; the next run creates the rest.
  *
  * Removal (`removeGeneratedVisits`): an edit, deactivation or deletion of a plan soft-deletes its generated
@@ -134,7 +135,15 @@ export async function generateVisits(ctx: AuthedContext, planId: number, range: 
     if (part > 0) await betweenBatches(signal)
     const ids = await withTransaction(
       ctx,
-      async (scope) => ((await stillTheSame(scope.tx, workspaceId, plan)) ? writeGeneratedVisits(scope, ctx, planned, from, to) : null),
+      async (scope) =>
+        (await stillTheSame(
+          scope.tx,
+          workspaceId,
+          plan,
+          items.slice(from, to).map((item) => item.visit_date),
+        ))
+          ? writeGeneratedVisits(scope, ctx, planned, from, to)
+          : null,
       // Each created visit writes its own audit entries; a part whose visits all existed writes none.
       // The request's idempotency key, if any, is recorded by the request's own transaction, not by these.
       { audit: 'none', idempotency: null },
@@ -155,10 +164,20 @@ export const GENERATION_PART_VISITS = 10
 const generationParts = (count: number): [number, number][] =>
   Array.from({ length: Math.ceil(count / GENERATION_PART_VISITS) }, (_, i) => [i * GENERATION_PART_VISITS, Math.min(count, (i + 1) * GENERATION_PART_VISITS)])
 
-/** Whether the plan read before the write lock is still the plan (not edited, deactivated or deleted since). */
-async function stillTheSame(tx: Db, workspaceId: number, plan: PlanRow): Promise<boolean> {
+/**
+ * Whether what was read before the write lock still holds: the plan not edited, deactivated or deleted
+ * since, and no holiday declared since on a date of this part (the holiday removed that day's visits
+ * in its own transaction; writing them now would bring them back).
+ */
+async function stillTheSame(tx: Db, workspaceId: number, plan: PlanRow, dates: string[]): Promise<boolean> {
   const now = await planScope.find(tx, workspaceId, plan.id)
-  return now?.active === true && now.updated_at === plan.updated_at
+  if (now?.active !== true || now.updated_at !== plan.updated_at) return false
+  const [holiday] = await tx
+    .select({ id: holidays.id })
+    .from(holidays)
+    .where(holidayScope.where(workspaceId, inArray(holidays.date, [...new Set(dates)])))
+    .limit(1)
+  return holiday === undefined
 }
 
 /**
