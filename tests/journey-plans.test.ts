@@ -226,6 +226,26 @@ describe('generation: ordinary visits, once per plan, outlet and date', () => {
   })
 })
 
+describe('a visit says where it came from (source)', () => {
+  test('office-planned visits are manual, a field user’s own are self, imported ones import, generated ones journey_plan', async () => {
+    const f = await fixture()
+    const outlet = f.outlets[0]
+    const office = data(
+      await t.app.post(`${OFFICE}/visits`, { outlet_id: outlet.id, project_id: f.project.id, visit_date: '2026-11-27' }, { token: f.manager.token }),
+    )
+    const self = data(await t.app.post('/app/v1/visits/self', { outlet_id: outlet.id, project_id: f.project.id }, { token: f.field.token }))
+    const csv = `outlet_code,project_id,visit_date\n${outlet.code},${f.project.id},2026-11-28\n`
+    const imported = data(await t.app.request('POST', `${OFFICE}/visits/import`, { token: f.manager.token, raw: csv, headers: { 'content-type': 'text/csv' } }))
+    const plan = await newPlan(f, { stops: [{ outlet_id: outlet.id, weekday: 3, sequence: 7 }] })
+    const [generatedVisit] = await generated(f, plan.id)
+    const sourceOf = async (id: number) => ok(await t.app.get(`${OFFICE}/visits/${id}`, { token: f.manager.token }))
+    expect(await sourceOf(office.id)).toMatchObject({ source: 'manual', journey_plan_id: null, route_sequence: null })
+    expect(await sourceOf(self.id)).toMatchObject({ source: 'self', journey_plan_id: null })
+    expect(await sourceOf(imported.ids[0])).toMatchObject({ source: 'import', journey_plan_id: null })
+    expect(await sourceOf(generatedVisit.id)).toMatchObject({ source: 'journey_plan', journey_plan_id: plan.id, route_sequence: 7 })
+  })
+})
+
 describe('edits replace only future scheduled generated visits', () => {
   test('an edit removes tomorrow’s and later scheduled visits and generates the new plan’s; today’s and started ones stay; phones get deletions', async () => {
     const f = await fixture()

@@ -8,7 +8,20 @@
 import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared, runPositional } from '../../db/prepared'
-import { forms, memberships, outlets, projects, submissions, teams, users, visitAssignees, visitDispatches, visitLogs, visits } from '../../db/schema'
+import {
+  forms,
+  memberships,
+  outlets,
+  projects,
+  submissions,
+  teams,
+  users,
+  visitAssignees,
+  visitDispatches,
+  visitLogs,
+  visits,
+  type VisitSource,
+} from '../../db/schema'
 import type { AuditEntry } from '../../platform/data/audit'
 import type { AuthedContext } from '../../platform/context'
 import { localDate } from '../../lib/time-zones'
@@ -235,8 +248,11 @@ interface VisitPlan {
   generated?: boolean
 }
 
-/** A visit to create; a generated one names its plan and its place in the day's route. */
-type PlannedVisit = CreateVisitInput & { journey_plan_id?: number; route_sequence?: number }
+/**
+ * A visit to create, and where it came from (`source`: `manual` unless said, `self`, `import`); a
+ * generated one names its plan and its place in the day's route.
+ */
+type PlannedVisit = CreateVisitInput & { source?: Exclude<VisitSource, 'journey_plan'>; journey_plan_id?: number; route_sequence?: number }
 
 async function planVisits(db: Db, workspaceId: number, items: PlannedVisit[], errorPrefix: (index: number) => string): Promise<VisitPlan> {
   const { errors, formTitles } = await referenceErrors(db, workspaceId, items, errorPrefix)
@@ -271,6 +287,7 @@ const insertVisitRow = prepared((db) =>
       visit_date: sql.placeholder('visit_date'),
       status: 'scheduled',
       notes: sql.placeholder('notes'),
+      source: sql.placeholder('source'),
       created_by: sql.placeholder('created_by'),
       created_at: sql.placeholder('now'),
       updated_at: sql.placeholder('now'),
@@ -348,7 +365,7 @@ async function writeVisits(scope: TxScope, ctx: AuthedContext, plan: VisitPlan, 
     }
     const [visit] = plan.generated
       ? await insertGeneratedVisitRow(tx).all({ ...row, journey_plan_id: input.journey_plan_id ?? null, route_sequence: input.route_sequence ?? null })
-      : await insertVisitRow(tx).all(row)
+      : await insertVisitRow(tx).all({ ...row, source: input.source ?? 'manual' })
     // A generated visit that already exists (another run made it): nothing more to write.
     if (!visit) continue
     ids.push(visit.id)
@@ -406,7 +423,7 @@ async function writeVisits(scope: TxScope, ctx: AuthedContext, plan: VisitPlan, 
   return ids
 }
 
-export function createVisit(ctx: AuthedContext, input: CreateVisitInput): Promise<VisitDetail> {
+export function createVisit(ctx: AuthedContext, input: PlannedVisit): Promise<VisitDetail> {
   return withTransaction(ctx, async (scope) => {
     const plan = await planVisits(scope.tx, ctx.actor.workspaceId, [input], () => '')
     const [id] = await writeVisits(scope, ctx, plan, 0, 1)
@@ -470,7 +487,7 @@ export function writeParts(items: CreateVisitInput[]): [number, number][] {
  * key itself, so a retry of the same request skips the parts already written and writes the rest,
  * and a retry after the last part answers 204 as usual.
  */
-export async function createVisits(ctx: AuthedContext, items: CreateVisitInput[], errorPrefix: (index: number) => string = (i) => `visits.${i}.`) {
+export async function createVisits(ctx: AuthedContext, items: PlannedVisit[], errorPrefix: (index: number) => string = (i) => `visits.${i}.`) {
   const plan = await planVisits(ctx.deps.db.read, ctx.actor.workspaceId, items, errorPrefix)
   const parts = writeParts(items)
   const claim = ctx.idempotency
@@ -503,6 +520,7 @@ export function createSelfVisit(ctx: AuthedContext, input: SelfVisitInput) {
     notes: input.notes ?? null,
     visit_date: input.visit_date ?? localDate(ctx.deps.clock.now(), ctx.actor.timeZone),
     user_ids: [ctx.actor.userId],
+    source: 'self',
   })
 }
 
