@@ -347,6 +347,21 @@ describe('stops import', () => {
   })
 })
 
+describe('the horizon is a workspace setting', () => {
+  test('journey_plan_horizon_days (1–31, default 7) sets how far ahead plans generate', async () => {
+    const f = await fixture()
+    const settings = `${OFFICE}/workspaces/${f.ws.id}/settings`
+    expect(ok(await t.app.put(settings, { journey_plan_horizon_days: 14 }, { token: f.ws.owner.token })).journey_plan_horizon_days).toBe(14)
+    for (const days of [0, 32])
+      expect(
+        Object.keys(expectError(await t.app.put(settings, { journey_plan_horizon_days: days }, { token: f.ws.owner.token }), 400, 'VALIDATION_ERROR')),
+      ).toEqual(['journey_plan_horizon_days'])
+    const plan = await newPlan(f, { stops: [{ outlet_id: f.outlets[0].id, weekday: 3 }] })
+    // Wednesday 25 Nov and the 13 days after: Wednesdays 25 Nov, 2 Dec.
+    expect((await generated(f, plan.id)).map((visit) => visit.visit_date)).toEqual(['2026-11-25', '2026-12-02'])
+  })
+})
+
 describe('the nightly run: each workspace after its own local midnight', () => {
   test('UTC+14 and UTC−11 workspaces get the next day added just after their midnight, not before', async () => {
     // 2026-11-30T09:59Z: 23:59 Monday 30th in Kiritimati (UTC+14); 22:59 Sunday 29th in Pago Pago (UTC−11).

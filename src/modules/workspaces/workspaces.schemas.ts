@@ -19,6 +19,7 @@ export const WorkspaceSchema = named(
     timezone: Type.String({ description: 'IANA time zone: "today" and every calendar date are its local days' }),
     geofence_mode: GeofenceMode,
     geofence_radius_m: Type.Integer({ description: 'Metres around an outlet (an outlet may set its own)' }),
+    journey_plan_horizon_days: Type.Integer({ description: 'Days of visits journey plans generate ahead, today included' }),
     role: Type.String({ description: 'Your role slug in this workspace' }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
@@ -41,6 +42,9 @@ export const WorkspaceSettingsBody = Type.Object(
     timezone: Type.Optional(TimeZoneString()),
     geofence_mode: Type.Optional(GeofenceMode),
     geofence_radius_m: Type.Optional(Type.Integer({ minimum: GEOFENCE_RADIUS_MIN, maximum: GEOFENCE_RADIUS_MAX, description: 'Default 200' })),
+    journey_plan_horizon_days: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 31, description: 'Days of visits journey plans generate ahead, today included (default 7)' }),
+    ),
   },
   { minProperties: 1 },
 )
