@@ -46,7 +46,7 @@ function olderDatabase(dir: string): string {
       [i + 1, `Soap ${i}`, `soap ${i}`, `SKU-${i}`, `sku-${i}`, price],
     )
   }
-  expect(raw.query("SELECT typeof(price) AS type FROM products WHERE id = 1").get()).toEqual({ type: 'real' })
+  expect(raw.query('SELECT typeof(price) AS type FROM products WHERE id = 1').get()).toEqual({ type: 'real' })
   raw.close()
   return file
 }
@@ -66,9 +66,9 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
           const columns = await db.pragma('PRAGMA table_info(products)')
           expect(columns.find((column) => column.name === 'price')?.type).toBe('INTEGER')
           expect(columns.map((column) => column.name)).not.toContain('price_int')
-          const indexes = (await db.pragma("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'products' AND sql IS NOT NULL ORDER BY name")).map(
-            (row) => row.name,
-          )
+          const indexes = (
+            await db.pragma("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'products' AND sql IS NOT NULL ORDER BY name")
+          ).map((row) => row.name)
           expect(indexes).toEqual(['products_workspace_created_live', 'products_workspace_principal', 'products_workspace_sku_live'])
           // The upgrade re-sent every product to the phones (its UPDATE fired the change-log trigger).
           expect((await db.pragma("SELECT count(*) AS n FROM changes WHERE entity = 'product' AND op = 'upsert'"))[0].n).toBe(PRICES.length)
@@ -79,7 +79,7 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
           await db.transaction(async (tx) => {
             await tx.run(sql.raw(`UPDATE products SET name = 'Shampoo', name_key = 'shampoo', updated_at = '${NOW}' WHERE id = 1`))
           })
-          expect((await db.pragma("SELECT count(*) AS n FROM products_search WHERE products_search MATCH '\"shampoo\"'"))[0].n).toBe(1)
+          expect((await db.pragma('SELECT count(*) AS n FROM products_search WHERE products_search MATCH \'"shampoo"\''))[0].n).toBe(1)
         } finally {
           await db.close()
         }

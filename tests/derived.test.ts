@@ -38,6 +38,15 @@ const count = async (db: Database, query: string) => ((await db.read.all(sql.raw
  * start only, as every later declaration is (README "Adding a resource": never in a migration).
  */
 const SINCE_MIGRATIONS = [
+  'holidays_changes_delete',
+  'holidays_changes_insert',
+  'holidays_changes_update',
+  'journey_plan_stops_changes_delete',
+  'journey_plan_stops_changes_insert',
+  'journey_plans_changes_delete',
+  'journey_plans_changes_insert',
+  'journey_plans_changes_update',
+  'outlets_changes_to_journey_plans',
   'outlets_changes_to_sales_orders',
   'price_list_items_changes_delete',
   'price_list_items_changes_insert',

@@ -229,6 +229,12 @@ beforeAll(async () => {
       201,
       'taking an order',
     ).id,
+    'journey-plans': await created('/office/v1/journey-plans', {
+      user_id: field.user.id,
+      project_id: ids.project_id,
+      start_date: '2026-11-16',
+      stops: [{ outlet_id: ids.outlet_id, weekday: 1 }],
+    }),
     attendances: await created('/office/v1/attendances', {
       user_id: field.user.id,
       date: '2026-11-20',

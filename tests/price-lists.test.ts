@@ -326,10 +326,22 @@ describe('GET /app/v1/outlets/:id/prices: account > channel > default > product 
     // Today (local 2026-11-26): the channel list has begun; the account list speaks for p2 only.
     const today = await t.app.get(`/app/v1/outlets/${outlet}/prices`, { token: field.token })
     expect(today.body.code).toBe('SUCCESS')
-    expect(today.body.data[0]).toEqual({ product_id: p1.id, sku: p1.sku, name: 'A Soap', unit: 'pcs', tiers: [{ min_qty: 1, price: 800 }, { min_qty: 10, price: 700 }] })
+    expect(today.body.data[0]).toEqual({
+      product_id: p1.id,
+      sku: p1.sku,
+      name: 'A Soap',
+      unit: 'pcs',
+      tiers: [
+        { min_qty: 1, price: 800 },
+        { min_qty: 10, price: 700 },
+      ],
+    })
     expect(today.body.data.map((row: { name: string }) => row.name)).toEqual(['A Soap', 'B Rice', 'C Oil', 'D Salt'])
     expect(await sheet(outlet)).toEqual({
-      [p1.id]: [{ min_qty: 1, price: 800 }, { min_qty: 10, price: 700 }],
+      [p1.id]: [
+        { min_qty: 1, price: 800 },
+        { min_qty: 10, price: 700 },
+      ],
       [p2.id]: one(1_500),
       [p3.id]: one(3_000),
       [p4.id]: one(500),
@@ -338,16 +350,22 @@ describe('GET /app/v1/outlets/:id/prices: account > channel > default > product 
     // The UTC date (the 25th) is before the channel list: the default list prices p1.
     expect((await sheet(outlet, '2026-11-25'))[p1.id]).toEqual(one(900))
     // An outlet of another account in the same channel: the channel list, not the account's.
-    expect(await sheet(chained)).toMatchObject({ [p1.id]: [{ min_qty: 1, price: 800 }, { min_qty: 10, price: 700 }], [p2.id]: one(1_900) })
+    expect(await sheet(chained)).toMatchObject({
+      [p1.id]: [
+        { min_qty: 1, price: 800 },
+        { min_qty: 10, price: 700 },
+      ],
+      [p2.id]: one(1_900),
+    })
     // No account: the default list; on the 27th the later default list wins and speaks alone for its level.
     expect(await sheet(plain)).toEqual({ [p1.id]: one(900), [p2.id]: one(1_900), [p3.id]: one(3_000), [p4.id]: one(500) })
     expect(await sheet(plain, '2026-11-27')).toEqual({ [p1.id]: one(850), [p2.id]: one(2_000), [p3.id]: one(3_000) })
     expect(Object.keys(await sheet(plain))).not.toContain(String(p5.id))
 
     // Bad input and other workspaces.
-    expect(Object.keys(expectError(await t.app.get(`/app/v1/outlets/${outlet}/prices?date=2026-02-30`, { token: field.token }), 400, 'VALIDATION_ERROR'))).toEqual([
-      'date',
-    ])
+    expect(
+      Object.keys(expectError(await t.app.get(`/app/v1/outlets/${outlet}/prices?date=2026-02-30`, { token: field.token }), 400, 'VALIDATION_ERROR')),
+    ).toEqual(['date'])
     const stranger = await t.app.member(await t.app.workspace(), 'user')
     expectError(await t.app.get(`/app/v1/outlets/${outlet}/prices`, { token: stranger.token }), 404, 'OUTLET_NOT_FOUND')
     data(await t.app.delete(`/office/v1/outlets/${plain}`, { token }), 200)

@@ -116,6 +116,8 @@ describe('module registry', () => {
       'submission',
       'price_list',
       'sales_order',
+      'journey_plan',
+      'holiday',
       'attendance',
     ])
   })

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { SignJWT } from 'jose'
 import { data, HERE as SITE, newForm, newOutlet, newProduct, newProject, PNG as PNG_DATA_URI } from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
+import { BUILTIN_GRANTS } from '../src/platform/permissions'
 
 const t = useTestApp()
 
@@ -152,10 +153,15 @@ describe('missing permission → 403', () => {
     expect(before.status).toBe('submitted')
   })
 
-  test('a manager gets 403 on every office write that needs a .manage key', async () => {
+  test('a manager gets 403 on every office write that needs a .manage key (but those a module grants managers: journey plans)', async () => {
     const manager = await t.app.member(a, 'manager')
     const failures: string[] = []
-    for (const route of routes().filter((r) => r.path.startsWith('/api/office/') && r.permission.includes('.manage'))) {
+    // Declared with `grants: { manager: 'full' }` in the module's manifest; tests/journey-plans.test.ts has managers use them.
+    const grantedToManagers = new Set(BUILTIN_GRANTS.manager.filter((grant) => grant.access === 'full' && grant.platform === 'web').map((grant) => grant.key))
+    expect([...grantedToManagers].filter((key) => key.endsWith('.manage'))).toEqual(['journey_plan.manage'])
+    for (const route of routes().filter(
+      (r) => r.path.startsWith('/api/office/') && r.permission.includes('.manage') && !grantedToManagers.has(r.permission.split(':')[0]),
+    )) {
       const reply = await t.app.request(route.method, concrete(route.path), { token: manager.token, body: {} })
       if (reply.status !== 403) failures.push(`${route.method} ${route.path} → ${reply.status}`)
     }
@@ -295,8 +301,20 @@ interface Resource {
   notFound?: string
   /** Request headers the route needs, made per request (an order requires a new X-Idempotency-Key). */
   headers?: () => Record<string, string>
+  /** A `text/csv` body instead of `body` (an import). */
+  csv?: string
 }
 
+/** A journey plan of workspace A (inactive: nothing generated) for its field user. */
+const planOfA = async () =>
+  created('/office/v1/journey-plans', {
+    user_id: kit.field.user.id,
+    project_id: await created('/office/v1/projects', { name: unique('Project') }),
+    start_date: '2026-11-16',
+    active: false,
+    stops: [{ outlet_id: await created('/office/v1/outlets', { name: unique('Outlet'), code: unique('OUT') }), weekday: 1 }],
+  })
+let holidayDay = 0
 const created = async (path: string, body: Record<string, unknown>) => data(await t.app.post(path, body, { token: a.owner.token }), 201, `POST ${path}`).id
 
 const visitIds = async () => (await visitOfA()).id
@@ -420,6 +438,24 @@ const resources: Record<string, Resource> = {
   '/api/office/v1/notifications/:id/read': { table: 'notifications', create: notificationOfA, notFound: 'NOTIFICATION_NOT_FOUND' },
   '/api/office/v1/export/jobs/:id': { table: 'export_jobs', create: exportJobOfA, notFound: 'EXPORT_JOB_NOT_FOUND' },
   '/api/office/v1/export/jobs/:id/download': { table: 'export_jobs', create: exportJobOfA, notFound: 'EXPORT_JOB_NOT_FOUND' },
+  '/api/office/v1/journey-plans/:id': { table: 'journey_plans', create: planOfA, body: { name: 'hijacked' }, notFound: 'JOURNEY_PLAN_NOT_FOUND' },
+  '/api/office/v1/journey-plans/:id/stops/import': {
+    table: 'journey_plans',
+    create: planOfA,
+    csv: 'outlet_code,weekday\nX-1,1\n',
+    notFound: 'JOURNEY_PLAN_NOT_FOUND',
+  },
+  '/api/office/v1/journey-plans/:id/generate': {
+    table: 'journey_plans',
+    create: planOfA,
+    body: { date_from: '2026-11-23', date_to: '2026-11-29' },
+    notFound: 'JOURNEY_PLAN_NOT_FOUND',
+  },
+  '/api/office/v1/holidays/:id': {
+    table: 'holidays',
+    create: () => created('/office/v1/holidays', { date: `2030-01-${String(++holidayDay).padStart(2, '0')}`, name: unique('Holiday') }),
+    notFound: 'HOLIDAY_NOT_FOUND',
+  },
   // Workspace A's own id, from B's owner (a super_admin too): 404 WORKSPACE_NOT_FOUND, A's settings unchanged.
   '/api/office/v1/workspaces/:id/settings': {
     table: 'workspaces',
@@ -544,8 +580,9 @@ describe("another workspace's ids → 404, nothing changed", () => {
       const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : typeof resource.body === 'function' ? resource.body() : resource.body
       const token = route.path.startsWith('/api/app/') ? bField.token : b.owner.token
       const changes = await totalChanges()
-      const headers = resource.headers?.()
-      const reply = await t.app.request(route.method, concrete(route.path, ids), { token, body, headers })
+      const csv = resource.csv === undefined ? {} : { raw: resource.csv, headers: { 'content-type': 'text/csv' } }
+      const headers: Record<string, string> = { ...resource.headers?.(), ...csv.headers }
+      const reply = await t.app.request(route.method, concrete(route.path, ids), { token, body, ...csv, headers })
       if (reply.status !== 404 || !String(reply.body?.code).endsWith('_NOT_FOUND') || (resource.notFound && reply.body?.code !== resource.notFound)) {
         failures.push(`${route.method} ${route.path} → ${reply.status} ${reply.body?.code}`)
       }

@@ -15,6 +15,7 @@ import { errorFields } from '../platform/logger'
 import { cleanupIdempotencyKeys } from './idempotency-cleanup.job'
 import { purgeExpiredLocations } from './location-retention.job'
 import { notifyMissedVisits } from './missed-visits.job'
+import { generateJourneyPlanVisits } from './journey-plans.job'
 import { purgeOldExports } from '../modules/exports'
 import { purgeOldTombstones } from '../modules/sync'
 
@@ -32,6 +33,7 @@ export const JOBS: JobDefinition[] = [
   { name: 'export-cleanup', schedule: '37 3 * * *', run: purgeOldExports },
   { name: 'missed-visits', schedule: '*/15 * * * *', run: notifyMissedVisits },
   { name: 'change-log-retention', schedule: '47 3 * * *', run: purgeOldTombstones },
+  { name: 'journey-plans', schedule: '*/10 * * * *', run: generateJourneyPlanVisits },
 ]
 
 /**

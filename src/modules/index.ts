@@ -22,7 +22,7 @@ import { healthRoutes, metricsRoutes } from './health'
 import { locationRoutes, locationsManifest, PingTrail } from './locations'
 import { masterDataManifest, masterDataModule } from './master-data'
 import { officeOrderRoutes, ordersManifest, phoneOrderRoutes, priceListRoutes } from './orders'
-import { dayRouteRoutes, journeyPlansManifest } from './journey-plans'
+import { dayRouteRoutes, journeyPlanRoutes, journeyPlansManifest } from './journey-plans'
 import { notificationRoutes, notificationsManifest, storeOnlySender } from './notifications'
 import { outletRoutes, outletsManifest } from './outlets'
 import { profileRoutes } from './profile'
@@ -52,7 +52,7 @@ export const MODULES: readonly Module[] = [
   { name: 'visits', manifest: visitsManifest, routes: [visitRoutes] },
   { name: 'files', manifest: filesManifest, routes: [fileRoutes] },
   { name: 'orders', manifest: ordersManifest, routes: [priceListRoutes, phoneOrderRoutes, officeOrderRoutes] },
-  { name: 'journey-plans', manifest: journeyPlansManifest, routes: [dayRouteRoutes] },
+  { name: 'journey-plans', manifest: journeyPlansManifest, routes: [journeyPlanRoutes, dayRouteRoutes] },
   { name: 'locations', manifest: locationsManifest, routes: [locationRoutes], services: () => ({ pingTrail: new PingTrail() }) },
   {
     name: 'regional',

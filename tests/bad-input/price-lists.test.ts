@@ -59,18 +59,29 @@ function priceItems(): Mutation[] {
     mutation('min_qty 0', 'invalid', (_: unknown, rc: RouteCtx) => [item(rc, { min_qty: 0 })], at('0.min_qty')),
     mutation('min_qty 2.5', 'invalid', (_: unknown, rc: RouteCtx) => [item(rc, { min_qty: 2.5 })], at('0.min_qty')),
     mutation('min_qty "12"', 'invalid', (_: unknown, rc: RouteCtx) => [item(rc, { min_qty: '12' as never })], at('0.min_qty')),
-    mutation('a product and min_qty twice (1 given, 1 implied)', 'invalid', (_: unknown, rc: RouteCtx) => [item(rc, { min_qty: 1 }), item(rc, { price: 800 })], {
-      outcome: invalid('items.1.product_id'),
-    }),
+    mutation(
+      'a product and min_qty twice (1 given, 1 implied)',
+      'invalid',
+      (_: unknown, rc: RouteCtx) => [item(rc, { min_qty: 1 }), item(rc, { price: 800 })],
+      {
+        outcome: invalid('items.1.product_id'),
+      },
+    ),
     mutation('2001 items (limit 2000)', 'invalid', (_: unknown, rc: RouteCtx) => Array.from({ length: 2_001 }, (_, i) => item(rc, { min_qty: i + 1 }))),
-    mutation('two tiers of one product and another product', 'valid', (_: unknown, rc: RouteCtx) => [
-      item(rc, { min_qty: 12, price: 800 }),
-      item(rc, { product_id: rc.product2, price: 1_900 }),
-      item(rc),
-    ], { stored: storedItems }),
-    mutation('price 0 and price 2^53 − 1', 'valid', (_: unknown, rc: RouteCtx) => [item(rc, { price: 0 }), item(rc, { price: Number.MAX_SAFE_INTEGER, min_qty: 2 })], {
-      stored: storedItems,
-    }),
+    mutation(
+      'two tiers of one product and another product',
+      'valid',
+      (_: unknown, rc: RouteCtx) => [item(rc, { min_qty: 12, price: 800 }), item(rc, { product_id: rc.product2, price: 1_900 }), item(rc)],
+      { stored: storedItems },
+    ),
+    mutation(
+      'price 0 and price 2^53 − 1',
+      'valid',
+      (_: unknown, rc: RouteCtx) => [item(rc, { price: 0 }), item(rc, { price: Number.MAX_SAFE_INTEGER, min_qty: 2 })],
+      {
+        stored: storedItems,
+      },
+    ),
     mutation('an item with an unknown extra field', 'valid', (_: unknown, rc: RouteCtx) => [item(rc, { colour: 'red' })], { stored: storedItems }),
   ]
 }

@@ -109,6 +109,7 @@ const SEGMENT_MODULES: Record<string, string> = {
   'day-routes': 'journey-plans',
   principals: 'catalogue',
   products: 'catalogue',
+  holidays: 'journey-plans',
   attendances: 'attendance',
   export: 'exports',
   changes: 'sync',

@@ -8,3 +8,5 @@ export { legs, optimize, type RoutePoint, type RouteStop } from './route-optimiz
 export { compliance, type ComplianceVisit, longestNonDecreasing } from './compliance'
 export { calendarErrors, cycleWeek, firstEditableDate, horizon, isoWeekday, maskToWeeks, occurrences, weeksToMask } from './calendar'
 export { dayRouteRoutes } from './day-routes.routes'
+export { journeyPlanRoutes } from './journey-plans.routes'
+export { activePlans, GENERATION_PART_VISITS, generateVisits, type GenerationResult, horizonRange, planAuthorContext } from './generation'

@@ -41,10 +41,7 @@ const listFields = {
   deleted_at: NullableTimestamp(),
 }
 
-export const PriceListSchema = named(
-  'PriceList',
-  Type.Object({ ...listFields, items: Type.Array(Item, { description: 'By product_id, then min_qty' }) }),
-)
+export const PriceListSchema = named('PriceList', Type.Object({ ...listFields, items: Type.Array(Item, { description: 'By product_id, then min_qty' }) }))
 export const PriceListSummarySchema = named(
   'PriceListSummary',
   Type.Object({ ...listFields, item_count: Type.Integer({ description: 'Its items (the detail lists them)' }) }),
@@ -53,7 +50,9 @@ export const PriceListSummarySchema = named(
 const ItemInput = Type.Object({
   product_id: Id({ description: 'A live product of the workspace' }),
   price: Amount({ description: 'Integer ≥ 0 in the smallest unit of the workspace currency (IDR: whole rupiah)' }),
-  min_qty: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Tier: from this quantity up (default 1); a product and min_qty once per list' })),
+  min_qty: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Tier: from this quantity up (default 1); a product and min_qty once per list' }),
+  ),
 })
 
 const fields = {

@@ -126,8 +126,10 @@ type Level = Pick<ListRow, 'channel_id' | 'account_id' | 'valid_from' | 'valid_t
  */
 async function checkedLevel(tx: Db, workspaceId: number, input: PriceListUpdate, stored?: Level): Promise<Level> {
   const errors: Record<string, string[]> = {}
-  if (input.channel_id != null && !(await channelScope.find(tx, workspaceId, input.channel_id))) errors.channel_id = [`channel ${input.channel_id} does not exist`]
-  if (input.account_id != null && !(await accountScope.find(tx, workspaceId, input.account_id))) errors.account_id = [`account ${input.account_id} does not exist`]
+  if (input.channel_id != null && !(await channelScope.find(tx, workspaceId, input.channel_id)))
+    errors.channel_id = [`channel ${input.channel_id} does not exist`]
+  if (input.account_id != null && !(await accountScope.find(tx, workspaceId, input.account_id)))
+    errors.account_id = [`account ${input.account_id} does not exist`]
   if (Object.keys(errors).length > 0) throw new ValidationFailed(errors)
   const namesLevel = input.channel_id !== undefined || input.account_id !== undefined
   const level: Level = {
@@ -270,7 +272,13 @@ export async function priceSheet(ctx: AuthedContext, outletId: number, query: Pr
   const priced = { account_id: outlet.account_id ?? null, channel_id: outlet.channel_id ?? null }
   // The headers of the live lists that may apply to it on that day; the winners' items only.
   const headers = await db
-    .select({ id: priceLists.id, account_id: priceLists.account_id, channel_id: priceLists.channel_id, valid_from: priceLists.valid_from, valid_to: priceLists.valid_to })
+    .select({
+      id: priceLists.id,
+      account_id: priceLists.account_id,
+      channel_id: priceLists.channel_id,
+      valid_from: priceLists.valid_from,
+      valid_to: priceLists.valid_to,
+    })
     .from(priceLists)
     .where(
       priceListScope.where(
@@ -284,7 +292,11 @@ export async function priceSheet(ctx: AuthedContext, outletId: number, query: Pr
         ),
       ),
     )
-  const winners = winningLists(priced, day, headers.map((header) => ({ ...header, items: [] })))
+  const winners = winningLists(
+    priced,
+    day,
+    headers.map((header) => ({ ...header, items: [] })),
+  )
   const items = await itemsOf(
     db,
     winners.map((list) => list.id),

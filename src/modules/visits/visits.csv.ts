@@ -111,7 +111,11 @@ export async function importVisits(ctx: AuthedContext, text: string) {
   // The header is line 1.
   const items = rows.map((row, position) => itemOf(row, position + 2, lookups, errors))
   if (Object.keys(errors).length) throw new ValidationFailed(errors)
-  const ids = await createVisits(ctx, items, (index) => `rows.${index + 2}.`)
+  const ids = await createVisits(
+    ctx,
+    items.map((item) => ({ ...item, source: 'import' as const })),
+    (index) => `rows.${index + 2}.`,
+  )
   return { count: ids.length, ids }
 }
 

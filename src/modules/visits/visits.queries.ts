@@ -83,6 +83,9 @@ const detailColumns = {
   check_out_photo_url: visits.check_out_photo_url,
   check_out_distance_m: visits.check_out_distance_m,
   close_reason: visits.close_reason,
+  source: visits.source,
+  journey_plan_id: visits.journey_plan_id,
+  route_sequence: visits.route_sequence,
   created_by: visits.created_by,
 }
 
@@ -467,6 +470,9 @@ function presentDetail(row: DetailRow, assignees: AssigneeRow[], attached: Prese
     assignees: assignees.map(({ user_id, name, email }) => ({ user_id, name, email })),
     submissions: attached,
     logs: logs.map((log) => ({ action: log.action, timestamp: log.created_at, notes: log.notes, user: { id: log.user_id, name: log.user_name } })),
+    source: row.source,
+    journey_plan_id: row.journey_plan_id,
+    route_sequence: row.route_sequence,
     created_by: row.created_by,
     created_at: row.created_at,
     updated_at: row.updated_at,

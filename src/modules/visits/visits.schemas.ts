@@ -4,7 +4,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { APPROVAL_STATUSES, SUBMISSION_STATUSES, VISIT_STATUSES } from '../../db/schema'
+import { APPROVAL_STATUSES, SUBMISSION_STATUSES, VISIT_SOURCES, VISIT_STATUSES } from '../../db/schema'
 import { DateString } from '../../lib/dates'
 import { listQuery } from '../../platform/data/pagination'
 import { Id, MAX_ID, named, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
@@ -95,6 +95,9 @@ export const VisitDetailSchema = named(
         user: Type.Object({ id: Nullable(Type.Integer()), name: Type.String() }),
       }),
     ),
+    source: Type.String({ enum: VISIT_SOURCES, description: 'Where the visit came from: manual (the office), self, import, journey_plan' }),
+    journey_plan_id: Nullable(Type.Integer({ description: 'The journey plan that generated it (null once an edit of the plan removed it)' })),
+    route_sequence: Nullable(Type.Integer({ description: 'Its place in the day’s route (a generated visit: its stop’s sequence)' })),
     created_by: Nullable(Type.Integer()),
     created_at: Timestamp(),
     updated_at: Timestamp(),

@@ -48,7 +48,11 @@ export const WorkspaceSettingsBody = Type.Object(
     geofence_radius_m: Type.Optional(Type.Integer({ minimum: GEOFENCE_RADIUS_MIN, maximum: GEOFENCE_RADIUS_MAX, description: 'Default 200' })),
     currency: Type.Optional(CurrencyCode({ description: 'ISO 4217, upper case (default IDR); `idr` and unknown codes are refused' })),
     journey_plan_horizon_days: Type.Optional(
-      Type.Integer({ minimum: JOURNEY_PLAN_HORIZON_MIN, maximum: JOURNEY_PLAN_HORIZON_MAX, description: 'Local days ahead that journey plans generate visits for (default 7)' }),
+      Type.Integer({
+        minimum: JOURNEY_PLAN_HORIZON_MIN,
+        maximum: JOURNEY_PLAN_HORIZON_MAX,
+        description: 'Local days ahead that journey plans generate visits for (default 7)',
+      }),
     ),
   },
   { minProperties: 1 },
