@@ -266,7 +266,7 @@ describe('the contract a client generator reads (docs/API.md "API contract")', (
     expect(VisitListItem.properties.status.enum).toEqual([...VISIT_STATUSES])
     expect(Submission.properties.status.enum).toEqual([...SUBMISSION_STATUSES])
     expect(FeedChange.properties.entity.enum).toEqual(feedEntities().map((entity) => entity.name))
-    expect(FeedChange.properties.entity.enum).toHaveLength(17)
+    expect(FeedChange.properties.entity.enum).toHaveLength(19)
     expect(FeedChange.properties.op.enum).toEqual(['upsert', 'delete'])
   })
 
