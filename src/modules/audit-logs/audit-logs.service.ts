@@ -137,7 +137,7 @@ function instantsOf(ctx: AuthedContext, query: AuditLogRequest): Pick<AuditLogRe
 }
 
 /** The audit log list: page and count prepared once per shape (whose entries, order, filters present). */
-const auditLogList = defineList({
+export const auditLogList = defineList({
   scope: visibleEntries,
   derive: instantsOf,
   search: {

@@ -196,7 +196,7 @@ const visitsOfCaller: CallerVariants<typeof visits, VisitListRequest> = {
  * The visit lists (office, my visits; their condition is also the CSV export's, `visitFilters`): page
  * and count prepared once per shape (building and preparing them per request dominated the list's CPU time).
  */
-const visitList = defineList({
+export const visitList = defineList({
   scope: visitsOfCaller,
   // `flagged=true` / `flagged=false`: two filters without a bound value, so each is its own statement shape.
   derive: (_, query: VisitListRequest) => ({

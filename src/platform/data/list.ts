@@ -57,7 +57,7 @@ import { ftsPhrase, type KeywordMethod, matchesIndex, planKeyword, type SearchIn
 type ListTable = Parameters<typeof import('./scope').workspaceScoped>[0] & { id: SQLiteColumn; updated_at?: SQLiteColumn }
 
 /** A query a prepared list keeps: `all` binds the request's values. */
-type Preparable = { prepare(): { all(values?: Record<string, unknown>): unknown } }
+type Preparable = { prepare(): { all(values?: Record<string, unknown>): unknown; getQuery(): { sql: string } } }
 /** A select over the list's table with the columns a list answers (a join for names, say), before ordering. */
 type RowsQuery<R> = {
   orderBy(...order: SQL[]): { limit(limit: number | Placeholder): { offset(offset: number | Placeholder): Promise<R[]> & Preparable } }
@@ -246,23 +246,31 @@ export function defineList<T extends ListTable, S extends string, Q extends List
     return conditionOf(parts, { ctx, variant: variant.key, bound, present, visible, method: keyword === null ? 'none' : method, keyword: forms })
   }
 
-  async function list(ctx: AuthedContext, query: Q, db: Db = ctx.deps.db.read): Promise<Page<R>> {
+  /** A prepared list's statements of this request's shape, and the values the request binds. */
+  async function preparedOf(ctx: AuthedContext, query: Q, db: Db) {
     const page = paging(query, def.limits)
-    const { request, present, variant, values, keyword, typed } = requestOf(ctx, query)
+    const { present, variant, values, keyword, typed } = requestOf(ctx, query)
     const methods = await keywordPlan(def.search, db, keyword)
+    const shape: PreparedShape<S> = {
+      variant: variant.key,
+      sortBy: query.sort_by ?? def.defaultSort?.sort_by,
+      sortOrder: query.sort_order ?? def.defaultSort?.sort_order ?? 'desc',
+      ...methods,
+      filters: present,
+    }
+    const bind = preparedValues(def.prepared?.bind ?? {}, values, { workspace_id: ctx.actor.workspaceId, keyword, typed, page })
+    return { prepared: statements!(db, shape), bind, page }
+  }
+
+  async function list(ctx: AuthedContext, query: Q, db: Db = ctx.deps.db.read): Promise<Page<R>> {
     if (statements) {
-      const shape: PreparedShape<S> = {
-        variant: variant.key,
-        sortBy: query.sort_by ?? def.defaultSort?.sort_by,
-        sortOrder: query.sort_order ?? def.defaultSort?.sort_order ?? 'desc',
-        ...methods,
-        filters: present,
-      }
-      const bind = preparedValues(def.prepared?.bind ?? {}, values, { workspace_id: ctx.actor.workspaceId, keyword, typed, page })
-      const prepared = statements(db, shape)
+      const { prepared, bind, page } = await preparedOf(ctx, query, db)
       const [rows, totals] = await Promise.all([prepared.rows.all(bind), prepared.total.all(bind)])
       return { rows: rows as R[], meta: pageMeta(page, (totals as { total: number }[])[0]?.total ?? 0) }
     }
+    const page = paging(query, def.limits)
+    const { request, keyword } = requestOf(ctx, query)
+    const methods = await keywordPlan(def.search, db, keyword)
     // 4. Sort, 5. Page: the rows and the total of the same conditions, read together.
     const [rows, [counted]] = await Promise.all([
       select(db, whereOf(ctx, query, methods.rows))
@@ -274,8 +282,15 @@ export function defineList<T extends ListTable, S extends string, Q extends List
     return { rows, meta: pageMeta(page, counted?.total ?? 0) }
   }
 
+  /** A prepared list's SQL for this request: its page's and its total's (for `EXPLAIN QUERY PLAN`: tests/list-plans.test.ts). */
+  async function sqlOf(ctx: AuthedContext, query: Q, db: Db = ctx.deps.db.read): Promise<{ rows: string; total: string }> {
+    if (!statements) throw new Error('only a prepared list has statements of its own')
+    const { prepared } = await preparedOf(ctx, query, db)
+    return { rows: prepared.rows.getQuery().sql, total: prepared.total.getQuery().sql }
+  }
+
   /** `where`: the list's condition for this caller and query (keyword by scan), for reads of the same rows (a CSV export). */
-  return Object.assign(list, { where: (ctx: AuthedContext, query: Q) => whereOf(ctx, query) })
+  return Object.assign(list, { where: (ctx: AuthedContext, query: Q) => whereOf(ctx, query), sqlOf })
 }
 
 const absent = (value: unknown) => value === undefined || value === null || value === ''
