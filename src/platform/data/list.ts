@@ -191,6 +191,14 @@ interface RequestParts {
   keyword: [string | Placeholder, string | Placeholder, string | Placeholder]
 }
 
+/** What a list's condition is built from (`conditionOf`). */
+function conditionParts<T extends ListTable, S extends string, Q extends ListQueryBase<S>, R>(
+  def: ListDefinition<T, S, Q, R>,
+  filterEntries: FilterEntries,
+): ConditionParts<T> {
+  return { scope: def.scope as ConditionParts<T>['scope'], search: def.search, byName: new Map(filterEntries), updatedColumns: checkedUpdatedColumns(def) }
+}
+
 /** 1.–3. The list's whole condition: scope (or the caller's variant) around the keyword and the filters present. */
 function conditionOf<T extends ListTable>(list: ConditionParts<T>, request: RequestParts): SQL {
   const { bound, ctx } = request
@@ -208,38 +216,19 @@ function conditionOf<T extends ListTable>(list: ConditionParts<T>, request: Requ
 
 /** Declares a list (see the top of this file); the returned function answers one page of it. */
 export function defineList<T extends ListTable, S extends string, Q extends ListQueryBase<S>, R = Row<T>>(def: ListDefinition<T, S, Q, R>) {
-  const { scope } = def
-  const plain: SQLiteTable = scope.table
+  const plain: SQLiteTable = def.scope.table
   const filterEntries = Object.entries(def.filters ?? {}) as FilterEntries
-  const parts: ConditionParts<T> = {
-    scope: scope as ConditionParts<T>['scope'],
-    search: def.search,
-    byName: new Map(filterEntries),
-    updatedColumns: checkedUpdatedColumns(def),
-  }
+  const names = filterEntries.map(([name]) => name)
+  const parts = conditionParts(def, filterEntries)
   const select = def.select ?? ((db: Db, where: SQL) => db.select().from(plain).where(where) as unknown as RowsQuery<R>)
   const total = (db: Db, where: SQL, query?: Q) => (def.count ? def.count(db, where, query as Q) : db.select({ total: count() }).from(plain).where(where))
   const order = (sortBy: S | undefined, sortOrder: 'asc' | 'desc' | undefined) =>
-    orderFor({ sort_by: sortBy, sort_order: sortOrder }, def.sort, def.tieBreaker ?? scope.table.id, def.defaultSort)
+    orderFor({ sort_by: sortBy, sort_order: sortOrder }, def.sort, def.tieBreaker ?? def.scope.table.id, def.defaultSort)
   const statements = def.prepared ? preparedStatements({ parts, select, total, order, max: def.prepared.max }) : null
-
-  /** The request as the filters see it: the query, the values `derive` computes, the caller's variant, the filters present. */
-  function requestOf(ctx: AuthedContext, query: Q) {
-    const request = def.derive ? { ...query, ...def.derive(ctx, query) } : query
-    const since = updatedSinceOf(request)
-    // 3. Filters present (not undefined, null or ''), in their declared order (a stable statement shape).
-    const present = filterEntries.map(([key]) => key).filter((key) => !absent(request[key as keyof Q]))
-    if (since !== null) present.push('updated_since')
-    const variant = 'variantOf' in scope ? scope.variantOf(ctx, request) : { key: '', values: {} }
-    const values: Record<string, unknown> = { ...variant.values, updated_since: since }
-    for (const key of present) if (key !== 'updated_since') values[key] = request[key as keyof Q]
-    const keyword = def.search ? keywordOf(request) : null
-    return { request, present, variant, values, keyword, typed: request.keyword?.trim() ?? '' }
-  }
 
   /** The list's condition with values inline, the keyword found by `method`. */
   function whereOf(ctx: AuthedContext, query: Q, method: KeywordMethod | 'none' = 'scan'): SQL {
-    const { request, present, variant, values, keyword, typed } = requestOf(ctx, query)
+    const { request, present, variant, values, keyword, typed } = requestOf(def, names, ctx, query)
     const bound: Bound = { workspace: ctx.actor.workspaceId, value: <V>(name: string) => values[name] as V | undefined }
     const forms: RequestParts['keyword'] = [keyword ?? '', keyword === null ? '' : ftsPhrase(keyword), typed]
     const visible = def.visibleTo?.(ctx, request)
@@ -249,15 +238,8 @@ export function defineList<T extends ListTable, S extends string, Q extends List
   /** A prepared list's statements of this request's shape, and the values the request binds. */
   async function preparedOf(ctx: AuthedContext, query: Q, db: Db) {
     const page = paging(query, def.limits)
-    const { present, variant, values, keyword, typed } = requestOf(ctx, query)
-    const methods = await keywordPlan(def.search, db, keyword)
-    const shape: PreparedShape<S> = {
-      variant: variant.key,
-      sortBy: query.sort_by ?? def.defaultSort?.sort_by,
-      sortOrder: query.sort_order ?? def.defaultSort?.sort_order ?? 'desc',
-      ...methods,
-      filters: present,
-    }
+    const { present, variant, values, keyword, typed } = requestOf(def, names, ctx, query)
+    const shape = preparedShape(query, def.defaultSort, variant.key, await keywordPlan(def.search, db, keyword), present)
     const bind = preparedValues(def.prepared?.bind ?? {}, values, { workspace_id: ctx.actor.workspaceId, keyword, typed, page })
     return { prepared: statements!(db, shape), bind, page }
   }
@@ -269,7 +251,7 @@ export function defineList<T extends ListTable, S extends string, Q extends List
       return { rows: rows as R[], meta: pageMeta(page, (totals as { total: number }[])[0]?.total ?? 0) }
     }
     const page = paging(query, def.limits)
-    const { request, keyword } = requestOf(ctx, query)
+    const { request, keyword } = requestOf(def, names, ctx, query)
     const methods = await keywordPlan(def.search, db, keyword)
     // 4. Sort, 5. Page: the rows and the total of the same conditions, read together.
     const [rows, [counted]] = await Promise.all([
@@ -294,6 +276,36 @@ export function defineList<T extends ListTable, S extends string, Q extends List
 }
 
 const absent = (value: unknown) => value === undefined || value === null || value === ''
+
+/** The request as the filters see it: the query, the values `derive` computes, the caller's variant, the filters present. */
+function requestOf<T extends ListTable, S extends string, Q extends ListQueryBase<S>, R>(
+  def: ListDefinition<T, S, Q, R>,
+  names: string[],
+  ctx: AuthedContext,
+  query: Q,
+) {
+  const request = def.derive ? { ...query, ...def.derive(ctx, query) } : query
+  const since = updatedSinceOf(request)
+  // 3. Filters present (not undefined, null or ''), in their declared order (a stable statement shape).
+  const present = names.filter((key) => !absent(request[key as keyof Q]))
+  if (since !== null) present.push('updated_since')
+  const variant = 'variantOf' in def.scope ? def.scope.variantOf(ctx, request) : { key: '', values: {} }
+  const values: Record<string, unknown> = { ...variant.values, updated_since: since }
+  for (const key of present) if (key !== 'updated_since') values[key] = request[key as keyof Q]
+  const keyword = def.search ? keywordOf(request) : null
+  return { request, present, variant, values, keyword, typed: request.keyword?.trim() ?? '' }
+}
+
+/** A prepared list request's shape: whose rows, its order, how the keyword is found, the filters present (`updated_since` last). */
+function preparedShape<S extends string>(
+  query: { sort_by?: S; sort_order?: 'asc' | 'desc' },
+  defaults: { sort_by: S; sort_order: 'asc' | 'desc' } | undefined,
+  variant: string,
+  methods: Methods,
+  present: string[],
+): PreparedShape<S> {
+  return { variant, sortBy: query.sort_by ?? defaults?.sort_by, sortOrder: query.sort_order ?? defaults?.sort_order ?? 'desc', ...methods, filters: present }
+}
 
 /** The columns `updated_since` compares; refuses a definition that cannot be answered. */
 function checkedUpdatedColumns<T extends ListTable, S extends string, Q extends ListQueryBase<S>, R>(def: ListDefinition<T, S, Q, R>): AnyColumn[] {
