@@ -26,6 +26,7 @@
  * })
  * const page = await teamList(ctx, query) // Page<typeof teams.$inferSelect>
  * const where = teamList.where(ctx, query) // the same rows' condition, for an export that streams them
+ * const { rows, total } = await outletList.sqlOf(ctx, query) // a prepared list: its shape's SQL, for EXPLAIN QUERY PLAN
  * ```
  *
  * With `prepared`, a list on a hot path (docs/PERFORMANCE.md) builds its page and its total once per
