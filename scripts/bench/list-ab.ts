@@ -8,7 +8,8 @@
  * (docs/PERFORMANCE.md "The outlet list prepared per shape").
  *
  * Options (env): LIST (default /office/v1/outlets), QUERIES (`|`-separated query strings, default
- * `keyword=OUT-01234&limit=20`), N (requests per batch, default 100), ROUNDS (default 6).
+ * `keyword=OUT-01234&limit=20`), N (requests per batch, default 100), ROUNDS (default 6), LOGIN (whose
+ * list: a demo user's email, default the owner; `field1@demo.example` for the phone's lists).
  */
 import { copyFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -23,6 +24,7 @@ const LIST = process.env.LIST ?? '/office/v1/outlets'
 const QUERIES = (process.env.QUERIES ?? 'keyword=OUT-01234&limit=20').split('|')
 const N = Number(process.env.N ?? 100)
 const ROUNDS = Number(process.env.ROUNDS ?? 6)
+const LOGIN = process.env.LOGIN ?? 'owner@demo.example'
 
 type Handle = (path: string) => Promise<string>
 const { dir, remove } = tempDir('ffos-list-ab-')
@@ -41,7 +43,7 @@ async function appOf(name: string, root: string): Promise<Handle> {
     new Request('http://localhost/api/auth/login', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'owner@demo.example', password: 'password123' }),
+      body: JSON.stringify({ email: LOGIN, password: 'password123' }),
     }),
   )
   const token = ((await login.json()) as { data: { token: string } }).data.token
@@ -60,15 +62,22 @@ try {
     if (a !== b) console.log(`${query}: the answers differ`)
     for (let i = 0; i < 50; i++) await Promise.all([apps.other(query), apps.this(query)])
     const micros: Record<'other' | 'this', number[]> = { other: [], this: [] }
+    // The process's CPU time per request too: less swayed than the wall clock by other processes on the machine.
+    const cpu: Record<'other' | 'this', number[]> = { other: [], this: [] }
     for (let round = 0; round < ROUNDS; round++) {
       for (const side of round % 2 ? (['this', 'other'] as const) : (['other', 'this'] as const)) {
         const started = performance.now()
+        const usage = process.cpuUsage()
         for (let i = 0; i < N; i++) await apps[side](query)
+        const used = process.cpuUsage(usage)
         micros[side].push(Math.round(((performance.now() - started) / N) * 1000))
+        cpu[side].push(Math.round((used.user + used.system) / N))
       }
     }
+    const ratio = (values: Record<'other' | 'this', number[]>) => (median(values.this) / median(values.other)).toFixed(2)
     console.log(
-      `${query}\n  other tree µs/request ${micros.other.join(' · ')}\n  this tree  µs/request ${micros.this.join(' · ')}\n  this / other (medians) ${(median(micros.this) / median(micros.other)).toFixed(2)}`,
+      `${query}\n  other tree µs/request ${micros.other.join(' · ')}\n  this tree  µs/request ${micros.this.join(' · ')}\n  this / other (medians) ${ratio(micros)}` +
+        `\n  other tree CPU µs/request ${cpu.other.join(' · ')}\n  this tree  CPU µs/request ${cpu.this.join(' · ')}\n  this / other (CPU medians) ${ratio(cpu)}`,
     )
   }
 } finally {

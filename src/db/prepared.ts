@@ -15,6 +15,16 @@ export function prepared<T>(build: (db: Db) => T): (db: Db) => T {
 }
 
 /**
+ * One statement per key of a small fixed set (whose rows: the caller's own or all), each prepared once
+ * per connection like `prepared`. An open family of shapes (every combination of a list's filters) is a
+ * list's: platform/data/list.ts builds it with `preparedShapes`.
+ */
+export function preparedEach<K extends string, T>(keys: readonly K[], build: (db: Db, key: K) => T): (db: Db, key: K) => T {
+  const byKey = new Map(keys.map((key) => [key, prepared((db) => build(db, key))]))
+  return (db, key) => byKey.get(key)!(db)
+}
+
+/**
  * The same for a family of statements that differ in shape (sort column, optional filters): one
  * prepared statement per shape key, built on first use. With `max`, at most that many shapes are
  * kept per connection (the oldest goes first), for families whose shapes a caller can multiply
@@ -47,14 +57,6 @@ export function preparedVariants<K extends string | number, T>(build: (db: Db, k
 export function preparedShapes<S extends object, T>(build: (db: Db, shape: S) => T, options: { max?: number } = {}): (db: Db, shape: S) => T {
   const variants = preparedVariants<string, T>((db, key) => build(db, JSON.parse(key) as S), options)
   return (db, shape) => variants(db, JSON.stringify(shape))
-}
-
-/** The shape of a list query: whose rows (`scope`), the order, the filters present (by name). */
-export interface ListShape {
-  scope: string
-  sortBy: string
-  sortOrder: 'asc' | 'desc'
-  filters: string[]
 }
 
 /**

@@ -10,29 +10,22 @@
  *   leader) of a team the manager leads or belongs to;
  * - anyone else holding audit_log.view: their own workspace; `workspace_id` is ignored.
  */
-import { and, asc, count, desc, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm'
+import { and, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
 import { auditLogs, memberships, roles, teamMembers, teams } from '../../db/schema'
 import { acrossWorkspaces, workspaceScoped } from '../../platform/data/scope'
 import { permissionsOf } from '../../platform/actor'
 import type { AuthedContext } from '../../platform/context'
 import { dateBound } from '../../lib/dates'
 import { NotFound } from '../../lib/errors'
-import { foldText, pageMeta, paging, updatedSinceAt, updatedSinceOf, type ListLimits } from '../../platform/data/pagination'
+import type { ListLimits } from '../../platform/data/pagination'
+import { type Bound, type CallerVariants, defineList, type Variant } from '../../platform/data/list'
 import { can } from '../../platform/permissions'
 import { teamScope } from '../teams'
 import type { AuditLogQuery } from './audit-logs.schemas'
 
 export const AUDIT_LOG_LIST: ListLimits = { defaultLimit: 50, maxLimit: 100 }
 
-/**
- * What the caller may read at all, as a shape (which condition) and its values. A super_admin's
- * workspaces are bound one placeholder each (the shape knows how many): `workspace_id IN (?, ?)`
- * keeps the (workspace, …, created_at) index order for the page, where `IN (SELECT … json_each)`
- * made SQLite sort every matching entry. A manager's
- * team, a longer list used as a filter only, goes in as one JSON parameter.
- */
 /** A workspace's audit log (append-only). */
 const auditLogScope = workspaceScoped(auditLogs)
 
@@ -99,134 +92,94 @@ async function visibilityOf(ctx: AuthedContext, requestedWorkspace?: number): Pr
   return { kind: 'own', workspaceId: actor.workspaceId }
 }
 
-/** The shape key of a visibility: its kind, and for workspaces how many. */
-const visibilityShape = (visibility: Visibility) => (visibility.kind === 'workspaces' ? `workspaces:${visibility.workspaceIds.length}` : visibility.kind)
+/** An audit log request: the query, what the caller may read, and the date bounds as instants (derived). */
+type AuditLogRequest = AuditLogQuery & { visibility: Visibility; from?: string; to?: string; to_exclusive?: string }
 
-function visibilityCondition(shape: string): SQL {
-  if (shape.startsWith('workspaces:')) {
-    const count = Number(shape.slice('workspaces:'.length))
+/**
+ * What the caller may read, as a variant of the list: its kind (and for workspaces how many) and its
+ * values. A super_admin's workspaces are bound one placeholder each (the key knows how many):
+ * `workspace_id IN (?, ?)` keeps the (workspace, …, created_at) index order for the page, where
+ * `IN (SELECT … json_each)` made SQLite sort every matching entry. A manager's team, a longer list used
+ * as a filter only, goes in as one JSON parameter.
+ */
+const visibleEntries: CallerVariants<typeof auditLogs, AuditLogRequest> = {
+  table: auditLogs,
+  variantOf: (_, { visibility }): Variant => {
+    if (visibility.kind === 'workspaces') {
+      return { key: `workspaces:${visibility.workspaceIds.length}`, values: Object.fromEntries(visibility.workspaceIds.map((id, i) => [`workspace${i}`, id])) }
+    }
+    if (visibility.kind === 'team') return { key: 'team', values: { workspaceId: visibility.workspaceId, actorIds: JSON.stringify(visibility.actorIds) } }
+    return { key: 'own', values: { workspaceId: visibility.workspaceId } }
+  },
+  where: (key, bound, ...conditions) => and(visibilityCondition(key, bound), ...conditions)!,
+}
+
+function visibilityCondition(key: string, bound: Bound): SQL {
+  if (key.startsWith('workspaces:')) {
+    const count = Number(key.slice('workspaces:'.length))
     if (count === 0) return sql`0`
     return acrossWorkspaces(auditLogs, "a super_admin's audit list covers every workspace they may audit").in(
-      Array.from({ length: count }, (_, i) => sql.placeholder(`workspace${i}`)),
+      Array.from({ length: count }, (_, i) => bound.value<number>(`workspace${i}`)!),
     )
   }
-  const own = auditLogScope.where(sql.placeholder('workspaceId'))
-  return shape === 'team' ? and(own, sql`${auditLogs.actor_id} in (select value from json_each(${sql.placeholder('actorIds')}))`)! : own
+  const own = auditLogScope.where(bound.value<number>('workspaceId')!)
+  return key === 'team' ? and(own, sql`${auditLogs.actor_id} in (select value from json_each(${bound.value('actorIds')}))`)! : own
 }
 
-function visibilityParams(visibility: Visibility): Record<string, unknown> {
-  if (visibility.kind === 'workspaces') return Object.fromEntries(visibility.workspaceIds.map((id, i) => [`workspace${i}`, id]))
-  if (visibility.kind === 'team') return { workspaceId: visibility.workspaceId, actorIds: JSON.stringify(visibility.actorIds) }
-  return { workspaceId: visibility.workspaceId }
-}
-
-/** The list's filters as they reach SQL (absent ones left out); `to` is exclusive for a calendar date. */
-type Filters = {
-  entity_type?: string
-  entity_id?: string
-  action?: string
-  actor_id?: number
-  from?: string
-  to?: string
-  to_exclusive?: string
-  keyword?: string
-  updated_since?: string
-}
-
-/** Built in a fixed order: its keys are part of a prepared statement's shape. */
-function filtersOf(query: AuditLogQuery, timeZone: string): Filters {
-  const filters: Filters = {}
-  if (query.entity_type) filters.entity_type = query.entity_type
-  if (query.entity_id) filters.entity_id = query.entity_id
-  if (query.action) filters.action = query.action
-  if (query.actor_id !== undefined) filters.actor_id = query.actor_id
-  if (query.date_from) filters.from = dateBound(query.date_from, 'date_from', timeZone).at
-  if (query.date_to) {
-    const to = dateBound(query.date_to, 'date_to', timeZone)
-    if (to.inclusive) filters.to = to.at
-    else filters.to_exclusive = to.at
+/** `date_from`/`date_to` as instants of the caller's time zone; `to` is exclusive for a calendar date (the whole day). */
+function instantsOf(ctx: AuthedContext, query: AuditLogRequest): Pick<AuditLogRequest, 'from' | 'to' | 'to_exclusive'> {
+  const to = query.date_to ? dateBound(query.date_to, 'date_to', ctx.actor.timeZone) : undefined
+  return {
+    from: query.date_from ? dateBound(query.date_from, 'date_from', ctx.actor.timeZone).at : undefined,
+    to: to?.inclusive ? to.at : undefined,
+    to_exclusive: to && !to.inclusive ? to.at : undefined,
   }
-  const keyword = query.keyword?.trim() ? foldText(query.keyword.trim()) : undefined
-  if (keyword) filters.keyword = keyword
-  const updatedSince = updatedSinceOf(query)
-  if (updatedSince) filters.updated_since = updatedSince
-  return filters
 }
 
-/** The page and count statements of one shape, prepared once per connection; 64 shapes kept. */
-const listStatements = preparedShapes(
-  (db, shape: ListShape) => {
-    const has = new Set(shape.filters)
-    const value = (name: keyof Filters) => sql.placeholder(name)
-    const where = and(
-      visibilityCondition(shape.scope),
-      has.has('entity_type') ? eq(auditLogs.entity_type, value('entity_type')) : undefined,
-      has.has('entity_id') ? eq(auditLogs.entity_id, value('entity_id')) : undefined,
-      has.has('action') ? eq(auditLogs.action, value('action')) : undefined,
-      has.has('actor_id') ? eq(auditLogs.actor_id, value('actor_id')) : undefined,
-      has.has('from') ? gte(auditLogs.created_at, value('from')) : undefined,
-      has.has('to') ? lte(auditLogs.created_at, value('to')) : undefined,
-      has.has('to_exclusive') ? lt(auditLogs.created_at, value('to_exclusive')) : undefined,
-      // Entries are never updated: an entry's last change is its creation.
-      has.has('updated_since') ? updatedSinceAt(value('updated_since'), auditLogs.created_at) : undefined,
-      has.has('keyword')
-        ? or(
-            sql`instr(lower(${auditLogs.actor_name}), ${value('keyword')}) > 0`,
-            sql`instr(lower(${auditLogs.entity_name}), ${value('keyword')}) > 0`,
-            sql`instr(${auditLogs.entity_type}, ${value('keyword')}) > 0`,
-            sql`instr(${auditLogs.action}, ${value('keyword')}) > 0`,
-            sql`instr(lower(${auditLogs.actor_role}), ${value('keyword')}) > 0`,
-            eq(auditLogs.entity_id, value('keyword')),
-          )
-        : undefined,
-    )
-    const direction = shape.sortOrder === 'asc' ? asc : desc
-    const sortColumn = shape.sortBy === 'id' ? auditLogs.id : auditLogs.created_at
-    return {
-      page: db
-        .select()
-        .from(auditLogs)
-        .where(where)
-        .orderBy(direction(sortColumn), direction(auditLogs.id))
-        .limit(sql.placeholder('limit'))
-        .offset(sql.placeholder('offset'))
-        .prepare(),
-      count: db.select({ total: count() }).from(auditLogs).where(where).prepare(),
-    }
+/** The audit log list: page and count prepared once per shape (whose entries, order, filters present). */
+export const auditLogList = defineList({
+  scope: visibleEntries,
+  derive: instantsOf,
+  search: {
+    columns: [
+      sql`lower(${auditLogs.actor_name})`,
+      sql`lower(${auditLogs.entity_name})`,
+      auditLogs.entity_type,
+      auditLogs.action,
+      sql`lower(${auditLogs.actor_role})`,
+    ],
+    exact: [auditLogs.entity_id],
+    exactFolded: true,
   },
-  { max: 64 },
-)
+  filters: {
+    entity_type: (type: string) => eq(auditLogs.entity_type, type),
+    entity_id: (id: string) => eq(auditLogs.entity_id, id),
+    action: (action: string) => eq(auditLogs.action, action),
+    actor_id: (id: number) => eq(auditLogs.actor_id, id),
+    from: (at: string) => gte(auditLogs.created_at, at),
+    to: (at: string) => lte(auditLogs.created_at, at),
+    to_exclusive: (at: string) => lt(auditLogs.created_at, at),
+  },
+  sort: { created_at: auditLogs.created_at, id: auditLogs.id },
+  // Entries are never updated: an entry's last change is its creation.
+  updatedSince: [auditLogs.created_at],
+  limits: AUDIT_LOG_LIST,
+  prepared: {},
+})
 
 export async function listAuditLogs(ctx: AuthedContext, query: AuditLogQuery) {
-  const page = paging(query, AUDIT_LOG_LIST)
-  const filters = filtersOf(query, ctx.actor.timeZone)
   const visibility = await visibilityOf(ctx, query.workspace_id)
-  const statements = listStatements(ctx.deps.db.read, {
-    scope: visibilityShape(visibility),
-    sortBy: query.sort_by ?? 'created_at',
-    sortOrder: query.sort_order ?? 'desc',
-    filters: Object.keys(filters),
-  })
-  const params = { ...filters, ...visibilityParams(visibility), limit: page.limit, offset: page.offset }
-  const rows = await statements.page.all(params)
-  const [counted] = await statements.count.all(params)
-  return { data: rows, meta: pageMeta(page, counted?.total ?? 0) }
+  const { rows, meta } = await auditLogList(ctx, { ...query, visibility })
+  return { data: rows, meta }
 }
-
-const entryStatement = preparedVariants(
-  (db, shape: string) =>
-    db
-      .select()
-      .from(auditLogs)
-      .where(and(eq(auditLogs.id, sql.placeholder('id')), visibilityCondition(shape)))
-      .limit(1)
-      .prepare(),
-  { max: 64 },
-)
 
 export async function getAuditLog(ctx: AuthedContext, id: number) {
   const visibility = await visibilityOf(ctx)
-  const [row] = await entryStatement(ctx.deps.db.read, visibilityShape(visibility)).all({ id, ...visibilityParams(visibility) })
+  const [row] = await ctx.deps.db.read
+    .select()
+    .from(auditLogs)
+    .where(and(eq(auditLogs.id, id), auditLogList.where(ctx, { visibility })))
+    .limit(1)
   if (!row) throw new NotFound('AUDIT_LOG')
   return row
 }

@@ -4,3 +4,4 @@
  */
 export { auditLogRoutes } from './audit-logs.routes'
 export { auditLogsManifest } from './audit-logs.manifest'
+export { auditLogList } from './audit-logs.service'

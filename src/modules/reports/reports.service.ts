@@ -6,7 +6,7 @@
  * whatever the role or active flag, assigned a visit dated that day (a manager who visits outlets
  * himself shows up on the days he does). Ordered by name, then id; paginated like other lists.
  *
- * Three reads per page, whatever its size: the page of users (and its count), the visits of the day
+ * Declared with `defineReport` (platform/data/report.ts). Three reads per page, whatever its size: the page of users (and its count), the visits of the day
  * aggregated per assignee in ONE grouped query, and the page's users' pings of the day in ONE query
  * ordered by user and device time (read as value arrays: see `selectValues`), summarised here with the route's own computation
  * (`summarizeTrack` of the pings that are not jumps), so `distance_m` is the route replay's.
@@ -14,10 +14,9 @@
 import { eq, sql } from 'drizzle-orm'
 import { prepared } from '../../db/prepared'
 import { locationPings, memberships, roles, teamMembers, users, visitAssignees, visits } from '../../db/schema'
-import type { AuthedContext } from '../../platform/context'
-import { DEFAULT_LIST, pageMeta, paging, type Page } from '../../platform/data/pagination'
+import { DEFAULT_LIST } from '../../platform/data/pagination'
+import { defineReport, type ReportRequest } from '../../platform/data/report'
 import { workspaceScoped } from '../../platform/data/scope'
-import { localDayRange } from '../../lib/time-zones'
 import { keepsOnLine, summarizeTrack, type TrackPoint } from '../../lib/geo'
 import { selectValues } from '../../db/prepared'
 import type { FieldDayQuery, FieldDayRow } from './reports.schemas'
@@ -141,44 +140,51 @@ export function pingsPerUser(rows: readonly unknown[][]): Map<number, UserPings>
 const earliest = (...values: (string | null | undefined)[]) => values.reduce<string | null>((best, v) => (v && (best === null || v < best) ? v : best), null)
 const latest = (...values: (string | null | undefined)[]) => values.reduce<string | null>((best, v) => (v && (best === null || v > best) ? v : best), null)
 
-export async function fieldDayReport(ctx: AuthedContext, query: FieldDayQuery): Promise<Page<FieldDayRow>> {
-  const page = paging(query, DEFAULT_LIST)
-  const db = ctx.deps.db.read
-  const workspaceId = ctx.actor.workspaceId
-  const range = localDayRange(query.date, ctx.actor.timeZone)
-  const filters = { workspaceId, date: query.date, teamId: query.team_id ?? null, userId: query.user_id ?? null }
-  const [people, [{ total }]] = await Promise.all([
-    fieldUsersPage(db).all({ ...filters, limit: page.limit, offset: page.offset }),
-    fieldUsersCount(db).all(filters),
-  ])
-  if (people.length === 0) return { rows: [], meta: pageMeta(page, Number(total)) }
+/** The field users of the page's day, one page in name order, and their total (the day, the team and the user bound). */
+function fieldUsersOf({ ctx, query, db, page }: ReportRequest<FieldDayQuery>): [Person[] | Promise<Person[]>, Promise<number>] {
+  const filters = { workspaceId: ctx.actor.workspaceId, date: query.date, teamId: query.team_id ?? null, userId: query.user_id ?? null }
+  const total = async () => Number((await fieldUsersCount(db).all(filters))[0]?.total ?? 0)
+  return [fieldUsersPage(db).all({ ...filters, limit: page.limit, offset: page.offset }), total()]
+}
+type Person = { user_id: number; name: string }
 
+/** The page's rows: the day's visits per assignee and the page's users' pings, two reads for the whole page. */
+async function fieldDayRows({ ctx, query, db, range }: ReportRequest<FieldDayQuery>, people: Person[]): Promise<FieldDayRow[]> {
+  const workspaceId = ctx.actor.workspaceId
+  const day = range!
   const userIds = JSON.stringify(people.map((person) => person.user_id))
   const [visitRows, pingRows] = await Promise.all([
-    visitsByAssignee(db).all({ workspaceId, date: query.date, userIds, from: range.from, until: range.until }),
-    selectValues(db, PINGS_OF_USERS, [workspaceId, userIds, range.from, range.until]),
+    visitsByAssignee(db).all({ workspaceId, date: query.date, userIds, from: day.from, until: day.until }),
+    selectValues(db, PINGS_OF_USERS, [workspaceId, userIds, day.from, day.until]),
   ])
   const visitsOf = new Map(visitRows.map((row) => [row.user_id, row]))
   const pingsOf = pingsPerUser(pingRows)
   // "Missed" is only known once the local day is over.
-  const dayOver = ctx.deps.clock.now().toISOString() >= range.until
-
-  const rows = people.map((person): FieldDayRow => {
-    const visits = visitsOf.get(person.user_id)
-    const pings = pingsOf.get(person.user_id)
-    const distance = pings ? summarizeTrack(pings.kept).distance_m : 0
-    return {
-      user_id: person.user_id,
-      name: person.name,
-      distance_m: Math.round(distance * 10) / 10,
-      visits_planned: Number(visits?.planned ?? 0),
-      visits_completed: Number(visits?.completed ?? 0),
-      visits_missed: dayOver ? Number(visits?.scheduled ?? 0) : 0,
-      time_on_site_s: Math.round(Number(visits?.on_site_s ?? 0)),
-      first_activity_at: earliest(pings?.first, visits?.first_in, visits?.first_out),
-      last_activity_at: latest(pings?.last, visits?.last_in, visits?.last_out),
-      flagged_visits: Number(visits?.flagged ?? 0),
-    }
-  })
-  return { rows, meta: pageMeta(page, Number(total)) }
+  const dayOver = ctx.deps.clock.now().toISOString() >= day.until
+  return people.map((person) => fieldDayRow(person, visitsOf.get(person.user_id), pingsOf.get(person.user_id), dayOver))
 }
+
+function fieldDayRow(person: Person, visits: VisitSummary | undefined, pings: UserPings | undefined, dayOver: boolean): FieldDayRow {
+  const distance = pings ? summarizeTrack(pings.kept).distance_m : 0
+  return {
+    user_id: person.user_id,
+    name: person.name,
+    distance_m: Math.round(distance * 10) / 10,
+    visits_planned: Number(visits?.planned ?? 0),
+    visits_completed: Number(visits?.completed ?? 0),
+    visits_missed: dayOver ? Number(visits?.scheduled ?? 0) : 0,
+    time_on_site_s: Math.round(Number(visits?.on_site_s ?? 0)),
+    first_activity_at: earliest(pings?.first, visits?.first_in, visits?.first_out),
+    last_activity_at: latest(pings?.last, visits?.last_in, visits?.last_out),
+    flagged_visits: Number(visits?.flagged ?? 0),
+  }
+}
+type VisitSummary = Awaited<ReturnType<ReturnType<typeof visitsByAssignee>['all']>>[number]
+
+/** The field-day report: the field users of a local day, each with their day's route, visits and activity. */
+export const fieldDayReport = defineReport({
+  limits: DEFAULT_LIST,
+  day: (query: FieldDayQuery) => query.date,
+  subjects: fieldUsersOf,
+  rows: fieldDayRows,
+})

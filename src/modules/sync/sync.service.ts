@@ -30,7 +30,7 @@
  */
 import { and, eq, gt, isNull, lte, max, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { prepared, preparedVariants } from '../../db/prepared'
+import { prepared, preparedEach } from '../../db/prepared'
 import { changeHorizons, changes, visitAssignees } from '../../db/schema'
 import { workspaceScoped } from '../../platform/data/scope'
 import type { AuthedContext } from '../../platform/context'
@@ -121,7 +121,7 @@ const phoneRows = prepared((db) =>
 )
 
 /** The office feed's rows: the entities the caller may view (a JSON list), or one of them (`filtered`). */
-const officeRows = preparedVariants((db, filtered: 'one' | 'all') =>
+const officeRows = preparedEach(['one', 'all'], (db, filtered) =>
   db
     .select(columns)
     .from(changes)

@@ -3,7 +3,7 @@
  * nothing else. Code outside the module imports from here, never from its files (docs/ARCHITECTURE.md).
  */
 export { type VisitFlag, visitFlagNames } from './visits.integrity'
-export { findVisit, submissionFilters, type SubmissionListQuery, submissionsByIds, visitDetailsByIds } from './visits.queries'
+export { findVisit, submissionFilters, type SubmissionListQuery, submissionsByIds, visitDetailsByIds, visitList } from './visits.queries'
 export { SubmissionQuery } from './visits.schemas'
 export { visitRoutes } from './visits.routes'
 export { visitsManifest, visitTopics } from './visits.manifest'

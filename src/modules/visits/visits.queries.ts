@@ -12,10 +12,10 @@ import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../lib/errors'
 import { locationOf } from '../../lib/geo'
 import { visitFlagNames } from './visits.integrity'
-import { DEFAULT_LIST, keywordOf, orderFor, pageMeta, paging, updatedSinceAt, updatedSinceOf, type Page } from '../../platform/data/pagination'
+import { DEFAULT_LIST, type Page } from '../../platform/data/pagination'
 import { workspaceScoped } from '../../platform/data/scope'
-import { defineList } from '../../platform/data/list'
-import { prepared, preparedShapes, preparedVariants, type ListShape } from '../../db/prepared'
+import { type CallerVariants, defineList, type Variant } from '../../platform/data/list'
+import { prepared, preparedEach } from '../../db/prepared'
 import type { SubmissionListQuery, VisitListQuery } from './visits.schemas'
 
 export type { SubmissionListQuery } from './visits.schemas'
@@ -29,6 +29,8 @@ export const visitAssigneeScope = workspaceScoped(visitAssignees)
 export interface VisitAccess {
   mine: boolean
 }
+/** The statements of one visit (or of ids) per access: the caller's own, or all of the workspace. */
+const ACCESS = ['mine', 'all'] as const
 
 /**
  * The visit has `userId` among its assignees: one primary-key probe per visit, for conditions on a
@@ -173,65 +175,8 @@ function presentListItem(row: VisitRow, assignees: Awaited<ReturnType<typeof ass
 }
 export type VisitListItem = ReturnType<typeof presentListItem>
 
-/** A list query's filters as they reach SQL: absent ones left out, the keyword folded like the stored keys. */
-type FilterValues = Omit<VisitListQuery, 'page' | 'limit' | 'sort_by' | 'sort_order' | 'flagged'> & {
-  /** `flagged=true` / `flagged=false`: two filters without a bound value, so each is its own statement shape. */
-  flagged?: true
-  unflagged?: true
-}
-
-/** Built in a fixed order: its keys are part of a prepared statement's shape. */
-function filterValues(query: VisitListQuery): FilterValues {
-  const values: FilterValues = {}
-  if (query.status) values.status = query.status
-  if (query.outlet_id !== undefined) values.outlet_id = query.outlet_id
-  if (query.project_id !== undefined) values.project_id = query.project_id
-  if (query.team_id !== undefined) values.team_id = query.team_id
-  if (query.user_id !== undefined) values.user_id = query.user_id
-  if (query.date_from) values.date_from = query.date_from
-  if (query.date_to) values.date_to = query.date_to
-  if (query.flagged === true) values.flagged = true
-  if (query.flagged === false) values.unflagged = true
-  const keyword = keywordOf(query)
-  if (keyword) values.keyword = keyword
-  const since = updatedSinceOf(query)
-  if (since) values.updated_since = since
-  return values
-}
-
-/**
- * The WHERE of a list: which conditions appear depends on which filters are present; each value is
- * whatever `bind` gives for it (the value itself, or a named placeholder of a prepared statement).
- */
-function filterConditions(present: FilterValues, workspace: unknown, caller: unknown, mine: boolean, bind: (name: string, value: unknown) => unknown): SQL {
-  const has = (name: keyof FilterValues) => present[name] !== undefined
-  const value = (name: keyof FilterValues) => bind(name, present[name]) as never
-  const from = has('date_from') ? value('date_from') : undefined
-  const to = has('date_to') ? value('date_to') : undefined
-  return visitScope.where(
-    workspace as never,
-    mine ? assignedWithin(workspace as never, caller as never, from, to) : undefined,
-    has('status') ? eq(visits.status, value('status')) : undefined,
-    has('outlet_id') ? eq(visits.outlet_id, value('outlet_id')) : undefined,
-    has('project_id') ? eq(visits.project_id, value('project_id')) : undefined,
-    has('team_id') ? eq(visits.team_id, value('team_id')) : undefined,
-    has('user_id') ? assignedWithin(workspace as never, value('user_id'), from, to) : undefined,
-    from !== undefined ? gte(visits.visit_date, from) : undefined,
-    to !== undefined ? lte(visits.visit_date, to) : undefined,
-    // `!= 0` as the partial index (workspace, visit_date) where flags != 0 spells it.
-    has('flagged') ? sql`${visits.flags} != 0` : undefined,
-    has('unflagged') ? sql`${visits.flags} = 0` : undefined,
-    has('keyword')
-      ? sql`(instr(${outlets.name_key}, ${value('keyword')}) > 0 or instr(coalesce(${outlets.code_key}, ''), ${value('keyword')}) > 0)`
-      : undefined,
-    has('updated_since') ? updatedSinceAt(value('updated_since'), visits.updated_at) : undefined,
-  )
-}
-
-/** The filters shared by the office list, my visits and the CSV export (values inline). */
-export function visitFilters(ctx: AuthedContext, query: VisitListQuery, access: VisitAccess): SQL {
-  return filterConditions(filterValues(query), ctx.actor.workspaceId, ctx.actor.userId, access.mine, (_, value) => value)
-}
+/** A visit list request: the query, whose visits (`access`), and `flagged=false` as its own filter (derived). */
+type VisitListRequest = VisitListQuery & { access: VisitAccess; unflagged?: true }
 
 export const VISIT_SORT = {
   visit_date: visits.visit_date,
@@ -240,48 +185,65 @@ export const VISIT_SORT = {
   id: visits.id,
 }
 
+/** The visits (office: the workspace's; phone: the caller's own) between the request's optional dates. */
+const visitsOfCaller: CallerVariants<typeof visits, VisitListRequest> = {
+  table: visits,
+  variantOf: (ctx, { access }): Variant => (access.mine ? { key: 'mine', values: { caller: ctx.actor.userId } } : { key: 'all', values: {} }),
+  where: (key, bound, ...conditions) =>
+    visitScope.where(
+      bound.workspace,
+      key === 'mine' ? assignedWithin(bound.workspace, bound.value<number>('caller')!, bound.value('date_from'), bound.value('date_to')) : undefined,
+      ...conditions,
+    ),
+}
+
 /**
- * A list's page and count statements, prepared once per shape (which filters are present, whose
- * visits, the order): building and preparing them per request dominated the list's CPU time. Of the
- * 4,096 possible shapes the 64 most recently new are kept.
+ * The visit lists (office, my visits; their condition is also the CSV export's, `visitFilters`): page
+ * and count prepared once per shape (building and preparing them per request dominated the list's CPU time).
  */
-const listStatements = preparedShapes(
-  (db, shape: ListShape) => {
-    const present = Object.fromEntries(shape.filters.map((name) => [name, name])) as FilterValues
-    const where = filterConditions(present, sql.placeholder('workspaceId'), sql.placeholder('userId'), shape.scope === 'mine', (name) => sql.placeholder(name))
-    const order = orderFor({ sort_by: shape.sortBy as keyof typeof VISIT_SORT, sort_order: shape.sortOrder }, VISIT_SORT, visits.id)
-    return {
-      page: selectVisits(db, where)
-        .orderBy(...order)
-        .limit(sql.placeholder('limit'))
-        .offset(sql.placeholder('offset'))
-        .prepare(),
-      // The outlet is joined for counting only when the keyword (outlet name/code) needs it.
-      count: (present.keyword !== undefined
-        ? db.select({ total: count() }).from(visits).innerJoin(outlets, eq(outlets.id, visits.outlet_id)).where(where)
-        : db.select({ total: count() }).from(visits).where(where)
-      ).prepare(),
-    }
+export const visitList = defineList({
+  scope: visitsOfCaller,
+  // `flagged=true` / `flagged=false`: two filters without a bound value, so each is its own statement shape.
+  derive: (_, query: VisitListRequest) => ({
+    flagged: query.flagged === true ? true : undefined,
+    unflagged: query.flagged === false ? (true as const) : undefined,
+  }),
+  select: (db: Db, where: SQL) => selectVisits(db, where),
+  // The outlet is joined for counting only when the keyword (outlet name/code) needs it.
+  count: (db: Db, where: SQL, request: VisitListRequest) =>
+    request.keyword
+      ? db.select({ total: count() }).from(visits).innerJoin(outlets, eq(outlets.id, visits.outlet_id)).where(where)
+      : db.select({ total: count() }).from(visits).where(where),
+  search: { columns: [outlets.name_key, outlets.code_key] },
+  filters: {
+    status: (status: NonNullable<VisitListQuery['status']>) => eq(visits.status, status),
+    outlet_id: (id: number) => eq(visits.outlet_id, id),
+    project_id: (id: number) => eq(visits.project_id, id),
+    team_id: (id: number) => eq(visits.team_id, id),
+    user_id: (id: number, _, bound) => assignedWithin(bound.workspace, id, bound.value('date_from'), bound.value('date_to')),
+    date_from: (date: string) => gte(visits.visit_date, date),
+    date_to: (date: string) => lte(visits.visit_date, date),
+    // `!= 0` as the partial index (workspace, visit_date) where flags != 0 spells it.
+    flagged: () => sql`${visits.flags} != 0`,
+    unflagged: () => sql`${visits.flags} = 0`,
   },
-  { max: 64 },
-)
+  sort: VISIT_SORT,
+  defaultSort: { sort_by: 'visit_date', sort_order: 'desc' },
+  limits: DEFAULT_LIST,
+  prepared: {},
+})
+
+/** The filters shared by the office list, my visits and the CSV export (values inline). */
+export function visitFilters(ctx: AuthedContext, query: VisitListQuery, access: VisitAccess): SQL {
+  return visitList.where(ctx, { ...query, access })
+}
 
 export async function listVisits(ctx: AuthedContext, query: VisitListQuery, access: VisitAccess): Promise<Page<VisitListItem>> {
-  const page = paging(query, DEFAULT_LIST)
   const db = ctx.deps.db.read
-  const filters = filterValues(query)
-  const statements = listStatements(db, {
-    scope: access.mine ? 'mine' : 'all',
-    sortBy: query.sort_by ?? 'visit_date',
-    sortOrder: query.sort_order ?? 'desc',
-    filters: Object.keys(filters),
-  })
-  const params = { ...filters, workspaceId: ctx.actor.workspaceId, userId: ctx.actor.userId, limit: page.limit, offset: page.offset }
-  const rows = await statements.page.all(params)
-  const [counted] = await statements.count.all(params)
+  const { rows, meta } = await visitList(ctx, { ...query, access }, db)
   const ids = rows.map((row) => row.id)
   const [assignees, counts] = await Promise.all([assigneesOf(db, ids), submissionCounts(db, ids)])
-  return { rows: rows.map((row) => presentListItem(row, assignees, counts)), meta: pageMeta(page, counted?.total ?? 0) }
+  return { rows: rows.map((row) => presentListItem(row, assignees, counts)), meta }
 }
 
 /** One visit by id in the caller's workspace (and, on the phone, assigned to the caller). */
@@ -290,7 +252,7 @@ const oneVisit = (mine: 'mine' | 'all') =>
 const oneVisitShape = (access: VisitAccess) => (access.mine ? 'mine' : 'all')
 const oneVisitParams = (ctx: AuthedContext, id: number) => ({ workspaceId: ctx.actor.workspaceId, id, userId: ctx.actor.userId })
 
-const visitRow = preparedVariants((db, mine: 'mine' | 'all') => db.select().from(visits).where(oneVisit(mine)).limit(1).prepare())
+const visitRow = preparedEach(ACCESS, (db, mine) => db.select().from(visits).where(oneVisit(mine)).limit(1).prepare())
 
 /** The visit row (for writes: status checks happen on this, inside the transaction). */
 export async function findVisit(db: Db, ctx: AuthedContext, id: number, access: VisitAccess) {
@@ -341,7 +303,7 @@ export async function submissionsOfVisit(db: Db, visitId: number) {
 
 // The detail's four statements, prepared once per connection (the detail is also what every
 // transition answers, so it runs inside the writer's transactions too).
-const detailRow = preparedVariants((db, mine: 'mine' | 'all') => selectVisitDetails(db, oneVisit(mine)).limit(1).prepare())
+const detailRow = preparedEach(ACCESS, (db, mine) => selectVisitDetails(db, oneVisit(mine)).limit(1).prepare())
 const submissionsOfOne = prepared((db) =>
   selectSubmissions(db, and(eq(submissions.visit_id, sql.placeholder('visitId')), isNull(submissions.deleted_at))!)
     .orderBy(submissions.order, submissions.id)
@@ -383,7 +345,7 @@ function byVisit<T extends { visit_id: number }>(rows: T[]): Map<number, T[]> {
   return groups
 }
 
-const detailRowsOfIds = preparedVariants((db, mine: 'mine' | 'all') =>
+const detailRowsOfIds = preparedEach(ACCESS, (db, mine) =>
   selectVisitDetails(
     db,
     visitScope.where(
@@ -425,7 +387,7 @@ export async function visitDetailsByIds(db: Db, workspaceId: number, ids: number
   return rows.map((row) => presentDetail(row, assignees.get(row.id) ?? [], attached.get(row.id) ?? [], logs.get(row.id) ?? []))
 }
 
-const submissionsOfIdsInWorkspace = preparedVariants((db, mine: 'mine' | 'all') =>
+const submissionsOfIdsInWorkspace = preparedEach(ACCESS, (db, mine) =>
   selectSubmissions(
     db,
     submissionScope.where(
