@@ -87,6 +87,16 @@ describe('POST /office/v1/day-routes/optimize', () => {
     expect(await audits()).toBe(moved)
   })
 
+  test("the phone's own visits come in route order by default; sort_by=id still orders by id", async () => {
+    const stored = ok(await route(`user_id=${rep.user.id}&date=${DAY}`)).stops.map((stop: Row) => stop.visit_id)
+    // The phone's list shows cancelled visits too (the day route leaves them out).
+    const mine = (query = '') => t().get(`/app/v1/visits/me?date_from=${DAY}&date_to=${DAY}&status=scheduled${query}`, { token: rep.token })
+    expect(ok(await mine()).map((visit: Row) => visit.id)).toEqual(stored)
+    expect(ok(await mine('&sort_by=route&sort_order=asc')).map((visit: Row) => visit.id)).toEqual(stored)
+    expect(ok(await mine('&sort_by=id&sort_order=asc')).map((visit: Row) => visit.id)).toEqual([...stored].sort((a, b) => a - b))
+    expect(ok(await mine()).map((visit: Row) => visit.route_sequence ?? null)).toEqual([1, 2, 3, 4, 5])
+  })
+
   test('locked visits and visits already started keep their places', async () => {
     const w = await t().workspace()
     const field = await t().member(w, 'user')

@@ -57,9 +57,11 @@ describe('visit lists', () => {
     for (const plan of [plans.rows, plans.total]) expect(plan).not.toMatch(/SCAN visits\b/)
   })
 
-  test("my visits of a day: the caller's assignments by the (workspace, user, date) index, the visits by date", async () => {
-    const plans = await plansOf(visitList.sqlOf(caller(), { access: { mine: true }, date_from: '2026-11-20', date_to: '2026-11-20' }))
-    for (const plan of [plans.rows, plans.total]) {
+  test("my visits of a day, by date or in route order (the phone's default): the caller's assignments by the (workspace, user, date) index, the visits by date", async () => {
+    const day = { access: { mine: true }, date_from: '2026-11-20', date_to: '2026-11-20' }
+    const byDate = await plansOf(visitList.sqlOf(caller(), day))
+    const byRoute = await plansOf(visitList.sqlOf(caller(), { ...day, sort_by: 'route', sort_order: 'desc' }))
+    for (const plan of [byDate.rows, byDate.total, byRoute.rows, byRoute.total]) {
       expect(plan).toContain(
         'SEARCH visit_assignees USING COVERING INDEX visit_assignees_workspace_user_date (workspace_id=? AND user_id=? AND visit_date>? AND visit_date<?)',
       )

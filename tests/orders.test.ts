@@ -330,7 +330,7 @@ describe('decisions', () => {
     expect(logs[1].new_values).toEqual({ status: 'rejected', reason: 'duplicate' })
   })
 
-  test('the effective call follows the orders that count: cancelled and rejected ones do not', async () => {
+  test('the effective call follows the orders that count (cancelled and rejected ones do not), on the visit and as a list filter', async () => {
     const rep = await t().member(f.ws, 'user')
     const v = await visitFor(f, t(), rep)
     const effective = async () => ok(await t().get(`/office/v1/visits/${v.id}`, { token: f.ws.owner.token })).effective
@@ -340,8 +340,17 @@ describe('decisions', () => {
     expect(await effective()).toBe(true)
     ok(await decide(a.id, 'reject', { reason: 'x' }))
     expect(await effective()).toBe(true)
+    const listed = async (query: string, token = f.ws.owner.token, path = `${OFFICE}/visits`) =>
+      ok(await t().get(`${path}?${query}`, { token })).map((visit: Row) => visit.id)
+    expect(await listed('effective=true')).toContain(v.id)
+    expect(await listed('effective=false')).not.toContain(v.id)
+    expect(await listed('effective=true', rep.token, '/app/v1/visits/me')).toEqual([v.id])
+    expectError(await t().get(`${OFFICE}/visits?effective=maybe`, { token: f.ws.owner.token }), 400, 'VALIDATION_ERROR')
     ok(await decide(b.id, 'cancel', { reason: 'x' }))
     expect(await effective()).toBe(false)
+    expect(await listed('effective=true')).not.toContain(v.id)
+    expect(await listed('effective=false')).toContain(v.id)
+    expect(await listed('effective=true', rep.token, '/app/v1/visits/me')).toEqual([])
     // The statuses the database's triggers count are the module's.
     expect([...COUNTING_STATUSES].sort()).toEqual(['approved', 'delivered', 'submitted'])
   })

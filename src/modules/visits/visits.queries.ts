@@ -5,14 +5,14 @@
  * phone a user sees only the visits they are assigned to (`VisitAccess.mine`). Any other id is a
  * 404 VISIT_NOT_FOUND, exactly like a missing one.
  */
-import { and, count, eq, gte, isNull, lte, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, gte, isNull, lte, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { outlets, projects, submissions, teams, users, visitAssignees, visitLogs, visits } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { NotFound } from '../../lib/errors'
 import { locationOf } from '../../lib/geo'
 import { visitFlagNames } from './visits.integrity'
-import { DEFAULT_LIST, type Page } from '../../platform/data/pagination'
+import { DEFAULT_LIST, type Page, type SortTerms } from '../../platform/data/pagination'
 import { workspaceScoped } from '../../platform/data/scope'
 import { type CallerVariants, defineList, type Variant } from '../../platform/data/list'
 import { prepared, preparedEach } from '../../db/prepared'
@@ -66,6 +66,7 @@ const listColumns = {
   sent_to_field_at: visits.sent_to_field_at,
   flags: visits.flags,
   effective: visits.effective,
+  route_sequence: visits.route_sequence,
   created_at: visits.created_at,
   updated_at: visits.updated_at,
 }
@@ -169,6 +170,7 @@ function presentListItem(row: VisitRow, assignees: Awaited<ReturnType<typeof ass
     sent_to_field_at: row.sent_to_field_at,
     flags: visitFlagNames(row.flags),
     effective: row.effective,
+    route_sequence: row.route_sequence,
     created_at: row.created_at,
     updated_at: row.updated_at,
   }
@@ -176,13 +178,16 @@ function presentListItem(row: VisitRow, assignees: Awaited<ReturnType<typeof ass
 export type VisitListItem = ReturnType<typeof presentListItem>
 
 /** A visit list request: the query, whose visits (`access`), and `flagged=false` as its own filter (derived). */
-type VisitListRequest = VisitListQuery & { access: VisitAccess; unflagged?: true }
+type VisitListRequest = VisitListQuery & { access: VisitAccess; unflagged?: true; ineffective?: true }
 
 export const VISIT_SORT = {
   visit_date: visits.visit_date,
   created_at: visits.created_at,
   updated_at: visits.updated_at,
   id: visits.id,
+  // The day's route (docs/API.md §Journey plans, "The day route"): the days in the list's direction, each
+  // day's visits by `route_sequence` (unset last), first stop first.
+  route: ((direction) => [direction(visits.visit_date), sql`${visits.route_sequence} is null`, asc(visits.route_sequence)]) satisfies SortTerms,
 }
 
 /** The visits (office: the workspace's; phone: the caller's own) between the request's optional dates. */
@@ -207,6 +212,8 @@ export const visitList = defineList({
   derive: (_, query: VisitListRequest) => ({
     flagged: query.flagged === true ? true : undefined,
     unflagged: query.flagged === false ? (true as const) : undefined,
+    effective: query.effective === true ? true : undefined,
+    ineffective: query.effective === false ? (true as const) : undefined,
   }),
   select: (db: Db, where: SQL) => selectVisits(db, where),
   // The outlet is joined for counting only when the keyword (outlet name/code) needs it.
@@ -226,6 +233,9 @@ export const visitList = defineList({
     // `!= 0` as the partial index (workspace, visit_date) where flags != 0 spells it.
     flagged: () => sql`${visits.flags} != 0`,
     unflagged: () => sql`${visits.flags} = 0`,
+    // An effective call: kept by triggers on sales orders (drizzle/0024_effective_calls.sql).
+    effective: () => eq(visits.effective, true),
+    ineffective: () => eq(visits.effective, false),
   },
   sort: VISIT_SORT,
   defaultSort: { sort_by: 'visit_date', sort_order: 'desc' },
@@ -240,7 +250,9 @@ export function visitFilters(ctx: AuthedContext, query: VisitListQuery, access: 
 
 export async function listVisits(ctx: AuthedContext, query: VisitListQuery, access: VisitAccess): Promise<Page<VisitListItem>> {
   const db = ctx.deps.db.read
-  const { rows, meta } = await visitList(ctx, { ...query, access }, db)
+  // The phone's own visits come in route order unless it asks for another (docs/API.md §Journey plans).
+  const sorted = access.mine && query.sort_by === undefined ? { ...query, sort_by: 'route' as const } : query
+  const { rows, meta } = await visitList(ctx, { ...sorted, access }, db)
   const ids = rows.map((row) => row.id)
   const [assignees, counts] = await Promise.all([assigneesOf(db, ids), submissionCounts(db, ids)])
   return { rows: rows.map((row) => presentListItem(row, assignees, counts)), meta }

@@ -58,6 +58,7 @@ export const VisitListItemSchema = named(
     sent_to_field_at: NullableTimestamp(),
     flags: VisitFlags,
     effective: Type.Boolean({ description: 'An effective call: the visit has a sales order that is not rejected or cancelled (docs/API.md §Orders)' }),
+    route_sequence: Nullable(Type.Integer({ description: 'The visit’s place in its day’s route (1 first); null until planned or optimised' })),
     created_at: Timestamp(),
     updated_at: Timestamp(),
   }),
@@ -210,8 +211,9 @@ const visitFilters = {
   date_from: QueryDate('visit_date from (inclusive)'),
   date_to: QueryDate('visit_date to (inclusive)'),
   flagged: t.Optional(t.Boolean({ description: 'true: only visits with integrity flags (geofence, mock location, travel, photo); false: only clean ones' })),
+  effective: t.Optional(t.Boolean({ description: 'true: only effective calls (a sales order that is not rejected or cancelled); false: only the others' })),
 }
-const VISIT_SORTABLE = ['visit_date', 'created_at', 'updated_at', 'id'] as const
+const VISIT_SORTABLE = ['visit_date', 'created_at', 'updated_at', 'id', 'route'] as const
 
 export const OfficeVisitQuery = listQuery({ ...visitFilters, team_id: QueryId(), user_id: QueryId() }, VISIT_SORTABLE)
 export const MyVisitQuery = listQuery(visitFilters, VISIT_SORTABLE)

@@ -51,7 +51,7 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client'
 import { preparedShapes } from '../../db/prepared'
 import type { AuthedContext } from '../context'
-import { keywordOf, type ListLimits, orderFor, type Page, pageMeta, paging, updatedSinceAt, updatedSinceOf } from './pagination'
+import { keywordOf, type ListLimits, orderFor, type Page, pageMeta, paging, type SortTerms, updatedSinceAt, updatedSinceOf } from './pagination'
 import type { Row, WorkspaceScoped } from './scope'
 import { ftsPhrase, type KeywordMethod, matchesIndex, planKeyword, type SearchIndex } from './search'
 
@@ -140,7 +140,7 @@ export interface ListDefinition<T extends ListTable, S extends string, Q extends
   search?: { columns: (AnyColumn | SQL)[]; index?: SearchIndex; exact?: AnyColumn[]; exactFolded?: boolean }
   /** A condition per query parameter, applied when the parameter is present. */
   filters?: { [K in Exclude<keyof Q, keyof ListQueryBase<S>>]?: Filter<NonNullable<Q[K]>> }
-  sort: Record<S, AnyColumn | SQL>
+  sort: Record<S, AnyColumn | SQL | SortTerms>
   /** Default `created_at` descending. */
   defaultSort?: { sort_by: NoInfer<S>; sort_order: 'asc' | 'desc' }
   /** Breaks ties of the sort, in its direction (default the table's id). */

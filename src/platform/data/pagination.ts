@@ -110,13 +110,20 @@ export function keywordOf(query: { keyword?: string }): string | null {
 
 type Direction = 'asc' | 'desc'
 
+/**
+ * A sort of several terms (a visit list's `route`: the day in the list's direction, then the place in the
+ * day's route always first to last): given the list's direction, the ORDER BY terms before the tie-breaker.
+ */
+export type SortTerms = (direction: typeof asc) => SQL[]
+
 /** `ORDER BY <column> <dir>, <tie-breaker> <dir>` from `sort_by`/`sort_order` and the list's columns. */
 export function orderFor<C extends string>(
   query: { sort_by?: C; sort_order?: Direction },
-  columns: Record<C, AnyColumn | SQL>,
+  columns: Record<C, AnyColumn | SQL | SortTerms>,
   tieBreaker: AnyColumn,
   defaults: { sort_by: C; sort_order: Direction } = { sort_by: 'created_at' as C, sort_order: 'desc' },
 ): SQL[] {
   const direction = (query.sort_order ?? defaults.sort_order) === 'asc' ? asc : desc
-  return [direction(columns[query.sort_by ?? defaults.sort_by]), direction(tieBreaker)]
+  const column = columns[query.sort_by ?? defaults.sort_by]
+  return typeof column === 'function' ? [...column(direction), direction(tieBreaker)] : [direction(column), direction(tieBreaker)]
 }
