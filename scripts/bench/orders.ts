@@ -14,19 +14,23 @@
  * the median of the per-round ratios (the machine's drift stays out of it).
  *
  * Options (env): CONCURRENCY (default 16), SECONDS per round (default 8), ROUNDS (default 3),
- * DURABILITY (`full`, the service's default, or `normal`: both servers alike).
+ * DURABILITY (`full`, the service's default, or `normal`: both servers alike), PROFILE=DIR (the service runs
+ * under `bun --cpu-prof-md`, one Markdown CPU profile per round written to DIR when it stops), KEEP_DB=FILE (a copy
+ * of the seeded database is left there, with the seed's ids in FILE.json, for measuring single statements).
  */
 import { Database } from 'bun:sqlite'
+import { copyFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { expectCall } from '../lib/server-process'
-import { freePort, peakRssMiB, ROOT, startProcess, startReadyService, tempDir, waitFor } from './common'
+import { freePort, peakRssMiB, ROOT, startProcess, startReadyService, startService, tempDir, waitFor } from './common'
 import { type LoadPlan, runLoad, type SuiteLoadResult } from './suite'
 
 const concurrency = Number(process.env.CONCURRENCY ?? 16)
 const seconds = Number(process.env.SECONDS ?? 8)
 const rounds = Number(process.env.ROUNDS ?? 3)
 const durability = process.env.DURABILITY === 'normal' ? 'normal' : 'full'
+const profileDir = process.env.PROFILE
 const PRODUCTS = 500
 const LISTS = 50
 const LINES = 20
@@ -194,8 +198,26 @@ function orderBodies(productIds: number[]): string[] {
 
 const PATH = '/api/app/v1/visits/{id}/sales-orders'
 
-function startTarget(target: Target, port: number, seeded: Seeded): Promise<Subprocess> | Subprocess {
-  if (target === 'service') return startReadyService(dbPath, port, ROOT, { DURABILITY: durability })
+/** What `startService` (./common.ts) gives the real server, for the profiled start that needs its own command line. */
+const serviceEnv = (port: number) => ({
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  DATABASE_URL: `file:${dbPath}`,
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'warn',
+  ACCESS_TOKEN_TTL: '2h',
+  UPLOAD_DIR: join(dir, 'uploads'),
+  EXPORT_DIR: join(dir, 'exports'),
+})
+
+function startTarget(target: Target, port: number, seeded: Seeded): Subprocess {
+  if (target === 'service' && profileDir) {
+    return startProcess([process.execPath, '--cpu-prof-md', `--cpu-prof-dir=${profileDir}`, join(ROOT, 'src/server.ts')], {
+      ...serviceEnv(port),
+      DURABILITY: durability,
+    })
+  }
+  if (target === 'service') return startService(dbPath, port, ROOT, { DURABILITY: durability })
   return startProcess([process.execPath, join(ROOT, 'scripts/bench/ceiling-orders.ts')], {
     PORT: String(port),
     DB_PATH: dbPath,
@@ -239,7 +261,7 @@ async function oneOrder(target: Target, port: number, seeded: Seeded, body: stri
 
 async function measure(target: Target, seeded: Seeded, bodies: string[], check: boolean) {
   const port = await freePort()
-  const child = await startTarget(target, port, seeded)
+  const child = startTarget(target, port, seeded)
   running.push(child)
   await waitFor(`http://127.0.0.1:${port}/api/health`)
   const answer = check ? await oneOrder(target, port, seeded, bodies[0]) : null
@@ -263,6 +285,10 @@ try {
     await server.exited
   }
   const items = seedPriceLists(seeded)
+  if (process.env.KEEP_DB) {
+    copyFileSync(dbPath, process.env.KEEP_DB)
+    writeFileSync(`${process.env.KEEP_DB}.json`, JSON.stringify(seeded))
+  }
   const bodies = orderBodies(seeded.productIds)
 
   const rows: { round: number; service: Awaited<ReturnType<typeof measure>>; ceiling: Awaited<ReturnType<typeof measure>> }[] = []
