@@ -14,7 +14,7 @@ import type { Page } from '../../platform/data/pagination'
 import { type TxScope, withTransaction } from '../../platform/data/transaction'
 import { topics } from '../../platform/realtime/hub'
 import { findVisit, VisitStateConflict } from '../visits'
-import { discountBasisPoints, orderTotals } from './money'
+import { basisPointsToPct, discountBasisPoints, orderTotals } from './money'
 import { allocateOrderNumber, formatOrderNumber } from './order-number'
 import { type OrderAction, type OrderActor, orderTransition } from './orders.machine'
 import {
@@ -134,14 +134,14 @@ export function createSalesOrder(ctx: AuthedContext, visitId: number, input: Sal
     if (visit.status !== 'in_progress') throw new VisitStateConflict('INVALID_VISIT_STATUS', visit.status)
     const now = ctx.deps.clock.now()
     const day = localDate(now, ctx.actor.timeZone)
-    const outlet = await pricedOutlet(tx, workspaceId, visit.outlet_id)
+    const outlet = await pricedOutlet(tx, workspaceId, visit.outlet_id, userId)
     const lines = await priceLines(tx, workspaceId, outlet, day, input.lines)
     const totals = totalsOf(lines)
     const number = formatOrderNumber(day, await allocateOrderNumber(tx, workspaceId))
     const stamp = now.toISOString()
-    const id = await insertSalesOrder(tx, workspaceId, {
+    const row = {
       number,
-      status: 'submitted',
+      status: 'submitted' as const,
       visit_id: visit.id,
       outlet_id: visit.outlet_id,
       user_id: userId,
@@ -153,9 +153,38 @@ export function createSalesOrder(ctx: AuthedContext, visitId: number, input: Sal
       notes: input.notes ?? null,
       created_at: stamp,
       updated_at: stamp,
-    })
+    }
+    const id = await insertSalesOrder(tx, workspaceId, row)
     await writeLines(tx, id, lines, totals.line_totals, false)
-    const order = await getSalesOrder(tx, workspaceId, id)
+    // The order as GET …/sales-orders/:id answers it, from what was just written in this transaction
+    // (reading it back cost two statements and their row mapping per order; docs/PERFORMANCE.md).
+    const order: SalesOrder = {
+      id,
+      number,
+      status: row.status,
+      visit_id: row.visit_id,
+      order_date: day,
+      currency: row.currency,
+      subtotal: row.subtotal,
+      discount_total: row.discount_total,
+      total: row.total,
+      notes: row.notes,
+      reason: null,
+      created_at: stamp,
+      updated_at: stamp,
+      outlet: { id: row.outlet_id, name: outlet.name },
+      user: { id: userId, name: outlet.user_name },
+      lines: lines.map((line, i) => ({
+        product_id: line.product_id,
+        sku: line.sku,
+        name: line.name,
+        unit: line.unit ?? null,
+        quantity: line.quantity,
+        unit_price: line.unit_price,
+        line_total: totals.line_totals[i],
+        discount_pct: basisPointsToPct(line.discount_bp ?? 0),
+      })),
+    }
     await scope.audit({ entityType: 'sales_order', entityId: order.id, entityName: order.number, action: 'created', newValues: order })
     announce(scope, ctx, order)
     return order
