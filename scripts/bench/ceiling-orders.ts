@@ -64,7 +64,8 @@ const listsQuery = db.query(
 )
 const marks = (n: number) => Array(n).fill('?').join(',')
 const productsQuery = (n: number) =>
-  db.query(`SELECT id, sku, name, unit, price FROM products WHERE workspace_id = ? AND deleted_at IS NULL AND id IN (${marks(n)})`)
+  // As the service reads them: by primary key, the workspace checked on each row found (orders.queries.ts).
+  db.query(`SELECT id, sku, name, unit, price FROM products WHERE id IN (${marks(n)}) AND coalesce(workspace_id = ? AND deleted_at IS NULL, 0)`)
 const itemsQuery = (lists: number, products: number) =>
   db.query(
     `SELECT price_list_id, product_id, price, min_qty FROM price_list_items WHERE price_list_id IN (${marks(lists)}) AND product_id IN (${marks(products)})`,
@@ -214,7 +215,7 @@ Bun.serve({
     if (!outlet) return fail(404, 'OUTLET_NOT_FOUND')
     const day = new Date().toISOString().slice(0, 10)
     const ids = body.lines.map((line) => line.product_id)
-    const products = productsQuery(ids.length).all(workspaceId, ...ids) as Product[]
+    const products = productsQuery(ids.length).all(...ids, workspaceId) as Product[]
     const lists = listsQuery.all({ w: workspaceId, a: outlet.account_id, c: outlet.channel_id, day }) as Omit<PriceList, 'items'>[]
     const items = (lists.length ? itemsQuery(lists.length, ids.length).all(...lists.map((list) => list.id), ...ids) : []) as {
       price_list_id: number

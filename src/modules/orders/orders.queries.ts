@@ -302,7 +302,11 @@ const orderedProductsStatement = preparedVariants(
     db
       .select({ id: products.id, sku: products.sku, name: products.name, unit: products.unit, price: products.price })
       .from(products)
-      .where(productScope.where(ph('workspaceId'), inArray(products.id, placeholders('p', n))))
+      // By the primary key, one lookup per id. Given the workspace condition as a term of its own, SQLite walks
+      // the workspace's live products by (workspace, principal) instead (it guesses that index's equality
+      // narrower than 20 lookups): every product of the catalogue, for each order. Inside coalesce() the same
+      // condition is checked on each row found, and no index can serve it.
+      .where(and(inArray(products.id, placeholders('p', n)), sql`coalesce(${productScope.where(ph('workspaceId'))}, 0)`))
       .prepare(),
   { max: MAX_SHAPES },
 )
@@ -374,12 +378,14 @@ export async function priceListsFor(db: Db, workspaceId: number, outlet: PricedO
   const params = { workspaceId, accountId: outlet.account_id, channelId: outlet.channel_id, day }
   const lists = await priceListsStatement(db).all(params)
   if (lists.length === 0 || productIds.length === 0) return lists.map((list) => ({ ...list, items: [] }))
-  const items = await priceListItemsStatement(db, productIds.length).all({ ...params, ...bindIds('p', productIds) })
+  // As arrays, in the selection's order: a hundred rows and more per order, which Drizzle would map one by one.
+  const items = (await priceListItemsStatement(db, productIds.length).values({ ...params, ...bindIds('p', productIds) })) as [number, number, number, number][]
   const itemsOf = new Map<number, PriceListItem[]>()
-  for (const { price_list_id, ...item } of items) {
-    const list = itemsOf.get(price_list_id)
+  for (const [listId, product_id, price, min_qty] of items) {
+    const item = { product_id, price, min_qty }
+    const list = itemsOf.get(listId)
     if (list) list.push(item)
-    else itemsOf.set(price_list_id, [item])
+    else itemsOf.set(listId, [item])
   }
   // A list changed between the two reads (another connection's commit) has no items here: it prices nothing.
   return lists.map((list) => ({ ...list, items: itemsOf.get(list.id) ?? [] }))
