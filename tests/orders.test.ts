@@ -560,6 +560,25 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
       expect(await count(app, sql`select count(*) as n from sales_orders where workspace_id = ${f.ws.id}`)).toBe(31)
     })
 
+    test('prices come from the account, channel and default lists with their tiers, and the answer is the detail', async () => {
+      const g = await fixture(app, [1_000, 2_000, 3_000, 4_000])
+      const v = await visitFor(g, app)
+      const outlet = ok(await app.get(`${OFFICE}/outlets/${g.outlet.id}`, { token: g.ws.owner.token }))
+      const [p0, p1, p2] = g.products
+      await priceList(app, g.ws.id, { account_id: outlet.account_id }, [
+        { product_id: p0.id, price: 900 },
+        { product_id: p0.id, price: 800, min_qty: 10 },
+      ])
+      await priceList(app, g.ws.id, { channel_id: outlet.account.channel_id }, [{ product_id: p1.id, price: 1_900 }])
+      await priceList(app, g.ws.id, {}, [
+        { product_id: p1.id, price: 1_950 },
+        { product_id: p2.id, price: 2_900 },
+      ])
+      const created = data(await order(app, v.id, g.rep, { lines: lines(g, 12, 1, 1, 1) }))
+      expect(created.lines.map((line: Row) => line.unit_price)).toEqual([800, 1_900, 2_900, 4_000])
+      expect(ok(await app.get(`/app/v1/sales-orders/${created.id}`, { token: g.rep.token }))).toEqual(created)
+    })
+
     test('30 approves and rejects at once: exactly one wins, the rest are 409; one audit entry of the decision', async () => {
       const o = data(await order(app, visit.id, f.rep, { lines: lines(f, 1) }))
       const replies = await Promise.all(

@@ -378,14 +378,15 @@ export async function priceListsFor(db: Db, workspaceId: number, outlet: PricedO
   const params = { workspaceId, accountId: outlet.account_id, channelId: outlet.channel_id, day }
   const lists = await priceListsStatement(db).all(params)
   if (lists.length === 0 || productIds.length === 0) return lists.map((list) => ({ ...list, items: [] }))
-  // As arrays, in the selection's order: a hundred rows and more per order, which Drizzle would map one by one.
-  const items = (await priceListItemsStatement(db, productIds.length).values({ ...params, ...bindIds('p', productIds) })) as [number, number, number, number][]
+  // Positional rows, in the selection's order: a hundred rows and more per order, which Drizzle would map one
+  // by one. Read by index: libSQL's rows are indexable but not iterable, so they cannot be destructured.
+  const items = (await priceListItemsStatement(db, productIds.length).values({ ...params, ...bindIds('p', productIds) })) as unknown as ArrayLike<number>[]
   const itemsOf = new Map<number, PriceListItem[]>()
-  for (const [listId, product_id, price, min_qty] of items) {
-    const item = { product_id, price, min_qty }
-    const list = itemsOf.get(listId)
+  for (const row of items) {
+    const item = { product_id: row[1], price: row[2], min_qty: row[3] }
+    const list = itemsOf.get(row[0])
     if (list) list.push(item)
-    else itemsOf.set(listId, [item])
+    else itemsOf.set(row[0], [item])
   }
   // A list changed between the two reads (another connection's commit) has no items here: it prices nothing.
   return lists.map((list) => ({ ...list, items: itemsOf.get(list.id) ?? [] }))
