@@ -173,6 +173,40 @@ describe('taking an order at a visit', () => {
     expect(today).toBeTruthy()
   })
 
+  test('the create answers, and audits, exactly the order the detail reads back: every field and its order, a line without a unit, tiers, discounts, no notes', async () => {
+    const g = await fixture(t(), [1_000, 2_000, 3_000])
+    const unitless = await newProduct(t(), g.ws.owner.token, { price: 4_250 })
+    const v = await visitFor(g)
+    const outlet = ok(await t().get(`${OFFICE}/outlets/${g.outlet.id}`, { token: g.ws.owner.token }))
+    await priceList(t(), g.ws.id, { account_id: outlet.account_id }, [
+      { product_id: g.products[0].id, price: 900 },
+      { product_id: g.products[0].id, price: 850, min_qty: 5 },
+    ])
+    await priceList(t(), g.ws.id, {}, [{ product_id: g.products[2].id, price: 2_750 }])
+    const reply = await order(t(), v.id, g.rep, {
+      lines: [
+        { product_id: g.products[0].id, quantity: 6, discount_pct: 12.5 },
+        { product_id: unitless.id, quantity: 2 },
+        { product_id: g.products[2].id, quantity: 1, discount_pct: 0.01 },
+        { product_id: g.products[1].id, quantity: 3 },
+      ],
+    })
+    const created = data(reply, 201, 'order')
+    expect(created.lines.map((line: Row) => [line.unit, line.unit_price])).toEqual([
+      ['pcs', 850],
+      [null, 4_250],
+      ['pcs', 2_750],
+      ['pcs', 2_000],
+    ])
+    expect(created.notes).toBeNull()
+    expect(created.user.name).toBe(g.rep.user.name)
+    const detail = await t().get(`/app/v1/sales-orders/${created.id}`, { token: g.rep.token })
+    // The same bytes, key order included.
+    expect(JSON.stringify(detail.body.data)).toBe(JSON.stringify(created))
+    const [entry] = ok(await t().get(`${OFFICE}/audit-logs?entity_type=sales_order&entity_id=${created.id}`, { token: g.ws.owner.token })).data
+    expect(entry.new_values).toEqual(created)
+  })
+
   test('without X-Idempotency-Key: 400 IDEMPOTENCY_KEY_REQUIRED and nothing written; a replayed key creates nothing more', async () => {
     const before = await count(t(), sql`select count(*) as n from sales_orders where workspace_id = ${f.ws.id}`)
     expectError(await order(t(), visit.id, f.rep, { lines: lines(f, 1) }, null), 400, 'IDEMPOTENCY_KEY_REQUIRED')
@@ -536,6 +570,25 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
       expect(same.filter((r) => r.status === 201)).toHaveLength(1)
       expect(same.every((r) => [201, 204, 409].includes(r.status))).toBe(true)
       expect(await count(app, sql`select count(*) as n from sales_orders where workspace_id = ${f.ws.id}`)).toBe(31)
+    })
+
+    test('prices come from the account, channel and default lists with their tiers, and the answer is the detail', async () => {
+      const g = await fixture(app, [1_000, 2_000, 3_000, 4_000])
+      const v = await visitFor(g, app)
+      const outlet = ok(await app.get(`${OFFICE}/outlets/${g.outlet.id}`, { token: g.ws.owner.token }))
+      const [p0, p1, p2] = g.products
+      await priceList(app, g.ws.id, { account_id: outlet.account_id }, [
+        { product_id: p0.id, price: 900 },
+        { product_id: p0.id, price: 800, min_qty: 10 },
+      ])
+      await priceList(app, g.ws.id, { channel_id: outlet.account.channel_id }, [{ product_id: p1.id, price: 1_900 }])
+      await priceList(app, g.ws.id, {}, [
+        { product_id: p1.id, price: 1_950 },
+        { product_id: p2.id, price: 2_900 },
+      ])
+      const created = data(await order(app, v.id, g.rep, { lines: lines(g, 12, 1, 1, 1) }))
+      expect(created.lines.map((line: Row) => line.unit_price)).toEqual([800, 1_900, 2_900, 4_000])
+      expect(ok(await app.get(`/app/v1/sales-orders/${created.id}`, { token: g.rep.token }))).toEqual(created)
     })
 
     test('30 approves and rejects at once: exactly one wins, the rest are 409; one audit entry of the decision', async () => {

@@ -5,13 +5,26 @@
  */
 import { type SQL, and, between, count, eq, gt, gte, inArray, isNull, lte, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { accounts, outlets, priceListItems, priceLists, salesOrderLines, salesOrders, teamMembers, users, type SalesOrderStatus } from '../../db/schema'
+import { prepared, preparedVariants, runPositional } from '../../db/prepared'
+import {
+  accounts,
+  outlets,
+  priceListItems,
+  priceLists,
+  products,
+  salesOrderLines,
+  salesOrders,
+  teamMembers,
+  users,
+  workspaces,
+  type SalesOrderStatus,
+} from '../../db/schema'
 import { NotFound } from '../../lib/errors'
 import type { AuthedContext } from '../../platform/context'
 import { defineList } from '../../platform/data/list'
 import { workspaceScoped } from '../../platform/data/scope'
 import { basisPointsToPct } from './money'
-import type { PricedOutlet, PriceList } from './pricing'
+import type { PricedOutlet, PriceList, PriceListItem } from './pricing'
 import type { OfficeOrderQuery, PhoneOrderQuery, SalesOrder, SalesOrderListItem } from './orders.schemas'
 import { outletScope } from '../outlets'
 import { teamMemberScope } from '../teams'
@@ -19,6 +32,25 @@ import { teamMemberScope } from '../teams'
 /** Orders are never deleted (docs/API.md §Orders): the scope is the workspace alone. */
 export const salesOrderScope = workspaceScoped(salesOrders)
 export const priceListScope = workspaceScoped(priceLists)
+/** Products as an order reads them (the catalogue's own scope is not part of its face). */
+const productScope = workspaceScoped(products)
+
+/*
+ * The statements of taking an order are prepared once per connection (src/db/prepared.ts): built by Drizzle
+ * and prepared by SQLite per request, they cost several times what SQLite spends running them
+ * (docs/PERFORMANCE.md, "Order at a visit"). A list of ids is bound as one placeholder per id, so there is one
+ * statement per list length (at most ORDER_LINES_MAX; the most recent 32 are kept) and SQLite looks each id up
+ * by its key.
+ */
+const ph = sql.placeholder
+const MAX_SHAPES = 32
+/** `n` placeholders named `<prefix>0`…, for an IN list; `bindIds` binds them. */
+const placeholders = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ph(`${prefix}${i}`))
+const bindIds = (prefix: string, ids: readonly number[]) => {
+  const params: Record<string, number> = {}
+  for (const [i, id] of ids.entries()) params[`${prefix}${i}`] = id
+  return params
+}
 
 /**
  * `order_date` within inclusive local dates. Both bounds are written as ONE `BETWEEN`: given as `>= AND <=`,
@@ -101,11 +133,78 @@ export async function salesOrdersByIds(db: Db, workspaceId: number, ids: number[
   return rows.map((row) => ({ ...presentOrder(row), lines: linesOf.get(row.id) ?? [] }))
 }
 
+const oneOrderStatement = preparedVariants((db, owned: 'owner' | 'any') =>
+  selectOrders(db, salesOrderScope.where(ph('workspaceId'), eq(salesOrders.id, ph('id')), owned === 'owner' ? eq(salesOrders.user_id, ph('owner')) : undefined))
+    .limit(1)
+    .prepare(),
+)
+const orderLinesStatement = prepared((db) =>
+  db
+    .select()
+    .from(salesOrderLines)
+    .where(eq(salesOrderLines.order_id, ph('id')))
+    .orderBy(salesOrderLines.id)
+    .prepare(),
+)
+
 /** One order as answered; 404 SALES_ORDER_NOT_FOUND when it is not the workspace's (or, with `owner`, not theirs). */
 export async function getSalesOrder(db: Db, workspaceId: number, id: number, owner: number | null = null): Promise<SalesOrder> {
-  const [order] = await salesOrdersByIds(db, workspaceId, [id], owner)
-  if (!order) throw new NotFound('SALES_ORDER')
-  return order
+  const [row] = await oneOrderStatement(db, owner === null ? 'any' : 'owner').all({ workspaceId, id, owner: owner ?? 0 })
+  if (!row) throw new NotFound('SALES_ORDER')
+  const lines = await orderLinesStatement(db).all({ id })
+  return {
+    ...presentOrder(row),
+    lines: lines.map(({ order_id: _order, id: _id, discount_bp, ...line }) => ({ ...line, discount_pct: basisPointsToPct(discount_bp) })),
+  }
+}
+
+/** Inserts an order's row (workspace from the caller) and answers its id. */
+const insertOrderStatement = prepared((db) =>
+  db
+    .insert(salesOrders)
+    .values({
+      workspace_id: ph('workspaceId'),
+      number: ph('number'),
+      status: ph('status'),
+      visit_id: ph('visit_id'),
+      outlet_id: ph('outlet_id'),
+      user_id: ph('user_id'),
+      order_date: ph('order_date'),
+      currency: ph('currency'),
+      subtotal: ph('subtotal'),
+      discount_total: ph('discount_total'),
+      total: ph('total'),
+      notes: ph('notes'),
+      created_at: ph('created_at'),
+      updated_at: ph('updated_at'),
+    } as never)
+    .returning({ id: salesOrders.id })
+    .prepare(),
+)
+
+export type NewSalesOrder = Omit<typeof salesOrders.$inferInsert, 'id' | 'workspace_id' | 'reason'> & { status: SalesOrderStatus; notes: string | null }
+
+export async function insertSalesOrder(tx: Db, workspaceId: number, order: NewSalesOrder): Promise<number> {
+  const [row] = await insertOrderStatement(tx).all({ ...order, workspaceId })
+  return row.id
+}
+
+export type NewOrderLine = Omit<typeof salesOrderLines.$inferInsert, 'id' | 'order_id'>
+const LINE_COLUMNS = ['order_id', 'product_id', 'sku', 'name', 'unit', 'quantity', 'unit_price', 'discount_bp', 'line_total'] as const
+const LINE_TUPLE = `(${LINE_COLUMNS.map(() => '?').join(', ')})`
+const lineInsertText = new Map<number, string>()
+
+/** An order's lines in one multi-row INSERT, its values bound by position (src/db/prepared.ts, runPositional). */
+export async function insertOrderLines(tx: Db, orderId: number, lines: readonly NewOrderLine[]): Promise<void> {
+  let text = lineInsertText.get(lines.length)
+  if (text === undefined) {
+    text = `insert into "sales_order_lines" (${LINE_COLUMNS.map((column) => `"${column}"`).join(', ')}) values ${Array(lines.length).fill(LINE_TUPLE).join(', ')}`
+    lineInsertText.set(lines.length, text)
+  }
+  const params: (string | number | null)[] = []
+  for (const line of lines)
+    params.push(orderId, line.product_id, line.sku, line.name, line.unit ?? null, line.quantity, line.unit_price, line.discount_bp ?? 0, line.line_total)
+  await runPositional(tx, text, params)
 }
 
 const lineCount = sql<number>`(select count(*) from ${salesOrderLines} where ${salesOrderLines.order_id} = ${salesOrders.id})`
@@ -158,24 +257,82 @@ export const phoneOrderList = defineList({
 
 export const presentListItem = ({ line_count, ...row }: OrderRow & { line_count: number }): SalesOrderListItem => ({ ...presentOrder(row), line_count })
 
-/** The outlet as pricing sees it (its account and that account's channel); 404 when it is not the workspace's. */
-export async function pricedOutlet(db: Db, workspaceId: number, outletId: number): Promise<PricedOutlet & { id: number }> {
-  const [row] = await db
-    .select({ id: outlets.id, account_id: outlets.account_id, channel_id: accounts.channel_id })
+const orderOutletStatement = prepared((db) =>
+  db
+    .select({
+      id: outlets.id,
+      name: outlets.name,
+      account_id: outlets.account_id,
+      channel_id: accounts.channel_id,
+      currency: sql<string | null>`(select ${workspaces.currency} from ${workspaces} where ${workspaces.id} = ${ph('workspaceId')})`,
+      user_name: sql<string | null>`(select ${users.name} from ${users} where ${users.id} = ${ph('userId')})`,
+    })
     .from(outlets)
     .leftJoin(accounts, eq(accounts.id, outlets.account_id))
-    .where(outletScope.where(workspaceId, eq(outlets.id, outletId)))
+    .where(outletScope.where(ph('workspaceId'), eq(outlets.id, ph('outletId'))))
     .limit(1)
-  if (!row) throw new NotFound('OUTLET')
-  return { id: row.id, account_id: row.account_id, channel_id: row.channel_id ?? null }
-}
+    .prepare(),
+)
 
 /**
- * The price lists that may price `productIds` for `outlet` on the local `day`: live, valid that day, of the
- * outlet's account, its channel or the workspace default, each with its items for those products only.
+ * The outlet as pricing sees it (its account and that account's channel), with what an order shows besides:
+ * the outlet's name, the workspace's currency (IDR when unset) and the name of user `userId` (who takes the
+ * order; '' for none), in one read; 404 OUTLET_NOT_FOUND when the outlet is not the workspace's.
  */
-export async function priceListsFor(db: Db, workspaceId: number, outlet: PricedOutlet, day: string, productIds: readonly number[]): Promise<PriceList[]> {
-  const lists = await db
+export async function pricedOutlet(
+  db: Db,
+  workspaceId: number,
+  outletId: number,
+  userId = 0,
+): Promise<PricedOutlet & { id: number; name: string; currency: string; user_name: string }> {
+  const [row] = await orderOutletStatement(db).all({ workspaceId, outletId, userId })
+  if (!row) throw new NotFound('OUTLET')
+  return {
+    id: row.id,
+    name: row.name,
+    account_id: row.account_id,
+    channel_id: row.channel_id ?? null,
+    currency: row.currency ?? 'IDR',
+    user_name: row.user_name ?? '',
+  }
+}
+
+const orderedProductsStatement = preparedVariants(
+  (db, n: number) =>
+    db
+      .select({ id: products.id, sku: products.sku, name: products.name, unit: products.unit, price: products.price })
+      .from(products)
+      // By the primary key, one lookup per id. Given the workspace condition as a term of its own, SQLite walks
+      // the workspace's live products by (workspace, principal) instead (it guesses that index's equality
+      // narrower than 20 lookups): every product of the catalogue, for each order. Inside coalesce() the same
+      // condition is checked on each row found, and no index can serve it.
+      .where(and(inArray(products.id, placeholders('p', n)), sql`coalesce(${productScope.where(ph('workspaceId'))}, 0)`))
+      .prepare(),
+  { max: MAX_SHAPES },
+)
+
+/** The live products of the workspace among `ids`, as an order line copies them. */
+export async function orderedProducts(db: Db, workspaceId: number, ids: readonly number[]) {
+  if (ids.length === 0) return []
+  return orderedProductsStatement(db, ids.length).all({ workspaceId, ...bindIds('p', ids) })
+}
+
+/** Which lists may price for the outlet on the day (the workspace's live ones: the outlet's account, its channel, the default). */
+const listsFor = () =>
+  priceListScope.where(
+    ph('workspaceId'),
+    // An outlet without an account (or an account without a channel) binds NULL, which matches no list.
+    or(
+      eq(priceLists.account_id, ph('accountId')),
+      eq(priceLists.channel_id, ph('channelId')),
+      and(isNull(priceLists.account_id), isNull(priceLists.channel_id)),
+    ),
+    or(isNull(priceLists.valid_from), lte(priceLists.valid_from, ph('day'))),
+    or(isNull(priceLists.valid_to), gte(priceLists.valid_to, ph('day'))),
+  )
+
+const priceListsStatement = prepared((db) =>
+  db
     .select({
       id: priceLists.id,
       account_id: priceLists.account_id,
@@ -184,37 +341,55 @@ export async function priceListsFor(db: Db, workspaceId: number, outlet: PricedO
       valid_to: priceLists.valid_to,
     })
     .from(priceLists)
-    .where(
-      priceListScope.where(
-        workspaceId,
-        or(
-          outlet.account_id === null ? undefined : eq(priceLists.account_id, outlet.account_id),
-          outlet.channel_id === null ? undefined : eq(priceLists.channel_id, outlet.channel_id),
-          and(isNull(priceLists.account_id), isNull(priceLists.channel_id)),
+    .where(listsFor())
+    .prepare(),
+)
+
+/**
+ * The items of those lists for n products. The lists are named by the same condition, not by their ids, so
+ * there is one statement per number of products, and SQLite probes the (list, product) index for each pair.
+ * (One LEFT JOIN of lists and items measured twice the time of the two reads.)
+ */
+const priceListItemsStatement = preparedVariants(
+  (db, n: number) =>
+    db
+      .select({
+        price_list_id: priceListItems.price_list_id,
+        product_id: priceListItems.product_id,
+        price: priceListItems.price,
+        min_qty: priceListItems.min_qty,
+      })
+      .from(priceListItems)
+      .where(
+        and(
+          inArray(priceListItems.price_list_id, db.select({ id: priceLists.id }).from(priceLists).where(listsFor())),
+          inArray(priceListItems.product_id, placeholders('p', n)),
         ),
-        or(isNull(priceLists.valid_from), lte(priceLists.valid_from, day)),
-        or(isNull(priceLists.valid_to), gte(priceLists.valid_to, day)),
-      ),
-    )
+      )
+      .prepare(),
+  { max: MAX_SHAPES },
+)
+
+/**
+ * The price lists that may price `productIds` for `outlet` on the local `day`: live, valid that day, of the
+ * outlet's account, its channel or the workspace default, each with its items for those products only.
+ */
+export async function priceListsFor(db: Db, workspaceId: number, outlet: PricedOutlet, day: string, productIds: readonly number[]): Promise<PriceList[]> {
+  const params = { workspaceId, accountId: outlet.account_id, channelId: outlet.channel_id, day }
+  const lists = await priceListsStatement(db).all(params)
   if (lists.length === 0 || productIds.length === 0) return lists.map((list) => ({ ...list, items: [] }))
-  const items = await db
-    .select({
-      price_list_id: priceListItems.price_list_id,
-      product_id: priceListItems.product_id,
-      price: priceListItems.price,
-      min_qty: priceListItems.min_qty,
-    })
-    .from(priceListItems)
-    .where(
-      and(
-        inArray(
-          priceListItems.price_list_id,
-          lists.map((list) => list.id),
-        ),
-        inArray(priceListItems.product_id, [...productIds]),
-      ),
-    )
-  return lists.map((list) => ({ ...list, items: items.filter((item) => item.price_list_id === list.id) }))
+  // Positional rows, in the selection's order: a hundred rows and more per order, which Drizzle would map one
+  // by one. Read by index: libSQL's rows are indexable but not iterable, so they cannot be destructured.
+  const items = (await priceListItemsStatement(db, productIds.length).values({ ...params, ...bindIds('p', productIds) })) as unknown as ArrayLike<number>[]
+  const itemsOf = new Map<number, PriceListItem[]>()
+  for (const row of items) {
+    const item = { product_id: row[1], price: row[2], min_qty: row[3] }
+    const list = itemsOf.get(row[0])
+    if (list) list.push(item)
+    else itemsOf.set(row[0], [item])
+  }
+  // A list changed between the two reads (another connection's commit) has no items here: it prices nothing.
+  return lists.map((list) => ({ ...list, items: itemsOf.get(list.id) ?? [] }))
 }
 
 /** The columns of the order export, one row per line (docs/API.md §Orders, "Export"). */

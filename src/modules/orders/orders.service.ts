@@ -6,21 +6,31 @@
  */
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { salesOrderLines, salesOrders, workspaces } from '../../db/schema'
+import { salesOrderLines, salesOrders } from '../../db/schema'
 import { AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import { localDate } from '../../lib/time-zones'
 import type { AuthedContext } from '../../platform/context'
 import type { Page } from '../../platform/data/pagination'
 import { type TxScope, withTransaction } from '../../platform/data/transaction'
 import { topics } from '../../platform/realtime/hub'
-import { productsByIds } from '../catalogue'
 import { findVisit, VisitStateConflict } from '../visits'
-import { discountBasisPoints, orderTotals } from './money'
+import { basisPointsToPct, discountBasisPoints, orderTotals } from './money'
 import { allocateOrderNumber, formatOrderNumber } from './order-number'
 import { type OrderAction, type OrderActor, orderTransition } from './orders.machine'
-import { getSalesOrder, officeOrderList, phoneOrderList, presentListItem, priceListsFor, pricedOutlet, salesOrderScope } from './orders.queries'
+import {
+  getSalesOrder,
+  insertOrderLines,
+  insertSalesOrder,
+  officeOrderList,
+  orderedProducts,
+  phoneOrderList,
+  presentListItem,
+  priceListsFor,
+  pricedOutlet,
+  salesOrderScope,
+} from './orders.queries'
 import type { OfficeOrderQuery, PhoneOrderQuery, ReasonInput, SalesOrder, SalesOrderInput, SalesOrderListItem } from './orders.schemas'
-import { resolvePrice } from './pricing'
+import { type PricedOutlet, resolvePrice } from './pricing'
 
 type OrderRow = typeof salesOrders.$inferSelect
 type LineInput = SalesOrderInput['lines'][number]
@@ -31,14 +41,15 @@ type PricedLine = Omit<typeof salesOrderLines.$inferInsert, 'order_id' | 'line_t
 export const orderTopic = (workspaceId: number, userId: number) => topics.ofUser(workspaceId, userId, 'sales_orders')
 
 /**
- * Prices the lines for `outlet` on `day`. A line whose product and quantity are those of a line in `kept`
+ * Prices the lines for `outlet` (pricedOutlet: a missing one is 404 OUTLET_NOT_FOUND before any line is
+ * looked at) on `day`. A line whose product and quantity are those of a line in `kept`
  * (the creator's edit) keeps its frozen price; every other line is priced now. Every problem of every line
  * is reported at once, keyed `lines.<i>.<field>` (400 VALIDATION_ERROR), and nothing is written.
  */
 async function priceLines(
   db: Db,
   workspaceId: number,
-  outletId: number,
+  outlet: PricedOutlet,
   day: string,
   lines: readonly LineInput[],
   kept: ReadonlyMap<number, PricedLine> = new Map(),
@@ -51,7 +62,7 @@ async function priceLines(
     if (discountBasisPoints(line.discount_pct ?? 0) === null) errors[`lines.${i}.discount_pct`] = ['must be 0–100 with at most 2 decimals']
   }
   const ids = [...seen]
-  const [outlet, products] = await Promise.all([pricedOutlet(db, workspaceId, outletId), productsByIds(db, workspaceId, ids)])
+  const products = await orderedProducts(db, workspaceId, ids)
   const lists = await priceListsFor(db, workspaceId, outlet, day, ids)
   const productOf = new Map(products.map((product) => [product.id, product]))
   const priced: PricedLine[] = []
@@ -94,9 +105,14 @@ function totalsOf(lines: readonly PricedLine[]) {
   return totals
 }
 
-async function writeLines(tx: Db, orderId: number, lines: readonly PricedLine[], lineTotals: readonly number[]) {
-  await tx.delete(salesOrderLines).where(eq(salesOrderLines.order_id, orderId))
-  await tx.insert(salesOrderLines).values(lines.map((line, i) => ({ ...line, order_id: orderId, line_total: lineTotals[i] })))
+/** The order's lines as priced; `replace` removes the ones it had first (the creator's edit). */
+async function writeLines(tx: Db, orderId: number, lines: readonly PricedLine[], lineTotals: readonly number[], replace: boolean) {
+  if (replace) await tx.delete(salesOrderLines).where(eq(salesOrderLines.order_id, orderId))
+  await insertOrderLines(
+    tx,
+    orderId,
+    lines.map((line, i) => ({ ...line, line_total: lineTotals[i] })),
+  )
 }
 
 /** After the commit: the creator's sockets hear of the order (every change, whoever made it). */
@@ -109,11 +125,6 @@ function announce(scope: TxScope, ctx: AuthedContext, order: SalesOrder) {
   )
 }
 
-async function currencyOf(db: Db, workspaceId: number): Promise<string> {
-  const [row] = await db.select({ currency: workspaces.currency }).from(workspaces).where(eq(workspaces.id, workspaceId))
-  return row?.currency ?? 'IDR'
-}
-
 /** POST /app/v1/visits/:id/sales-orders: the assignee's order at their visit in progress. */
 export function createSalesOrder(ctx: AuthedContext, visitId: number, input: SalesOrderInput): Promise<SalesOrder> {
   const { workspaceId, userId } = ctx.actor
@@ -123,27 +134,57 @@ export function createSalesOrder(ctx: AuthedContext, visitId: number, input: Sal
     if (visit.status !== 'in_progress') throw new VisitStateConflict('INVALID_VISIT_STATUS', visit.status)
     const now = ctx.deps.clock.now()
     const day = localDate(now, ctx.actor.timeZone)
-    const lines = await priceLines(tx, workspaceId, visit.outlet_id, day, input.lines)
+    const outlet = await pricedOutlet(tx, workspaceId, visit.outlet_id, userId)
+    const lines = await priceLines(tx, workspaceId, outlet, day, input.lines)
     const totals = totalsOf(lines)
     const number = formatOrderNumber(day, await allocateOrderNumber(tx, workspaceId))
     const stamp = now.toISOString()
-    const row = await salesOrderScope.insert(tx, workspaceId, {
+    const row = {
       number,
-      status: 'submitted',
+      status: 'submitted' as const,
       visit_id: visit.id,
       outlet_id: visit.outlet_id,
       user_id: userId,
       order_date: day,
-      currency: await currencyOf(tx, workspaceId),
+      currency: outlet.currency,
       subtotal: totals.subtotal,
       discount_total: totals.discount_total,
       total: totals.total,
       notes: input.notes ?? null,
       created_at: stamp,
       updated_at: stamp,
-    })
-    await writeLines(tx, row.id, lines, totals.line_totals)
-    const order = await getSalesOrder(tx, workspaceId, row.id)
+    }
+    const id = await insertSalesOrder(tx, workspaceId, row)
+    await writeLines(tx, id, lines, totals.line_totals, false)
+    // The order as GET …/sales-orders/:id answers it, from what was just written in this transaction
+    // (reading it back cost two statements and their row mapping per order; docs/PERFORMANCE.md).
+    const order: SalesOrder = {
+      id,
+      number,
+      status: row.status,
+      visit_id: row.visit_id,
+      order_date: day,
+      currency: row.currency,
+      subtotal: row.subtotal,
+      discount_total: row.discount_total,
+      total: row.total,
+      notes: row.notes,
+      reason: null,
+      created_at: stamp,
+      updated_at: stamp,
+      outlet: { id: row.outlet_id, name: outlet.name },
+      user: { id: userId, name: outlet.user_name },
+      lines: lines.map((line, i) => ({
+        product_id: line.product_id,
+        sku: line.sku,
+        name: line.name,
+        unit: line.unit ?? null,
+        quantity: line.quantity,
+        unit_price: line.unit_price,
+        line_total: totals.line_totals[i],
+        discount_pct: basisPointsToPct(line.discount_bp ?? 0),
+      })),
+    }
     await scope.audit({ entityType: 'sales_order', entityId: order.id, entityName: order.number, action: 'created', newValues: order })
     announce(scope, ctx, order)
     return order
@@ -175,7 +216,7 @@ export function updateSalesOrder(ctx: AuthedContext, id: number, input: SalesOrd
     const kept = new Map<number, PricedLine>(
       before.lines.map(({ discount_pct, line_total: _total, ...line }) => [line.product_id, { ...line, discount_bp: discountBasisPoints(discount_pct) ?? 0 }]),
     )
-    const lines = await priceLines(tx, workspaceId, row.outlet_id, row.order_date, input.lines, kept)
+    const lines = await priceLines(tx, workspaceId, await pricedOutlet(tx, workspaceId, row.outlet_id), row.order_date, input.lines, kept)
     const totals = totalsOf(lines)
     await tx
       .update(salesOrders)
@@ -187,7 +228,7 @@ export function updateSalesOrder(ctx: AuthedContext, id: number, input: SalesOrd
         updated_at: ctx.deps.clock.now().toISOString(),
       })
       .where(eq(salesOrders.id, id))
-    await writeLines(tx, id, lines, totals.line_totals)
+    await writeLines(tx, id, lines, totals.line_totals, true)
     const after = await getSalesOrder(tx, workspaceId, id)
     await scope.audit({ entityType: 'sales_order', entityId: id, entityName: after.number, action: 'updated', before, after })
     announce(scope, ctx, after)
