@@ -11,6 +11,16 @@ import { sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { orderCounters } from '../../db/schema'
 import { isCalendarDate } from '../../lib/dates'
+import { prepared } from '../../db/prepared'
+
+const takeNumber = prepared((db) =>
+  db
+    .insert(orderCounters)
+    .values({ workspace_id: sql.placeholder('workspaceId'), last: 1 } as never)
+    .onConflictDoUpdate({ target: orderCounters.workspace_id, set: { last: sql`${orderCounters.last} + 1` } })
+    .returning({ last: orderCounters.last })
+    .prepare(),
+)
 
 const NUMBER = /^SO-(\d{4})(\d{2})(\d{2})-([1-9]\d*)$/
 
@@ -33,10 +43,6 @@ export function parseOrderNumber(value: string): { date: string; n: number } | n
 
 /** Takes the workspace's next `n`. Run it inside the transaction that inserts the order. */
 export async function allocateOrderNumber(tx: Db, workspaceId: number): Promise<number> {
-  const [row] = await tx
-    .insert(orderCounters)
-    .values({ workspace_id: workspaceId, last: 1 })
-    .onConflictDoUpdate({ target: orderCounters.workspace_id, set: { last: sql`${orderCounters.last} + 1` } })
-    .returning({ last: orderCounters.last })
+  const [row] = await takeNumber(tx).all({ workspaceId })
   return row.last
 }

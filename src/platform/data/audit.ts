@@ -11,6 +11,29 @@
  */
 import { auditLogs } from '../../db/schema'
 import type { Db } from '../../db/client'
+import { sql } from 'drizzle-orm'
+import { prepared } from '../../db/prepared'
+
+const ph = sql.placeholder
+const insertEntry = prepared((db) =>
+  db
+    .insert(auditLogs)
+    .values({
+      workspace_id: ph('workspace_id'),
+      actor_id: ph('actor_id'),
+      actor_name: ph('actor_name'),
+      actor_role: ph('actor_role'),
+      entity_type: ph('entity_type'),
+      entity_id: ph('entity_id'),
+      entity_name: ph('entity_name'),
+      action: ph('action'),
+      old_values: ph('old_values'),
+      new_values: ph('new_values'),
+      metadata: ph('metadata'),
+      created_at: ph('created_at'),
+    } as never)
+    .prepare(),
+)
 import type { RequestContext } from '../context'
 
 /**
@@ -122,7 +145,7 @@ export async function insertAudit(tx: Db, ctx: RequestContext, entry: AuditEntry
       workspaceId: ctx.actor.workspaceId,
     })
   if (!actor) throw new Error('an audit entry needs an actor')
-  await tx.insert(auditLogs).values({
+  await insertEntry(tx).run({
     workspace_id: actor.workspaceId,
     actor_id: actor.id,
     actor_name: actor.name,

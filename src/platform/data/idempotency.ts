@@ -64,6 +64,14 @@ const storeUnlessFresh = prepared((db) =>
     .prepare(),
 )
 
+const storeLocation = prepared((db) =>
+  db
+    .update(idempotencyKeys)
+    .set({ location: sql.placeholder('location') } as never)
+    .where(idempotencyKeyScope.where(sql.placeholder('workspaceId'), eq(idempotencyKeys.key, sql.placeholder('key'))))
+    .prepare(),
+)
+
 export const IDEMPOTENT_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/
@@ -204,10 +212,7 @@ export class IdempotencyStore {
   async recordLocation(tx: Db, claim: IdempotencyClaim, created: unknown): Promise<void> {
     const id = (created as { id?: unknown } | null)?.id
     if (!claim.createdUnder || !Number.isSafeInteger(id) || (id as number) < 1) return
-    await tx
-      .update(idempotencyKeys)
-      .set({ location: `${claim.createdUnder}${id}` })
-      .where(idempotencyKeyScope.where(claim.workspaceId, eq(idempotencyKeys.key, claim.key)))
+    await storeLocation(tx).run({ location: `${claim.createdUnder}${id}`, workspaceId: claim.workspaceId, key: claim.key })
   }
 
   /** Removes records past their 24 hours, `batch` per write transaction (../db/batches.ts); returns how many. */
