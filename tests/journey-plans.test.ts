@@ -391,3 +391,58 @@ describe('the nightly run: each workspace after its own local midnight', () => {
     clock().set(NOW)
   })
 })
+
+describe('the field-day report: plan compliance and the effective call', () => {
+  test('planned by plan, unplanned, compliance, out-of-sequence check-ins, effective calls and order value of the day', async () => {
+    const f = await fixture()
+    const plan = await newPlan(f, { stops: f.outlets.map((outlet, i) => ({ outlet_id: outlet.id, weekday: 3, sequence: i + 1 })) })
+    const today = (await generated(f, plan.id)).filter((visit) => visit.visit_date === '2026-11-25')
+    expect(today.map((visit) => visit.route_sequence)).toEqual([1, 2, 3, 4])
+    // An office visit outside the plan, never started.
+    data(
+      await t.app.post(
+        `${OFFICE}/visits`,
+        { outlet_id: f.outlets[0].id, project_id: f.project.id, visit_date: '2026-11-25', user_ids: [f.field.user.id] },
+        { token: f.ws.owner.token },
+      ),
+    )
+    const product = data(await t.app.post(`${OFFICE}/products`, { name: unique('Product'), sku: unique('SKU'), price: 12_500 }, { token: f.ws.owner.token }))
+    // Visits of sequence 2, 1, 3 done in that order (one out of sequence); 4 left scheduled; an order at the first.
+    let minute = 1
+    for (const sequence of [2, 1, 3]) {
+      clock().set(`2026-11-25T01:0${minute++}:00.000Z`)
+      const visit = await checkInVisit(t.app, today[sequence - 1].id, f.field)
+      if (sequence === 2) {
+        const order = await t.app.post(
+          `/app/v1/visits/${visit.id}/sales-orders`,
+          { lines: [{ product_id: product.id, quantity: 4 }] },
+          { token: f.field.token, idempotencyKey: unique('order') },
+        )
+        expect(order.status).toBe(201)
+      }
+      const submission = visit.submissions[0]
+      ok(
+        await t.app.post(
+          `/app/v1/visits/${visit.id}/submit-form-v2`,
+          { form_id: submission.form_id, items: [{ submission_id: submission.id, status: 'completed', answers: { note: 'done' } }] },
+          { token: f.field.token },
+        ),
+      )
+      ok(await t.app.post(`/app/v1/visits/${visit.id}/check-out`, { latitude: -6.2, longitude: 106.8 }, { token: f.field.token }))
+    }
+    clock().set(NOW)
+    const [row] = ok(await t.app.get(`${OFFICE}/reports/field-day?date=2026-11-25&user_id=${f.field.user.id}`, { token: f.ws.owner.token }))
+    expect(row).toMatchObject({
+      visits_planned_by_plan: 4,
+      visits_unplanned: 1,
+      plan_compliance_pct: 75,
+      out_of_sequence: 1,
+      effective_calls: 1,
+      order_value: 50_000,
+      visits_completed: 3,
+    })
+    // A day without plan visits: no compliance to speak of (null, not 0).
+    const [quiet] = ok(await t.app.get(`${OFFICE}/reports/field-day?date=2026-11-01&user_id=${f.field.user.id}`, { token: f.ws.owner.token }))
+    expect(quiet).toMatchObject({ visits_planned_by_plan: 0, plan_compliance_pct: null, out_of_sequence: 0, effective_calls: 0, order_value: 0 })
+  })
+})

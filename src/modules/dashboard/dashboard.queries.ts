@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { attendances, locationPings, memberships, visitLogs, visits } from '../../db/schema'
 import { workspaceScoped } from '../../platform/data/scope'
-import { COUNTING_STATUSES, salesOrderScope } from '../orders'
+import { COUNTING_STATUSES_SQL, salesOrderScope } from '../orders'
 
 /** Each table the aggregates read, scoped to the workspace under the short name the SQL gives it. */
 const visit = workspaceScoped(visits)
@@ -17,8 +17,6 @@ const p = ping.as('p')
 const a = workspaceScoped(attendances).as('a')
 const l = workspaceScoped(visitLogs).as('l')
 const o = salesOrderScope.as('o')
-/** The statuses of orders that count (not rejected, not cancelled), as SQL literals of a constant list. */
-const counting = sql.raw(COUNTING_STATUSES.map((status) => `'${status}'`).join(', '))
 
 /** The workspace, the optional team and the range: visit dates and the instants its local days span. */
 export interface DashboardFilter {
@@ -112,5 +110,5 @@ export const ordersToday = (db: Db, f: DashboardFilter) =>
   db.all<{ effective: number; orders: number; value: number }>(sql`
       select count(distinct o.visit_id) as effective, count(*) as orders, coalesce(sum(o.total), 0) as value
       from sales_orders o
-      where ${o.where(f.workspace)} and o.status in (${counting}) and o.order_date = ${f.today}
+      where ${o.where(f.workspace)} and o.status in (${COUNTING_STATUSES_SQL}) and o.order_date = ${f.today}
         and (${f.team} is null or o.visit_id in (select id from visits where team_id = ${f.team}))`)

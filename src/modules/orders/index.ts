@@ -10,5 +10,5 @@ export { AMOUNT_TOO_LARGE, basisPointsToPct, discountBasisPoints, lineTotal, ord
 export { type PricedOutlet, type PriceList, resolvePrice, tierFor, tiersFor, winningLists } from './pricing'
 export { COUNTING_STATUSES, countsAsEffective, ORDER_ACTIONS, type OrderAction, type OrderActor, orderTransition, REASON_REQUIRED } from './orders.machine'
 export { allocateOrderNumber, formatOrderNumber, parseOrderNumber } from './order-number'
-export { ORDER_EXPORT_COLUMNS, orderLinesPage, orderListWhere, salesOrderScope, salesOrdersByIds } from './orders.queries'
+export { COUNTING_STATUSES_SQL, ORDER_EXPORT_COLUMNS, orderLinesPage, orderListWhere, salesOrderScope, salesOrdersByIds } from './orders.queries'
 export { OfficeOrderQuery } from './orders.schemas'

@@ -5,7 +5,7 @@
  */
 import { type SQL, and, between, count, eq, gt, gte, inArray, isNull, lte, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { prepared, preparedVariants, runPositional } from '../../db/prepared'
+import { prepared, preparedEach, preparedVariants, runPositional } from '../../db/prepared'
 import {
   accounts,
   outlets,
@@ -24,10 +24,14 @@ import type { AuthedContext } from '../../platform/context'
 import { defineList } from '../../platform/data/list'
 import { workspaceScoped } from '../../platform/data/scope'
 import { basisPointsToPct } from './money'
+import { COUNTING_STATUSES } from './orders.machine'
 import type { PricedOutlet, PriceList, PriceListItem } from './pricing'
 import type { OfficeOrderQuery, PhoneOrderQuery, SalesOrder, SalesOrderListItem } from './orders.schemas'
 import { outletScope } from '../outlets'
 import { teamMemberScope } from '../teams'
+
+/** The statuses of orders that count (not rejected, not cancelled: COUNTING_STATUSES), as an SQL list for `status in (…)`. */
+export const COUNTING_STATUSES_SQL = sql.raw(COUNTING_STATUSES.map((status) => `'${status}'`).join(', '))
 
 /** Orders are never deleted (docs/API.md §Orders): the scope is the workspace alone. */
 export const salesOrderScope = workspaceScoped(salesOrders)
@@ -133,7 +137,7 @@ export async function salesOrdersByIds(db: Db, workspaceId: number, ids: number[
   return rows.map((row) => ({ ...presentOrder(row), lines: linesOf.get(row.id) ?? [] }))
 }
 
-const oneOrderStatement = preparedVariants((db, owned: 'owner' | 'any') =>
+const oneOrderStatement = preparedEach(['owner', 'any'] as const, (db, owned) =>
   selectOrders(db, salesOrderScope.where(ph('workspaceId'), eq(salesOrders.id, ph('id')), owned === 'owner' ? eq(salesOrders.user_id, ph('owner')) : undefined))
     .limit(1)
     .prepare(),

@@ -25,6 +25,16 @@ export const FieldDayRow = named(
     first_activity_at: Nullable(Timestamp({ description: 'Earliest ping, check-in or check-out within the day' })),
     last_activity_at: Nullable(Timestamp({ description: 'Latest ping, check-in or check-out within the day' })),
     flagged_visits: Type.Integer({ description: 'Visits of the day with integrity flags' }),
+    visits_planned_by_plan: Type.Integer({ description: 'Visits of the day a journey plan generated (any status)' }),
+    visits_unplanned: Type.Integer({ description: 'Visits of the day added outside a plan, by the office or the user (imported ones are neither)' }),
+    plan_compliance_pct: Nullable(
+      Type.Number({ description: 'Completed of the generated visits, in percent to one decimal; null when no plan generated a visit that day' }),
+    ),
+    out_of_sequence: Type.Integer({
+      description: 'Completed visits checked in out of route order: the fewest whose removal leaves the rest in route_sequence order',
+    }),
+    effective_calls: Type.Integer({ description: 'Visits with a sales order of the day that is not rejected or cancelled, taken by the user' }),
+    order_value: Type.Integer({ description: 'Σ total of those orders, in the workspace currency’s smallest unit' }),
   }),
 )
 export type FieldDayRow = Static<typeof FieldDayRow>

@@ -13,12 +13,14 @@
  */
 import { eq, sql } from 'drizzle-orm'
 import { prepared } from '../../db/prepared'
-import { locationPings, memberships, roles, teamMembers, users, visitAssignees, visits } from '../../db/schema'
+import { locationPings, memberships, roles, salesOrders, teamMembers, users, visitAssignees, visits } from '../../db/schema'
 import { DEFAULT_LIST } from '../../platform/data/pagination'
 import { defineReport, type ReportRequest } from '../../platform/data/report'
 import { workspaceScoped } from '../../platform/data/scope'
 import { keepsOnLine, summarizeTrack, type TrackPoint } from '../../lib/geo'
 import { selectValues } from '../../db/prepared'
+import { compliance, type ComplianceVisit } from '../journey-plans'
+import { COUNTING_STATUSES_SQL, salesOrderScope } from '../orders'
 import type { FieldDayQuery, FieldDayRow } from './reports.schemas'
 
 /** The report reads other modules' tables, each through its workspace scope. */
@@ -104,6 +106,51 @@ const visitsByAssignee = prepared((db) =>
     .prepare(),
 )
 
+/**
+ * The day's visits of the given users, one row per (assignee, visit), with what plan compliance needs
+ * (journey-plans' `compliance`): where each came from, its place in the route, its status and check-in.
+ */
+const visitsForCompliance = prepared((db) =>
+  db
+    .select({
+      user_id: visitAssignees.user_id,
+      id: visits.id,
+      source: visits.source,
+      journey_plan_id: visits.journey_plan_id,
+      route_sequence: visits.route_sequence,
+      status: visits.status,
+      checked_in_at: visits.checked_in_at,
+    })
+    .from(visitAssignees)
+    .innerJoin(visits, eq(visits.id, visitAssignees.visit_id))
+    .where(
+      sql`${visitAssigneeScope.where(sql.placeholder('workspaceId'))} and ${visitAssignees.visit_date} = ${sql.placeholder('date')}
+        and ${visitAssignees.user_id} in (select value from json_each(${sql.placeholder('userIds')})) and ${visits.deleted_at} is null`,
+    )
+    .prepare(),
+)
+
+/**
+ * The orders the given users took on the local day that count (not rejected or cancelled), per user:
+ * effective calls (visits with such an order) and their value (Σ total, docs/API.md §Orders). By the
+ * order's own `order_date`, a range of the (workspace, user, order_date) index per user.
+ */
+const ordersByUser = prepared((db) =>
+  db
+    .select({
+      user_id: salesOrders.user_id,
+      effective: sql<number>`count(distinct ${salesOrders.visit_id})`,
+      value: sql<number>`coalesce(sum(${salesOrders.total}), 0)`,
+    })
+    .from(salesOrders)
+    .where(
+      sql`${salesOrderScope.where(sql.placeholder('workspaceId'))} and ${salesOrders.order_date} = ${sql.placeholder('date')}
+        and ${salesOrders.user_id} in (select value from json_each(${sql.placeholder('userIds')})) and ${salesOrders.status} in (${COUNTING_STATUSES_SQL})`,
+    )
+    .groupBy(salesOrders.user_id)
+    .prepare(),
+)
+
 /** The users' pings of [from, until), by user then device time: one range of the (workspace, user, recorded_at, id) index per user. */
 export const PINGS_OF_USERS = `select user_id, lat, lng, recorded_at, flags from location_pings
   where ${pingScope.text()} and user_id in (select value from json_each(?)) and recorded_at >= ? and recorded_at < ?
@@ -153,18 +200,34 @@ async function fieldDayRows({ ctx, query, db, range }: ReportRequest<FieldDayQue
   const workspaceId = ctx.actor.workspaceId
   const day = range!
   const userIds = JSON.stringify(people.map((person) => person.user_id))
-  const [visitRows, pingRows] = await Promise.all([
-    visitsByAssignee(db).all({ workspaceId, date: query.date, userIds, from: day.from, until: day.until }),
+  const bound = { workspaceId, date: query.date, userIds }
+  const [visitRows, pingRows, planRows, orderRows] = await Promise.all([
+    visitsByAssignee(db).all({ ...bound, from: day.from, until: day.until }),
     selectValues(db, PINGS_OF_USERS, [workspaceId, userIds, day.from, day.until]),
+    visitsForCompliance(db).all(bound),
+    ordersByUser(db).all(bound),
   ])
   const visitsOf = new Map(visitRows.map((row) => [row.user_id, row]))
   const pingsOf = pingsPerUser(pingRows)
+  const planned = new Map<number, ComplianceVisit[]>()
+  for (const { user_id, ...visit } of planRows) planned.set(user_id, [...(planned.get(user_id) ?? []), visit])
+  const ordersOf = new Map(orderRows.map((row) => [row.user_id, row]))
   // "Missed" is only known once the local day is over.
   const dayOver = ctx.deps.clock.now().toISOString() >= day.until
-  return people.map((person) => fieldDayRow(person, visitsOf.get(person.user_id), pingsOf.get(person.user_id), dayOver))
+  return people.map((person) => ({
+    ...fieldDayRow(person, visitsOf.get(person.user_id), pingsOf.get(person.user_id), dayOver),
+    ...compliance(planned.get(person.user_id) ?? []),
+    effective_calls: Number(ordersOf.get(person.user_id)?.effective ?? 0),
+    order_value: Number(ordersOf.get(person.user_id)?.value ?? 0),
+  }))
 }
 
-function fieldDayRow(person: Person, visits: VisitSummary | undefined, pings: UserPings | undefined, dayOver: boolean): FieldDayRow {
+type DayFigures = Omit<
+  FieldDayRow,
+  'visits_planned_by_plan' | 'visits_unplanned' | 'plan_compliance_pct' | 'out_of_sequence' | 'effective_calls' | 'order_value'
+>
+
+function fieldDayRow(person: Person, visits: VisitSummary | undefined, pings: UserPings | undefined, dayOver: boolean): DayFigures {
   const distance = pings ? summarizeTrack(pings.kept).distance_m : 0
   return {
     user_id: person.user_id,
