@@ -481,6 +481,11 @@ describe('the day’s figures and the export', () => {
     const discounted = rows.find((row) => row.startsWith(`${taken[1].number},`))!
     expect(discounted).toContain(',4,7500,10,27000,30000,3000,27000,')
     expect(discounted).toContain(`"'=HYPERLINK(""x"")"`)
+    // Without a filter: every line of this workspace's orders (the cancelled one too), none of the other workspaces' orders.
+    const all = data(await t().get(`${OFFICE}/export/sales-orders/csv`, { token: f.ws.owner.token }), 202, 'export')
+    await t().deps.exports.idle()
+    expect(ok(await t().get(`${OFFICE}/export/jobs/${all.id}`, { token: f.ws.owner.token })).row_count).toBe(5)
+    expectError(await t().get(`${OFFICE}/export/sales-orders/pdf`, { token: f.ws.owner.token }), 400, 'VALIDATION_ERROR')
     // Without the orders' view permission, no export of them.
     const exporter = await t().memberWithGrants(f.ws, [grant('export.view', 'view')])
     expectError(await t().get(`${OFFICE}/export/sales-orders/csv`, { token: exporter.token }), 403, 'FORBIDDEN')

@@ -287,6 +287,8 @@ async function orderOfA(): Promise<number> {
 const NOT_ROW_PARAMS: Record<string, string> = {
   '/api/office/v1/export/submissions/:format':
     'its parameter names an export format (csv or pdf), not a row; the jobs it makes are /export/jobs/:id, and what an export holds is tested below',
+  '/api/office/v1/export/sales-orders/:format':
+    'its parameter names an export format (csv), not a row; the jobs it makes are /export/jobs/:id; that it holds only the workspace’s orders is tested in tests/orders.test.ts',
 }
 
 interface Resource {

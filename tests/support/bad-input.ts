@@ -2166,6 +2166,12 @@ export const PATH_WORDS: Record<string, { param: string; values: string[]; code:
     code: 'EXPORT_QUEUED',
     reason: 'an export of the submission list as CSV or PDF, with the list filters (docs/API.md §Other areas)',
   },
+  'GET /api/office/v1/export/sales-orders/:format': {
+    param: 'format',
+    values: ['csv'],
+    code: 'EXPORT_QUEUED',
+    reason: 'an export of the sales-order list as CSV, one row per line, with the list filters (docs/API.md §Orders)',
+  },
 }
 export const BAD_WORDS = ['CSV', 'Pdf', 'xlsx', 'csv.exe', 'csv%00', '..%2F..%2Fetc%2Fpasswd', 'csv%20', encodeURIComponent("csv' OR '1'='1")]
 

@@ -2,7 +2,7 @@ import { Elysia, status } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http/http'
 import { listed, ok } from '../../platform/http/reply'
 import { AUTHED_ERRORS, Envelope, errorResponses, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
-import { ExportFormatParams, ExportQuery, JobSchema, JobsQuery, OrderExportQuery, QueuedExport } from './exports.schemas'
+import { ExportFormatParams, ExportQuery, JobSchema, JobsQuery, OrderExportFormatParams, OrderExportQuery, QueuedExport } from './exports.schemas'
 import { downloadExport, getExportJob, listExportJobs, requestExport } from './exports.service'
 
 export const exportRoutes = (platform: PlatformPlugin) =>
@@ -20,10 +20,11 @@ export const exportRoutes = (platform: PlatformPlugin) =>
       },
     )
     .get(
-      '/sales-orders/csv',
-      async ({ ctx, query }) => status(202, ok(await requestExport(ctx, 'sales_orders', 'csv', query), 'EXPORT_QUEUED', 'export queued')),
+      '/sales-orders/:format',
+      async ({ ctx, params, query }) => status(202, ok(await requestExport(ctx, 'sales_orders', params.format, query), 'EXPORT_QUEUED', 'export queued')),
       {
         auth: 'export.view',
+        params: OrderExportFormatParams,
         query: OrderExportQuery,
         response: responses({ 202: Envelope(QueuedExport) }),
         detail: { summary: 'Start a CSV export of sales orders, one row per line, with the order-list filters (also needs sales_order:view)' },

@@ -28,6 +28,8 @@ export const QueuedExport = Type.Object({ id: Type.Integer(), status: Type.Strin
 
 export const ExportFormatParams = t.Object({ format: OneOf(['csv', 'pdf']) })
 export type ExportFormat = Static<typeof ExportFormatParams>['format']
+/** Sales orders export as CSV only (one row per line; a PDF of lines would help nobody). */
+export const OrderExportFormatParams = t.Object({ format: OneOf(['csv']) })
 
 /** The submission-list filters (paging and sorting do not apply to an export). */
 const { page: _p, limit: _l, keyword: _k, sort_by: _s, sort_order: _o, ...filterProperties } = SubmissionQuery.properties
