@@ -171,6 +171,15 @@ describe('taking an order at a visit', () => {
     const created = data(await order(t(), v.id, g.rep, { lines: [...lines(g, 12, 1, 1, 1)] }))
     expect(created.lines.map((line: Row) => line.unit_price)).toEqual([800, 1_900, 2_900, 4_000])
     expect(today).toBeTruthy()
+    // A deleted account counts as none, as on the phone's price sheet: its list prices nothing, the channel's is
+    // not reached through it either, so the default list and the product price apply.
+    await t().db.transaction(async (tx) => {
+      await tx.run(sql`update accounts set deleted_at = ${new Date().toISOString()} where id = ${outlet.account_id}`)
+    })
+    const after = data(await order(t(), v.id, g.rep, { lines: [...lines(g, 12, 1, 1, 1)] }))
+    expect(after.lines.map((line: Row) => line.unit_price)).toEqual([1_000, 1_950, 2_900, 4_000])
+    const sheet = ok(await t().get(`/app/v1/outlets/${g.outlet.id}/prices`, { token: g.rep.token }))
+    expect(sheet.find((entry: Row) => entry.product_id === p0.id).tiers).toEqual([{ min_qty: 1, price: 1_000 }])
   })
 
   test('the create answers, and audits, exactly the order the detail reads back: every field and its order, a line without a unit, tiers, discounts, no notes', async () => {

@@ -266,13 +266,14 @@ const orderOutletStatement = prepared((db) =>
     .select({
       id: outlets.id,
       name: outlets.name,
-      account_id: outlets.account_id,
+      // A deleted account counts as none (as on the phone's price sheet): its lists price nothing here.
+      account_id: accounts.id,
       channel_id: accounts.channel_id,
       currency: sql<string | null>`(select ${workspaces.currency} from ${workspaces} where ${workspaces.id} = ${ph('workspaceId')})`,
       user_name: sql<string | null>`(select ${users.name} from ${users} where ${users.id} = ${ph('userId')})`,
     })
     .from(outlets)
-    .leftJoin(accounts, eq(accounts.id, outlets.account_id))
+    .leftJoin(accounts, and(eq(accounts.id, outlets.account_id), isNull(accounts.deleted_at)))
     .where(outletScope.where(ph('workspaceId'), eq(outlets.id, ph('outletId'))))
     .limit(1)
     .prepare(),
@@ -294,7 +295,7 @@ export async function pricedOutlet(
   return {
     id: row.id,
     name: row.name,
-    account_id: row.account_id,
+    account_id: row.account_id ?? null,
     channel_id: row.channel_id ?? null,
     currency: row.currency ?? 'IDR',
     user_name: row.user_name ?? '',
@@ -378,6 +379,10 @@ const priceListItemsStatement = preparedVariants(
  * The price lists that may price `productIds` for `outlet` on the local `day`: live, valid that day, of the
  * outlet's account, its channel or the workspace default, each with its items for those products only.
  */
+/** The headers of the lists that may price anything for `outlet` on the local `day` (the phone's price sheet reads these). */
+export const priceListHeaders = (db: Db, workspaceId: number, outlet: PricedOutlet, day: string) =>
+  priceListsStatement(db).all({ workspaceId, accountId: outlet.account_id, channelId: outlet.channel_id, day })
+
 export async function priceListsFor(db: Db, workspaceId: number, outlet: PricedOutlet, day: string, productIds: readonly number[]): Promise<PriceList[]> {
   const params = { workspaceId, accountId: outlet.account_id, channelId: outlet.channel_id, day }
   const lists = await priceListsStatement(db).all(params)

@@ -11,7 +11,7 @@
  *   outlet, of the workspace's live list headers, of the winning lists' items and of the products: four
  *   queries whatever the number of products or lists.
  */
-import { and, asc, eq, gte, inArray, isNull, lte, or, sql } from 'drizzle-orm'
+import { asc, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { accounts, channels, outlets, priceListItems, priceLists, products } from '../../db/schema'
 import { NotFound, ValidationFailed } from '../../lib/errors'
@@ -21,10 +21,10 @@ import { defineList } from '../../platform/data/list'
 import { DEFAULT_LIST } from '../../platform/data/pagination'
 import { workspaceScoped } from '../../platform/data/scope'
 import { withTransaction } from '../../platform/data/transaction'
+import { priceListHeaders, priceListScope } from './orders.queries'
 import { levelOf, type PriceList, tiersFor, winningLists } from './pricing'
 import type { PriceListInput, PriceListQuery, PriceListUpdate, PriceSheetQuery } from './price-lists.schemas'
 
-export const priceListScope = workspaceScoped(priceLists)
 const productScope = workspaceScoped(products)
 const channelScope = workspaceScoped(channels)
 const accountScope = workspaceScoped(accounts)
@@ -271,27 +271,7 @@ export async function priceSheet(ctx: AuthedContext, outletId: number, query: Pr
   if (!outlet) throw new NotFound('OUTLET')
   const priced = { account_id: outlet.account_id ?? null, channel_id: outlet.channel_id ?? null }
   // The headers of the live lists that may apply to it on that day; the winners' items only.
-  const headers = await db
-    .select({
-      id: priceLists.id,
-      account_id: priceLists.account_id,
-      channel_id: priceLists.channel_id,
-      valid_from: priceLists.valid_from,
-      valid_to: priceLists.valid_to,
-    })
-    .from(priceLists)
-    .where(
-      priceListScope.where(
-        workspaceId,
-        or(isNull(priceLists.valid_from), lte(priceLists.valid_from, day)),
-        or(isNull(priceLists.valid_to), gte(priceLists.valid_to, day)),
-        or(
-          and(isNull(priceLists.account_id), isNull(priceLists.channel_id)),
-          priced.account_id === null ? undefined : eq(priceLists.account_id, priced.account_id),
-          priced.channel_id === null ? undefined : eq(priceLists.channel_id, priced.channel_id),
-        ),
-      ),
-    )
+  const headers = await priceListHeaders(db, workspaceId, priced, day)
   const winners = winningLists(
     priced,
     day,
