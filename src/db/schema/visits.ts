@@ -56,7 +56,7 @@ export const visits = sqliteTable(
     route_sequence: integer('route_sequence'),
     /**
      * An effective call: the visit has an order that is not rejected or cancelled. Kept by triggers on
-     * sales_orders (drizzle/0024_effective_calls.sql), never written by the service.
+     * sales_orders (drizzle/0023_effective_calls.sql), never written by the service.
      */
     effective: integer('effective', { mode: 'boolean' }).notNull().default(false),
     created_at: createdAt(),

@@ -233,7 +233,7 @@ export const visitList = defineList({
     // `!= 0` as the partial index (workspace, visit_date) where flags != 0 spells it.
     flagged: () => sql`${visits.flags} != 0`,
     unflagged: () => sql`${visits.flags} = 0`,
-    // An effective call: kept by triggers on sales orders (drizzle/0024_effective_calls.sql).
+    // An effective call: kept by triggers on sales orders (drizzle/0023_effective_calls.sql).
     effective: () => eq(visits.effective, true),
     ineffective: () => eq(visits.effective, false),
   },
