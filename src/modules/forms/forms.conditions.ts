@@ -75,7 +75,7 @@ export function conditionProblem(fields: readonly FormField[], index: number): s
   const { value } = condition
   if (value === undefined) return `needs a value for op "${condition.op}"`
   if (condition.op === 'in') {
-    if (!Array.isArray(value)) return 'value must be a list for op "in"'
+    if (!Array.isArray(value) || value.length === 0) return 'value must be a non-empty list for op "in"'
     for (const item of value) {
       const problem = valueProblem(control, item)
       if (problem) return `value ${JSON.stringify(item)} ${problem}`

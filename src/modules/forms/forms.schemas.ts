@@ -28,7 +28,7 @@ export const FieldCondition = named(
       { description: 'eq, ne, in (value is a list), gt, gte, lt, lte (ordered types), answered (ignores value)' },
     ),
     value: Type.Optional(
-      Type.Union([ConditionScalar, Type.Array(ConditionScalar, { minItems: 1, maxItems: 200 })], {
+      Type.Union([ConditionScalar, Type.Array(ConditionScalar, { maxItems: 200 })], {
         description: "A value of the controlling field's type; a list for `in`; absent for `answered`",
       }),
     ),
