@@ -417,6 +417,28 @@ describe('skip logic: answers of a completed submission', () => {
     })
   })
 
+  test('the example of docs/API.md "Skip logic" behaves as documented', async () => {
+    const form = await newForm([
+      { key: 'has_chiller', label: 'Chiller in the outlet?', type: 'checkbox', required: true },
+      {
+        key: 'chiller_brand',
+        label: 'Chiller brand',
+        type: 'select',
+        options: ['Ours', 'Other'],
+        required: true,
+        visible_if: { field: 'has_chiller', op: 'eq', value: true },
+      },
+      { key: 'chiller_photo', label: 'Photo', type: 'photo', required: true, visible_if: { field: 'chiller_brand', op: 'eq', value: 'Other' } },
+    ])
+    expect(data(await submit(visit.id, form.id, { has_chiller: false }), 200).submissions[0].answers).toEqual({ has_chiller: false })
+    expect(expectError(await submit(visit.id, form.id, { has_chiller: false, chiller_brand: 'Ours' }), 400, 'VALIDATION_ERROR')).toEqual({
+      'items.0.answers.chiller_brand': ['is hidden (shown only when has_chiller eq true): send no answer for it'],
+    })
+    expect(expectError(await submit(visit.id, form.id, { has_chiller: true, chiller_brand: 'Other' }), 400, 'VALIDATION_ERROR')).toEqual({
+      'items.0.answers.chiller_photo': ['is required'],
+    })
+  })
+
   test('a form created without visible_if behaves as before: required keys, types, stored fields without visible_if', async () => {
     const form = await newForm([SELECT, { key: 'facings', label: 'Facings', type: 'integer', required: true }])
     expect(form.fields.every((f: Row) => !('visible_if' in f))).toBe(true)
