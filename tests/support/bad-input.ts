@@ -1114,7 +1114,7 @@ export const EVERY_TYPE = [
 
 /** A form's fields as they must be stored: labels and options trimmed, `required` false unless given. */
 export const storedFields = (sent: Record<string, any>[]) =>
-  sent.map(({ key, label, type, required, options, min, max }) => ({
+  sent.map(({ key, label, type, required, options, min, max, visible_if }) => ({
     key,
     label: label.trim(),
     type,
@@ -1122,6 +1122,7 @@ export const storedFields = (sent: Record<string, any>[]) =>
     ...(options ? { options: options.map((o: string) => o.trim()) } : {}),
     ...(min !== undefined ? { min } : {}),
     ...(max !== undefined ? { max } : {}),
+    ...(visible_if !== undefined ? { visible_if } : {}),
   }))
 
 /** `fields` of a form (docs/API.md §Other areas); errors are keyed `fields.N.<property>`. */

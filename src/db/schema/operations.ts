@@ -58,6 +58,20 @@ export interface FormField {
   options?: string[]
   min?: number
   max?: number
+  /** Skip logic: the field is shown only when this holds (docs/API.md "Skip logic"). */
+  visible_if?: FieldCondition
+}
+
+/** The operators of a field's `visible_if`. */
+export const CONDITION_OPS = ['eq', 'ne', 'in', 'gt', 'gte', 'lt', 'lte', 'answered'] as const
+export type ConditionOp = (typeof CONDITION_OPS)[number]
+export type ConditionValue = string | number | boolean
+
+/** `visible_if` of a form field: `field` is the key of an earlier field; `answered` has no `value`. */
+export interface FieldCondition {
+  field: string
+  op: ConditionOp
+  value?: ConditionValue | ConditionValue[]
 }
 
 export const FORM_FIELD_TYPES = [

@@ -14,6 +14,7 @@
  */
 import type { Answers, FormField } from '../../db/schema'
 import { isCalendarDate, isClockTime } from '../../lib/dates'
+import { conditionProblem, describeCondition, visibility } from './forms.conditions'
 
 export const TEXT_MAX = 5000
 export const RATING_MAX_DEFAULT = 5
@@ -31,26 +32,33 @@ const isBlank = (value: unknown) =>
   value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0)
 
 /**
- * `complete`: a submission being completed, so required fields must be answered. Drafts only check
- * what is there.
+ * `complete`: a submission being completed, so required fields must be answered and skip logic
+ * applies (./forms.conditions.ts): a field whose `visible_if` is false is hidden — not required, and
+ * an answer for it is an error saying "hidden". Drafts only check what is there.
  */
 export function validateAnswers(fields: readonly FormField[], input: Answers, complete: boolean): AnswerCheck {
   const answers: Answers = {}
   const errors: Record<string, string[]> = {}
-  const photoKeys: string[] = []
   for (const field of fields) {
     const value = input[field.key]
-    if (isBlank(value)) {
-      if (complete && field.required) errors[field.key] = ['is required']
-      continue
-    }
+    if (isBlank(value)) continue
     const result = checkValue(field, value)
     if (typeof result === 'string') errors[field.key] = [result]
-    else {
-      answers[field.key] = result.value
-      if (field.type === 'photo' || field.type === 'signature') photoKeys.push(field.key)
+    else answers[field.key] = result.value
+  }
+  if (complete) {
+    const shown = visibility(fields, answers, new Set(Object.keys(errors)))
+    for (const field of fields) {
+      const state = shown.get(field.key)
+      if (state === 'hidden') {
+        if (!isBlank(input[field.key])) {
+          errors[field.key] = [`is hidden (shown only when ${describeCondition(field.visible_if!)}): send no answer for it`]
+          delete answers[field.key]
+        }
+      } else if (state === 'shown' && field.required && isBlank(input[field.key])) errors[field.key] = ['is required']
     }
   }
+  const photoKeys = fields.filter((field) => (field.type === 'photo' || field.type === 'signature') && field.key in answers).map((field) => field.key)
   return { answers, errors, photoKeys }
 }
 
@@ -121,7 +129,8 @@ function location(value: unknown): { value: string } | string {
 
 /**
  * Checks a form definition beyond its schema: unique keys, options where a choice is asked, and
- * sensible bounds. Errors are keyed `fields.N.<property>`.
+ * sensible bounds, and skip logic that refers to an earlier field with a fitting op and value
+ * (./forms.conditions.ts). Errors are keyed `fields.N.<property>`.
  */
 export function validateFormFields(fields: readonly FormField[]): Record<string, string[]> {
   const errors: Record<string, string[]> = {}
@@ -139,6 +148,8 @@ export function validateFormFields(fields: readonly FormField[]): Record<string,
     } else if (field.options !== undefined) at('options', `is only for select and multiselect fields`)
     if (field.min !== undefined && field.max !== undefined && field.min > field.max) at('max', 'must not be below min')
     if (field.type === 'rating' && field.max !== undefined && (field.max < 2 || field.max > 10)) at('max', 'must be between 2 and 10 for a rating')
+    const condition = conditionProblem(fields, index)
+    if (condition) at('visible_if', condition)
   })
   return errors
 }

@@ -3,6 +3,38 @@ import { FORM_FIELD_TYPES } from '../../db/schema'
 import { listQuery } from '../../platform/data/pagination'
 import { named, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
 
+const ConditionScalar = Type.Union([Type.String({ maxLength: 255 }), Type.Number(), Type.Boolean()])
+
+/**
+ * Skip logic of a field (docs/API.md "Skip logic"): shown only when the earlier field `field`
+ * satisfies `op` against `value`. One schema for the request and the answer (one named component).
+ */
+export const FieldCondition = named(
+  'FormFieldCondition',
+  Type.Object({
+    field: Type.String({ maxLength: 64, description: 'Key of an earlier field of the form' }),
+    // CONDITION_OPS spelled as a tuple (not OneOf's list) so the answer's static type keeps the literals.
+    op: Type.Union(
+      [
+        Type.Literal('eq'),
+        Type.Literal('ne'),
+        Type.Literal('in'),
+        Type.Literal('gt'),
+        Type.Literal('gte'),
+        Type.Literal('lt'),
+        Type.Literal('lte'),
+        Type.Literal('answered'),
+      ],
+      { description: 'eq, ne, in (value is a list), gt, gte, lt, lte (ordered types), answered (ignores value)' },
+    ),
+    value: Type.Optional(
+      Type.Union([ConditionScalar, Type.Array(ConditionScalar, { maxItems: 200 })], {
+        description: "A value of the controlling field's type; a list for `in`; absent for `answered`",
+      }),
+    ),
+  }),
+)
+
 export const FormFieldInput = Type.Object({
   key: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'Answer key: lower snake case, unique in the form' }),
   label: RequiredText(255),
@@ -11,6 +43,7 @@ export const FormFieldInput = Type.Object({
   options: Type.Optional(Type.Array(RequiredText(255), { minItems: 1, maxItems: 200, description: 'select and multiselect only' })),
   min: Type.Optional(Type.Number({ description: 'Lower bound: value, length or number of options' })),
   max: Type.Optional(Type.Number({ description: 'Upper bound: value, length or number of options' })),
+  visible_if: Type.Optional(FieldCondition),
 })
 export type FormFieldInput = Static<typeof FormFieldInput>
 
@@ -30,6 +63,7 @@ export const FormSchema = named(
         options: Type.Optional(Type.Array(Type.String())),
         min: Type.Optional(Type.Number()),
         max: Type.Optional(Type.Number()),
+        visible_if: Type.Optional(FieldCondition),
       }),
     ),
     created_at: Timestamp(),

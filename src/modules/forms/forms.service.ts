@@ -13,6 +13,7 @@ import { defineList } from '../../platform/data/list'
 import { workspaceScoped } from '../../platform/data/scope'
 import { withTransaction } from '../../platform/data/transaction'
 import { validateFormFields } from './forms.answers'
+import { normalizeCondition } from './forms.conditions'
 import type { FormFieldInput, FormInput, FormQuery, FormUpdate } from './forms.schemas'
 
 export const formScope = workspaceScoped(forms)
@@ -27,6 +28,7 @@ function normalizeFields(input: FormFieldInput[]): FormField[] {
     if (field.options !== undefined) normalized.options = field.options.map((option) => option.trim())
     if (field.min !== undefined) normalized.min = field.min
     if (field.max !== undefined) normalized.max = field.max
+    if (field.visible_if !== undefined) normalized.visible_if = normalizeCondition(field.visible_if)
     return normalized
   })
   const errors = validateFormFields(fields)
