@@ -347,6 +347,25 @@ describe('stops import', () => {
   })
 })
 
+describe('stops import: a plan’s stops at most', () => {
+  test('a CSV of 501 stops is refused like a body of 501 (errors.csv), and the plan keeps its stops', async () => {
+    const f = await fixture()
+    const plan = await newPlan(f, { cycle_weeks: 4 })
+    // 18 outlets × 7 weekdays × 4 single weeks: 504 distinct stops, of which the first 501.
+    const outlets = [...f.outlets]
+    while (outlets.length < 18) outlets.push(await newOutlet(t.app, f.ws.owner.token, { code: unique('OUT') }))
+    const stops = outlets.flatMap((outlet) => [1, 2, 3, 4, 5, 6, 7].flatMap((weekday) => [1, 2, 3, 4].map((week) => ({ outlet, weekday, week })))).slice(0, 501)
+    const asBody = stops.map(({ outlet, weekday, week }) => ({ outlet_id: outlet.id, weekday, weeks: [week] }))
+    expect(Object.keys(expectError(await t.app.put(`${PLANS}/${plan.id}`, { stops: asBody }, { token: f.manager.token }), 400, 'VALIDATION_ERROR'))).toEqual([
+      'stops',
+    ])
+    const text = `outlet_code,weekday,weeks\n${stops.map(({ outlet, weekday, week }) => `${outlet.code},${weekday},${week}`).join('\n')}\n`
+    const reply = await t.app.request('POST', `${PLANS}/${plan.id}/stops/import`, { token: f.manager.token, raw: text, headers: { 'content-type': 'text/csv' } })
+    expect(expectError(reply, 400, 'VALIDATION_ERROR')).toEqual({ csv: ['has more than 500 rows'] })
+    expect(ok(await t.app.get(`${PLANS}/${plan.id}`, { token: f.manager.token })).stops).toHaveLength(20)
+  })
+})
+
 describe('the horizon is a workspace setting', () => {
   test('journey_plan_horizon_days (1–31, default 7) sets how far ahead plans generate', async () => {
     const f = await fixture()
