@@ -347,6 +347,25 @@ describe('stops import', () => {
   })
 })
 
+describe('stops import: a plan’s stops at most', () => {
+  test('a CSV of 501 stops is refused like a body of 501 (errors.csv), and the plan keeps its stops', async () => {
+    const f = await fixture()
+    const plan = await newPlan(f, { cycle_weeks: 4 })
+    // 18 outlets × 7 weekdays × 4 single weeks: 504 distinct stops, of which the first 501.
+    const outlets = [...f.outlets]
+    while (outlets.length < 18) outlets.push(await newOutlet(t.app, f.ws.owner.token, { code: unique('OUT') }))
+    const stops = outlets.flatMap((outlet) => [1, 2, 3, 4, 5, 6, 7].flatMap((weekday) => [1, 2, 3, 4].map((week) => ({ outlet, weekday, week })))).slice(0, 501)
+    const asBody = stops.map(({ outlet, weekday, week }) => ({ outlet_id: outlet.id, weekday, weeks: [week] }))
+    expect(Object.keys(expectError(await t.app.put(`${PLANS}/${plan.id}`, { stops: asBody }, { token: f.manager.token }), 400, 'VALIDATION_ERROR'))).toEqual([
+      'stops',
+    ])
+    const text = `outlet_code,weekday,weeks\n${stops.map(({ outlet, weekday, week }) => `${outlet.code},${weekday},${week}`).join('\n')}\n`
+    const reply = await t.app.request('POST', `${PLANS}/${plan.id}/stops/import`, { token: f.manager.token, raw: text, headers: { 'content-type': 'text/csv' } })
+    expect(expectError(reply, 400, 'VALIDATION_ERROR')).toEqual({ csv: ['has more than 500 rows'] })
+    expect(ok(await t.app.get(`${PLANS}/${plan.id}`, { token: f.manager.token })).stops).toHaveLength(20)
+  })
+})
+
 describe('the horizon is a workspace setting', () => {
   test('journey_plan_horizon_days (1–31, default 7) sets how far ahead plans generate', async () => {
     const f = await fixture()
@@ -444,5 +463,37 @@ describe('the field-day report: plan compliance and the effective call', () => {
     // A day without plan visits: no compliance to speak of (null, not 0).
     const [quiet] = ok(await t.app.get(`${OFFICE}/reports/field-day?date=2026-11-01&user_id=${f.field.user.id}`, { token: f.ws.owner.token }))
     expect(quiet).toMatchObject({ visits_planned_by_plan: 0, plan_compliance_pct: null, out_of_sequence: 0, effective_calls: 0, order_value: 0 })
+  })
+})
+
+describe('a plan whose team was deleted since', () => {
+  test('still generates its visits, without the team: on demand, and in the nightly run, which goes on to the other workspaces', async () => {
+    const f = await fixture()
+    const team = await newTeam(t.app, f.ws.owner.token)
+    const everyDay = (g: Fixture) => [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ outlet_id: g.outlets[0].id, weekday }))
+    const plan = await newPlan(f, { team_id: team.id, stops: everyDay(f) })
+    // Created with the team: today (Wednesday 25th) and the 6 days after.
+    expect((await generated(f, plan.id)).map((visit) => visit.team_id)).toEqual(Array(7).fill(team.id))
+    ok(await t.app.delete(`${OFFICE}/teams/${team.id}`, { token: f.ws.owner.token }))
+
+    const reply = await t.app.post(`${PLANS}/${plan.id}/generate`, { date_from: '2026-12-05', date_to: '2026-12-06' }, { token: f.manager.token })
+    expect(ok(reply)).toEqual({ created: 2, skipped: 0 })
+    const made = (await generated(f, plan.id)).filter((visit) => visit.visit_date >= '2026-12-05')
+    expect(made.map((visit) => [visit.visit_date, visit.team_id])).toEqual([
+      ['2026-12-05', null],
+      ['2026-12-06', null],
+    ])
+
+    // The next local day (Thursday 26th in Jakarta): the horizon reaches 2 December, for this plan and for a later workspace's.
+    const later = await fixture()
+    const other = await newPlan(later, { stops: everyDay(later) })
+    clock().set('2026-11-26T01:00:00.000Z')
+    try {
+      await generateJourneyPlanVisits(t.app.deps)
+      expect((await generated(f, plan.id)).filter((visit) => visit.visit_date === '2026-12-02').map((visit) => visit.team_id)).toEqual([null])
+      expect((await generated(later, other.id)).map((visit) => visit.visit_date).at(-1)).toBe('2026-12-02')
+    } finally {
+      clock().set(NOW)
+    }
   })
 })

@@ -499,6 +499,22 @@ describe('the day’s figures and the export', () => {
     const exporter = await t().memberWithGrants(f.ws, [grant('export.view', 'view')])
     expectError(await t().get(`${OFFICE}/export/sales-orders/csv`, { token: exporter.token }), 403, 'FORBIDDEN')
   })
+
+  test('a requester who lost sales_order:view since cannot download the orders export they made before (403, as the request and the run)', async () => {
+    const grants = [grant('export.view', 'view'), grant('sales_order:view', 'view')]
+    const role = data(await t().post(`${OFFICE}/roles`, { name: unique('Exporter'), permissions: grants }, { token: f.ws.owner.token }))
+    const exporter = await t().member(f.ws, role.id)
+    const job = data(await t().get(`${OFFICE}/export/sales-orders/csv`, { token: exporter.token }), 202, 'export')
+    await t().deps.exports.idle()
+    expect(ok(await t().get(`${OFFICE}/export/jobs/${job.id}`, { token: exporter.token })).status).toBe('done')
+    const download = () =>
+      t().app.handle(new Request(`http://localhost/api/office/v1/export/jobs/${job.id}/download`, { headers: { authorization: `Bearer ${exporter.token}` } }))
+    expect((await download()).status).toBe(200)
+    ok(await t().put(`${OFFICE}/roles/${role.id}`, { permissions: [grant('export.view', 'view')] }, { token: f.ws.owner.token }))
+    const refused = await download()
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toMatchObject({ success: false, code: 'FORBIDDEN' })
+  })
 })
 
 describe('what reaches whom: the creator’s phone, the office feed, the creator’s socket', () => {

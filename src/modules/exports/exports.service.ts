@@ -381,6 +381,9 @@ export const getExportJob = async (ctx: AuthedContext, id: number) => present(aw
 
 export async function downloadExport(ctx: AuthedContext, id: number) {
   const job = await findJob(ctx, id)
+  // Access is checked at download too, as at the request and the run: a file of orders is not handed to
+  // someone who may no longer view them.
+  if (!mayExport(ctx.actor.permissions, job.kind)) throw new AppError('FORBIDDEN', 'downloading this export needs the permission to view what it holds')
   if (job.status === 'failed') throw new AppError('EXPORT_FAILED', `the export failed: ${job.error ?? 'unknown error'}`)
   if (job.status !== 'done' || !job.path) throw new AppError('EXPORT_NOT_READY', `the export is ${job.status}`, { status: [job.status] })
   const file = Bun.file(resolve(ctx.deps.config.EXPORT_DIR, job.path))

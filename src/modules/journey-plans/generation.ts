@@ -35,6 +35,7 @@ import { workspaceScoped } from '../../platform/data/scope'
 import { type TxScope, withTransaction } from '../../platform/data/transaction'
 import { outletScope } from '../outlets'
 import { formsOfProjects, projectScope } from '../projects'
+import { teamScope } from '../teams'
 import { membershipScope } from '../users'
 import { planGeneratedVisits, writeGeneratedVisits } from '../visits'
 import { maskToWeeks, occurrences } from './calendar'
@@ -96,7 +97,7 @@ export async function generateVisits(ctx: AuthedContext, planId: number, range: 
   const wanted = occurrences(plan, stops, { ...range, holidays: await holidayDates(db, workspaceId, range) })
   if (wanted.length === 0) return { created: 0, skipped: 0 }
 
-  const [existing, liveOutlets, project, member, projectForms] = await Promise.all([
+  const [existing, liveOutlets, project, member, projectForms, team] = await Promise.all([
     db
       .select({ outlet_id: visits.outlet_id, visit_date: visits.visit_date })
       .from(visits)
@@ -109,6 +110,7 @@ export async function generateVisits(ctx: AuthedContext, planId: number, range: 
       .innerJoin(users, eq(users.id, memberships.user_id))
       .where(membershipScope.where(workspaceId, eq(memberships.user_id, plan.user_id), eq(memberships.is_active, true), isNull(users.deleted_at))),
     formsOfProjects(db, [plan.project_id]),
+    plan.team_id === null ? null : teamScope.find(db, workspaceId, plan.team_id),
   ])
   // A plan whose user left the workspace or whose project is no longer active generates nothing.
   if (project?.status !== 'active' || member.length === 0) return { created: 0, skipped: wanted.length }
@@ -120,7 +122,9 @@ export async function generateVisits(ctx: AuthedContext, planId: number, range: 
     .map(({ date, stop }) => ({
       outlet_id: stop.outlet_id,
       project_id: plan.project_id,
-      team_id: plan.team_id,
+      // A team deleted since the plan was saved is left off its visits (a visit may not name a deleted team);
+      // the plan's user still gets their route.
+      team_id: team ? plan.team_id : null,
       visit_date: date,
       user_ids: [plan.user_id],
       submissions,

@@ -20,9 +20,11 @@ import { parse } from 'csv-parse/sync'
 import { ValidationFailed } from '../../lib/errors'
 import { foldText } from '../../platform/data/pagination'
 import { weeksToMask } from './calendar'
+import { PLAN_STOPS_MAX } from './journey-plans.schemas'
 
-export const STOPS_IMPORT_MAX_ROWS = 1000
-/** Far above 1,000 rows of these four short columns; parsed at once, so it bounds that one call. */
+/** A row is a stop: at most a plan's stops (the body's bound), so an import cannot make a plan its own PUT would refuse. */
+export const STOPS_IMPORT_MAX_ROWS = PLAN_STOPS_MAX
+/** Far above 500 rows of these four short columns; parsed at once, so it bounds that one call. */
 export const STOPS_IMPORT_MAX_CHARS = 256 * 1024
 export const STOPS_CSV_COLUMNS = ['outlet_code', 'weekday', 'weeks', 'sequence'] as const
 const REQUIRED = ['outlet_code', 'weekday'] as const
