@@ -360,7 +360,11 @@ describe('stops import: a plan’s stops at most', () => {
       'stops',
     ])
     const text = `outlet_code,weekday,weeks\n${stops.map(({ outlet, weekday, week }) => `${outlet.code},${weekday},${week}`).join('\n')}\n`
-    const reply = await t.app.request('POST', `${PLANS}/${plan.id}/stops/import`, { token: f.manager.token, raw: text, headers: { 'content-type': 'text/csv' } })
+    const reply = await t.app.request('POST', `${PLANS}/${plan.id}/stops/import`, {
+      token: f.manager.token,
+      raw: text,
+      headers: { 'content-type': 'text/csv' },
+    })
     expect(expectError(reply, 400, 'VALIDATION_ERROR')).toEqual({ csv: ['has more than 500 rows'] })
     expect(ok(await t.app.get(`${PLANS}/${plan.id}`, { token: f.manager.token })).stops).toHaveLength(20)
   })
@@ -495,5 +499,19 @@ describe('a plan whose team was deleted since', () => {
     } finally {
       clock().set(NOW)
     }
+  })
+})
+
+describe('an edited plan is always told apart from the plan a running generation read', () => {
+  test('two edits within one millisecond (the clock standing still) give two different, increasing updated_at', async () => {
+    const f = await fixture()
+    const plan = await newPlan(f)
+    const stamps = [plan.updated_at]
+    for (const name of ['A', 'B', 'C']) {
+      const edited = ok(await t.app.put(`${PLANS}/${plan.id}`, { name, stops: weekdayStops(f, [2]) }, { token: f.manager.token }))
+      stamps.push(edited.updated_at)
+    }
+    expect(new Set(stamps).size).toBe(4)
+    expect([...stamps].sort()).toEqual(stamps)
   })
 })

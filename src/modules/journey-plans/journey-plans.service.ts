@@ -286,7 +286,9 @@ async function editPlan(ctx: AuthedContext, id: number, input: JourneyPlanUpdate
       changed: new Set(Object.keys(input)),
     })
     if (Object.keys(errors).length) throw new ValidationFailed(errors)
-    const now = ctx.deps.clock.now().toISOString()
+    // Strictly later than the stored stamp: generation tells an edited plan by it (generation.ts `stillTheSame`),
+    // so two edits within one millisecond (or under a clock that stood still) must still differ.
+    const now = new Date(Math.max(ctx.deps.clock.now().getTime(), Date.parse(current.updated_at) + 1)).toISOString()
     const updated = (await planScope.update(tx, workspaceId, id, { ...fields, updated_at: now }))!
     if (stopsGiven) await replaceStops(tx, workspaceId, id, stops, now)
     const [after] = await present(tx, [updated])
