@@ -1,0 +1,142 @@
+/**
+ * Product matrix (docs/API.md "Product matrix"): the definition (products of the workspace, 1–10
+ * columns with fitting bounds and options), its rows frozen on the submission at check-in, and its
+ * answers checked against those rows.
+ */
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { data, newPrincipal, newProduct, OFFICE, type Row } from './factories'
+import { expectError, unique, useTestApp, type Workspace } from './harness'
+
+const t = useTestApp()
+let ws: Workspace
+let other: Workspace
+const token = () => ws.owner.token
+
+let principal: Row
+let products: Row[]
+let foreignPrincipal: Row
+let foreignProduct: Row
+let deletedProduct: Row
+
+beforeAll(async () => {
+  ws = await t.app.workspace()
+  other = await t.app.workspace()
+
+  principal = await newPrincipal(t.app, token())
+  // Created out of sku order: the rows come by sku, then id.
+  products = []
+  for (const sku of ['C-300', 'A-100', 'B-200']) products.push(await newProduct(t.app, token(), { sku: `${sku}-${unique('s')}`, principal_id: principal.id }))
+  foreignPrincipal = await newPrincipal(t.app, other.owner.token)
+  foreignProduct = await newProduct(t.app, other.owner.token)
+  deletedProduct = await newProduct(t.app, token())
+  data(await t.app.delete(`${OFFICE}/products/${deletedProduct.id}`, { token: token() }), 200, 'delete product')
+})
+
+const postForm = (fields: unknown) => t.app.post(`${OFFICE}/forms`, { title: unique('Form'), fields }, { token: token() })
+
+const COLUMNS = [
+  { key: 'available', label: 'Available', type: 'checkbox', required: true },
+  { key: 'facings', label: 'Facings', type: 'integer', min: 0, max: 50 },
+  { key: 'shelf_price', label: 'Shelf price', type: 'number', min: 0 },
+  { key: 'stock_qty', label: 'Stock', type: 'integer', min: 0 },
+  { key: 'display', label: 'Display', type: 'select', options: ['Shelf', 'Chiller'] },
+]
+const matrix = (extra: Row = {}) => ({
+  key: 'shelf',
+  label: 'Shelf audit',
+  type: 'product_matrix',
+  products: { principal_id: principal.id },
+  columns: COLUMNS,
+  ...extra,
+})
+
+describe('product matrix: definitions', () => {
+  test('a matrix by principal and one by listed products are stored as given (columns normalized)', async () => {
+    const form = data(
+      await postForm([matrix(), matrix({ key: 'listed', products: { product_ids: [products[0].id, products[1].id] }, columns: [COLUMNS[0]] })]),
+      201,
+      'form',
+    )
+    expect(form.fields[0]).toEqual({
+      key: 'shelf',
+      label: 'Shelf audit',
+      type: 'product_matrix',
+      required: false,
+      products: { principal_id: principal.id },
+      columns: [
+        { key: 'available', label: 'Available', type: 'checkbox', required: true },
+        { key: 'facings', label: 'Facings', type: 'integer', required: false, min: 0, max: 50 },
+        { key: 'shelf_price', label: 'Shelf price', type: 'number', required: false, min: 0 },
+        { key: 'stock_qty', label: 'Stock', type: 'integer', required: false, min: 0 },
+        { key: 'display', label: 'Display', type: 'select', required: false, options: ['Shelf', 'Chiller'] },
+      ],
+    })
+    expect(form.fields[1].products).toEqual({ product_ids: [products[0].id, products[1].id] })
+  })
+
+  const refused = async (fields: unknown, path: string, says?: string | RegExp) => {
+    const before = await t.app.count('forms')
+    const errors = expectError(await postForm(fields), 400, 'VALIDATION_ERROR')
+    expect(Object.keys(errors)).toContain(path)
+    if (says) expect((errors[path] as string[]).join(' ')).toMatch(says)
+    expect(await t.app.count('forms')).toBe(before)
+  }
+  const column = (extra: Row) => ({ key: 'c', label: 'C', type: 'integer', ...extra })
+
+  const CASES: [string, () => unknown[], string, (string | RegExp)?][] = [
+    ['no products', () => [matrix({ products: undefined })], 'fields.0.products', 'is required'],
+    ['no columns', () => [matrix({ columns: undefined })], 'fields.0.columns', 'is required'],
+    ['no column at all', () => [matrix({ columns: [] })], 'fields.0.columns'],
+    ['eleven columns', () => [matrix({ columns: Array.from({ length: 11 }, (_, i) => column({ key: `c${i}` })) })], 'fields.0.columns'],
+    ['a repeated column key', () => [matrix({ columns: [column({}), column({})] })], 'fields.0.columns.1.key', 'another column'],
+    ['an unknown column type', () => [matrix({ columns: [column({ type: 'text' })] })], 'fields.0.columns.0.type'],
+    ['a select column without options', () => [matrix({ columns: [column({ type: 'select' })] })], 'fields.0.columns.0.options', 'required'],
+    ['options on an integer column', () => [matrix({ columns: [column({ options: ['a'] })] })], 'fields.0.columns.0.options', 'only for select'],
+    ['repeated options', () => [matrix({ columns: [column({ type: 'select', options: ['a', 'a'] })] })], 'fields.0.columns.0.options', 'repeat'],
+    ['min above max', () => [matrix({ columns: [column({ min: 5, max: 1 })] })], 'fields.0.columns.0.max', 'below min'],
+    ['bounds on a checkbox column', () => [matrix({ columns: [column({ type: 'checkbox', min: 0 })] })], 'fields.0.columns.0.min', 'integer and number'],
+    ['bounds on the matrix itself', () => [matrix({ max: 3 })], 'fields.0.max', 'column'],
+    ['options on the matrix itself', () => [matrix({ options: ['a'] })], 'fields.0.options'],
+    [
+      'products on a text field',
+      () => [{ key: 'x', label: 'X', type: 'text', products: { principal_id: principal.id } }],
+      'fields.0.products',
+      'only for product_matrix',
+    ],
+    ['columns on a number field', () => [{ key: 'x', label: 'X', type: 'number', columns: COLUMNS }], 'fields.0.columns', 'only for product_matrix'],
+    ['another workspace’s principal', () => [matrix({ products: { principal_id: foreignPrincipal.id } })], 'fields.0.products.principal_id', 'does not exist'],
+    ['an unknown principal', () => [matrix({ products: { principal_id: 99_999_999 } })], 'fields.0.products.principal_id', 'does not exist'],
+    [
+      'another workspace’s product',
+      () => [matrix({ products: { product_ids: [products[0].id, foreignProduct.id] } })],
+      'fields.0.products.product_ids.1',
+      'does not exist',
+    ],
+    ['a deleted product', () => [matrix({ products: { product_ids: [deletedProduct.id] } })], 'fields.0.products.product_ids.0', 'does not exist'],
+    ['a product listed twice', () => [matrix({ products: { product_ids: [products[0].id, products[0].id] } })], 'fields.0.products.product_ids.1', 'twice'],
+    ['an empty product list', () => [matrix({ products: { product_ids: [] } })], 'fields.0.products'],
+    ['both principal and products', () => [matrix({ products: { principal_id: principal.id, product_ids: [products[0].id] } })], 'fields.0.products'],
+    [
+      'a matrix controlling with eq',
+      () => [matrix(), { key: 'why', label: 'Why', type: 'text', visible_if: { field: 'shelf', op: 'eq', value: 'x' } }],
+      'fields.1.visible_if',
+      /allowed: answered/,
+    ],
+  ]
+  for (const [name, fields, path, says] of CASES) test(`refuses ${name} at ${path}`, () => refused(fields(), path, says))
+
+  test('a matrix may control a field with op answered', async () => {
+    data(await postForm([matrix(), { key: 'why', label: 'Why', type: 'text', visible_if: { field: 'shelf', op: 'answered' } }]), 201, 'form')
+  })
+
+  test('an update naming a foreign product is refused and changes nothing', async () => {
+    const form = data(await postForm([matrix()]), 201, 'form')
+    const errors = expectError(
+      await t.app.put(`${OFFICE}/forms/${form.id}`, { fields: [matrix({ products: { product_ids: [foreignProduct.id] } })] }, { token: token() }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    expect(Object.keys(errors)).toEqual(['fields.0.products.product_ids.0'])
+    expect(data(await t.app.get(`${OFFICE}/forms/${form.id}`, { token: token() }), 200, 'form').fields[0].products).toEqual({ principal_id: principal.id })
+  })
+})
