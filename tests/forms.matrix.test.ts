@@ -4,8 +4,8 @@
  * answers checked against those rows.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { data, newPrincipal, newProduct, OFFICE, type Row } from './factories'
-import { expectError, unique, useTestApp, type Workspace } from './harness'
+import { checkIn, data, HERE, newOutlet, newPrincipal, newProduct, newProject, newVisit, OFFICE, type Row } from './factories'
+import { expectError, type Session, unique, useTestApp, type Workspace } from './harness'
 
 const t = useTestApp()
 let ws: Workspace
@@ -138,5 +138,74 @@ describe('product matrix: definitions', () => {
     )
     expect(Object.keys(errors)).toEqual(['fields.0.products.product_ids.0'])
     expect(data(await t.app.get(`${OFFICE}/forms/${form.id}`, { token: token() }), 200, 'form').fields[0].products).toEqual({ principal_id: principal.id })
+  })
+})
+
+/** The rows a principal's matrix freezes now: its live products by sku, then id. */
+const expectedRows = (list: Row[]) =>
+  [...list].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : a.id - b.id)).map((p) => ({ product_id: p.id, sku: p.sku, name: p.name }))
+
+/** A matrix form on a project, and a visit planned with it for a new field user `who` (not yet checked in). */
+async function plannedMatrixVisit(fields: unknown[] = [matrix()]) {
+  const who = await t.app.member(ws, 'user')
+  const form = data(await postForm(fields), 201, 'form')
+  const project = await newProject(t.app, token(), { forms: [{ form_id: form.id, is_required: true }] })
+  const outlet = await newOutlet(t.app, token(), { name: unique('Outlet'), ...HERE })
+  const visit = await newVisit(t.app, token(), { outlet_id: outlet.id, project_id: project.id, user_ids: [who.user.id] })
+  return { form, visit, who }
+}
+const visitDetail = async (id: number) => data(await t.app.get(`${OFFICE}/visits/${id}`, { token: token() }), 200, 'visit')
+
+describe('product matrix: rows frozen on the submission', () => {
+  test('null before check-in; at check-in the live products of the principal by sku then id, kept through renames and deletions', async () => {
+    const { visit, who } = await plannedMatrixVisit()
+    expect(visit.submissions[0].rows).toBeNull()
+    const checkedIn = data(await checkIn(t.app, visit.id, who), 200, 'check-in')
+    const want = { shelf: expectedRows(products) }
+    expect(want.shelf.map((row) => row.product_id)).toEqual([products[1].id, products[2].id, products[0].id])
+    expect(checkedIn.submissions[0].rows).toEqual(want)
+    // Rename one product and delete another: the frozen rows stay as they were.
+    data(await t.app.put(`${OFFICE}/products/${products[1].id}`, { name: unique('Renamed') }, { token: token() }), 200, 'rename')
+    const doomed = await newProduct(t.app, token(), { principal_id: principal.id })
+    data(await t.app.delete(`${OFFICE}/products/${doomed.id}`, { token: token() }), 200, 'delete')
+    const submission = data(await t.app.get(`${OFFICE}/visits/submissions/${checkedIn.submissions[0].id}`, { token: token() }), 200, 'submission')
+    expect(submission.rows).toEqual(want)
+    expect((await visitDetail(visit.id)).submissions[0].rows).toEqual(want)
+    // Renamed back for the other tests' expectations.
+    data(await t.app.put(`${OFFICE}/products/${products[1].id}`, { name: products[1].name }, { token: token() }), 200, 'rename back')
+  })
+
+  test('listed products: only the live ones among them, by sku then id; a form without a matrix freezes {}', async () => {
+    const gone = await newProduct(t.app, token(), { sku: `0-${unique('s')}` })
+    const { form, visit, who } = await plannedMatrixVisit([matrix({ products: { product_ids: [products[0].id, gone.id, products[2].id] } })])
+    data(await t.app.delete(`${OFFICE}/products/${gone.id}`, { token: token() }), 200, 'delete')
+    const plain = data(await postForm([{ key: 'notes', label: 'Notes', type: 'text' }]), 201, 'form')
+    data(await t.app.post(`${OFFICE}/visits/${visit.id}/submissions`, { form_id: plain.id }, { token: token() }), 201, 'attach before check-in')
+    const checkedIn = data(await checkIn(t.app, visit.id, who), 200, 'check-in')
+    const byForm = new Map(checkedIn.submissions.map((s: Row) => [s.form_id, s.rows]))
+    expect(byForm.get(form.id)).toEqual({ shelf: expectedRows([products[0], products[2]]) })
+    expect(byForm.get(plain.id)).toEqual({})
+  })
+
+  test('a submission attached after check-in, or created by submit-form-v2, freezes its rows when it is created', async () => {
+    const { visit, who } = await plannedMatrixVisit([{ key: 'notes', label: 'Notes', type: 'text' }])
+    data(await checkIn(t.app, visit.id, who), 200, 'check-in')
+    const later = await newProduct(t.app, token(), { principal_id: principal.id })
+    const live = [...products, later]
+    const form = data(await postForm([matrix()]), 201, 'form')
+    const attached = data(await t.app.post(`${OFFICE}/visits/${visit.id}/submissions`, { form_id: form.id }, { token: token() }), 201, 'attach')
+    expect(attached.rows).toEqual({ shelf: expectedRows(live) })
+    const other = data(await postForm([matrix({ key: 'listed', products: { product_ids: [later.id] } })]), 201, 'form')
+    const saved = data(
+      await t.app.post(
+        `/app/v1/visits/${visit.id}/submit-form-v2`,
+        { form_id: other.id, items: [{ submission_id: null, status: 'draft', answers: {} }] },
+        { token: who.token },
+      ),
+      200,
+      'submit',
+    )
+    expect(saved.submissions[0].rows).toEqual({ listed: expectedRows([later]) })
+    data(await t.app.delete(`${OFFICE}/products/${later.id}`, { token: token() }), 200, 'delete')
   })
 })
