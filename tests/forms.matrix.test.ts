@@ -209,3 +209,73 @@ describe('product matrix: rows frozen on the submission', () => {
     data(await t.app.delete(`${OFFICE}/products/${later.id}`, { token: token() }), 200, 'delete')
   })
 })
+
+describe('product matrix: answers', () => {
+  let visit: Row
+  let who: Session
+  let form: Row
+  let a: string
+  let b: string
+  let c: string
+  beforeAll(async () => {
+    ;({ visit, who, form } = await plannedMatrixVisit([matrix({ required: true })]))
+    data(await checkIn(t.app, visit.id, who), 200, 'check-in')
+    ;[a, b, c] = products.map((p) => String(p.id))
+  })
+  const submit = (answers: Row, status: 'completed' | 'draft' = 'completed') =>
+    t.app.post(`/app/v1/visits/${visit.id}/submit-form-v2`, { form_id: form.id, items: [{ submission_id: null, status, answers }] }, { token: who.token })
+  const refused = async (answers: Row, path: string, says?: string | RegExp, status: 'completed' | 'draft' = 'completed') => {
+    const before = await t.app.count('submissions')
+    const errors = expectError(await submit(answers, status), 400, 'VALIDATION_ERROR')
+    expect(Object.keys(errors)).toContain(path)
+    if (says) expect((errors[path] as string[]).join(' ')).toMatch(says)
+    expect(await t.app.count('submissions')).toBe(before)
+    return errors
+  }
+  const full = (): Row => ({ [a]: { available: true, facings: 3 }, [b]: { available: false }, [c]: { available: true, display: 'Chiller', shelf_price: 12.5 } })
+
+  test('unknown products and columns and bad cells are refused at answers.<key>.<product_id>[.<column>]', async () => {
+    const P = 'items.0.answers.shelf'
+    await refused({ shelf: { ...full(), 99999999: { available: true } } }, `${P}.99999999`, 'not a product of this matrix')
+    await refused({ shelf: { ...full(), [a]: { available: true, colour: 'red' } } }, `${P}.${a}.colour`, 'not a column')
+    await refused({ shelf: { ...full(), [a]: { available: 'yes' } } }, `${P}.${a}.available`, 'true or false')
+    await refused({ shelf: { ...full(), [a]: { available: true, facings: 2.5 } } }, `${P}.${a}.facings`, 'whole number')
+    await refused({ shelf: { ...full(), [a]: { available: true, facings: 51 } } }, `${P}.${a}.facings`, 'at most 50')
+    await refused({ shelf: { ...full(), [a]: { available: true, shelf_price: -1 } } }, `${P}.${a}.shelf_price`, 'at least 0')
+    await refused({ shelf: { ...full(), [a]: { available: true, shelf_price: '12' } } }, `${P}.${a}.shelf_price`, 'number')
+    await refused({ shelf: { ...full(), [a]: { available: true, display: 'Floor' } } }, `${P}.${a}.display`, 'Shelf, Chiller')
+    await refused({ shelf: { ...full(), [a]: [true] } }, `${P}.${a}`, 'keyed by column')
+    await refused({ shelf: [1, 2] }, P, 'keyed by product id')
+    await refused({ shelf: 'all good' }, P, 'keyed by product id')
+  })
+
+  test('a required matrix needs every frozen row answered, each with its required columns', async () => {
+    const P = 'items.0.answers.shelf'
+    const { [b]: _dropped, ...missingB } = full()
+    const errors = await refused({ shelf: missingB }, `${P}.${b}`, 'every product')
+    expect(Object.keys(errors)).toEqual([`${P}.${b}`])
+    await refused({ shelf: { ...full(), [c]: { display: 'Shelf' } } }, `${P}.${c}.available`, 'is required')
+    await refused({ shelf: { ...full(), [c]: {} } }, `${P}.${c}`, 'every product')
+    await refused({}, `${P}.${a}`, 'every product')
+    // A product added after check-in is not among the rows.
+    const later = await newProduct(t.app, token(), { principal_id: principal.id })
+    await refused({ shelf: { ...full(), [later.id]: { available: true } } }, `${P}.${later.id}`, 'not a product')
+    data(await t.app.delete(`${OFFICE}/products/${later.id}`, { token: token() }), 200, 'delete')
+  })
+
+  test('drafts: a partial matrix is kept, unknowns and bad cells are still refused', async () => {
+    const P = 'items.0.answers.shelf'
+    await refused({ shelf: { 99999999: { available: true } } }, `${P}.99999999`, 'not a product', 'draft')
+    await refused({ shelf: { [a]: { nope: 1 } } }, `${P}.${a}.nope`, 'not a column', 'draft')
+    await refused({ shelf: { [a]: { facings: 'x' } } }, `${P}.${a}.facings`, 'number', 'draft')
+    const saved = data(await submit({ shelf: { [a]: { facings: 2 } } }, 'draft'), 200, 'draft')
+    expect(saved.submissions[0].answers).toEqual({ shelf: { [a]: { facings: 2 } } })
+  })
+
+  test('a complete answer is stored as sent, null cells and empty rows dropped', async () => {
+    const saved = data(await submit({ shelf: { ...full(), [b]: { available: false, facings: null } } }), 200, 'complete')
+    expect(saved.submissions[0].status).toBe('completed')
+    expect(saved.submissions[0].answers).toEqual({ shelf: full() })
+    expect(saved.submissions[0].rows).toEqual({ shelf: expectedRows(products) })
+  })
+})
