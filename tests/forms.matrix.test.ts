@@ -263,6 +263,13 @@ describe('product matrix: answers', () => {
     data(await t.app.delete(`${OFFICE}/products/${later.id}`, { token: token() }), 200, 'delete')
   })
 
+  test('every error of a matrix answer is reported at once (the documented example)', async () => {
+    const P = 'items.0.answers.shelf'
+    const errors = await refused({ shelf: { [a]: { facings: 3 }, 99999999: { available: true } } }, `${P}.99999999`, 'not a product')
+    expect(Object.keys(errors).sort()).toEqual([`${P}.${a}.available`, `${P}.${b}`, `${P}.${c}`, `${P}.99999999`].sort())
+    expect(errors[`${P}.${a}.available`]).toEqual(['is required'])
+  })
+
   test('drafts: a partial matrix is kept, unknowns and bad cells are still refused', async () => {
     const P = 'items.0.answers.shelf'
     await refused({ shelf: { 99999999: { available: true } } }, `${P}.99999999`, 'not a product', 'draft')

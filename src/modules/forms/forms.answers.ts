@@ -78,8 +78,9 @@ export function validateAnswers(fields: readonly FormField[], input: Answers, co
           errors[field.key] = [`is hidden (shown only when ${describeCondition(field.visible_if!)}): send no answer for it`]
           delete answers[field.key]
         }
-      } else if (state === 'shown' && isMatrix(field) && !failed.has(field.key)) {
-        // Completeness of a matrix: required columns of each sent row, every row of a required matrix.
+      } else if (state === 'shown' && isMatrix(field)) {
+        // Completeness of a matrix (required columns of each sent row, every row of a required matrix),
+        // reported with its other errors (the same check again, so the same messages).
         const result = checkMatrix(field, input[field.key], rows[field.key] ?? [], true)
         matrixErrors(field, result.errors)
         if (Object.keys(result.errors).length > 0) delete answers[field.key]
