@@ -286,3 +286,29 @@ describe('product matrix: answers', () => {
     expect(saved.submissions[0].rows).toEqual({ shelf: expectedRows(products) })
   })
 })
+
+describe('product matrix: skip logic', () => {
+  test('a matrix answered shows its dependent; a hidden matrix takes no answer and is not required', async () => {
+    const fields = [
+      { key: 'has_shelf', label: 'Shelf?', type: 'checkbox', required: true },
+      matrix({ required: true, visible_if: { field: 'has_shelf', op: 'eq', value: true } }),
+      { key: 'why', label: 'Why', type: 'text', required: true, visible_if: { field: 'shelf', op: 'answered' } },
+    ]
+    const { visit, who, form } = await plannedMatrixVisit(fields)
+    data(await checkIn(t.app, visit.id, who), 200, 'check-in')
+    const [a, b, c] = products.map((p) => String(p.id))
+    const submit = (answers: Row) =>
+      t.app.post(
+        `/app/v1/visits/${visit.id}/submit-form-v2`,
+        { form_id: form.id, items: [{ submission_id: null, status: 'completed', answers }] },
+        { token: who.token },
+      )
+    const hidden = expectError(await submit({ has_shelf: false, shelf: { [a]: { available: true } } }), 400, 'VALIDATION_ERROR')
+    expect(Object.keys(hidden)).toEqual(['items.0.answers.shelf'])
+    expect(hidden['items.0.answers.shelf'].join(' ')).toMatch('hidden')
+    const shelf = { [a]: { available: true }, [b]: { available: false }, [c]: { available: true } }
+    const needsWhy = expectError(await submit({ has_shelf: true, shelf }), 400, 'VALIDATION_ERROR')
+    expect(Object.keys(needsWhy)).toEqual(['items.0.answers.why'])
+    data(await submit({ has_shelf: false }), 200, 'hidden matrix, not required')
+  })
+})
