@@ -305,7 +305,7 @@ describe('product matrix: skip logic', () => {
       )
     const hidden = expectError(await submit({ has_shelf: false, shelf: { [a]: { available: true } } }), 400, 'VALIDATION_ERROR')
     expect(Object.keys(hidden)).toEqual(['items.0.answers.shelf'])
-    expect(hidden['items.0.answers.shelf'].join(' ')).toMatch('hidden')
+    expect((hidden['items.0.answers.shelf'] as string[]).join(' ')).toMatch('hidden')
     const shelf = { [a]: { available: true }, [b]: { available: false }, [c]: { available: true } }
     const needsWhy = expectError(await submit({ has_shelf: true, shelf }), 400, 'VALIDATION_ERROR')
     expect(Object.keys(needsWhy)).toEqual(['items.0.answers.why'])
