@@ -7,12 +7,14 @@ import {
   badInputTests,
   FIELD,
   type FieldSpec,
+  foreign,
   formFields,
   mutation,
   type Mutation,
   newForm,
   okData,
   optionalText,
+  post201,
   requiredText,
   type RouteCtx,
   type RouteSpec,
@@ -72,10 +74,91 @@ function visibleIfMutations(): Mutation[] {
   ]
 }
 
+/**
+ * A product-matrix field (docs/API.md "Product matrix") as the form's only field: schema errors keyed
+ * below `fields.0.products` / `fields.0.columns`, definition errors at the property, products of
+ * another workspace at `fields.0.products.principal_id` / `fields.0.products.product_ids.N`.
+ * `rc.principal` and `rc.product` are the route's own (made by `matrixRows`).
+ */
+function matrixMutations(): Mutation[] {
+  const COLUMN = { key: 'available', label: 'Available', type: 'checkbox', required: true }
+  const matrix = (extra: Record<string, unknown>) => (_: unknown, rc: RouteCtx) => [
+    { key: 'shelf', label: 'Shelf', type: 'product_matrix', products: { principal_id: rc.principal }, columns: [COLUMN], ...extra },
+  ]
+  const column = (extra: Record<string, unknown>) => matrix({ columns: [{ ...COLUMN, ...extra }] })
+  const stored = (sent: Record<string, any>[]) =>
+    sent.map(({ key, label, type, products, columns }) => ({
+      key,
+      label,
+      type,
+      required: false,
+      products,
+      columns: columns.map((c: Record<string, any>) => ({ ...c, required: c.required ?? false })),
+    }))
+  return [
+    mutation('matrix products as text', 'invalid', matrix({ products: 'all' }), { path: '0.products' }),
+    mutation('matrix products {}', 'invalid', matrix({ products: {} }), { path: '0.products' }),
+    mutation('matrix principal_id as text', 'invalid', matrix({ products: { principal_id: 'x' } }), { path: '0.products' }),
+    mutation('matrix product_ids empty', 'invalid', matrix({ products: { product_ids: [] } }), { path: '0.products' }),
+    mutation('matrix without products', 'invalid', matrix({ products: undefined }), { path: '0.products' }),
+    mutation('matrix columns as an object', 'invalid', matrix({ columns: COLUMN }), { path: '0.columns' }),
+    mutation('matrix columns empty', 'invalid', matrix({ columns: [] }), { path: '0.columns' }),
+    mutation('matrix 11 columns', 'invalid', matrix({ columns: Array.from({ length: 11 }, (_, i) => ({ ...COLUMN, key: `c${i}` })) }), {
+      path: '0.columns',
+    }),
+    mutation('matrix without columns', 'invalid', matrix({ columns: undefined }), { path: '0.columns' }),
+    mutation('matrix column type text', 'invalid', column({ type: 'text' }), { path: '0.columns.0.type' }),
+    mutation('matrix column key with spaces', 'invalid', column({ key: 'not ok' }), { path: '0.columns.0.key' }),
+    mutation('matrix column required as text', 'invalid', column({ required: 'yes' }), { path: '0.columns.0.required' }),
+    mutation('matrix column repeated key', 'invalid', matrix({ columns: [COLUMN, COLUMN] }), { path: '0.columns.1.key' }),
+    mutation('matrix select column without options', 'invalid', column({ type: 'select' }), { path: '0.columns.0.options' }),
+    mutation('matrix options on a checkbox column', 'invalid', column({ options: ['a'] }), { path: '0.columns.0.options' }),
+    mutation('matrix column min above max', 'invalid', column({ type: 'integer', min: 5, max: 1 }), { path: '0.columns.0.max' }),
+    mutation(
+      'matrix another workspace’s principal',
+      'invalid',
+      (_: unknown, rc: RouteCtx) => matrix({ products: { principal_id: foreign.principal_id } })(_, rc),
+      {
+        path: '0.products.principal_id',
+      },
+    ),
+    mutation(
+      'matrix another workspace’s product',
+      'invalid',
+      (_: unknown, rc: RouteCtx) => matrix({ products: { product_ids: [rc.product, foreign.product_id] } })(_, rc),
+      {
+        path: '0.products.product_ids.1',
+      },
+    ),
+    mutation('matrix by principal', 'valid', matrix({}), { stored }),
+    mutation(
+      'matrix by products, every column type',
+      'valid',
+      (_: unknown, rc: RouteCtx) =>
+        matrix({
+          products: { product_ids: [rc.product] },
+          columns: [
+            COLUMN,
+            { key: 'facings', label: 'Facings', type: 'integer', min: 0, max: 50 },
+            { key: 'shelf_price', label: 'Price', type: 'number', min: 0 },
+            { key: 'display', label: 'Display', type: 'select', options: ['Shelf', 'Chiller'] },
+          ],
+        })(_, rc),
+      { stored },
+    ),
+  ]
+}
+
+/** The route's own principal and product, for the matrix mutations. */
+async function matrixRows(rc: RouteCtx) {
+  rc.principal = (await post201('/office/v1/principals', { name: unique('Principal') }, rc.token, 'a principal')).id
+  rc.product = (await post201('/office/v1/products', { name: unique('Product'), sku: unique('SKU'), principal_id: rc.principal }, rc.token, 'a product')).id
+}
+
 const formSpecFields = (required: boolean): Record<string, FieldSpec> => ({
   title: { mutations: requiredText(255), required },
   description: { mutations: optionalText(2000), required: false },
-  fields: { mutations: [...formFields(), ...visibleIfMutations()], required },
+  fields: { mutations: [...formFields(), ...visibleIfMutations(), ...matrixMutations()], required },
 })
 const formBody = () => ({ title: unique('Form'), description: 'Weekly shelf check', fields: [FIELD, SELECT_FIELD] })
 const formReadBack = async (rc: RouteCtx, id: number) => {
@@ -85,6 +168,7 @@ const formReadBack = async (rc: RouteCtx, id: number) => {
 
 SPECS['POST /api/office/v1/forms'] = {
   family: 'forms',
+  setup: matrixRows,
   baseline: async (rc) => ({ path: '/office/v1/forms', body: formBody(), token: rc.token }),
   fields: formSpecFields(true),
   readBack: (rc, reply) => formReadBack(rc, reply.body.data.id),
@@ -94,6 +178,7 @@ SPECS['PUT /api/office/v1/forms/:id'] = {
   family: 'forms',
   setup: async (rc) => {
     rc.target = await newForm(rc.token)
+    await matrixRows(rc)
   },
   baseline: async (rc) => ({ path: `/office/v1/forms/${rc.target}`, body: formBody(), token: rc.token }),
   fields: formSpecFields(false),

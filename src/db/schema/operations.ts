@@ -60,7 +60,37 @@ export interface FormField {
   max?: number
   /** Skip logic: the field is shown only when this holds (docs/API.md "Skip logic"). */
   visible_if?: FieldCondition
+  /** product_matrix only: which products are its rows (docs/API.md "Product matrix"). */
+  products?: MatrixProducts
+  /** product_matrix only: what is asked per product. */
+  columns?: MatrixColumn[]
 }
+
+/** The rows of a product matrix: the live products of a principal, or the listed products. */
+export type MatrixProducts = { principal_id: number } | { product_ids: number[] }
+
+export const MATRIX_COLUMN_TYPES = ['checkbox', 'integer', 'number', 'select'] as const
+export type MatrixColumnType = (typeof MATRIX_COLUMN_TYPES)[number]
+
+/** One column of a product matrix (well-known keys: available, facings, shelf_price, stock_qty, order_qty). */
+export interface MatrixColumn {
+  key: string
+  label: string
+  type: MatrixColumnType
+  required: boolean
+  min?: number
+  max?: number
+  options?: string[]
+}
+
+/** A product as frozen on a submission: its id, sku and name when the visit was checked in. */
+export interface FrozenRow {
+  product_id: number
+  sku: string
+  name: string
+}
+/** Frozen rows per matrix field key. */
+export type FrozenRows = Record<string, FrozenRow[]>
 
 /** The operators of a field's `visible_if`. */
 export const CONDITION_OPS = ['eq', 'ne', 'in', 'gt', 'gte', 'lt', 'lte', 'answered'] as const
@@ -88,6 +118,7 @@ export const FORM_FIELD_TYPES = [
   'signature',
   'location',
   'rating',
+  'product_matrix',
 ] as const
 export type FormFieldType = (typeof FORM_FIELD_TYPES)[number]
 

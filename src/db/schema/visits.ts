@@ -7,7 +7,7 @@ import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from
 import { bool, createdAt, deletedAt, id, json, timestamp, updatedAt } from '../columns'
 import { users } from './identity'
 import { journeyPlans, type VisitSource } from './journey-plans'
-import { forms, outlets, projects, teams } from './operations'
+import { forms, type FrozenRows, outlets, projects, teams } from './operations'
 import { workspaces } from './workspaces'
 
 export const VISIT_STATUSES = ['scheduled', 'in_progress', 'completed', 'cancelled', 'force_closed'] as const
@@ -132,6 +132,8 @@ export const submissions = sqliteTable(
     status: text('status').$type<SubmissionStatus>().notNull().default('pending'),
     approval_status: text('approval_status').$type<ApprovalStatus>(),
     answers: json<Answers>('answers').notNull(),
+    /** Product-matrix rows frozen at check-in (or at creation after it); null before (docs/API.md "Product matrix"). */
+    rows: json<FrozenRows>('rows'),
     submitted_at: timestamp('submitted_at'),
     submitted_by: integer('submitted_by').references(() => users.id),
     reviewed_at: timestamp('reviewed_at'),

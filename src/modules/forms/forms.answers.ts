@@ -11,10 +11,13 @@
  *   photo, signature → string: a data URI/base64 image or an https URL (stored and replaced by a URL
  *     by the caller; see `photoKeys`)
  *   location → "latitude,longitude" (a `{latitude, longitude}` object is accepted and converted)
+ *   product_matrix → {<product_id>: {<column>: value}} against the submission's frozen rows (./forms.matrix.ts);
+ *     its errors are keyed `<key>.<product_id>` and `<key>.<product_id>.<column>`
  */
-import type { Answers, FormField } from '../../db/schema'
+import type { Answers, FormField, FrozenRows } from '../../db/schema'
 import { isCalendarDate, isClockTime } from '../../lib/dates'
 import { conditionProblem, describeCondition, visibility } from './forms.conditions'
+import { checkMatrix, isMatrix, matrixBlank, matrixDefinitionProblems } from './forms.matrix'
 
 export const TEXT_MAX = 5000
 export const RATING_MAX_DEFAULT = 5
@@ -28,34 +31,60 @@ export interface AnswerCheck {
   photoKeys: string[]
 }
 
-const isBlank = (value: unknown) =>
+const isBlankValue = (value: unknown) =>
   value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0)
+
+const isBlankAnswer = (field: FormField, value: unknown) => (isMatrix(field) ? matrixBlank(value) : isBlankValue(value))
 
 /**
  * `complete`: a submission being completed, so required fields must be answered and skip logic
  * applies (./forms.conditions.ts): a field whose `visible_if` is false is hidden — not required, and
- * an answer for it is an error saying "hidden". Drafts only check what is there.
+ * an answer for it is an error saying "hidden". Drafts only check what is there. `rows`: the
+ * submission's frozen product-matrix rows (a matrix answer may name only those products).
  */
-export function validateAnswers(fields: readonly FormField[], input: Answers, complete: boolean): AnswerCheck {
+export function validateAnswers(fields: readonly FormField[], input: Answers, complete: boolean, rows: FrozenRows = {}): AnswerCheck {
   const answers: Answers = {}
   const errors: Record<string, string[]> = {}
+  const failed = new Set<string>()
+  const matrixErrors = (field: FormField, found: Record<string, string>) => {
+    for (const [path, message] of Object.entries(found)) errors[path === '' ? field.key : `${field.key}.${path}`] = [message]
+    if (Object.keys(found).length > 0) failed.add(field.key)
+  }
   for (const field of fields) {
     const value = input[field.key]
-    if (isBlank(value)) continue
+    if (isMatrix(field)) {
+      // A blank matrix of a draft is skipped; of a completion it is checked below (a required one must have every row).
+      if (matrixBlank(value)) continue
+      const result = checkMatrix(field, value, rows[field.key] ?? [], false)
+      matrixErrors(field, result.errors)
+      if (Object.keys(result.errors).length === 0) answers[field.key] = result.value
+      continue
+    }
+    if (isBlankValue(value)) continue
     const result = checkValue(field, value)
-    if (typeof result === 'string') errors[field.key] = [result]
-    else answers[field.key] = result.value
+    if (typeof result === 'string') {
+      errors[field.key] = [result]
+      failed.add(field.key)
+    } else answers[field.key] = result.value
   }
   if (complete) {
-    const shown = visibility(fields, answers, new Set(Object.keys(errors)))
+    const shown = visibility(fields, answers, failed)
     for (const field of fields) {
       const state = shown.get(field.key)
+      const blank = isBlankAnswer(field, input[field.key])
       if (state === 'hidden') {
-        if (!isBlank(input[field.key])) {
+        if (!blank) {
+          for (const key of Object.keys(errors)) if (key === field.key || key.startsWith(`${field.key}.`)) delete errors[key]
           errors[field.key] = [`is hidden (shown only when ${describeCondition(field.visible_if!)}): send no answer for it`]
           delete answers[field.key]
         }
-      } else if (state === 'shown' && field.required && isBlank(input[field.key])) errors[field.key] = ['is required']
+      } else if (state === 'shown' && isMatrix(field)) {
+        // Completeness of a matrix (required columns of each sent row, every row of a required matrix),
+        // reported with its other errors (the same check again, so the same messages).
+        const result = checkMatrix(field, input[field.key], rows[field.key] ?? [], true)
+        matrixErrors(field, result.errors)
+        if (Object.keys(result.errors).length > 0) delete answers[field.key]
+      } else if (state === 'shown' && field.required && blank) errors[field.key] = ['is required']
     }
   }
   const photoKeys = fields.filter((field) => (field.type === 'photo' || field.type === 'signature') && field.key in answers).map((field) => field.key)
@@ -107,6 +136,8 @@ function checkValue(field: FormField, value: unknown): { value: unknown } | stri
       return value.length > PHOTO_TEXT_MAX ? 'must be at most 5 MiB' : { value }
     case 'location':
       return location(value)
+    case 'product_matrix':
+      return 'is a product matrix' // checked by checkMatrix (validateAnswers never gets here)
   }
 }
 
@@ -148,6 +179,7 @@ export function validateFormFields(fields: readonly FormField[]): Record<string,
     } else if (field.options !== undefined) at('options', `is only for select and multiselect fields`)
     if (field.min !== undefined && field.max !== undefined && field.min > field.max) at('max', 'must not be below min')
     if (field.type === 'rating' && field.max !== undefined && (field.max < 2 || field.max > 10)) at('max', 'must be between 2 and 10 for a rating')
+    for (const [property, message] of Object.entries(matrixDefinitionProblems(field))) at(property, message)
     const condition = conditionProblem(fields, index)
     if (condition) at('visible_if', condition)
   })

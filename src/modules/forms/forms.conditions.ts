@@ -8,6 +8,7 @@
  *   text, textarea, select, checkbox      eq ne in answered
  *   multiselect                           eq ne in answered  (eq/in: "contains", ne: "does not contain")
  *   photo, signature, location            answered
+ *   product_matrix                        answered  (any row with a value)
  */
 import type { Answers, ConditionOp, ConditionValue, FieldCondition, FormField, FormFieldType } from '../../db/schema'
 import { isCalendarDate, isClockTime } from '../../lib/dates'

@@ -35,6 +35,41 @@ export const FieldCondition = named(
   }),
 )
 
+/** Which products are a matrix's rows (docs/API.md "Product matrix"). */
+export const MatrixProductsSchema = named(
+  'ProductMatrixProducts',
+  Type.Union(
+    [
+      Type.Object({ principal_id: Type.Integer({ minimum: 1, description: 'Every live product of this principal' }) }, { additionalProperties: false }),
+      Type.Object(
+        { product_ids: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 500, description: 'These products (the live ones)' }) },
+        { additionalProperties: false },
+      ),
+    ],
+    { description: 'The rows: `{principal_id}` or `{product_ids}`; products of this workspace, live when the visit is checked in' },
+  ),
+)
+
+/** One column of a product matrix. */
+export const MatrixColumnSchema = named(
+  'ProductMatrixColumn',
+  Type.Object({
+    key: Type.String({
+      pattern: '^[a-z][a-z0-9_]{0,63}$',
+      description: 'Cell key, unique in the matrix; well-known: available, facings, shelf_price, stock_qty, order_qty',
+    }),
+    label: RequiredText(255),
+    type: Type.Union([Type.Literal('checkbox'), Type.Literal('integer'), Type.Literal('number'), Type.Literal('select')]),
+    required: Type.Optional(Type.Boolean({ description: 'A row is answered when each required column has a value' })),
+    min: Type.Optional(Type.Number({ description: 'integer and number columns: lowest value' })),
+    max: Type.Optional(Type.Number({ description: 'integer and number columns: highest value' })),
+    options: Type.Optional(Type.Array(RequiredText(255), { minItems: 1, maxItems: 200, description: 'select columns only (and required there)' })),
+  }),
+)
+
+/** A product as frozen on a submission (its id, sku and name at check-in). */
+export const FrozenRowSchema = named('ProductMatrixRow', Type.Object({ product_id: Type.Integer(), sku: Type.String(), name: Type.String() }))
+
 export const FormFieldInput = Type.Object({
   key: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'Answer key: lower snake case, unique in the form' }),
   label: RequiredText(255),
@@ -44,6 +79,8 @@ export const FormFieldInput = Type.Object({
   min: Type.Optional(Type.Number({ description: 'Lower bound: value, length or number of options' })),
   max: Type.Optional(Type.Number({ description: 'Upper bound: value, length or number of options' })),
   visible_if: Type.Optional(FieldCondition),
+  products: Type.Optional(MatrixProductsSchema),
+  columns: Type.Optional(Type.Array(MatrixColumnSchema, { minItems: 1, maxItems: 10, description: 'product_matrix only: 1 to 10 columns' })),
 })
 export type FormFieldInput = Static<typeof FormFieldInput>
 
@@ -64,6 +101,8 @@ export const FormSchema = named(
         min: Type.Optional(Type.Number()),
         max: Type.Optional(Type.Number()),
         visible_if: Type.Optional(FieldCondition),
+        products: Type.Optional(MatrixProductsSchema),
+        columns: Type.Optional(Type.Array(MatrixColumnSchema)),
       }),
     ),
     created_at: Timestamp(),

@@ -14,6 +14,7 @@ import { workspaceScoped } from '../../platform/data/scope'
 import { withTransaction } from '../../platform/data/transaction'
 import { validateFormFields } from './forms.answers'
 import { normalizeCondition } from './forms.conditions'
+import { productReferenceErrors } from './forms.matrix'
 import type { FormFieldInput, FormInput, FormQuery, FormUpdate } from './forms.schemas'
 
 export const formScope = workspaceScoped(forms)
@@ -29,11 +30,29 @@ function normalizeFields(input: FormFieldInput[]): FormField[] {
     if (field.min !== undefined) normalized.min = field.min
     if (field.max !== undefined) normalized.max = field.max
     if (field.visible_if !== undefined) normalized.visible_if = normalizeCondition(field.visible_if)
+    if (field.products !== undefined) normalized.products = field.products
+    if (field.columns !== undefined) {
+      normalized.columns = field.columns.map((column) => ({
+        key: column.key,
+        label: column.label,
+        type: column.type,
+        required: column.required ?? false,
+        ...(column.min === undefined ? {} : { min: column.min }),
+        ...(column.max === undefined ? {} : { max: column.max }),
+        ...(column.options === undefined ? {} : { options: column.options.map((option) => option.trim()) }),
+      }))
+    }
     return normalized
   })
   const errors = validateFormFields(fields)
   if (Object.keys(errors).length > 0) throw new ValidationFailed(errors)
   return fields
+}
+
+/** The products a matrix names must be live products of the workspace (read in the transaction). */
+async function refuseForeignProducts(tx: Db, workspaceId: number, fields: FormField[]) {
+  const errors = await productReferenceErrors(tx, workspaceId, fields)
+  if (Object.keys(errors).length > 0) throw new ValidationFailed(errors)
 }
 
 export async function findForm(db: Db, workspaceId: number, id: number): Promise<FormRow> {
@@ -70,6 +89,7 @@ export const getForm = async (ctx: AuthedContext, id: number) => present(await f
 export function createForm(ctx: AuthedContext, input: FormInput) {
   const fields = normalizeFields(input.fields)
   return withTransaction(ctx, async ({ tx, audit }) => {
+    await refuseForeignProducts(tx, ctx.actor.workspaceId, fields)
     const now = ctx.deps.clock.now().toISOString()
     const form = await formScope.insert(tx, ctx.actor.workspaceId, {
       title: input.title,
@@ -89,6 +109,7 @@ export function updateForm(ctx: AuthedContext, id: number, input: FormUpdate) {
   const fields = input.fields && normalizeFields(input.fields)
   return withTransaction(ctx, async ({ tx, audit }) => {
     const before = await findForm(tx, ctx.actor.workspaceId, id)
+    if (fields) await refuseForeignProducts(tx, ctx.actor.workspaceId, fields)
     const changes: Partial<typeof forms.$inferInsert> = {}
     if (input.title !== undefined) Object.assign(changes, { title: input.title, title_key: foldText(input.title) })
     if (input.description !== undefined) changes.description = input.description

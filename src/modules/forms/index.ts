@@ -4,5 +4,7 @@
  */
 export { formsByIds, formScope } from './forms.service'
 export { validateAnswers, validateFormFields } from './forms.answers'
+export { freezeRows, hasMatrix } from './forms.matrix'
 export { formRoutes } from './forms.routes'
 export { formsManifest } from './forms.manifest'
+export { FrozenRowSchema } from './forms.schemas'

@@ -12,12 +12,12 @@
 import { and, eq, inArray, isNull, max, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { prepared } from '../../db/prepared'
-import { submissions, type Answers, type SubmissionStatus } from '../../db/schema'
+import { submissions, type Answers, type FrozenRows, type SubmissionStatus } from '../../db/schema'
 import type { AuthedContext } from '../../platform/context'
 import { AppError, NotFound, ValidationFailed } from '../../lib/errors'
 import { type TxScope, withTransaction } from '../../platform/data/transaction'
 import { type PhotoBatch, withPhotos } from '../files'
-import { formScope, validateAnswers } from '../forms'
+import { formScope, freezeRows, hasMatrix, validateAnswers } from '../forms'
 import { notify } from '../notifications'
 import { canChangeSubmissions, canSubmit } from './visits.machine'
 import { findVisit, getSubmission, submissionScope, submissionsOfVisit } from './visits.queries'
@@ -81,6 +81,8 @@ export function addSubmission(ctx: AuthedContext, visitId: number, input: AddSub
         order: await nextOrder(tx, visitId),
         status: 'pending',
         answers: {},
+        // Attached after check-in: its rows are frozen now (before it, check-in freezes them).
+        rows: visit.status === 'in_progress' ? await freezeRows(tx, ctx.actor.workspaceId, form.fields) : null,
         created_at: now,
         updated_at: now,
       })
@@ -109,8 +111,13 @@ export function deleteSubmission(ctx: AuthedContext, visitId: number, id: number
 /** Where item N's fields live in the request body (`items.N.` for v2, `` for the legacy body). */
 type ItemPath = (index: number) => string
 type Form = NonNullable<Awaited<ReturnType<typeof formScope.find>>>
-/** An item with its answers as checked against the form (photos replaced by their URLs). */
-type CheckedItem = { item: SubmitItem; answers: Answers }
+/**
+ * An item with its answers as checked against the form (photos replaced by their URLs) and the
+ * product-matrix rows they were checked against.
+ */
+type CheckedItem = { item: SubmitItem; answers: Answers; rows: FrozenRows }
+/** The form, and its matrix rows as of now (what a submission created by this request freezes). */
+type FormNow = { form: Form; current: FrozenRows }
 /** Where an item is saved: an existing row, or the n-th submission this request creates. */
 type Target = { row: SubmissionRow } | { created: number }
 type Step = CheckedItem & { target: Target }
@@ -121,9 +128,9 @@ type Step = CheckedItem & { target: Target }
  */
 export async function submitForms(ctx: AuthedContext, visitId: number, input: SubmitFormsInput, at: ItemPath = (index) => `items.${index}.`) {
   return withPhotos(ctx, async (photos) => {
-    const { form, checked } = await checkItems(ctx, visitId, input, at, photos)
+    const { form, current, checked } = await checkItems(ctx, visitId, input, at, photos)
     return withTransaction(ctx, async (scope) => {
-      const steps = await decideTargets(scope.tx, ctx, visitId, form, checked, at)
+      const steps = await decideTargets(scope.tx, ctx, visitId, { form, current }, checked, at)
       await photos.record(scope.tx)
       const savedIds = await writeSteps(scope, ctx, visitId, form, steps)
       const all = await submissionsOfVisit(scope.tx, visitId)
@@ -147,20 +154,44 @@ async function checkItems(ctx: AuthedContext, visitId: number, input: SubmitForm
   if (repeated !== -1) throw ValidationFailed.field(`${at(repeated)}submission_id`, 'is listed twice')
   const form = await formScope.find(db, ctx.actor.workspaceId, input.form_id)
   if (!form) throw ValidationFailed.field('form_id', `form ${input.form_id} does not exist`)
+  const { current, rowsOf } = await matrixRowsOfItems(db, ctx, visitId, form, input)
   const checked: CheckedItem[] = []
   const errors: Record<string, string[]> = {}
   for (const [index, item] of input.items.entries()) {
-    const result = validateAnswers(form.fields, item.answers, item.status === 'completed')
+    const rows = rowsOf(item)
+    const result = validateAnswers(form.fields, item.answers, item.status === 'completed', rows)
     for (const [key, messages] of Object.entries(result.errors)) errors[`${at(index)}answers.${key}`] = messages
-    checked.push({ item, answers: result.answers })
+    checked.push({ item, answers: result.answers, rows })
   }
   if (Object.keys(errors).length) throw new ValidationFailed(errors)
-  for (const [index, { answers }] of checked.entries()) {
-    for (const key of validateAnswers(form.fields, answers, false).photoKeys) {
+  for (const [index, { answers, rows }] of checked.entries()) {
+    for (const key of validateAnswers(form.fields, answers, false, rows).photoKeys) {
       answers[key] = await photos.accept(String(answers[key]), `${at(index)}answers.${key}`)
     }
   }
-  return { form, checked }
+  return { form, current, checked }
+}
+
+/**
+ * The product-matrix rows each item's answers are checked against (docs/API.md "Product matrix"):
+ * those frozen on the submission it names, or on the open one an id-less item fills; a submission
+ * this request creates freezes the rows as of now (`current`), as does one not yet frozen.
+ * Without a matrix in the form, nothing is read. `decideTargets` checks the guess under the lock.
+ */
+async function matrixRowsOfItems(db: Db, ctx: AuthedContext, visitId: number, form: Form, input: SubmitFormsInput) {
+  if (!hasMatrix(form.fields)) return { current: {}, rowsOf: () => ({}) }
+  const current = await freezeRows(db, ctx.actor.workspaceId, form.fields)
+  const ids = input.items.map((item) => item.submission_id).filter((id): id is number => id !== null)
+  const named = ids.length
+    ? await db
+        .select({ id: submissions.id, rows: submissions.rows })
+        .from(submissions)
+        .where(submissionScope.where(ctx.actor.workspaceId, inArray(submissions.id, ids), eq(submissions.visit_id, visitId)))
+    : []
+  const byId = new Map(named.map((row) => [row.id, row.rows]))
+  const [open] = (await openSubmissionsOfForm(db).all({ visitId, formId: form.id, workspaceId: ctx.actor.workspaceId })).filter((row) => !byId.has(row.id))
+  const rowsOf = (item: SubmitItem): FrozenRows => (item.submission_id === null ? open?.rows : byId.get(item.submission_id)) ?? current
+  return { current, rowsOf }
 }
 
 /**
@@ -168,7 +199,7 @@ async function checkItems(ctx: AuthedContext, visitId: number, input: SubmitForm
  * allow it, in item order (each item sees what the ones before it did), so a refused item leaves the
  * others unwritten too.
  */
-async function decideTargets(tx: Db, ctx: AuthedContext, visitId: number, form: Form, checked: CheckedItem[], at: ItemPath): Promise<Step[]> {
+async function decideTargets(tx: Db, ctx: AuthedContext, visitId: number, { form, current }: FormNow, checked: CheckedItem[], at: ItemPath): Promise<Step[]> {
   const visit = await findVisit(tx, ctx, visitId, { mine: true })
   const existingIds = checked.map(({ item }) => item.submission_id).filter((id): id is number => id !== null)
   const existing = existingIds.length
@@ -188,7 +219,7 @@ async function decideTargets(tx: Db, ctx: AuthedContext, visitId: number, form: 
   const openTargets: Target[] = open.map((row) => ({ row }))
   let creating = 0
   const steps: Step[] = []
-  for (const [index, { item, answers }] of checked.entries()) {
+  for (const [index, { item, answers, rows }] of checked.entries()) {
     let target: Target
     if (item.submission_id === null) {
       target = openTargets[0] ?? { created: creating++ }
@@ -204,7 +235,15 @@ async function decideTargets(tx: Db, ctx: AuthedContext, visitId: number, form: 
     const decision = canSubmit(visit.status, 'row' in target ? target.row : null, item.status === 'completed')
     if (decision === 'SUBMISSION_ALREADY_SUBMITTED') throw new AppError(decision, `submission ${item.submission_id} was already submitted`)
     if (decision !== 'allowed') throw new VisitStateConflict(decision, visit.status)
-    steps.push({ item, answers, target })
+    // The matrix rows of the target as decided under the lock; answers checked against others are checked again.
+    const targetRows = ('row' in target ? target.row.rows : null) ?? current
+    if (hasMatrix(form.fields) && JSON.stringify(targetRows) !== JSON.stringify(rows)) {
+      const { errors } = validateAnswers(form.fields, item.answers, item.status === 'completed', targetRows)
+      if (Object.keys(errors).length) {
+        throw new ValidationFailed(Object.fromEntries(Object.entries(errors).map(([key, messages]) => [`${at(index)}answers.${key}`, messages])))
+      }
+    }
+    steps.push({ item, answers, rows: targetRows, target })
   }
   return steps
 }
@@ -216,7 +255,7 @@ async function writeSteps({ tx, audit }: TxScope, ctx: AuthedContext, visitId: n
   /** Rows as the earlier items of this request left them (for the audit's old values). */
   const latest = new Map<number, SubmissionRow>()
   const createdIds: number[] = []
-  for (const { item, answers, target } of steps) {
+  for (const { item, answers, rows, target } of steps) {
     const status: SubmissionStatus = item.status
     const completion =
       status === 'completed'
@@ -243,6 +282,7 @@ async function writeSteps({ tx, audit }: TxScope, ctx: AuthedContext, visitId: n
           order,
           status,
           answers,
+          rows,
           created_at: now,
           updated_at: now,
           ...completion,
@@ -262,7 +302,7 @@ async function writeSteps({ tx, audit }: TxScope, ctx: AuthedContext, visitId: n
       const before = latest.get(id) ?? ('row' in target ? target.row : null)!
       const [after] = await tx
         .update(submissions)
-        .set({ status, answers, updated_at: now, ...completion })
+        .set({ status, answers, updated_at: now, ...completion, ...(before.rows === null ? { rows } : {}) })
         .where(eq(submissions.id, id))
         .returning()
       latest.set(id, after)

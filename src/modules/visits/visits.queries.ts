@@ -283,6 +283,7 @@ const submissionColumns = {
   is_required: submissions.is_required,
   order: submissions.order,
   answers: submissions.answers,
+  rows: submissions.rows,
   submitted_at: submissions.submitted_at,
   submitted_by_id: submissions.submitted_by,
   submitted_by_name: sql<string | null>`(select ${users.name} from ${users} where ${users.id} = ${submissions.submitted_by})`,

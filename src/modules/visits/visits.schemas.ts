@@ -9,6 +9,7 @@ import { DateString } from '../../lib/dates'
 import { listQuery } from '../../platform/data/pagination'
 import { Id, MAX_ID, named, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
 import { VISIT_FLAGS } from './visits.integrity'
+import { FrozenRowSchema } from '../forms'
 
 const Ref = Type.Object({ id: Type.Integer(), name: Type.String() })
 const Location = Nullable(Type.Object({ latitude: Type.Number(), longitude: Type.Number() }))
@@ -27,6 +28,12 @@ export const SubmissionSchema = named(
     is_required: Type.Boolean(),
     order: Type.Integer(),
     answers: Type.Record(Type.String(), Type.Unknown()),
+    rows: Nullable(
+      Type.Record(Type.String(), Type.Array(FrozenRowSchema), {
+        description:
+          'Product-matrix rows per matrix field key, frozen when the visit is checked in (or when the submission is created after it); null before check-in. docs/API.md "Product matrix"',
+      }),
+    ),
     submitted_at: NullableTimestamp(),
     submitted_by: Nullable(Ref),
     reviewed_at: NullableTimestamp(),

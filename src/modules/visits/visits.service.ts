@@ -30,7 +30,7 @@ import { AppError, IdempotentReplay, ValidationFailed } from '../../lib/errors'
 import { withTransaction, type TxScope } from '../../platform/data/transaction'
 import { type PhotoBatch, readPhotoExif, withPhotos } from '../files'
 import { notify } from '../notifications'
-import { formScope } from '../forms'
+import { formScope, freezeRows } from '../forms'
 import { outletScope } from '../outlets'
 import { formsOfProjects, projectScope } from '../projects'
 import { teamScope } from '../teams'
@@ -608,6 +608,29 @@ async function applyTransition(
   await scope.audit({ entityType: 'visit', entityId: visit.id, entityName: await visitName(scope.tx, visit), action: 'updated', before: visit, after })
 }
 
+/**
+ * At check-in, each submission of the visit not yet frozen gets its product-matrix rows: per matrix
+ * field of its form, the live products that match now (docs/API.md "Product matrix"); `{}` for a form
+ * without a matrix. Part of the check-in (its audit entry records the transition).
+ */
+async function freezeSubmissionRows(tx: Db, ctx: AuthedContext, visitId: number) {
+  const open = await tx
+    .select({ id: submissions.id, form_id: submissions.form_id })
+    .from(submissions)
+    .where(and(eq(submissions.visit_id, visitId), isNull(submissions.deleted_at), isNull(submissions.rows)))
+  if (open.length === 0) return
+  const formRows = await formScope.findManyBy(tx, ctx.actor.workspaceId, forms.id, [...new Set(open.map((row) => row.form_id))])
+  const frozen = new Map<number, Awaited<ReturnType<typeof freezeRows>>>()
+  for (const form of formRows) frozen.set(form.id, await freezeRows(tx, ctx.actor.workspaceId, form.fields))
+  const now = ctx.deps.clock.now().toISOString()
+  for (const row of open) {
+    await tx
+      .update(submissions)
+      .set({ rows: frozen.get(row.form_id) ?? {}, updated_at: now })
+      .where(eq(submissions.id, row.id))
+  }
+}
+
 export async function checkIn(ctx: AuthedContext, visitId: number, input: CheckInInput) {
   const location = requireLocation(input)
   return withPhotos(ctx, async (photos) => {
@@ -633,6 +656,7 @@ export async function checkIn(ctx: AuthedContext, visitId: number, input: CheckI
         },
         input.notes ?? null,
       )
+      await freezeSubmissionRows(scope.tx, ctx, visitId)
       await notifyFlaggedCheckIn(scope, ctx, visit, site.flags)
       return visitDetail(scope.tx, ctx, visitId, { mine: true })
     })
