@@ -16,7 +16,7 @@ import { prepared } from '../../db/prepared'
 const takeNumber = prepared((db) =>
   db
     .insert(orderCounters)
-    .values({ workspace_id: sql.placeholder('workspaceId'), last: 1 } as never)
+    .values({ workspace_id: sql.placeholder('workspaceId'), last: 1 })
     .onConflictDoUpdate({ target: orderCounters.workspace_id, set: { last: sql`${orderCounters.last} + 1` } })
     .returning({ last: orderCounters.last })
     .prepare(),

@@ -181,7 +181,7 @@ const insertOrderStatement = prepared((db) =>
       notes: ph('notes'),
       created_at: ph('created_at'),
       updated_at: ph('updated_at'),
-    } as never)
+    })
     .returning({ id: salesOrders.id })
     .prepare(),
 )

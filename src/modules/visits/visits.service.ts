@@ -138,7 +138,7 @@ const insertLog = prepared((db) =>
       user_name: sql.placeholder('user_name'),
       notes: sql.placeholder('notes'),
       created_at: sql.placeholder('created_at'),
-    } as never)
+    })
     .prepare(),
 )
 const assigneesOfVisit = prepared((db) =>
@@ -291,7 +291,7 @@ const insertVisitRow = prepared((db) =>
       created_by: sql.placeholder('created_by'),
       created_at: sql.placeholder('now'),
       updated_at: sql.placeholder('now'),
-    } as never)
+    })
     .returning()
     .prepare(),
 )
@@ -317,7 +317,7 @@ const insertGeneratedVisitRow = prepared((db) =>
       created_by: sql.placeholder('created_by'),
       created_at: sql.placeholder('now'),
       updated_at: sql.placeholder('now'),
-    } as never)
+    })
     .onConflictDoNothing()
     .returning()
     .prepare(),

@@ -31,7 +31,7 @@ const insertEntry = prepared((db) =>
       new_values: ph('new_values'),
       metadata: ph('metadata'),
       created_at: ph('created_at'),
-    } as never)
+    })
     .prepare(),
 )
 import type { RequestContext } from '../context'

@@ -48,7 +48,7 @@ const storeUnlessFresh = prepared((db) =>
       fingerprint: sql.placeholder('fingerprint'),
       response_status: sql.placeholder('status'),
       created_at: sql.placeholder('now'),
-    } as never)
+    })
     .onConflictDoUpdate({
       target: [idempotencyKeys.workspace_id, idempotencyKeys.key],
       set: {
@@ -67,7 +67,7 @@ const storeUnlessFresh = prepared((db) =>
 const storeLocation = prepared((db) =>
   db
     .update(idempotencyKeys)
-    .set({ location: sql.placeholder('location') } as never)
+    .set({ location: sql`${sql.placeholder('location')}` })
     .where(idempotencyKeyScope.where(sql.placeholder('workspaceId'), eq(idempotencyKeys.key, sql.placeholder('key'))))
     .prepare(),
 )
