@@ -275,23 +275,25 @@ async function planVisits(db: Db, workspaceId: number, items: PlannedVisit[], er
   return { items, forms, outletNames: new Map(outletRows.map((row) => [row.id, row.name])), userNames: userNameMap }
 }
 
-/** A new visit (workspace from the caller's context, never from a body), prepared once per connection. */
+/** The columns every new visit is written with (workspace from the caller's context, never from a body). */
+const newVisitValues = {
+  workspace_id: sql.placeholder('workspace_id'),
+  outlet_id: sql.placeholder('outlet_id'),
+  project_id: sql.placeholder('project_id'),
+  team_id: sql.placeholder('team_id'),
+  visit_date: sql.placeholder('visit_date'),
+  status: 'scheduled' as const,
+  notes: sql.placeholder('notes'),
+  created_by: sql.placeholder('created_by'),
+  created_at: sql.placeholder('now'),
+  updated_at: sql.placeholder('now'),
+}
+
+/** A new visit, prepared once per connection. */
 const insertVisitRow = prepared((db) =>
   db
     .insert(visits)
-    .values({
-      workspace_id: sql.placeholder('workspace_id'),
-      outlet_id: sql.placeholder('outlet_id'),
-      project_id: sql.placeholder('project_id'),
-      team_id: sql.placeholder('team_id'),
-      visit_date: sql.placeholder('visit_date'),
-      status: 'scheduled',
-      notes: sql.placeholder('notes'),
-      source: sql.placeholder('source'),
-      created_by: sql.placeholder('created_by'),
-      created_at: sql.placeholder('now'),
-      updated_at: sql.placeholder('now'),
-    })
+    .values({ ...newVisitValues, source: sql.placeholder('source') })
     .returning()
     .prepare(),
 )
@@ -304,19 +306,10 @@ const insertGeneratedVisitRow = prepared((db) =>
   db
     .insert(visits)
     .values({
-      workspace_id: sql.placeholder('workspace_id'),
-      outlet_id: sql.placeholder('outlet_id'),
-      project_id: sql.placeholder('project_id'),
-      team_id: sql.placeholder('team_id'),
-      visit_date: sql.placeholder('visit_date'),
-      status: 'scheduled',
-      notes: sql.placeholder('notes'),
+      ...newVisitValues,
       journey_plan_id: sql.placeholder('journey_plan_id'),
       source: 'journey_plan',
       route_sequence: sql.placeholder('route_sequence'),
-      created_by: sql.placeholder('created_by'),
-      created_at: sql.placeholder('now'),
-      updated_at: sql.placeholder('now'),
     })
     .onConflictDoNothing()
     .returning()
