@@ -150,8 +150,7 @@ export function createSalesOrder(ctx: AuthedContext, visitId: number, input: Sal
       subtotal: totals.subtotal,
       discount_total: totals.discount_total,
       total: totals.total,
-      // The create's body is checked without the normalisation pass (orders.routes.ts): notes are trimmed here, as OptionalText would.
-      notes: input.notes?.trim() || null,
+      notes: input.notes ?? null,
       created_at: stamp,
       updated_at: stamp,
     }
