@@ -548,7 +548,7 @@ describe('what reaches whom: the creator’s phone, the office feed, the creator
     expect((await feed(colleague)).changes.filter((c: Row) => c.entity === 'sales_order')).toEqual([])
     const office = await feed(f.ws.owner, '/office/v1/changes')
     expect(office.changes.filter((c: Row) => c.entity === 'sales_order').map((c: Row) => c.id)).toEqual([o.id])
-    // A decision, and a rename of the outlet it shows, reach the creator again.
+    // A decision, and a rename of the outlet and of the creator it shows, reach the creator again.
     ok(await t().put(`${OFFICE}/sales-orders/${o.id}/approve`, undefined, { token: f.ws.owner.token }))
     await t().put(`${OFFICE}/outlets/${f.outlet.id}`, { name: unique('Renamed') }, { token: f.ws.owner.token })
     const later = ok(await t().get(`/app/v1/sync?cursor=${encodeURIComponent(after.cursor)}`, { token: f.rep.token }))
@@ -556,6 +556,11 @@ describe('what reaches whom: the creator’s phone, the office feed, the creator
     expect(again).toHaveLength(1)
     expect(again[0].data).toEqual(ok(await t().get(`/app/v1/sales-orders/${o.id}`, { token: f.rep.token })))
     expect(again[0].data.status).toBe('approved')
+    // Renaming the creator alone changes the order's answer (`user.name`): the order comes again on its own.
+    const renamed = unique('Rep')
+    ok(await t().put(`${OFFICE}/users/${f.rep.user.id}`, { name: renamed }, { token: f.ws.owner.token }))
+    const last = ok(await t().get(`/app/v1/sync?cursor=${encodeURIComponent(later.cursor)}`, { token: f.rep.token }))
+    expect(last.changes.filter((c: Row) => c.entity === 'sales_order').map((c: Row) => [c.id, c.data.user.name])).toEqual([[o.id, renamed]])
   })
 
   test('sales_order.updated reaches the creator’s socket when the office decides (a real socket)', async () => {
