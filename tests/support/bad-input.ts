@@ -1784,6 +1784,13 @@ export const LIST_RULES: Record<string, { defaultLimit: number; maxLimit: number
     reason: 'the field-day report of a local day: one row per field user by name; the date is required (docs/API.md §Field day report)',
     base: 'date=2026-03-01',
   },
+  '/api/office/v1/reports/retail-execution': {
+    defaultLimit: 10,
+    maxLimit: 100,
+    ignores: ['keyword', 'sort_by', 'sort_order'],
+    reason: 'the retail-execution report of a period: one row per product by sku; the period is required (docs/API.md §Retail-execution report)',
+    base: 'date_from=2026-03-01&date_to=2026-03-31',
+  },
   '/api/office/v1/locations': {
     defaultLimit: 100,
     maxLimit: 1000,

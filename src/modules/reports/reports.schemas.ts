@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
+import { DateString } from '../../lib/dates'
 import { MAX_PAGE } from '../../platform/data/pagination'
 import { MAX_ID, named, Nullable, Timestamp } from '../../platform/http/schema'
 
@@ -38,3 +39,35 @@ export const FieldDayRow = named(
   }),
 )
 export type FieldDayRow = Static<typeof FieldDayRow>
+
+export const RetailExecutionQuery = t.Object({
+  date_from: DateString({ description: 'First visit date of the period (YYYY-MM-DD, inclusive)' }),
+  date_to: DateString({ description: 'Last visit date of the period (inclusive); at most 366 days from date_from' }),
+  team_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only visits of this team' })),
+  principal_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only products of this principal' })),
+  form_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only submissions of this form' })),
+  page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'Page number, from 1' })),
+  limit: t.Optional(t.Integer({ minimum: 1, description: 'Items per page (default 10); above 100 it is clamped' })),
+})
+export type RetailExecutionQuery = Static<typeof RetailExecutionQuery>
+
+export const RetailExecutionRow = named(
+  'RetailExecutionRow',
+  Type.Object({
+    product_id: Type.Integer(),
+    sku: Type.String(),
+    name: Type.String(),
+    outlets_audited: Type.Integer({ description: 'Distinct outlets whose latest audit in the period answered the product’s row' }),
+    availability_pct: Nullable(
+      Type.Number({ description: 'Audited outlets with `available` true ÷ audited, percent to one decimal; null when no row answered `available`' }),
+    ),
+    out_of_stock_outlets: Type.Integer({ description: 'Audited outlets with `available` false' }),
+    avg_facings: Nullable(Type.Number({ description: 'Mean of the answered `facings` cells, one decimal' })),
+    avg_shelf_price: Nullable(Type.Integer({ description: 'Mean of the answered `shelf_price` cells, rounded half up (smallest currency unit)' })),
+    list_price: Nullable(Type.Integer({ description: 'The product’s price (smallest currency unit)' })),
+    price_deviation_pct: Nullable(
+      Type.Number({ description: '(avg_shelf_price − list_price) ÷ list_price, percent to one decimal, signed; null without both' }),
+    ),
+  }),
+)
+export type RetailExecutionRow = Static<typeof RetailExecutionRow>

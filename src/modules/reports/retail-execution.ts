@@ -1,45 +1,53 @@
 /**
- * The retail-execution figures (the report of shelf audits; its route and its docs/API.md section come with the
- * product-matrix field of forms): per product, what the shelf audits of a
+ * The retail-execution report (docs/API.md "Retail-execution report"): per product, what the shelf audits of a
  * period say — how many outlets were audited, how many had it, how many facings, at what shelf price against the
- * list price. Pure: over the product-matrix rows the caller read (completed submissions in the period, already
- * narrowed to the team, principal and form asked for), no database, no clock.
+ * list price. It reads the product-matrix answers of completed submissions (docs/API.md "Product matrix").
  *
- * The rules, where the contract leaves room:
- * - One row per (outlet, product) counts: the one of the latest completed submission (by `submitted_at`, then
- *   submission id) in which that product's row is answered (every `required` column has a value). An older audit
- *   of the same shelf says nothing about it once a newer one exists.
- * - `outlets_audited`: outlets with such a row. `availability_pct`: of those whose `available` cell is answered,
- *   the share with `available: true`, in percent to one decimal (null when none answered it);
- *   `out_of_stock_outlets`: those with `available: false`.
- * - `avg_facings`: mean of the answered `facings` cells, one decimal (null when none). `avg_shelf_price`: mean of
- *   the answered `shelf_price` cells, an integer amount rounded half up (null when none).
- * - `price_deviation_pct`: (avg shelf price − list price) ÷ list price, in percent to one decimal, signed; null
- *   without a shelf price or a positive list price.
- * All divisions are integer arithmetic rounded half up (away from zero for a negative deviation), so the figures
- * are the same on every machine.
+ * What counts:
+ * - Submissions: `completed`, not rejected by the office (a rejected audit is not evidence), of a live visit whose
+ *   `visit_date` is in [date_from, date_to]; `team_id` narrows to the visit's team, `form_id` to one form.
+ * - Products (the report's rows, by sku then id): those a counted submission's matrix asked about (its frozen rows),
+ *   narrowed by `principal_id` to the product's principal. A product deleted since still has its row: the audits
+ *   were made while it was sold.
+ * - Per (outlet, product), one answered row counts: the one of the latest counted submission (by `submitted_at`,
+ *   then submission id, then field key) whose matrix answered it. A stored row of a completed submission is an
+ *   answered row: completing checks that every sent row has its required columns, and empty rows are not kept.
+ *
+ * The figures of a product over those rows:
+ * - `outlets_audited`: the rows. `availability_pct`: rows with `available: true` ÷ audited, in percent to one
+ *   decimal (null when no row answered `available`, e.g. a matrix without that column); `out_of_stock_outlets`:
+ *   rows with `available: false`.
+ * - `avg_facings`: mean of the answered `facings` cells, one decimal; `avg_shelf_price`: mean of the answered
+ *   `shelf_price` cells, an integer amount rounded half up (each null when no cell answered).
+ * - `list_price`: the product's `price`. `price_deviation_pct`: (avg shelf price − list price) ÷ list price, in
+ *   percent to one decimal, signed; null without a shelf price or a positive list price.
+ * SQL groups the rows per product (sums of cells in hundredths); the divisions are integer arithmetic here, rounded
+ * half up (away from zero for a negative deviation), so the figures are the same on every machine and driver.
  */
+import { ValidationFailed } from '../../lib/errors'
+import { selectValues } from '../../db/prepared'
+import { products, submissions, visits } from '../../db/schema'
+import { DEFAULT_LIST } from '../../platform/data/pagination'
+import { defineReport, type ReportRequest } from '../../platform/data/report'
+import { workspaceScoped } from '../../platform/data/scope'
+import type { RetailExecutionQuery, RetailExecutionRow } from './reports.schemas'
 
-/** One answered product row of one product-matrix answer. */
-export interface AuditedRow {
-  outlet_id: number
-  product_id: number
-  submission_id: number
-  /** ISO 8601 UTC: when the submission was completed. */
-  submitted_at: string
-  /** The row's cells by column key (`available`, `facings`, `shelf_price`, …); a missing key is unanswered. */
-  cells: Readonly<Record<string, unknown>>
-}
+/** The longest period one request may cover, in days (both ends included). */
+export const RETAIL_MAX_DAYS = 366
 
-export interface ProductFigures {
+/** A product's answered rows, summed by SQL. Sums of numeric cells are in hundredths. */
+export interface ProductTally {
   product_id: number
-  outlets_audited: number
-  availability_pct: number | null
-  out_of_stock_outlets: number
-  avg_facings: number | null
-  avg_shelf_price: number | null
-  list_price: number | null
-  price_deviation_pct: number | null
+  sku: string
+  name: string
+  price: number | null
+  audited: number
+  available: number
+  out_of_stock: number
+  facings_sum: number
+  facings_count: number
+  price_sum: number
+  price_count: number
 }
 
 /** `round_half_up(numerator × scale ÷ denominator)` for integers, the half rounded away from zero. */
@@ -50,55 +58,23 @@ export function ratio(numerator: bigint, denominator: bigint, scale: bigint): nu
   return Number(quotient)
 }
 
-/** The latest answered row per (outlet, product). */
-export function latestRows(rows: readonly AuditedRow[]): AuditedRow[] {
-  const latest = new Map<string, AuditedRow>()
-  for (const row of rows) {
-    const key = `${row.outlet_id}:${row.product_id}`
-    const known = latest.get(key)
-    if (!known || row.submitted_at > known.submitted_at || (row.submitted_at === known.submitted_at && row.submission_id > known.submission_id)) {
-      latest.set(key, row)
-    }
-  }
-  return [...latest.values()]
-}
-
-const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)
-
-/** Hundredths as an integer (a facings count or a price may carry decimals in a `number` column). */
-const hundredths = (value: number) => BigInt(Math.round(value * 100))
-
-/** The figures of one product over its latest rows. */
-function figuresOf(productId: number, rows: readonly AuditedRow[], listPrice: number | null): ProductFigures {
-  let available = 0
-  let outOfStock = 0
-  let facingsSum = 0n
-  let facingsCount = 0n
-  let priceSum = 0n
-  let priceCount = 0n
-  for (const { cells } of rows) {
-    if (cells.available === true) available += 1
-    else if (cells.available === false) outOfStock += 1
-    if (isNumber(cells.facings)) {
-      facingsSum += hundredths(cells.facings)
-      facingsCount += 1n
-    }
-    if (isNumber(cells.shelf_price)) {
-      priceSum += hundredths(cells.shelf_price)
-      priceCount += 1n
-    }
-  }
-  const answeredAvailability = available + outOfStock
+/** The figures of one product from its tally (see the top of the file). */
+export function retailFigures(tally: ProductTally): RetailExecutionRow {
+  const audited = BigInt(tally.audited)
+  const answeredAvailability = tally.available + tally.out_of_stock
   // Means of hundredths: facings to one decimal (÷ 10 of the tenth), prices to whole units.
-  const avgFacings = facingsCount === 0n ? null : ratio(facingsSum, facingsCount * 100n, 10n) / 10
-  const avgPrice = priceCount === 0n ? null : ratio(priceSum, priceCount * 100n, 1n)
+  const avgFacings = tally.facings_count === 0 ? null : ratio(BigInt(tally.facings_sum), BigInt(tally.facings_count) * 100n, 10n) / 10
+  const avgPrice = tally.price_count === 0 ? null : ratio(BigInt(tally.price_sum), BigInt(tally.price_count) * 100n, 1n)
+  const listPrice = tally.price
   const deviation =
     avgPrice === null || listPrice === null || listPrice <= 0 ? null : ratio(BigInt(avgPrice) - BigInt(listPrice), BigInt(listPrice), 1000n) / 10
   return {
-    product_id: productId,
-    outlets_audited: rows.length,
-    availability_pct: answeredAvailability === 0 ? null : ratio(BigInt(available), BigInt(answeredAvailability), 1000n) / 10,
-    out_of_stock_outlets: outOfStock,
+    product_id: tally.product_id,
+    sku: tally.sku,
+    name: tally.name,
+    outlets_audited: tally.audited,
+    availability_pct: answeredAvailability === 0 ? null : ratio(BigInt(tally.available), audited, 1000n) / 10,
+    out_of_stock_outlets: tally.out_of_stock,
     avg_facings: avgFacings,
     avg_shelf_price: avgPrice,
     list_price: listPrice,
@@ -106,16 +82,113 @@ function figuresOf(productId: number, rows: readonly AuditedRow[], listPrice: nu
   }
 }
 
+const visitScope = workspaceScoped(visits, 'v')
+const submissionScope = workspaceScoped(submissions, 's')
+const productScope = workspaceScoped(products, 'p')
+
+/** A cell that is a number (JSON integer or real), in hundredths; null otherwise. */
+const hundredths = (cell: string) => `case when json_type(l.cells, '$.${cell}') in ('integer', 'real') then round(json_extract(l.cells, '$.${cell}') * 100) end`
+
 /**
- * The figures per product, in the order of `products` (the report's page order); a product without an audited row
- * has zeros and nulls. `products` carries each product's list price (its own `price`; null when it has none).
+ * The counted submissions and their matrices' rows, as common table expressions. Parameters, in order: workspace
+ * (visits), date_from, date_to, team (twice), workspace (submissions), form (twice), workspace (products),
+ * principal (twice).
+ * - `asked`: every frozen row of a counted submission (the products its matrices asked about);
+ * - `answered`: every stored row of their matrix answers, with its outlet and submission;
+ * - `latest`: the latest answered row per (outlet, product);
+ * - `listed`: the report's products, narrowed by principal (soft-deleted ones too: the tally is history).
  */
-export function retailFigures(rows: readonly AuditedRow[], products: readonly { id: number; price: number | null }[]): ProductFigures[] {
-  const byProduct = new Map<number, AuditedRow[]>()
-  for (const row of latestRows(rows)) {
-    const list = byProduct.get(row.product_id)
-    if (list) list.push(row)
-    else byProduct.set(row.product_id, [row])
-  }
-  return products.map((product) => figuresOf(product.id, byProduct.get(product.id) ?? [], product.price))
+const COUNTED = `with counted as (
+    select s.id as submission_id, s.submitted_at, v.outlet_id, s.rows, s.answers
+    from visits v join submissions s on s.visit_id = v.id
+    where ${visitScope.text()} and v.visit_date >= ? and v.visit_date <= ? and (? is null or v.team_id = ?)
+      and ${submissionScope.text()} and s.status = 'completed' and s.approval_status is not 'rejected'
+      and (? is null or s.form_id = ?) and s.rows is not null
+  ),
+  asked as (
+    select distinct cast(json_extract(r.value, '$.product_id') as integer) as product_id
+    from counted c, json_each(c.rows) f, json_each(f.value) r
+  ),
+  answered as (
+    select c.outlet_id, c.submission_id, c.submitted_at, f.key as field_key, cast(a.key as integer) as product_id, a.value as cells
+    from counted c, json_each(c.rows) f, json_each(c.answers, '$."' || f.key || '"') a
+    where a.type = 'object'
+  ),
+  latest as (
+    select product_id, cells from (
+      select product_id, cells, row_number() over (
+        partition by outlet_id, product_id order by submitted_at desc, submission_id desc, field_key) as n
+      from answered)
+    where n = 1
+  ),
+  listed as (
+    select p.id, p.sku, p.name, p.price from asked q join products p on p.id = q.product_id
+    where ${productScope.textIncludingDeleted()} and (? is null or p.principal_id = ?)
+  )`
+
+/** One page of the report's products with their tallies, and the products' total (the same on every row). */
+const PAGE = `${COUNTED},
+  tally as (
+    select l.product_id, count(*) as audited,
+      sum(json_type(l.cells, '$.available') = 'true') as available,
+      sum(json_type(l.cells, '$.available') = 'false') as out_of_stock,
+      coalesce(sum(${hundredths('facings')}), 0) as facings_sum, count(${hundredths('facings')}) as facings_count,
+      coalesce(sum(${hundredths('shelf_price')}), 0) as price_sum, count(${hundredths('shelf_price')}) as price_count
+    from latest l where l.product_id in (select id from listed) group by l.product_id
+  )
+  select p.id, p.sku, p.name, p.price, coalesce(t.audited, 0), coalesce(t.available, 0), coalesce(t.out_of_stock, 0),
+    coalesce(t.facings_sum, 0), coalesce(t.facings_count, 0), coalesce(t.price_sum, 0), coalesce(t.price_count, 0),
+    count(*) over ()
+  from listed p left join tally t on t.product_id = p.id
+  order by p.sku, p.id limit ? offset ?`
+
+/** The products' total alone: for a page past the end, which has no row to carry it. */
+const TOTAL = `${COUNTED} select count(*) from listed`
+
+type Filters = (string | number | null)[]
+
+function filtersOf({ ctx, query }: ReportRequest<RetailExecutionQuery>): Filters {
+  const ws = ctx.actor.workspaceId
+  const team = query.team_id ?? null
+  const form = query.form_id ?? null
+  const principal = query.principal_id ?? null
+  return [ws, query.date_from, query.date_to, team, team, ws, form, form, ws, principal, principal]
 }
+
+const tallyOf = (row: unknown[]): ProductTally => ({
+  product_id: Number(row[0]),
+  sku: String(row[1]),
+  name: String(row[2]),
+  price: row[3] === null ? null : Number(row[3]),
+  audited: Number(row[4]),
+  available: Number(row[5]),
+  out_of_stock: Number(row[6]),
+  facings_sum: Math.round(Number(row[7])),
+  facings_count: Number(row[8]),
+  price_sum: Math.round(Number(row[9])),
+  price_count: Number(row[10]),
+})
+
+/** The period's checks: a period that ends before it starts or is longer than RETAIL_MAX_DAYS is refused. */
+function checkPeriod(query: RetailExecutionQuery) {
+  if (query.date_to < query.date_from) throw ValidationFailed.field('date_to', 'must not be before date_from')
+  const days = Math.round((Date.parse(`${query.date_to}T00:00:00Z`) - Date.parse(`${query.date_from}T00:00:00Z`)) / 86_400_000) + 1
+  if (days > RETAIL_MAX_DAYS) throw ValidationFailed.field('date_to', `must be at most ${RETAIL_MAX_DAYS} days from date_from`)
+}
+
+/** The page of products with their tallies, and their total. */
+function productsOf(request: ReportRequest<RetailExecutionQuery>): [Promise<ProductTally[]>, Promise<number>] {
+  checkPeriod(request.query)
+  const filters = filtersOf(request)
+  // A team, form or principal of another workspace matches nothing: every table is read by workspace.
+  const page = selectValues(request.db, PAGE, [...filters, request.page.limit, request.page.offset])
+  const total = page.then(async (rows) => (rows.length > 0 ? Number(rows[0][11]) : Number((await selectValues(request.db, TOTAL, filters))[0]?.[0] ?? 0)))
+  return [page.then((rows) => rows.map(tallyOf)), total]
+}
+
+/** GET /office/v1/reports/retail-execution: one page of products with their figures over the period. */
+export const retailExecutionReport = defineReport({
+  limits: DEFAULT_LIST,
+  subjects: productsOf,
+  rows: async (_request, tallies: ProductTally[]) => tallies.map(retailFigures),
+})

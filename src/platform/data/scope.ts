@@ -51,6 +51,8 @@ export interface WorkspaceScoped<T extends WorkspaceTable> {
    * with positional parameters (a hot path's read): the workspace is bound where the text puts it.
    */
   text(): string
+  /** `text()` with soft-deleted rows included (history: a report over what was done with a product deleted since). */
+  textIncludingDeleted(): string
   /** Live rows of the workspace whose `column` is one of `values` (none for no values): reference lookups by id or key. */
   findManyBy(db: Db, workspaceId: WorkspaceRef, column: SQLiteColumn, values: readonly unknown[]): Promise<Row<T>[]>
   find(db: Db, workspaceId: number, id: number): Promise<Row<T> | undefined>
@@ -84,6 +86,7 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T, aliasName?: 
       const name = aliasName ?? getTableName(table)
       return `"${name}"."workspace_id" = ?${table.deleted_at ? ` and "${name}"."deleted_at" is null` : ''}`
     },
+    textIncludingDeleted: () => `"${aliasName ?? getTableName(table)}"."workspace_id" = ?`,
     async findManyBy(db, workspaceId, column, values) {
       if (values.length === 0) return []
       return (await db
