@@ -242,8 +242,8 @@ describe('Exports', () => {
     const { text } = await extractText(await getDocumentProxy(new Uint8Array(await response.arrayBuffer())), { mergePages: true })
     expect(text).toContain('Toko Timur')
     expect(text).toContain('Pacific/Kiritimati')
-    // Generated and submitted at the same instant: both lines read the local clock and its offset.
-    expect(text.split('2026-03-11 00:00 UTC+14').length - 1).toBe(2)
+    // Generated and submitted at the same instant: the header, the table and the submission's answers read the local clock and its offset.
+    expect(text.split('2026-03-11 00:00 UTC+14').length - 1).toBe(3)
     expect(text).not.toContain('2026-03-10 10:00')
 
     const csvJob = (await t.app.get('/office/v1/export/submissions/csv', { token: east.owner.token })).body.data

@@ -3,8 +3,9 @@
  * 202 at once; the in-process runner takes jobs one at a time (`running` → `done` or `failed`) and
  * writes the file under EXPORT_DIR:
  *   - CSV: streamed in pages of 500 rows, so 100k rows never sit in memory;
- *   - PDF (pdfkit): a readable report with a header, the filters used and a table of submissions
- *     (the first PDF_MAX_ROWS rows; the CSV has them all). Its times are the workspace's local wall
+ *     A product matrix is flattened to one column per product and column (exports.matrix.ts);
+ *   - PDF (pdfkit, exports.pdf.ts): a readable report with a header, the filters used, a table of
+ *     submissions and their answers, matrices as grids. Its times are the workspace's local wall
  *     clock with the offset; the CSV keeps stored instants as ISO UTC (`…Z`), for the machines that read it.
  * The job runs with its requester's current access (a requester who lost it gets a failed job).
  * Jobs left queued or running by a restart are picked up again at start. Files and jobs older than
@@ -16,13 +17,11 @@
  * leave its tail after the new rows. A download sees the old file or the whole new one, never a mix.
  */
 import { randomBytes } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
-import { and, count, eq, gt, inArray, lt, sql } from 'drizzle-orm'
-import PDFDocument from 'pdfkit'
-import { exportJobs, outlets, projects, submissions, teams, users, visits, workspaces } from '../../db/schema'
+import { and, eq, inArray, lt } from 'drizzle-orm'
+import { exportJobs, type FormField } from '../../db/schema'
 import { workspaceScoped } from '../../platform/data/scope'
 import { loadMember } from '../../platform/actor'
 import type { AuthedContext, Deps } from '../../platform/context'
@@ -31,14 +30,14 @@ import { errorFields } from '../../platform/logger'
 import { can } from '../../platform/permissions'
 import { DEFAULT_LIST } from '../../platform/data/pagination'
 import { defineList } from '../../platform/data/list'
-import { localDateTimeLabel } from '../../lib/time-zones'
 import { withTransaction } from '../../platform/data/transaction'
-import { submissionFilters, type SubmissionListQuery } from '../visits'
+import type { SubmissionListQuery } from '../visits'
+import { answersWithoutMatrices, MatrixLayout } from './exports.matrix'
+import { writePdf } from './exports.pdf'
+import { EXPORT_PAGE, type ExportedSubmission, exportedSubmissions, learnForms, SUBMISSION_COLUMNS, submissionsPage } from './exports.queries'
 import { type OfficeOrderQuery, ORDER_EXPORT_COLUMNS, orderLinesPage } from '../orders'
 import type { ExportFormat, ExportQuery, JobsQuery } from './exports.schemas'
 
-export const EXPORT_PAGE = 500
-export const PDF_MAX_ROWS = 2_000
 export const EXPORT_TTL_MS = 7 * 86_400_000
 
 type Job = typeof exportJobs.$inferSelect
@@ -144,61 +143,11 @@ export async function writeInPlace<T>(path: string, write: (temporary: string) =
   }
 }
 
-const COLUMNS = [
-  'submission_id',
-  'visit_id',
-  'visit_date',
-  'outlet_code',
-  'outlet_name',
-  'project_name',
-  'team_name',
-  'form_title',
-  'status',
-  'approval_status',
-  'submitted_at',
-  'submitted_by',
-  'reviewed_at',
-  'reviewed_by',
-  'approval_notes',
-  'answers',
-] as const
-
 /** Keeps spreadsheets from running cell text as a formula (CSV injection). */
 const safeCell = (value: unknown) => {
   if (value === null || value === undefined) return ''
   const text = typeof value === 'string' ? value : JSON.stringify(value)
   return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
-}
-
-/** One page of the export, after `afterId`, in id order. */
-function page(ctx: AuthedContext, filters: SubmissionListQuery, afterId: number, limit: number) {
-  return ctx.deps.db.read
-    .select({
-      submission_id: submissions.id,
-      visit_id: submissions.visit_id,
-      visit_date: visits.visit_date,
-      outlet_code: outlets.code,
-      outlet_name: outlets.name,
-      project_name: projects.name,
-      team_name: teams.name,
-      form_title: submissions.title,
-      status: submissions.status,
-      approval_status: submissions.approval_status,
-      submitted_at: submissions.submitted_at,
-      submitted_by: sql<string | null>`(select ${users.name} from ${users} where ${users.id} = ${submissions.submitted_by})`,
-      reviewed_at: submissions.reviewed_at,
-      reviewed_by: sql<string | null>`(select ${users.name} from ${users} where ${users.id} = ${submissions.reviewed_by})`,
-      approval_notes: submissions.approval_notes,
-      answers: submissions.answers,
-    })
-    .from(submissions)
-    .innerJoin(visits, eq(visits.id, submissions.visit_id))
-    .innerJoin(outlets, eq(outlets.id, visits.outlet_id))
-    .innerJoin(projects, eq(projects.id, visits.project_id))
-    .leftJoin(teams, eq(teams.id, visits.team_id))
-    .where(and(submissionFilters(ctx, filters, { mine: false }), gt(submissions.id, afterId)))
-    .orderBy(submissions.id)
-    .limit(limit)
 }
 
 /**
@@ -228,13 +177,29 @@ async function writeCsvPages<R>(
   return total
 }
 
-const writeCsv = (ctx: AuthedContext, filters: SubmissionListQuery, path: string) =>
-  writeCsvPages(
+/**
+ * The submissions CSV: a first pass lays out the flattened matrix columns of what the export holds
+ * (exports.matrix.ts), the second writes the rows, the matrices' cells in those columns.
+ */
+async function writeCsv(ctx: AuthedContext, filters: SubmissionListQuery, path: string) {
+  const layout = new MatrixLayout()
+  const forms = new Map<number, readonly FormField[] | undefined>()
+  for await (const rows of exportedSubmissions(ctx, filters)) {
+    await learnForms(ctx, forms, rows)
+    for (const row of rows) layout.add(row.rows, row.answers, forms.get(row.form_id))
+  }
+  const flat = ({ rows, form_id: _form, answers, ...row }: ExportedSubmission): Record<string, unknown> => ({
+    ...row,
+    answers: answersWithoutMatrices(answers, rows),
+    ...layout.cells(rows, answers),
+  })
+  return writeCsvPages<Record<string, unknown>>(
     path,
-    COLUMNS,
-    (afterId, limit) => page(ctx, filters, afterId, limit),
-    (row) => row.submission_id,
+    [...SUBMISSION_COLUMNS, ...layout.headers()],
+    async (afterId, limit) => (await submissionsPage(ctx, filters, afterId, limit)).map(flat),
+    (row) => row.submission_id as number,
   )
+}
 
 const writeOrdersCsv = (ctx: AuthedContext, filters: OfficeOrderQuery, path: string) =>
   writeCsvPages(
@@ -255,71 +220,6 @@ function writerOf(job: Job): (ctx: AuthedContext, path: string) => Promise<numbe
   if (job.kind === 'sales_orders') return (ctx, path) => writeOrdersCsv(ctx, job.filters as OfficeOrderQuery, path)
   const filters = job.filters as SubmissionListQuery
   return job.format === 'csv' ? (ctx, path) => writeCsv(ctx, filters, path) : (ctx, path) => writePdf(ctx, filters, path)
-}
-
-async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery, path: string): Promise<number> {
-  const [workspace] = await ctx.deps.db.read.select({ name: workspaces.name }).from(workspaces).where(eq(workspaces.id, ctx.actor.workspaceId))
-  const [{ total }] = await ctx.deps.db.read
-    .select({ total: count() })
-    .from(submissions)
-    .innerJoin(visits, eq(visits.id, submissions.visit_id))
-    .where(submissionFilters(ctx, filters, { mine: false }))
-  const rows = await page(ctx, filters, 0, PDF_MAX_ROWS)
-
-  const doc = new PDFDocument({ size: 'A4', layout: 'landscape', margin: 36, info: { Title: 'Submissions report' } })
-  const out = createWriteStream(path)
-  const finished = new Promise<void>((resolvePromise, reject) => {
-    out.on('finish', resolvePromise)
-    out.on('error', reject)
-  })
-  doc.pipe(out)
-  doc.fontSize(18).text('Submissions report')
-  doc.moveDown(0.3).fontSize(10).fillColor('#444')
-  doc.text(`Workspace: ${workspace?.name ?? ''}`)
-  // Times in the workspace's zone, each with its offset (docs/API.md §Time zones): a UTC+14 reader
-  // of a bare UTC clock would take a morning visit for one of the day before.
-  const zone = ctx.actor.timeZone
-  doc.text(`Generated: ${localDateTimeLabel(ctx.deps.clock.now(), zone)} by ${ctx.actor.name}`)
-  doc.text(`Times are local to the workspace's time zone, ${zone}.`)
-  const used = Object.entries(filters).filter(([, value]) => value !== undefined && value !== null)
-  doc.text(`Filters: ${used.length ? used.map(([key, value]) => `${key}=${value}`).join(', ') : 'none'}`)
-  doc.text(total > rows.length ? `Submissions: ${total} (showing the first ${rows.length}; the CSV export has all)` : `Submissions: ${total}`)
-  doc.moveDown().fillColor('#000')
-
-  const headers = ['Visit date', 'Outlet', 'Project', 'Form', 'Status', 'Approval', 'Submitted by', 'Submitted at (local)']
-  const widths = [62, 136, 104, 114, 56, 62, 100, 136]
-  const left = doc.page.margins.left
-  const line = (cells: string[], bold: boolean) => {
-    if (doc.y > doc.page.height - doc.page.margins.bottom - 20) doc.addPage()
-    const y = doc.y
-    doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(8)
-    let x = left
-    cells.forEach((cell, i) => {
-      doc.text(cell, x, y, { width: widths[i] - 4, ellipsis: true, lineBreak: false })
-      x += widths[i]
-    })
-    doc.x = left
-    doc.y = y + 13
-  }
-  line(headers, true)
-  for (const row of rows) {
-    line(
-      [
-        row.visit_date,
-        row.outlet_name,
-        row.project_name,
-        row.form_title,
-        row.status,
-        row.approval_status ?? '',
-        row.submitted_by ?? '',
-        row.submitted_at ? localDateTimeLabel(Date.parse(row.submitted_at), zone) : '',
-      ],
-      false,
-    )
-  }
-  doc.end()
-  await finished
-  return Number(total)
 }
 
 // ── Requests, lists, downloads ─────────────────────────────────────────────────────────────────
