@@ -187,6 +187,19 @@ describe('product matrix: rows frozen on the submission', () => {
     expect(byForm.get(plain.id)).toEqual({})
   })
 
+  test('a listed product deleted later: the form keeps working (later rows leave it out); saving its fields again asks to drop it', async () => {
+    const doomed = await newProduct(t.app, token(), { principal_id: principal.id })
+    const fields = [matrix({ products: { product_ids: [products[0].id, doomed.id] } })]
+    const { form, visit, who } = await plannedMatrixVisit(fields)
+    data(await t.app.delete(`${OFFICE}/products/${doomed.id}`, { token: token() }), 200, 'delete')
+    const checkedIn = data(await checkIn(t.app, visit.id, who), 200, 'check-in')
+    expect(checkedIn.submissions[0].rows).toEqual({ shelf: expectedRows([products[0]]) })
+    // A title alone changes; the fields as they were name a deleted product, at its place.
+    data(await t.app.put(`${OFFICE}/forms/${form.id}`, { title: unique('Renamed') }, { token: token() }), 200, 'rename form')
+    const errors = expectError(await t.app.put(`${OFFICE}/forms/${form.id}`, { fields }, { token: token() }), 400, 'VALIDATION_ERROR')
+    expect(errors['fields.0.products.product_ids.1']).toEqual([`product ${doomed.id} does not exist`])
+  })
+
   test('a submission attached after check-in, or created by submit-form-v2, freezes its rows when it is created', async () => {
     const { visit, who } = await plannedMatrixVisit([{ key: 'notes', label: 'Notes', type: 'text' }])
     data(await checkIn(t.app, visit.id, who), 200, 'check-in')
