@@ -65,16 +65,25 @@ async function run(driver: Driver, options: { tiers: number; products: number; l
       products.push(product.body.data.id)
     }
     const group = await expectCall(base, 'POST', '/office/v1/outlets/channel-groups', 201, { token, body: { name: 'Trade' } })
-    const channel = await expectCall(base, 'POST', '/office/v1/outlets/channels', 201, { token, body: { name: 'Modern', channel_group_id: group.body.data.id } })
+    const channel = await expectCall(base, 'POST', '/office/v1/outlets/channels', 201, {
+      token,
+      body: { name: 'Modern', channel_group_id: group.body.data.id },
+    })
     const account = await expectCall(base, 'POST', '/office/v1/outlets/accounts', 201, { token, body: { name: 'Chain', channel_id: channel.body.data.id } })
     const outlet = await expectCall(base, 'POST', '/office/v1/outlets', 201, { token, body: { name: 'Toko', account_id: account.body.data.id } })
 
     console.log(`${driver}:`)
     const tiers = (priceOf: (i: number) => number) =>
-      Array.from({ length: options.tiers }, (_, i) => ({ product_id: products[i % products.length], price: priceOf(i), min_qty: 1 + Math.floor(i / products.length) }))
+      Array.from({ length: options.tiers }, (_, i) => ({
+        product_id: products[i % products.length],
+        price: priceOf(i),
+        min_qty: 1 + Math.floor(i / products.length),
+      }))
     const post = (path: string, method: string, body: unknown) =>
       fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) })
-    const big = await whileOthersWrite(base, other, `POST a list of ${options.tiers} tiers`, () => post('/office/v1/price-lists', 'POST', { name: 'Big', items: tiers((i) => 500 + i) }))
+    const big = await whileOthersWrite(base, other, `POST a list of ${options.tiers} tiers`, () =>
+      post('/office/v1/price-lists', 'POST', { name: 'Big', items: tiers((i) => 500 + i) }),
+    )
     const id = big.data.id
     await whileOthersWrite(base, other, 'PUT changing every price', () => post(`/office/v1/price-lists/${id}`, 'PUT', { items: tiers((i) => 600 + i) }))
     await whileOthersWrite(base, other, 'PUT replacing every tier', () =>
@@ -86,13 +95,22 @@ async function run(driver: Driver, options: { tiers: number; products: number; l
     for (let l = 0; l < options.lists; l++) {
       const level = l === 0 ? {} : l % 2 ? { channel_id: channel.body.data.id } : { account_id: account.body.data.id }
       const items = Array.from({ length: options.items }, (_, i) => ({ product_id: products[(l * 97 + i) % products.length], price: 100 + l + i }))
-      await expectCall(base, 'POST', '/office/v1/price-lists', 201, { token, body: { name: `List ${l}`, valid_from: `2026-01-${String(1 + (l % 28)).padStart(2, '0')}`, ...level, items } })
+      await expectCall(base, 'POST', '/office/v1/price-lists', 201, {
+        token,
+        body: { name: `List ${l}`, valid_from: `2026-01-${String(1 + (l % 28)).padStart(2, '0')}`, ...level, items },
+      })
     }
     await expectCall(base, 'POST', '/office/v1/users', 201, {
       token,
-      body: { name: 'Field', email: 'field@example.com', password: 'password123', role_id: (await expectCall(base, 'GET', '/office/v1/roles', 200, { token })).body.data.find((r: { slug: string }) => r.slug === 'user').id },
+      body: {
+        name: 'Field',
+        email: 'field@example.com',
+        password: 'password123',
+        role_id: (await expectCall(base, 'GET', '/office/v1/roles', 200, { token })).body.data.find((r: { slug: string }) => r.slug === 'user').id,
+      },
     })
-    const fieldToken = (await expectCall(base, 'POST', '/auth/login', 200, { body: { email: 'field@example.com', password: 'password123' } })).body.data.token as string
+    const fieldToken = (await expectCall(base, 'POST', '/auth/login', 200, { body: { email: 'field@example.com', password: 'password123' } })).body.data
+      .token as string
     const times: number[] = []
     let size = 0
     for (let i = 0; i < options.runs; i++) {
@@ -102,7 +120,9 @@ async function run(driver: Driver, options: { tiers: number; products: number; l
       if (sheet.status !== 200) throw new Error(`the price sheet answered ${sheet.status}`)
       size = sheet.body.data.length
     }
-    console.log(`  GET /app/v1/outlets/:id/prices (${options.products} products, ${options.lists} lists of ${options.items} tiers; ${size} rows): ${figures(times)}`)
+    console.log(
+      `  GET /app/v1/outlets/:id/prices (${options.products} products, ${options.lists} lists of ${options.items} tiers; ${size} rows): ${figures(times)}`,
+    )
   } finally {
     await server.stop()
     remove()

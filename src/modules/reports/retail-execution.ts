@@ -86,37 +86,44 @@ const visitScope = workspaceScoped(visits, 'v')
 const submissionScope = workspaceScoped(submissions, 's')
 const productScope = workspaceScoped(products, 'p')
 
-/** A cell that is a number (JSON integer or real), in hundredths; null otherwise. */
-const hundredths = (cell: string) => `case when json_type(l.cells, '$.${cell}') in ('integer', 'real') then round(json_extract(l.cells, '$.${cell}') * 100) end`
+/** A cell of the answered row `a`, as SQL reads it (`->>`: a JSON number is an integer or a real). */
+const cell = (key: string) => `a.value ->> '${key}'`
+/** A numeric value in hundredths; null for anything else (unanswered). */
+const hundredths = (value: string) => `case when typeof(${value}) in ('integer', 'real') then round(${value} * 100) end`
 
 /**
  * The counted submissions and their matrices' rows, as common table expressions. Parameters, in order: workspace
  * (visits), date_from, date_to, team (twice), workspace (submissions), form (twice), workspace (products),
  * principal (twice).
- * - `asked`: every frozen row of a counted submission (the products its matrices asked about);
- * - `answered`: every stored row of their matrix answers, with its outlet and submission;
+ * - `counted`: the counted submissions' ids, times and outlets (small: the JSON is read where it is used);
+ * - `asked`: the products their matrices' frozen rows name (each distinct `rows` text read once: most audits of a
+ *   period froze the same products);
+ * - `answered`: every stored row of their matrix answers, reduced to the cells the figures read (available 1/0 or
+ *   null, facings and shelf price as SQL values), so what is sorted below carries no JSON;
  * - `latest`: the latest answered row per (outlet, product);
  * - `listed`: the report's products, narrowed by principal (soft-deleted ones too: the tally is history).
  */
 const COUNTED = `with counted as (
-    select s.id as submission_id, s.submitted_at, v.outlet_id, s.rows, s.answers
+    select s.id, s.submitted_at, v.outlet_id
     from visits v join submissions s on s.visit_id = v.id
     where ${visitScope.text()} and v.visit_date >= ? and v.visit_date <= ? and (? is null or v.team_id = ?)
       and ${submissionScope.text()} and s.status = 'completed' and s.approval_status is not 'rejected'
       and (? is null or s.form_id = ?) and s.rows is not null
   ),
   asked as (
-    select distinct cast(json_extract(r.value, '$.product_id') as integer) as product_id
-    from counted c, json_each(c.rows) f, json_each(f.value) r
+    select distinct cast(r.value ->> 'product_id' as integer) as product_id
+    from (select distinct s.rows from counted c join submissions s on s.id = c.id) d, json_each(d.rows) f, json_each(f.value) r
   ),
   answered as (
-    select c.outlet_id, c.submission_id, c.submitted_at, f.key as field_key, cast(a.key as integer) as product_id, a.value as cells
-    from counted c, json_each(c.rows) f, json_each(c.answers, '$."' || f.key || '"') a
+    select c.outlet_id, c.id as submission_id, c.submitted_at, f.key as field_key, cast(a.key as integer) as product_id,
+      case json_type(a.value, '$.available') when 'true' then 1 when 'false' then 0 end as available,
+      ${cell('facings')} as facings, ${cell('shelf_price')} as shelf_price
+    from counted c join submissions s on s.id = c.id, json_each(s.rows) f, json_each(s.answers, '$."' || f.key || '"') a
     where a.type = 'object'
   ),
   latest as (
-    select product_id, cells from (
-      select product_id, cells, row_number() over (
+    select product_id, available, facings, shelf_price from (
+      select product_id, available, facings, shelf_price, row_number() over (
         partition by outlet_id, product_id order by submitted_at desc, submission_id desc, field_key) as n
       from answered)
     where n = 1
@@ -127,14 +134,12 @@ const COUNTED = `with counted as (
   )`
 
 /** One page of the report's products with their tallies, and the products' total (the same on every row). */
-const PAGE = `${COUNTED},
+export const PAGE_SQL = `${COUNTED},
   tally as (
-    select l.product_id, count(*) as audited,
-      sum(json_type(l.cells, '$.available') = 'true') as available,
-      sum(json_type(l.cells, '$.available') = 'false') as out_of_stock,
+    select product_id, count(*) as audited, sum(available = 1) as available, sum(available = 0) as out_of_stock,
       coalesce(sum(${hundredths('facings')}), 0) as facings_sum, count(${hundredths('facings')}) as facings_count,
       coalesce(sum(${hundredths('shelf_price')}), 0) as price_sum, count(${hundredths('shelf_price')}) as price_count
-    from latest l where l.product_id in (select id from listed) group by l.product_id
+    from latest where product_id in (select id from listed) group by product_id
   )
   select p.id, p.sku, p.name, p.price, coalesce(t.audited, 0), coalesce(t.available, 0), coalesce(t.out_of_stock, 0),
     coalesce(t.facings_sum, 0), coalesce(t.facings_count, 0), coalesce(t.price_sum, 0), coalesce(t.price_count, 0),
@@ -181,7 +186,7 @@ function productsOf(request: ReportRequest<RetailExecutionQuery>): [Promise<Prod
   checkPeriod(request.query)
   const filters = filtersOf(request)
   // A team, form or principal of another workspace matches nothing: every table is read by workspace.
-  const page = selectValues(request.db, PAGE, [...filters, request.page.limit, request.page.offset])
+  const page = selectValues(request.db, PAGE_SQL, [...filters, request.page.limit, request.page.offset])
   const total = page.then(async (rows) => (rows.length > 0 ? Number(rows[0][11]) : Number((await selectValues(request.db, TOTAL, filters))[0]?.[0] ?? 0)))
   return [page.then((rows) => rows.map(tallyOf)), total]
 }
