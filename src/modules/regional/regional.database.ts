@@ -21,7 +21,7 @@
  */
 import { Database as SqliteDatabase } from 'bun:sqlite'
 import { randomUUID } from 'node:crypto'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -43,7 +43,10 @@ export interface RegionalDatabase {
   readonly db: RegionalDb
 }
 
-/** The prepared file's path in the embedded assets and in the repository (`dist/…`, see scripts/build.ts). */
+/**
+ * The prepared file's path in the repository (`dist/…`), the asset scripts/build.ts embeds; inside the
+ * executable a file asset lies under its bare name (`embeddedAsset(regionalFileName())`).
+ */
 export const regionalAssetPath = (version = regionalFileVersion()) => `dist/${regionalFileName(version)}`
 
 /** The repository's copy, for a service running from the sources. */
@@ -100,7 +103,9 @@ export function extractRegionalDatabase(source: string, dir: string, version = r
   if (!existsSync(target) || statSync(target).size !== statSync(source).size) {
     const temporary = `${target}.${process.pid}-${randomUUID()}.tmp`
     try {
-      copyFileSync(source, temporary)
+      // Read whole (7 MiB, once per version): Bun serves an embedded file to readFileSync, not to
+      // copyFileSync or open (ENOENT).
+      writeFileSync(temporary, readFileSync(source))
       renameSync(temporary, target)
     } finally {
       rmSync(temporary, { force: true })
@@ -137,7 +142,7 @@ export function openRegionalDatabase(path: string): RegionalDatabase {
  */
 export function preparedRegionalDatabase(config: Pick<Config, 'database'>, logger?: Logger): RegionalDatabase {
   const path = IS_COMPILED
-    ? extractRegionalDatabase(embeddedAsset(regionalAssetPath()), extractionDirectory(config), regionalFileVersion(), logger)
+    ? extractRegionalDatabase(embeddedAsset(regionalFileName()), extractionDirectory(config), regionalFileVersion(), logger)
     : ensureRegionalDatabase(sourceTreeRegionalPath(), logger)
   const database = openRegionalDatabase(path)
   if (database.version !== regionalFileVersion()) {
