@@ -351,9 +351,12 @@ describe('the prepared read-only regional database (README.md "Regional data")',
           expect(Object.keys(tables).filter((name) => name.startsWith('regional_'))).toEqual([])
           // Not under another name either: the whole file holds a few hundred rows (the built-in roles, the audit entries).
           expect(Object.values(tables).reduce((sum, n) => sum + n, 0)).toBeLessThan(1_000)
-          expect(new SqliteDatabase(file, { readonly: true }).query("SELECT count(*) AS n FROM app_settings WHERE key LIKE 'regional%'").get()).toEqual({
-            n: 0,
-          })
+          const raw = new SqliteDatabase(file, { readonly: true })
+          try {
+            expect(raw.query("SELECT count(*) AS n FROM app_settings WHERE key LIKE 'regional%'").get()).toEqual({ n: 0 })
+          } finally {
+            raw.close()
+          }
         } finally {
           rmSync(dir, { recursive: true, force: true })
         }
