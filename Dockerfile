@@ -30,7 +30,8 @@ ENV NODE_ENV=production \
 VOLUME ["/app/data"]
 EXPOSE 3000
 # `ffos health` asks the running server's GET /api/health on 127.0.0.1:$PORT (3 s at most; no file or
-# database opened): exit 0 healthy, 1 otherwise. The first start loads the regional data: 30 s grace.
+# database opened): exit 0 healthy, 1 otherwise. 30 s grace for a first start on a slow volume (it loads
+# no data: the regional database is a prepared file copied out of the executable, README.md "Regional data").
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 CMD ["ffos", "health"]
 # The entrypoint starts as root only to hand a root-owned mounted volume to the ffos user, then runs
 # the command as ffos (deploy/entrypoint.sh).

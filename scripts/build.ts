@@ -7,7 +7,12 @@
  *   executable must be one); src/db/checkpoint.ts starts it by that path;
  * - drizzle/ (the migrations) and the Scalar bundle of the docs page: `assets`, read at run time
  *   beside the entry point (src/lib/executable.ts);
- * - the regional CSV files: imported `with { type: 'file' }` by src/modules/regional/regional.data.ts;
+ * - the prepared read-only regional database, dist/regional-<version>.sqlite: built first when missing
+ *   (scripts/build-regional.ts; src/modules/regional/regional.data.ts), embedded as an asset; the
+ *   executable's first start copies it out beside its database file, once per version, and opens the
+ *   copy read-only (src/modules/regional/regional.database.ts). Nothing is inserted at start;
+ * - the regional CSV files, for `ffos regional-export`: imported `with { type: 'file' }` by
+ *   src/modules/regional/regional.data.ts;
  * - pdfkit's standard fonts (Helvetica): pdfkit loads them with a `require` of its package's own
  *   `#standard-fonts/…` import map, built at run time, which the bundler cannot follow and an
  *   executable without node_modules cannot answer. The plugin below turns those calls into plain
@@ -19,6 +24,7 @@
  */
 import { rmSync } from 'node:fs'
 import type { BunPlugin } from 'bun'
+import { ensureRegionalDatabase, regionalAssetPath, sourceTreeRegionalPath } from '../src/modules/regional'
 
 export const OUTFILE = 'dist/ffos'
 
@@ -38,11 +44,12 @@ const pdfkitStandardFonts: BunPlugin = {
 
 if (import.meta.main) {
   rmSync(OUTFILE, { force: true })
+  ensureRegionalDatabase(sourceTreeRegionalPath())
   const result = await Bun.build({
     entrypoints: ['src/cli.ts', 'src/db/checkpoint.worker.ts'],
     compile: {
       outfile: OUTFILE,
-      assets: ['drizzle', 'node_modules/@scalar/api-reference/dist/browser/standalone.js'],
+      assets: ['drizzle', 'node_modules/@scalar/api-reference/dist/browser/standalone.js', regionalAssetPath()],
       // The executable reads its settings from the environment (and .env, as `npm start`), never
       // from a bunfig.toml that happens to lie in the directory it is started from.
       autoloadBunfig: false,

@@ -1,6 +1,7 @@
 /**
  * Boot: environment → the checks of ./startup.ts (PORT free, directories writable) → database
- * (migrations applied) → app → listen → start-up warnings → jobs. A refused start is one JSON line at
+ * (migrations applied) → app (which opens the prepared regional database read-only: nothing is loaded,
+ * README.md "Regional data") → listen → start-up warnings → jobs. A refused start is one JSON line at
  * `error` naming the setting, and exit code 1. Stops cleanly on
  * SIGINT/SIGTERM (./shutdown.ts): no new requests, sockets closed (1001), requests in flight
  * finished, jobs stopped, database checkpointed and closed, exit 0 within 5 s.
@@ -8,7 +9,6 @@
 import { ConfigError, loadConfig, type Config } from './config/env'
 import { openDatabase } from './db/client'
 import { createApp } from './app'
-import { loadRegionalData } from './modules/regional'
 import { startJobs } from './jobs'
 import { SERVER_MAX_REQUEST_BODY_SIZE } from './platform/http/http'
 import { createLogger } from './platform/logger'
@@ -43,8 +43,6 @@ async function main() {
   const db = await openDatabase(config)
   await db.migrate()
   const { app, deps } = await createApp({ db, config })
-  // The embedded regional data is loaded once (a few seconds on first start, nothing afterwards).
-  if (!config.REGIONAL_SERVICE_URL) await loadRegionalData(db, deps.logger)
   // Exports a restart interrupted are picked up again.
   await deps.exports.resume()
   try {

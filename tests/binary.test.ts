@@ -1,7 +1,8 @@
 /**
  * The compiled executable (README.md "Running in production" in README.md): `npm run build` writes dist/ffos, which is
  * copied ALONE into an empty directory (no node_modules, no source tree, no drizzle/) and run there
- * on a temporary data directory: it migrates, loads the embedded regional data, serves, keeps its WAL
+ * on a temporary data directory: it migrates, copies its prepared regional database out beside the database file
+ * (no row inserted), serves, keeps its WAL
  * bounded under ingest (the checkpoint worker runs inside it), writes a PDF export with its fonts,
  * serves the docs' script, takes an online backup, creates the first workspace with registration
  * off, and stops on SIGTERM with exit code 0.
@@ -17,6 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { call, expectCall, freePort, ROOT, ServerLog } from '../scripts/lib/server-process'
+import { regionalAssetPath, regionalFileName } from '../src/modules/regional'
 
 const enabled = process.env.FFOS_BINARY_TEST === '1'
 const MiB = 1024 * 1024
@@ -164,9 +166,23 @@ describe.skipIf(!enabled)('the compiled executable, alone in an empty directory'
     // The lines themselves are checked once the process has exited and its output is all read (SIGTERM test).
   })
 
-  test('the 38 provinces of the embedded regional data are there', async () => {
+  test('the regional data answers from the prepared file the first start copied out beside the database (README.md "Regional data"); the database holds no regional row', async () => {
     const provinces = await expectCall(base, 'GET', '/office/v1/regional/provinces?limit=100', 200, { token: owner })
     expect(provinces.body.data).toHaveLength(38)
+    const villages = await expectCall(base, 'GET', '/app/v1/regional/villages?district_id=110101&limit=1000', 200, { token: owner })
+    expect(villages.body.data[0]).toEqual({ id: 1101012001, code: '11.01.01.2001', name: expect.any(String) })
+    // The copy: named by version, byte for byte the file `npm run build` embedded.
+    const copies = readdirSync(dataDir).filter((name) => name.startsWith('regional-'))
+    expect(copies).toEqual([regionalFileName()])
+    expect(readFileSync(join(dataDir, copies[0])).equals(readFileSync(join(ROOT, regionalAssetPath())))).toBe(true)
+    // The service's database, through a connection of its own: no regional table, no regional setting.
+    const main = new Sqlite(join(dataDir, 'app.db'), { readonly: true })
+    try {
+      expect(main.query("SELECT name FROM sqlite_master WHERE name LIKE 'regional%'").all()).toEqual([])
+      expect(main.query("SELECT key FROM app_settings WHERE key LIKE 'regional%'").all()).toEqual([])
+    } finally {
+      main.close()
+    }
   })
 
   test('the docs page and its script come from the executable', async () => {

@@ -10,7 +10,6 @@ import { join } from 'node:path'
 import { createApp, type App } from '../src/app'
 import { loadConfig } from '../src/config/env'
 import { openDatabase } from '../src/db/client'
-import { loadRegionalData } from '../src/modules/regional'
 import { ManualClock, type Clock } from '../src/lib/clock'
 import type { Deps } from '../src/platform/context'
 import type { Logger } from '../src/platform/logger'
@@ -159,8 +158,10 @@ export class TestApp {
 }
 
 /**
- * A migrated database with the embedded regional data, built once per test process and copied for
- * each app (loading 91k areas takes about 2 s; copying the file a few milliseconds).
+ * A migrated database, built once per test process and copied for each app (copying the file takes a
+ * few milliseconds, migrating a new one much longer). The regional areas are not in it: every app
+ * reads the prepared read-only database (README.md "Regional data"), which `npm test` builds first
+ * when missing (its `pretest`), as does the first app of a process started without it.
  */
 let template: Promise<string> | null = null
 function templateDatabase(): Promise<string> {
@@ -169,7 +170,6 @@ function templateDatabase(): Promise<string> {
     const path = join(dir, 'template.db')
     const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${path}` }))
     await db.migrate()
-    await loadRegionalData(db)
     await db.close()
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
     return path
@@ -204,8 +204,9 @@ export async function createTestApp(options: HarnessOptions = {}): Promise<TestA
 
 /**
  * The setup hook's own timeout, so `bun test FILE` without `--timeout` (Bun's default is 5 s) does
- * not fail while the first setup of a process builds the template database (migrations and 91k
- * areas), which takes longer than that on a loaded machine.
+ * not fail while the first setup of a process builds the template database (migrations), or the
+ * prepared regional database when `bun test FILE` runs without `npm test`'s `pretest` on a fresh
+ * clone, which takes longer than that on a loaded machine.
  */
 export const SETUP_TIMEOUT_MS = 60_000
 

@@ -1,19 +1,35 @@
 /**
- * docs/API.md §Regional lookup, §Errors, §Envelopes:
- * the idn-area-data 4.x areas in the database, the lookup on both platforms in embedded and upstream
+ * docs/API.md §Regional lookup, §Errors, §Envelopes; README.md "Regional data":
+ * the idn-area-data 4.x areas in the prepared read-only database (never in the service's own), the lookup on both platforms in embedded and upstream
  * mode, `bun run regional:export`, and the province → city → district → village chain of outlets.
  *
  * Expected answers are computed from the package's CSV files, read here independently of the loader.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { Database as SqliteDatabase } from 'bun:sqlite'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { parse } from 'csv-parse/sync'
+import { drizzle } from 'drizzle-orm/bun-sqlite'
+import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { exportRegionalTree } from '../scripts/regional-export'
-import { openDatabase, type Database, type Db } from '../src/db/client'
+import { createApp } from '../src/app'
+import { MIGRATIONS_FOLDER, openDatabase } from '../src/db/client'
 import { ConfigError, loadConfig } from '../src/config/env'
-import { csvBlocks, loadRegionalData, UPSTREAM_TIMEOUT_MS } from '../src/modules/regional'
+import {
+  csvBlocks,
+  ensureRegionalDatabase,
+  extractionDirectory,
+  extractRegionalDatabase,
+  openRegionalDatabase,
+  preparedVersionOf,
+  REGIONAL_FORMAT,
+  regionalFileName,
+  regionalFileVersion,
+  sourceTreeRegionalPath,
+  UPSTREAM_TIMEOUT_MS,
+} from '../src/modules/regional'
 import { createTestApp, expectError, SETUP_TIMEOUT_MS, unique, useTestApp, type Reply, type Session, type TestApp, type Workspace } from './harness'
 
 // ---------------------------------------------------------------------------------------------
@@ -184,6 +200,11 @@ const EXPORT_TIMEOUT_MS = 60_000
 
 const t = useTestApp()
 let ws: Workspace
+
+/** The prepared read-only database the app reads (README.md "Regional data"), through its own connection. */
+const prepared = () => openRegionalDatabase(sourceTreeRegionalPath())
+const regionalRows = (statement: string) => prepared().connection.query(statement).all() as Record<string, unknown>[]
+const regionalCount = (table: string, where = '1 = 1') => Number(regionalRows(`SELECT count(*) AS n FROM ${table} WHERE ${where}`)[0].n)
 const owner = () => ws.owner.token
 
 beforeAll(async () => {
@@ -193,187 +214,330 @@ beforeAll(async () => {
 // =============================================================================================
 
 describe('regional data (docs/API.md §Regional lookup: idn-area-data 4.x)', () => {
-  test('each level holds exactly the package counts: 38 provinces, 514 cities, 7,285 districts, 83,762 villages', async () => {
+  test('each level holds exactly the package counts: 38 provinces, 514 cities, 7,285 districts, 83,762 villages', () => {
     expect(PACKAGE_VERSION).toStartWith('4.')
     for (const level of Object.keys(COUNTS) as Level[]) {
       expect(truth[level].length).toBe(COUNTS[level])
-      expect(await t.app.count(TABLE[level])).toBe(COUNTS[level])
+      expect(regionalCount(TABLE[level])).toBe(COUNTS[level])
     }
   })
 
-  test('every id is its code without dots as an integer (11, 1101, 110101, 1101012001)', async () => {
+  test('every id is its code without dots as an integer (11, 1101, 110101, 1101012001)', () => {
     for (const level of Object.keys(TABLE) as Level[]) {
-      expect(await t.app.count(TABLE[level], `id <> CAST(REPLACE(code, '.', '') AS INTEGER)`)).toBe(0)
+      expect(regionalCount(TABLE[level], `id <> CAST(REPLACE(code, '.', '') AS INTEGER)`)).toBe(0)
     }
-    const [village] = await t.app.db.pragma(`SELECT id, code, district_id FROM regional_villages WHERE code = '11.01.01.2001'`)
+    const [village] = regionalRows(`SELECT id, code, district_id FROM regional_villages WHERE code = '11.01.01.2001'`)
     expect(village).toEqual({ id: 1101012001, code: '11.01.01.2001', district_id: 110101 })
-    const [district] = await t.app.db.pragma(`SELECT id, code, city_id FROM regional_districts WHERE code = '11.01.01'`)
+    const [district] = regionalRows(`SELECT id, code, city_id FROM regional_districts WHERE code = '11.01.01'`)
     expect(district).toEqual({ id: 110101, code: '11.01.01', city_id: 1101 })
   })
 
-  test('every row has the package code, name and parent; names are as the package has them', async () => {
+  test('every row has the package code, name and parent; names are as the package has them; name_key is the folded name', () => {
     for (const level of Object.keys(TABLE) as Level[]) {
       const parent = level === 'province' ? 'NULL' : PARENT_COLUMN[level]
-      const rows = await t.app.db.pragma(`SELECT id, code, name, ${parent} AS parent FROM ${TABLE[level]} ORDER BY code`)
+      const rows = regionalRows(`SELECT id, code, name, ${parent} AS parent FROM ${TABLE[level]} ORDER BY code`)
       const expected = [...truth[level]].sort(byCode).map(({ id, code, name, parent }) => ({ id, code, name, parent }))
       expect(rows).toEqual(expected)
+      const keys = regionalRows(`SELECT name, name_key FROM ${TABLE[level]}`)
+      expect(keys.filter((row) => row.name_key !== String(row.name).normalize('NFKC').toLowerCase())).toEqual([])
     }
+    const [village] = regionalRows(`SELECT id, code, district_id, name, name_key FROM regional_villages WHERE code = '35.13.15.2017'`)
+    expect(village).toEqual({ id: 3513152017, code: '35.13.15.2017', district_id: 351315, name: 'Soka"an', name_key: 'soka"an' })
   })
 
-  test('cities keep their Kabupaten/Kota prefix and type is kabupaten or kota from it', async () => {
-    const rows = await t.app.db.pragma(`SELECT id, name, type FROM regional_cities WHERE id IN (1101, 1171) ORDER BY id`)
+  test('cities keep their Kabupaten/Kota prefix and type is kabupaten or kota from it', () => {
+    const rows = regionalRows(`SELECT id, name, type FROM regional_cities WHERE id IN (1101, 1171) ORDER BY id`)
     expect(rows).toEqual([
       { id: 1101, name: 'Kabupaten Aceh Selatan', type: 'kabupaten' },
       { id: 1171, name: 'Kota Banda Aceh', type: 'kota' },
     ])
-    expect(await t.app.count('regional_cities', `name NOT LIKE 'Kabupaten %' AND name NOT LIKE 'Kota %'`)).toBe(0)
-    expect(await t.app.count('regional_cities', `type = 'kota' AND name NOT LIKE 'Kota %'`)).toBe(0)
-    expect(await t.app.count('regional_cities', `type = 'kabupaten' AND name NOT LIKE 'Kabupaten %'`)).toBe(0)
-    expect(await t.app.count('regional_cities', `type = 'kota'`)).toBe(truth.city.filter((city) => city.type === 'kota').length)
-    expect(await t.app.count('regional_cities', `type = 'kabupaten'`)).toBe(truth.city.filter((city) => city.type === 'kabupaten').length)
+    expect(regionalCount('regional_cities', `name NOT LIKE 'Kabupaten %' AND name NOT LIKE 'Kota %'`)).toBe(0)
+    expect(regionalCount('regional_cities', `type = 'kota' AND name NOT LIKE 'Kota %'`)).toBe(0)
+    expect(regionalCount('regional_cities', `type = 'kabupaten' AND name NOT LIKE 'Kabupaten %'`)).toBe(0)
+    expect(regionalCount('regional_cities', `type = 'kota'`)).toBe(truth.city.filter((city) => city.type === 'kota').length)
+    expect(regionalCount('regional_cities', `type = 'kabupaten'`)).toBe(truth.city.filter((city) => city.type === 'kabupaten').length)
   })
 
-  describe('loading', () => {
-    let fresh: TestApp
-    const counts = async () =>
-      Object.fromEntries(await Promise.all((Object.keys(TABLE) as Level[]).map(async (level) => [level, await fresh.count(TABLE[level])])))
-    const version = async () => (await fresh.db.pragma(`SELECT value FROM app_settings WHERE key = 'regional_data_version'`))[0]?.value
-
-    /** The database with its transactions counted, and optionally a failure at the first village insert. */
-    function instrumented(db: Database, failAtVillages: boolean) {
-      const calls = { transactions: 0 }
-      // The loader writes through the connection's own statements (runPositional): the first INSERT
-      // into regional_villages on it fails, as a crash at that point would.
-      const failingClient = (client: object) =>
-        new Proxy(client, {
-          get(target, prop) {
-            const value = Reflect.get(target, prop, target)
-            if (prop === 'query') {
-              return (text: string) => {
-                if (text.startsWith('INSERT INTO regional_villages')) throw new Error('simulated crash while loading villages')
-                return value.call(target, text)
-              }
-            }
-            return typeof value === 'function' ? value.bind(target) : value
-          },
-        })
-      const failing = (tx: Db) =>
-        new Proxy(tx, {
-          get(target, prop) {
-            const value = Reflect.get(target, prop, target)
-            if (prop === '$client') return failingClient(value)
-            return typeof value === 'function' ? value.bind(target) : value
-          },
-        })
-      const wrapped: Database = {
-        ...db,
-        transaction: (fn) => {
-          calls.transactions++
-          return db.transaction((tx) => fn(failAtVillages ? failing(tx) : tx))
-        },
-      }
-      return { wrapped, calls }
+  test('the CSV files are parsed in blocks that never cut a quoted field: the blocks give the rows a whole-file parse gives', () => {
+    const text = ['code,name', '1,plain', '2,"with, comma"', '3,"with ""quotes"""', '4,"two', 'lines"', '5,"""', '"', '6,last', '', '', ''].join('\n')
+    const whole = parse(text, { columns: true, skip_empty_lines: true, trim: true }) as Record<string, string>[]
+    expect(whole).toHaveLength(6)
+    for (const rows of [1, 2, 3, 6, 100]) {
+      const blocks = [...csvBlocks(new TextEncoder().encode(`\uFEFF${text}`), rows)]
+      expect(blocks.flat()).toEqual(whole)
+      expect(blocks.every((block) => block.length > 0 && block.length <= rows)).toBe(true)
     }
+    for (const file of ['villages.csv', 'districts.csv']) {
+      const bytes = readFileSync(join(PACKAGE_DIR, 'data', file))
+      expect([...csvBlocks(bytes, 500)].flat()).toEqual(
+        parse(bytes, { columns: true, skip_empty_lines: true, bom: true, trim: true }) as Record<string, string>[],
+      )
+    }
+  })
+})
 
-    beforeAll(async () => {
-      fresh = await createTestApp()
-    }, SETUP_TIMEOUT_MS)
-    afterAll(async () => {
-      await fresh?.close()
-    })
+// =============================================================================================
 
-    test('loadRegionalData is idempotent: with the data already there it returns false and changes nothing', async () => {
-      const { wrapped, calls } = instrumented(fresh.db, false)
-      expect(await loadRegionalData(wrapped)).toBe(false)
-      expect(calls.transactions).toBe(0)
-      expect(await counts()).toEqual(COUNTS)
-      expect(await version()).toBe(PACKAGE_VERSION)
-    })
+/** Every table of a database file and its row count, read through a connection of its own (not the app's). */
+function tablesOf(file: string): Record<string, number> {
+  const raw = new SqliteDatabase(file, { readonly: true })
+  try {
+    const names = raw.query("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'").all() as { name: string }[]
+    return Object.fromEntries(names.map(({ name }) => [name, Number((raw.query(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n)]))
+  } finally {
+    raw.close()
+  }
+}
 
-    test('a load is all or nothing: a crash midway leaves every level as it was', async () => {
-      await fresh.db.pragma(`UPDATE app_settings SET value = '0.0.0' WHERE key = 'regional_data_version'`)
-      const { wrapped, calls } = instrumented(fresh.db, true)
-      await expect(loadRegionalData(wrapped)).rejects.toThrow('simulated crash')
-      expect(calls.transactions).toBe(1)
-      expect(await counts()).toEqual(COUNTS)
-      expect(await version()).toBe('0.0.0')
-    })
+const sha256 = (file: string) => new Bun.CryptoHasher('sha256').update(readFileSync(file)).digest('hex')
 
-    test('a load runs in exactly one transaction and a reload replaces the rows instead of adding to them; the next call returns false', async () => {
-      const { wrapped, calls } = instrumented(fresh.db, false)
-      expect(await loadRegionalData(wrapped)).toBe(true)
-      expect(calls.transactions).toBe(1)
-      expect(await counts()).toEqual(COUNTS)
-      expect(await version()).toBe(PACKAGE_VERSION)
-      expect(await loadRegionalData(wrapped)).toBe(false)
-      expect(calls.transactions).toBe(1)
-      expect(await counts()).toEqual(COUNTS)
-    })
-
+describe('the prepared read-only regional database (README.md "Regional data")', () => {
+  for (const driver of ['bun-sqlite', 'libsql'] as const) {
     test(
-      'first start on an empty database loads every level completely; after a restart the load is skipped and nothing changes',
+      `${driver}: a first start on an empty data directory writes no regional row into the service's database, and the regional routes and the outlet chain check answer from the prepared file`,
       async () => {
-        const dir = mkdtempSync(join(tmpdir(), 'ffos-regional-'))
-        const open = async () => {
-          const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${join(dir, 'app.db')}`, LOG_LEVEL: 'silent' }))
-          await db.migrate()
-          return db
-        }
-        const snapshot = async (db: Database) => ({
-          counts: Object.fromEntries(
-            await Promise.all(
-              (Object.keys(TABLE) as Level[]).map(async (level) => [level, (await db.pragma(`SELECT count(*) AS n FROM ${TABLE[level]}`))[0].n]),
-            ),
-          ),
-          version: (await db.pragma(`SELECT value FROM app_settings WHERE key = 'regional_data_version'`))[0]?.value,
-          // Every row's content, folded name included, in one figure per table.
-          digest: await Promise.all(
-            Object.values(TABLE).map(
-              async (table) => (await db.pragma(`SELECT count(*) AS n, sum(length(code || name || name_key)) AS size FROM ${table}`))[0],
-            ),
-          ),
-        })
+        const dir = mkdtempSync(join(tmpdir(), 'ffos-regional-first-'))
+        const file = join(dir, 'app.db')
         try {
-          const first = await open()
-          expect((await snapshot(first)).counts).toEqual({ province: 0, city: 0, district: 0, village: 0 })
-          expect(await loadRegionalData(first)).toBe(true)
-          const loaded = await snapshot(first)
-          expect(loaded.counts).toEqual(COUNTS)
-          expect(loaded.version).toBe(PACKAGE_VERSION)
-          const [village] = await first.pragma(`SELECT id, code, district_id, name, name_key FROM regional_villages WHERE code = '35.13.15.2017'`)
-          expect(village).toEqual({ id: 3513152017, code: '35.13.15.2017', district_id: 351315, name: 'Soka"an', name_key: 'soka"an' })
-          await first.close()
+          // What src/server.ts does before it listens: open, migrate, build the app.
+          const config = loadConfig({
+            DATABASE_URL: `file:${file}`,
+            DATABASE_DRIVER: driver,
+            LOG_LEVEL: 'silent',
+            UPLOAD_DIR: join(dir, 'uploads'),
+            EXPORT_DIR: join(dir, 'exports'),
+          })
+          const db = await openDatabase(config)
+          await db.migrate()
+          const { app } = await createApp({ db, config })
+          const call = async (method: string, path: string, token?: string, body?: unknown) => {
+            const response = await app.handle(
+              new Request(`http://localhost/api${path}`, {
+                method,
+                headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+                body: body === undefined ? undefined : JSON.stringify(body),
+              }),
+            )
+            return { status: response.status, body: (await response.json()) as any }
+          }
+          const owner = await call('POST', '/auth/register', undefined, {
+            name: 'Owner',
+            email: `${unique('o')}@example.com`,
+            password: 'password123',
+            workspace_name: 'W',
+          }).then((reply) => reply.body.data.token as string)
+          const provinces = await call('GET', '/office/v1/regional/provinces?limit=100', owner)
+          expect(provinces.status).toBe(200)
+          expect(provinces.body.meta.total).toBe(38)
+          const villages = await call('GET', '/app/v1/regional/villages?district_id=110101&limit=1000', owner)
+          expect(villages.body.data).toEqual(expectedList('village', 110101, { limit: 1000 }).data)
+          expect(
+            (await call('POST', '/office/v1/outlets', owner, { name: 'Toko', province_id: 11, city_id: 1101, district_id: 110101, village_id: 1101012001 }))
+              .status,
+          ).toBe(201)
+          const unknown = await call('POST', '/office/v1/outlets', owner, {
+            name: 'Toko',
+            province_id: 11,
+            city_id: 1101,
+            district_id: 110101,
+            village_id: 1101019999,
+          })
+          expect(unknown.status).toBe(400)
+          expect(unknown.body.code).toBe('VALIDATION_ERROR')
+          expect(Object.keys(unknown.body.errors)).toEqual(['village_id'])
+          await db.close()
 
-          const second = await open()
-          const { wrapped, calls } = instrumented(second, false)
-          expect(await loadRegionalData(wrapped)).toBe(false)
-          expect(calls.transactions).toBe(0)
-          expect(await snapshot(second)).toEqual(loaded)
-          await second.close()
+          const tables = tablesOf(file)
+          expect(Object.keys(tables).filter((name) => name.startsWith('regional_'))).toEqual([])
+          // Not under another name either: the whole file holds a few hundred rows (the built-in roles, the audit entries).
+          expect(Object.values(tables).reduce((sum, n) => sum + n, 0)).toBeLessThan(1_000)
+          const raw = new SqliteDatabase(file, { readonly: true })
+          try {
+            expect(raw.query("SELECT count(*) AS n FROM app_settings WHERE key LIKE 'regional%'").get()).toEqual({ n: 0 })
+          } finally {
+            raw.close()
+          }
         } finally {
           rmSync(dir, { recursive: true, force: true })
         }
       },
       SETUP_TIMEOUT_MS,
     )
+  }
 
-    test('the CSV files are parsed in blocks that never cut a quoted field: the blocks give the rows a whole-file parse gives', () => {
-      const text = ['code,name', '1,plain', '2,"with, comma"', '3,"with ""quotes"""', '4,"two', 'lines"', '5,"""', '"', '6,last', '', '', ''].join('\n')
-      const whole = parse(text, { columns: true, skip_empty_lines: true, trim: true }) as Record<string, string>[]
-      expect(whole).toHaveLength(6)
-      for (const rows of [1, 2, 3, 6, 100]) {
-        const blocks = [...csvBlocks(new TextEncoder().encode(`\uFEFF${text}`), rows)]
-        expect(blocks.flat()).toEqual(whole)
-        expect(blocks.every((block) => block.length > 0 && block.length <= rows)).toBe(true)
-      }
-      for (const file of ['villages.csv', 'districts.csv']) {
-        const bytes = readFileSync(join(PACKAGE_DIR, 'data', file))
-        expect([...csvBlocks(bytes, 500)].flat()).toEqual(
-          parse(bytes, { columns: true, skip_empty_lines: true, bom: true, trim: true }) as Record<string, string>[],
-        )
-      }
-    })
+  test('the app opened the prepared file of this version read-only: a write through its connection fails and changes nothing', () => {
+    expect(prepared().path).toBe(sourceTreeRegionalPath())
+    expect(prepared().version).toBe(regionalFileVersion())
+    expect(regionalFileVersion()).toBe(`${PACKAGE_VERSION}-f${REGIONAL_FORMAT}`)
+    expect(() => prepared().connection.run(`INSERT INTO regional_provinces (id, code, name, name_key) VALUES (99, '99', 'Test', 'test')`)).toThrow(
+      /readonly|read-only/i,
+    )
+    expect(() => prepared().connection.run('DELETE FROM regional_villages')).toThrow(/readonly|read-only/i)
+    expect(() => prepared().connection.run('CREATE TABLE scratch (id INTEGER)')).toThrow(/readonly|read-only/i)
+    expect(regionalCount('regional_provinces')).toBe(38)
+    expect(regionalCount('regional_villages')).toBe(83_762)
   })
+
+  test(
+    'the build is deterministic (the same bytes twice) and a stale file of another version is replaced and removed',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ffos-regional-build-'))
+      try {
+        const path = join(dir, regionalFileName())
+        // A file under this version's name that is not this version's (an interrupted or foreign build), and an older version beside it.
+        const stale = new SqliteDatabase(path, { create: true })
+        stale.run('CREATE TABLE regional_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)')
+        stale.run("INSERT INTO regional_meta VALUES ('version', '0.0.0-f0')")
+        stale.close()
+        writeFileSync(join(dir, regionalFileName('0.0.0-f0')), 'old')
+        writeFileSync(join(dir, 'unrelated.db'), 'kept')
+        expect(preparedVersionOf(path)).toBe('0.0.0-f0')
+        expect(ensureRegionalDatabase(path)).toBe(path)
+        expect(preparedVersionOf(path)).toBe(regionalFileVersion())
+        expect(sha256(path)).toBe(sha256(sourceTreeRegionalPath()))
+        expect(readdirSync(dir).sort()).toEqual([regionalFileName(), 'unrelated.db'].sort())
+        const built = new SqliteDatabase(path, { readonly: true })
+        const objects = built.query("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all()
+        const meta = built.query('SELECT key, value FROM regional_meta ORDER BY key').all()
+        const journal = built.query('PRAGMA journal_mode').get()
+        built.close()
+        // The tables, columns and indexes migration 0004 gave the service's database, and regional_meta.
+        expect(objects).toEqual([
+          { type: 'index', name: 'regional_cities_province_code' },
+          { type: 'index', name: 'regional_districts_city_code' },
+          { type: 'index', name: 'regional_villages_district_code' },
+          { type: 'table', name: 'regional_cities' },
+          { type: 'table', name: 'regional_districts' },
+          { type: 'table', name: 'regional_meta' },
+          { type: 'table', name: 'regional_provinces' },
+          { type: 'table', name: 'regional_villages' },
+        ])
+        expect(meta).toEqual([
+          { key: 'data_version', value: PACKAGE_VERSION },
+          { key: 'version', value: regionalFileVersion() },
+        ])
+        expect(journal).toEqual({ journal_mode: 'delete' })
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+    SETUP_TIMEOUT_MS,
+  )
+
+  test('the executable copies its embedded file out once per version: the same version is kept, another version replaces it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ffos-regional-extract-'))
+    try {
+      const data = join(dir, 'data')
+      const first = join(dir, 'first.sqlite')
+      const second = join(dir, 'second.sqlite')
+      writeFileSync(first, 'the first version')
+      writeFileSync(second, 'the second version, longer')
+      mkdirSync(data)
+      writeFileSync(join(data, 'app.db'), 'the service database')
+
+      const copy = extractRegionalDatabase(first, data, '1.0.0-f1')
+      expect(copy).toBe(join(data, 'regional-1.0.0-f1.sqlite'))
+      expect(readFileSync(copy, 'utf8')).toBe('the first version')
+      const inode = statSync(copy).ino
+      // A restart on the same version copies nothing.
+      expect(extractRegionalDatabase(first, data, '1.0.0-f1')).toBe(copy)
+      expect(statSync(copy).ino).toBe(inode)
+
+      // An upgrade: the new version's copy, the old one gone, the database untouched.
+      const upgraded = extractRegionalDatabase(second, data, '1.0.1-f1')
+      expect(upgraded).toBe(join(data, 'regional-1.0.1-f1.sqlite'))
+      expect(readFileSync(upgraded, 'utf8')).toBe('the second version, longer')
+      expect(readdirSync(data).sort()).toEqual(['app.db', 'regional-1.0.1-f1.sqlite'])
+      expect(readFileSync(join(data, 'app.db'), 'utf8')).toBe('the service database')
+
+      // A copy cut short under the final name (not possible through the rename, but a disk may lie) is copied again.
+      writeFileSync(upgraded, 'the second')
+      extractRegionalDatabase(second, data, '1.0.1-f1')
+      expect(readFileSync(upgraded, 'utf8')).toBe('the second version, longer')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test("the copy goes into the database file's directory (the data volume), or a temporary directory for a remote database", () => {
+    expect(extractionDirectory(loadConfig({ DATABASE_URL: 'file:/app/data/app.db' }))).toBe('/app/data')
+    expect(extractionDirectory(loadConfig({ DATABASE_URL: 'libsql://example.turso.io', DATABASE_AUTH_TOKEN: 'x' }))).toBe(join(tmpdir(), 'ffos-regional'))
+  })
+})
+
+describe('migration 0027: a database of an older release, with the regional rows its first start loaded', () => {
+  /** A database file migrated up to (not including) 0027, holding regional rows, their version and an outlet on a village. */
+  function olderDatabase(dir: string): string {
+    const before = join(dir, 'drizzle')
+    cpSync(MIGRATIONS_FOLDER, before, { recursive: true })
+    const journal = JSON.parse(readFileSync(join(before, 'meta/_journal.json'), 'utf8'))
+    const prepared = journal.entries.find((entry: { tag: string }) => entry.tag.endsWith('_regional_prepared'))
+    journal.entries = journal.entries.filter((entry: { idx: number }) => entry.idx < prepared.idx)
+    writeFileSync(join(before, 'meta/_journal.json'), JSON.stringify(journal))
+    const file = join(dir, 'app.db')
+    const raw = new SqliteDatabase(file)
+    migrate(drizzle(raw), { migrationsFolder: before })
+    const now = '2026-11-25T08:00:00.000Z'
+    raw.run(`INSERT INTO regional_provinces (id, code, name, name_key) VALUES (11, '11', 'Aceh', 'aceh')`)
+    raw.run(
+      `INSERT INTO regional_cities (id, code, province_id, name, name_key, type) VALUES (1101, '11.01', 11, 'Kabupaten Aceh Selatan', 'kabupaten aceh selatan', 'kabupaten')`,
+    )
+    raw.run(`INSERT INTO regional_districts (id, code, city_id, name, name_key) VALUES (110101, '11.01.01', 1101, 'Bakongan', 'bakongan')`)
+    raw.run(
+      `INSERT INTO regional_villages (id, code, district_id, name, name_key) VALUES (1101012001, '11.01.01.2001', 110101, 'Keude Bakongan', 'keude bakongan')`,
+    )
+    raw.run(`INSERT INTO app_settings (key, value) VALUES ('regional_data_version', '4.0.1'), ('kept_setting', 'kept')`)
+    raw.run(`INSERT INTO workspaces (id, name, created_at, updated_at) VALUES (1, 'W', '${now}', '${now}')`)
+    raw.run(
+      `INSERT INTO outlets (id, workspace_id, name, name_key, province_id, city_id, district_id, village_id, created_at, updated_at) VALUES (1, 1, 'Toko', 'toko', 11, 1101, 110101, 1101012001, '${now}', '${now}')`,
+    )
+    raw.close()
+    return file
+  }
+
+  for (const driver of ['bun-sqlite', 'libsql'] as const) {
+    test(
+      `${driver}: the copied tables and their version are dropped; every other row stays; the routes answer from the prepared file`,
+      async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'ffos-regional-upgrade-'))
+        try {
+          const file = olderDatabase(dir)
+          expect(tablesOf(file).regional_villages).toBe(1)
+          const config = loadConfig({
+            DATABASE_URL: `file:${file}`,
+            DATABASE_DRIVER: driver,
+            LOG_LEVEL: 'silent',
+            UPLOAD_DIR: join(dir, 'uploads'),
+            EXPORT_DIR: join(dir, 'exports'),
+          })
+          const db = await openDatabase(config)
+          await db.migrate()
+          const { deps } = await createApp({ db, config })
+          const listed = await deps.regional.list('village', 110101, { page: 1, limit: 1000, offset: 0 }, null)
+          expect(listed.rows.length).toBe(childrenOf.village.get(110101)!.length)
+          expect(await deps.regional.exists('village', 1101012001)).toBe(true)
+          await db.close()
+
+          const tables = tablesOf(file)
+          expect(Object.keys(tables).filter((name) => name.startsWith('regional_'))).toEqual([])
+          const raw = new SqliteDatabase(file, { readonly: true })
+          try {
+            expect(raw.query("SELECT key, value FROM app_settings WHERE key IN ('regional_data_version', 'kept_setting')").all()).toEqual([
+              { key: 'kept_setting', value: 'kept' },
+            ])
+            expect(raw.query('SELECT id, village_id FROM outlets').all()).toEqual([{ id: 1, village_id: 1101012001 }])
+            expect(raw.query("SELECT name FROM sqlite_master WHERE sql LIKE '%regional_%'").all()).toEqual([])
+            expect(raw.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
+          } finally {
+            raw.close()
+          }
+        } finally {
+          rmSync(dir, { recursive: true, force: true })
+        }
+      },
+      SETUP_TIMEOUT_MS,
+    )
+  }
 })
 
 // =============================================================================================

@@ -266,13 +266,6 @@ async function ensureDemoDatabase(): Promise<string> {
   const started = performance.now()
   const entries = writeAuditHistory(building, seeded.workspaceId)
   console.log(`  ${entries} audit entries (${((performance.now() - started) / 1000).toFixed(1)} s)`)
-  // The server loads the regional tables on first start; doing it here keeps that out of every run.
-  const { loadConfig } = await import('../../src/config/env')
-  const { openDatabase } = await import('../../src/db/client')
-  const { loadRegionalData } = await import('../../src/modules/regional/regional.data')
-  const db = await openDatabase(loadConfig({ DATABASE_URL: `file:${building}`, LOG_LEVEL: 'warn' }))
-  await loadRegionalData(db)
-  await db.close()
   const raw = new Database(building)
   raw.run('ANALYZE')
   raw.run('PRAGMA wal_checkpoint(TRUNCATE)')

@@ -27,7 +27,7 @@ import { notificationRoutes, notificationsManifest, storeOnlySender } from './no
 import { outletRoutes, outletsManifest } from './outlets'
 import { profileRoutes } from './profile'
 import { projectRoutes, projectsManifest } from './projects'
-import { embeddedSource, regionalManifest, regionalRoutes, upstreamSource } from './regional'
+import { embeddedSource, preparedRegionalDatabase, regionalManifest, regionalRoutes, upstreamSource } from './regional'
 import { reportRoutes } from './reports'
 import { roleRoutes, rolesManifest } from './roles'
 import { syncManifest, syncRoutes } from './sync'
@@ -58,11 +58,12 @@ export const MODULES: readonly Module[] = [
     name: 'regional',
     manifest: regionalManifest,
     routes: [regionalRoutes],
-    services: ({ config, db }) => ({
-      regional: config.REGIONAL_SERVICE_URL
-        ? upstreamSource(config.REGIONAL_SERVICE_URL, { timeoutMs: config.REGIONAL_TIMEOUT_MS })
-        : embeddedSource(() => db.read),
-    }),
+    services: ({ config, logger }) => {
+      if (config.REGIONAL_SERVICE_URL) return { regional: upstreamSource(config.REGIONAL_SERVICE_URL, { timeoutMs: config.REGIONAL_TIMEOUT_MS }) }
+      // The prepared read-only database (README.md "Regional data"): opened, never loaded.
+      const prepared = preparedRegionalDatabase(config, logger)
+      return { regional: embeddedSource(() => prepared.db) }
+    },
   },
   { name: 'attendance', manifest: attendanceManifest, routes: [attendanceRoutes] },
   {

@@ -3,6 +3,17 @@
  * nothing else. Code outside the module imports from here, never from its files (docs/ARCHITECTURE.md).
  */
 export { embeddedSource, ID_DIGITS, type RegionalSource, UPSTREAM_TIMEOUT_MS, upstreamSource } from './regional.source'
-export { csvBlocks, loadRegionalData } from './regional.data'
+export { buildRegionalDatabase, csvBlocks, REGIONAL_FORMAT, regionalDataVersion, regionalFileName, regionalFileVersion } from './regional.data'
+export {
+  ensureRegionalDatabase,
+  extractionDirectory,
+  extractRegionalDatabase,
+  openRegionalDatabase,
+  preparedRegionalDatabase,
+  preparedVersionOf,
+  regionalAssetPath,
+  type RegionalDatabase,
+  sourceTreeRegionalPath,
+} from './regional.database'
 export { regionalRoutes } from './regional.routes'
 export { regionalManifest } from './regional.manifest'

@@ -1,24 +1,26 @@
 /**
  * The Indonesian administrative areas of the idn-area-data package (4.x: 38 provinces, 514 cities,
  * 7,285 districts, 83,762 villages), read straight from its CSV files (so its Node engine field does
- * not matter under Bun) and loaded into the database once, on first start, before the server listens.
+ * not matter under Bun), and the build of the prepared read-only database that serves them
+ * (`buildRegionalDatabase`, run by `bun scripts/build-regional.ts`, `npm run build`, `npm start` and
+ * `npm test` when the file is missing; README.md "Regional data"). The service's own database never
+ * receives these rows: a first start copies or opens a file, it inserts nothing (./regional.database.ts).
  *
  * The CSV files are imported as files: from node_modules under `bun src/server.ts`, embedded in the
- * compiled executable (`npm run build`), which has no node_modules beside it.
+ * compiled executable (`npm run build`) for `ffos regional-export`, which reads them there.
  */
-import { readFileSync } from 'node:fs'
+import { Database as SqliteDatabase } from 'bun:sqlite'
+import { randomUUID } from 'node:crypto'
+import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { version as packageVersion } from 'idn-area-data/package.json'
 import provincesCsv from 'idn-area-data/data/provinces.csv' with { type: 'file' }
 import regenciesCsv from 'idn-area-data/data/regencies.csv' with { type: 'file' }
 import districtsCsv from 'idn-area-data/data/districts.csv' with { type: 'file' }
 import villagesCsv from 'idn-area-data/data/villages.csv' with { type: 'file' }
-import { eq } from 'drizzle-orm'
-import type { Database } from '../../db/client'
-import { runPositional } from '../../db/prepared'
-import { appSettings } from '../../db/schema'
-import type { Logger } from '../../platform/logger'
 import { foldText } from '../../platform/data/pagination'
+import { REGIONAL_INDEXES_DDL, REGIONAL_TABLES_DDL } from './regional.tables'
 
 export interface Area {
   id: number
@@ -52,6 +54,18 @@ export const cityType = (name: string): 'kabupaten' | 'kota' => (/^kota\b/i.test
 
 /** The installed idn-area-data version. */
 export const regionalDataVersion = () => packageVersion
+
+/**
+ * The layout of the prepared file: raise it whenever its tables, indexes, `name_key` folding
+ * (foldText) or the way a CSV row becomes a record change, so every installation replaces its copy.
+ */
+export const REGIONAL_FORMAT = 1
+
+/** What names a prepared file: the data version and the layout, e.g. `4.0.1-f1`. */
+export const regionalFileVersion = () => `${regionalDataVersion()}-f${REGIONAL_FORMAT}`
+
+/** The prepared file's name for a version: `regional-4.0.1-f1.sqlite`. */
+export const regionalFileName = (version = regionalFileVersion()) => `regional-${version}.sqlite`
 
 type CsvRow = Record<string, string>
 
@@ -139,60 +153,71 @@ export function* csvBlocks(bytes: Uint8Array, rows: number): Generator<CsvRow[]>
   }
 }
 
-const SETTING = 'regional_data_version'
-/** Rows per INSERT statement and per parsed block (× 6 columns at most: far below SQLite's 32,766 parameters). */
-const ROWS_PER_STATEMENT = 500
-/**
- * A full garbage collection after this many rows: the parse leaves a few hundred bytes of garbage per
- * row, which the collector would otherwise let pile up to tens of MiB before the first request.
- */
-const ROWS_PER_COLLECTION = 10_000
+/** Rows per parsed block: only one block's records are alive at once. */
+const ROWS_PER_BLOCK = 500
 
-type Insert = (text: string, params: (string | number)[]) => Promise<unknown>
+export interface RegionalCounts {
+  provinces: number
+  cities: number
+  districts: number
+  villages: number
+}
 
-/** Loads one level, one multi-row INSERT per block of the file; returns how many rows it stored. */
-async function loadLevel<T extends Area>(level: LevelSource<T>, insert: Insert): Promise<number> {
-  const row = `(${level.columns.map(() => '?').join(', ')})`
-  const statement = (rows: number) => `INSERT INTO ${level.table} (${level.columns.join(', ')}) VALUES ${Array(rows).fill(row).join(', ')}`
-  const full = statement(ROWS_PER_STATEMENT)
+/** Loads one level, row by row through one prepared INSERT; returns how many rows it stored. */
+function loadLevel<T extends Area>(db: SqliteDatabase, level: LevelSource<T>): number {
+  const insert = db.prepare(`INSERT INTO ${level.table} (${level.columns.join(', ')}) VALUES (${level.columns.map(() => '?').join(', ')})`)
   let stored = 0
-  for (const block of csvBlocks(readFileSync(level.file), ROWS_PER_STATEMENT)) {
-    const params: (string | number)[] = []
-    for (const row of block) for (const value of level.values(level.record(row))) params.push(value)
-    await insert(block.length === ROWS_PER_STATEMENT ? full : statement(block.length), params)
+  for (const block of csvBlocks(readFileSync(level.file), ROWS_PER_BLOCK)) {
+    for (const row of block) insert.run(...level.values(level.record(row)))
     stored += block.length
-    if (stored % ROWS_PER_COLLECTION === 0) Bun.gc(true)
   }
+  insert.finalize()
   return stored
 }
 
 /**
- * Loads the data unless this version is already there: idempotent, and all or nothing (one
- * transaction, so a crash mid-load leaves the previous state). Returns whether it loaded.
+ * Builds the prepared regional database at `path`: the tables and indexes of ./regional.tables.ts,
+ * every area of the installed package, and regional_meta (`version`, `data_version`). Deterministic:
+ * the same package, code and SQLite give the same bytes (tests/regional.test.ts compares two builds).
  *
- * Each file is parsed a block of 500 rows at a time, each block straight into the parameters of one
- * INSERT: neither a parsed file nor its records are ever held whole, and the collector runs every
- * 10,000 rows and at the end, so the first start's memory peak stays low (README.md "Memory").
- * server.ts awaits it before it listens: the load never overlaps the first requests.
+ * The file is written under a temporary name beside `path` and renamed into place once complete, so
+ * a reader (or a second builder: two test processes at once) never sees half a file; a crash leaves
+ * only the temporary file. Journal and sync are off while building for the same reason: the file
+ * counts only once renamed.
  */
-export async function loadRegionalData(db: Database, logger?: Logger): Promise<boolean> {
-  const [current] = await db.read.select({ value: appSettings.value }).from(appSettings).where(eq(appSettings.key, SETTING))
-  const version = regionalDataVersion()
-  if (current?.value === version) return false
-  const started = performance.now()
-  const counts = await db.transaction(async (tx) => {
-    const insert: Insert = (text, params) => runPositional(tx, text, params)
-    for (const level of [VILLAGES, DISTRICTS, CITIES, PROVINCES]) await insert(`DELETE FROM ${level.table}`, [])
-    const stored = {
-      provinces: await loadLevel(PROVINCES, insert),
-      cities: await loadLevel(CITIES, insert),
-      districts: await loadLevel(DISTRICTS, insert),
-      villages: await loadLevel(VILLAGES, insert),
+export function buildRegionalDatabase(path: string, version = regionalFileVersion()): RegionalCounts {
+  mkdirSync(dirname(path), { recursive: true })
+  const temporary = `${path}.${process.pid}-${randomUUID()}.tmp`
+  try {
+    const db = new SqliteDatabase(temporary, { create: true, readwrite: true, strict: true })
+    let counts: RegionalCounts
+    try {
+      db.run('PRAGMA page_size = 4096')
+      db.run('PRAGMA journal_mode = OFF')
+      db.run('PRAGMA synchronous = OFF')
+      counts = db.transaction(() => {
+        for (const statement of REGIONAL_TABLES_DDL) db.run(statement)
+        const stored = {
+          provinces: loadLevel(db, PROVINCES),
+          cities: loadLevel(db, CITIES),
+          districts: loadLevel(db, DISTRICTS),
+          villages: loadLevel(db, VILLAGES),
+        }
+        for (const statement of REGIONAL_INDEXES_DDL) db.run(statement)
+        const meta = db.prepare('INSERT INTO regional_meta (key, value) VALUES (?, ?)')
+        meta.run('version', version)
+        meta.run('data_version', regionalDataVersion())
+        meta.finalize()
+        return stored
+      })()
+      // A file readers open read-only: rollback journal mode (no -wal/-shm beside it).
+      db.run('PRAGMA journal_mode = DELETE')
+    } finally {
+      db.close()
     }
-    await insert('INSERT INTO app_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [SETTING, version])
-    return stored
-  })
-  Bun.gc(true)
-  logger?.info('regional data loaded', { version, ...counts, ms: Math.round(performance.now() - started) })
-  return true
+    renameSync(temporary, path)
+    return counts
+  } finally {
+    rmSync(temporary, { force: true })
+  }
 }

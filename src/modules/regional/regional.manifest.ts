@@ -9,11 +9,8 @@ declare module '../../platform/context' {
   }
 }
 
-export const regionalManifest = {
-  notSearched: Object.fromEntries(
-    ['regional_provinces', 'regional_cities', 'regional_districts', 'regional_villages'].map((table) => [
-      table,
-      'the embedded regional lookup (not workspace data): name_key is scanned (instr) among one parent’s children',
-    ]),
-  ),
-} satisfies ModuleManifest
+/**
+ * Nothing to declare: the regional tables are not in the service's database (they are read from the
+ * prepared read-only database, ./regional.database.ts), so no sync feed, search index or exemption names them.
+ */
+export const regionalManifest = {} satisfies ModuleManifest

@@ -1,6 +1,6 @@
 /**
- * Where regional lists come from (docs/API.md §Regional lookup): the embedded tables (default) or an upstream regional
- * service (REGIONAL_SERVICE_URL) with the static JSON layout
+ * Where regional lists come from (docs/API.md §Regional lookup): the prepared read-only database
+ * (default, ./regional.database.ts) or an upstream regional service (REGIONAL_SERVICE_URL) with the static JSON layout
  *   /provinces.json, /regencies/{province_id}.json, /districts/{city_id}.json, /villages/{district_id}.json
  * that `bun run regional:export DIR` writes. Upstream answers are cached in memory for an hour; a
  * timeout (REGIONAL_TIMEOUT_MS, 3 s unless configured) or an error is a 503 REGIONAL_SERVICE_ERROR,
@@ -8,8 +8,8 @@
  * Both sources answer the same: ordered by code, `keyword` a case-insensitive partial match on name.
  */
 import { and, asc, count, eq, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { regionalCities, regionalDistricts, regionalProvinces, regionalVillages } from '../../db/schema'
+import type { RegionalDb } from './regional.database'
+import { regionalCities, regionalDistricts, regionalProvinces, regionalVillages } from './regional.tables'
 import { AppError } from '../../lib/errors'
 import { foldText, pageMeta, type Page, type Paging } from '../../platform/data/pagination'
 
@@ -45,7 +45,8 @@ const TABLES = {
   village: { table: regionalVillages, parent: regionalVillages.district_id },
 } as const
 
-export function embeddedSource(db: () => Db): RegionalSource {
+/** The prepared read-only database (./regional.database.ts). */
+export function embeddedSource(db: () => RegionalDb): RegionalSource {
   const source: RegionalSource = {
     async list(level, parentId, paging, keyword) {
       const { table, parent } = TABLES[level]
