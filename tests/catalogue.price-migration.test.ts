@@ -5,15 +5,16 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { Database as SqliteDatabase } from 'bun:sqlite'
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { loadConfig } from '../src/config/env'
-import { MIGRATIONS_FOLDER, openDatabase } from '../src/db/client'
+import { openDatabase } from '../src/db/client'
 import { installDerived } from '../src/db/derived'
+import { migrationsUpTo } from './support/database'
 import { derivedObjects } from '../src/modules/index'
 
 const NOW = '2026-11-25T08:00:00.000Z'
@@ -30,12 +31,7 @@ const PRICES: [number | null, number | null][] = [
 
 /** A database file migrated up to (not including) 0022, with products at the prices above. */
 function olderDatabase(dir: string): string {
-  const before = join(dir, 'drizzle')
-  cpSync(MIGRATIONS_FOLDER, before, { recursive: true })
-  const journal = JSON.parse(readFileSync(join(before, 'meta/_journal.json'), 'utf8'))
-  const integer = journal.entries.find((entry: { tag: string }) => entry.tag.endsWith('_integer_product_price'))
-  journal.entries = journal.entries.filter((entry: { idx: number }) => entry.idx < integer.idx)
-  writeFileSync(join(before, 'meta/_journal.json'), JSON.stringify(journal))
+  const before = migrationsUpTo(dir, '_integer_product_price').folder
   const file = join(dir, 'app.db')
   const raw = new SqliteDatabase(file)
   migrate(drizzle(raw), { migrationsFolder: before })

@@ -3,20 +3,24 @@
  * a visit in progress with a submission not yet filled, a planned visit — upgrades with `submissions.rows`
  * null, and everything keeps working: the old submission is read and filled (freezing its rows then),
  * a planned visit checks in (freezing them at check-in), and a matrix form can be attached afterwards.
- * The older database is made by taking 0024 back off a current one (its only change is the added column).
+ * The older database is made by taking 0024 back off a current one (its only change is the added column): the
+ * column dropped and 0024's record with those after it removed; then 0024 alone is applied by the migrator (a
+ * copy of drizzle/ whose journal ends with it) and the later records put back, so later migrations never run twice.
  */
 import { describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
 import { checkIn, data, HERE, newOutlet, newPrincipal, newProduct, newProject, newVisit, OFFICE } from './factories'
 import { createTestApp, unique } from './harness'
-
-/** `when` of 0024_product_matrix in drizzle/meta/_journal.json: the migrator re-applies what is after the last one it recorded. */
-const WHEN_0024 = 1795601100000
+import { migrationsUpTo } from './support/database'
 
 for (const driver of ['bun-sqlite', 'libsql'] as const) {
   describe(`migration 0024 (product matrix) on ${driver}`, () => {
     test('forms and submissions made before it keep working after it', async () => {
       const t = await createTestApp({ driver })
+      const dir = mkdtempSync(join(tmpdir(), 'ffos-matrix-upgrade-'))
       try {
         const ws = await t.workspace()
         const token = ws.owner.token
@@ -33,15 +37,22 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
         const planned = await newVisit(t, token, { outlet_id: outlet.id, project_id: project.id, user_ids: [second.user.id] })
 
         // Back to the schema before 0024, then upgrade again.
+        const { folder, when } = migrationsUpTo(dir, '_product_matrix', { including: true })
+        const later = await t.db.pragma(`SELECT hash, created_at FROM __drizzle_migrations WHERE created_at > ${when} ORDER BY created_at`)
         await t.db.transaction(async (tx) => {
           await tx.run(sql.raw('ALTER TABLE submissions DROP COLUMN rows'))
-          // The migrator applies only what is newer than the newest record, so the records of the migrations
-          // after 0024 go too: they are applied again (0027 drops only the tables that are there).
-          await tx.run(sql.raw(`DELETE FROM __drizzle_migrations WHERE created_at >= ${WHEN_0024}`))
+          // The migrator applies only what is newer than its newest record.
+          await tx.run(sql.raw(`DELETE FROM __drizzle_migrations WHERE created_at >= ${when}`))
         })
         expect((await t.db.pragma('PRAGMA table_info(submissions)')).map((column) => column.name)).not.toContain('rows')
-        await t.db.migrate()
+        await t.db.migrate(folder)
         expect((await t.db.pragma('PRAGMA table_info(submissions)')).map((column) => column.name)).toContain('rows')
+        await t.db.transaction(async (tx) => {
+          for (const record of later) {
+            await tx.run(sql`INSERT INTO __drizzle_migrations (hash, created_at) VALUES (${record.hash}, ${record.created_at})`)
+          }
+        })
+        await t.db.migrate()
         expect((await t.db.pragma('SELECT count(*) AS n FROM submissions WHERE rows IS NOT NULL'))[0].n).toBe(0)
 
         // The form reads back as it was; the old submissions answer rows: null.
@@ -92,6 +103,7 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
         expect(attached.rows).toEqual({ shelf: [{ product_id: product.id, sku: product.sku, name: product.name }] })
       } finally {
         await t.close()
+        rmSync(dir, { recursive: true, force: true })
       }
     })
   })

@@ -46,8 +46,8 @@ export interface Database {
   readonly checkpointer: Checkpointer | null
   /** The per-group WAL sync of DURABILITY=full on bun:sqlite; null otherwise. */
   readonly walSync: WalSync | null
-  /** Applies the pending migrations of drizzle/ (idempotent). */
-  migrate(): Promise<void>
+  /** Applies the pending migrations of drizzle/ (idempotent); another folder only in tests of a migration (an older schema's). */
+  migrate(folder?: string): Promise<void>
   /** One statement, for PRAGMAs and maintenance; returns the rows. */
   pragma(statement: string): Promise<Record<string, unknown>[]>
   /** Runs a PRAGMA on every connection the driver holds (tests check they agree). */
@@ -197,7 +197,7 @@ function openBunSqlite(path: string, config: Config): Database {
     checkpointer,
     walSync,
     transaction: (fn) => asWriteScope((body) => groups.transaction(() => body(() => fn(writer)))),
-    migrate: () => groups.outside(() => migrateBun(writer as never, { migrationsFolder: MIGRATIONS_FOLDER })),
+    migrate: (folder = MIGRATIONS_FOLDER) => groups.outside(() => migrateBun(writer as never, { migrationsFolder: folder })),
     pragma: (statement) => groups.outside(() => all(writerConnection, statement)),
     pragmaEverywhere: async (statement) => [all(writerConnection, statement), all(readerConnection, statement)],
     close: async () => {
@@ -257,9 +257,9 @@ async function openLibsql(config: Config): Promise<Database> {
           }
         }),
       ),
-    migrate: () =>
+    migrate: (folder = MIGRATIONS_FOLDER) =>
       queue.run(async () => {
-        await migrateLibsql(db as never, { migrationsFolder: MIGRATIONS_FOLDER })
+        await migrateLibsql(db as never, { migrationsFolder: folder })
         await applyPragmas()
       }),
     pragma: (statement) => queue.run(() => rows(statement)),
