@@ -393,7 +393,7 @@ if (import.meta.main) {
     users: Number(process.env.USERS ?? 20),
     waves: Number(process.env.WAVES ?? 3),
     keep: process.env.KEEP === '1',
-    // The embedded regional data's first load is not what is traced here.
+    // Regional lookups are not what is traced here (upstream mode: no prepared regional file opened).
     env: { REGIONAL_SERVICE_URL: 'http://127.0.0.1:9/' },
   })
   console.log(summarizeTrace(run))

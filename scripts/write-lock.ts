@@ -34,7 +34,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 export async function measureWriteLock(driver: Driver, rows: number, forms: number): Promise<WriteLockRun> {
   const { dir, remove } = tempDir('ffos-write-lock-')
-  // The embedded regional data's first load is not what is measured here.
+  // Regional lookups are not what is measured here (upstream mode: no prepared regional file opened).
   const server = await startServer({ dbPath: join(dir, 'app.db'), env: { DATABASE_DRIVER: driver, REGIONAL_SERVICE_URL: 'http://127.0.0.1:9/' } })
   try {
     const base = server.base

@@ -97,7 +97,7 @@ describe('backup and restore', () => {
   test('the CLI against the real server: `bun run backup FILE` while it serves, `bun run restore FILE` refused until it stops, then the data of the backup is back', async () => {
     const work = mkdtempSync(join(dir, 'cli-'))
     const path = join(work, 'app.db')
-    // Regional data is not what this test is about: skip loading the embedded tables.
+    // Regional data is not what this test is about (upstream mode: no prepared regional file opened).
     const serverEnv = { REGIONAL_SERVICE_URL: 'http://127.0.0.1:9' }
     const env = { ...process.env, DATABASE_URL: `file:${path}`, LOG_LEVEL: 'warn' }
     const run = (args: string[]) => Bun.spawnSync([process.execPath, join(ROOT, 'scripts/backup.ts'), ...args], { env, cwd: ROOT })

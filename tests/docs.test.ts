@@ -316,7 +316,7 @@ describe('the contract a client generator reads (docs/API.md "API contract")', (
         if (!names.includes('If-None-Match')) problems.push(`${method} ${path}: no If-None-Match`)
         if (!operation.responses['304']) problems.push(`${method} ${path}: no 304`)
       }
-      // A write's 503 is SERVICE_BUSY (retry); a read's own 503 (health, regional data loading) is the route's.
+      // A write's 503 is SERVICE_BUSY (retry); a read's own 503 (health, an unreachable regional service) is the route's.
       for (const status of MUTATIONS.includes(method) ? ['429', '503'] : ['429'])
         if (operation.responses[status] && !resolve(doc, operation.responses[status]).headers?.['Retry-After'])
           problems.push(`${method} ${path}: ${status} without Retry-After`)

@@ -107,7 +107,7 @@ describe('graceful shutdown of the real process (SIGTERM)', () => {
         DATABASE_URL: `file:${dbPath}`,
         UPLOAD_DIR: join(dir, 'uploads'),
         EXPORT_DIR: join(dir, 'exports'),
-        // Upstream mode: no embedded regional data to load on this first start.
+        // Upstream mode: no prepared regional file opened on this first start.
         REGIONAL_SERVICE_URL: 'http://127.0.0.1:9',
         LOG_LEVEL: 'info',
       },
@@ -296,7 +296,7 @@ async function bootServer(env: Record<string, string>) {
       DATABASE_URL: `file:${join(dir, 'app.db')}`,
       UPLOAD_DIR: join(dir, 'uploads'),
       EXPORT_DIR: join(dir, 'exports'),
-      // Upstream mode: no embedded regional data to load on a first start.
+      // Upstream mode: no prepared regional file opened on a first start.
       REGIONAL_SERVICE_URL: 'http://127.0.0.1:9',
       LOG_LEVEL: 'info',
       ...env,
