@@ -1,5 +1,5 @@
 /**
- * `bun scripts/bench/retail-report.ts [REPS] [DAYS] [PRODUCTS]` — the retail-execution report
+ * `npm run bench:retail-report [-- REPS DAYS PRODUCTS]` (`bun scripts/bench/retail-report.ts`) — the retail-execution report
  * (src/modules/reports/retail-execution.ts) over a month of shelf audits: REPS field users (default 50) in
  * two teams, each completing 20 audits a day for DAYS days (default 22) at 2,000 outlets, every audit a
  * product matrix of PRODUCTS rows (default 40 of a 200-product catalogue, 5 columns, every row answered).
