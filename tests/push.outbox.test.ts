@@ -1,14 +1,16 @@
 /**
  * The push outbox's write path, on both drivers (docs/API.md §Push notifications): a notification and its
  * outbox rows (one per token of its user) commit together, a refused request writes neither, and the
- * rows are keyed by notification and token.
+ * rows are keyed by notification and token; and the nightly removal of finished rows.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp, expectError, type Session, type TestApp, unique, type Workspace } from './harness'
 import { data, type Kit, kit, planVisit, type Row } from './factories'
 import { eq } from 'drizzle-orm'
 import { pushDeliveries } from '../src/db/schema'
+import { JOBS } from '../src/jobs'
 import { ManualClock } from '../src/lib/clock'
+import { PUSH_DELIVERY_RETENTION_DAYS, purgeOldPushDeliveries } from '../src/modules/notifications'
 import { PushFake } from './support/push-fake'
 
 for (const driver of ['bun-sqlite', 'libsql'] as const) {
@@ -91,3 +93,34 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
     })
   })
 }
+
+describe('push delivery retention', () => {
+  test('finished deliveries older than 30 days are removed nightly; recent ones and pending ones stay', async () => {
+    const clock = new ManualClock(new Date())
+    const fake = new PushFake(clock)
+    const t = await createTestApp({ clock, env: fake.env() })
+    try {
+      const ws = await t.workspace()
+      const k = await kit(t, ws.owner.token)
+      const phone = await t.member(ws, 'user')
+      const sent = unique('fcm-old-sent')
+      const waiting = unique('fcm-old-waiting')
+      for (const token of [sent, waiting]) data(await t.post('/app/v1/notifications/tokens', { token, platform: 'android' }, { token: phone.token }))
+      fake.answer(waiting, { status: 503 })
+      await planVisit(t, ws.owner.token, k, { user_ids: [phone.user.id] })
+      await t.deps.push.runDue()
+      const status = async () => (await t.db.pragma('SELECT token, status FROM push_deliveries ORDER BY token')) as Row[]
+      expect((await status()).map((row) => row.status).sort()).toEqual(['pending', 'sent'])
+
+      clock.advance(PUSH_DELIVERY_RETENTION_DAYS * 86_400_000 - 1)
+      expect(await purgeOldPushDeliveries(t.deps)).toEqual({ removed: 0 })
+      clock.advance(2)
+      expect(await purgeOldPushDeliveries(t.deps)).toEqual({ removed: 1 })
+      expect(await status()).toEqual([{ token: waiting, status: 'pending' }])
+      expect(JOBS.find((job) => job.name === 'push-deliveries-retention')?.run).toBe(purgeOldPushDeliveries)
+    } finally {
+      await t.close()
+      await fake.stop()
+    }
+  }, 60_000)
+})

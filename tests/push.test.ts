@@ -12,7 +12,7 @@ import { createECDH } from 'node:crypto'
 // @ts-expect-error http_ece ships no types; it is web-push's own RFC 8188/8291 implementation.
 import ece from 'http_ece'
 import { ManualClock } from '../src/lib/clock'
-import { PushWorker, type HostResolver } from '../src/modules/notifications'
+import { fcmErrorCodes, type HostResolver, parseRetryAfter, PushWorker, retryDelay } from '../src/modules/notifications'
 import { createTestApp, expectError, type Session, type TestApp, unique, type Workspace } from './harness'
 import { data, type Kit, kit, manualClock, planVisit, type Row } from './factories'
 import { PushFake } from './support/push-fake'
@@ -502,5 +502,37 @@ describe('the RFC 8291 encryption Web Push uses', () => {
     receiver.setPrivateKey(Buffer.from('q1dXpw3UpT5VOmu_cf_v6ih07Aems3njxI-JWgLcM94', 'base64url'))
     const plain: Buffer = ece.decrypt(body, { version: 'aes128gcm', privateKey: receiver, authSecret: 'BTBZMqHH6r4Tts7J_aSIgg' })
     expect(plain.toString()).toBe('When I grow up, I want to be a watermelon')
+  })
+})
+
+describe('retry schedule and push service answers (pure rules)', () => {
+  test('backoff: the first retry within 30 s (24–30 s jittered), then doubling; no seventh try; none past the hour', () => {
+    expect([retryDelay(1, undefined, 0, 0), retryDelay(1, undefined, 0, 0.999999)]).toEqual([24_000, 30_000])
+    expect([2, 3, 4, 5].map((attempts) => retryDelay(attempts, undefined, 0, 0.999999))).toEqual([60_000, 120_000, 240_000, 480_000])
+    expect(retryDelay(6, undefined, 0)).toBeNull()
+    expect(retryDelay(5, undefined, 3_600_000 - 480_000, 0.999999)).toBe(480_000)
+    expect(retryDelay(5, undefined, 3_600_000 - 479_999, 0.999999)).toBeNull()
+  })
+
+  test('Retry-After is honoured: at most 60 s for the first retry, 15 minutes later; shorter ones as given', () => {
+    expect(retryDelay(1, 5_000, 0)).toBe(5_000)
+    expect(retryDelay(1, 3_600_000, 0)).toBe(60_000)
+    expect(retryDelay(2, 3_600_000, 0)).toBe(15 * 60_000)
+    expect(retryDelay(3, 0, 0)).toBe(0)
+  })
+
+  test('Retry-After in seconds or as an HTTP date; anything else is ignored', () => {
+    const now = new Date('2026-11-26T10:00:00.000Z')
+    expect(parseRetryAfter('120', now)).toBe(120_000)
+    expect(parseRetryAfter('Thu, 26 Nov 2026 10:00:30 GMT', now)).toBe(30_000)
+    expect(parseRetryAfter('Thu, 26 Nov 2026 09:00:00 GMT', now)).toBe(0)
+    expect([parseRetryAfter(null, now), parseRetryAfter('soon', now), parseRetryAfter('', now)]).toEqual([undefined, undefined, undefined])
+  })
+
+  test("FCM's error codes are read from error.details; a body without them gives none", () => {
+    const body = (details: unknown) => JSON.stringify({ error: { code: 404, status: 'NOT_FOUND', details } })
+    expect(fcmErrorCodes(body([{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: 'UNREGISTERED' }]))).toEqual(['UNREGISTERED'])
+    expect(fcmErrorCodes(body([{ '@type': 'x', reason: 'y' }, { errorCode: 'INVALID_ARGUMENT' }]))).toEqual(['INVALID_ARGUMENT'])
+    expect([fcmErrorCodes(body(undefined)), fcmErrorCodes('<html>502</html>'), fcmErrorCodes('')]).toEqual([[], [], []])
   })
 })

@@ -5,5 +5,7 @@
 export { type NotificationRow, notify, workspaceAdminIds } from './notifications.service'
 export { notificationRoutes } from './notifications.routes'
 export { notificationsManifest } from './notifications.manifest'
-export { PushWorker, type PushWorkerOptions } from './push.worker'
+export { PushWorker, type PushWorkerOptions, retryDelay } from './push.worker'
 export { type HostResolver, systemResolver } from './push.endpoint'
+export { fcmErrorCodes, parseRetryAfter } from './push.channels'
+export { PUSH_DELIVERY_RETENTION_DAYS, purgeOldPushDeliveries } from './push.retention'

@@ -222,19 +222,22 @@ export class PushWorker {
    */
   private async claim(limit: number): Promise<Delivery[]> {
     const now = this.options.clock.now().toISOString()
-    return this.options.db.transaction(async (tx) => {
-      const due = tx
+    const dueNow = (db: Database['read']) =>
+      db
         .select({ id: pushDeliveries.id })
         .from(pushDeliveries)
         .where(and(eq(pushDeliveries.status, 'pending'), lte(pushDeliveries.next_attempt_at, now)))
         .orderBy(asc(pushDeliveries.next_attempt_at), asc(pushDeliveries.id))
         .limit(limit)
-      return tx
+    // Looked for on the reader first: an idle outbox costs no write transaction (nor its WAL sync).
+    if ((await dueNow(this.options.db.read)).length === 0) return []
+    return this.options.db.transaction((tx) =>
+      tx
         .update(pushDeliveries)
         .set({ status: 'sending', attempts: sql`${pushDeliveries.attempts} + 1`, updated_at: now })
-        .where(and(inArray(pushDeliveries.id, due), eq(pushDeliveries.status, 'pending')))
-        .returning()
-    })
+        .where(and(inArray(pushDeliveries.id, dueNow(tx)), eq(pushDeliveries.status, 'pending')))
+        .returning(),
+    )
   }
 
   /** Why a claimed row must not be sent (its user deactivated, its token gone or moved), or null. */
