@@ -216,6 +216,26 @@ describe('push delivery', () => {
     fake.release()
   })
 
+  test('an OAuth token endpoint that does not answer delays only the sends waiting for it: they are retried', async () => {
+    const phone = await t.member(ws, 'user')
+    const token = unique('fcm-no-oauth')
+    await register(phone, token, 'android')
+    const notification = await notifyOf(phone)
+    fake.holdTokenRequests = true
+    try {
+      // A worker of its own (no cached access token yet) with a short timeout.
+      const quick = new PushWorker({ ...t.deps, timeoutMs: 50 })
+      expect(await quick.runDue()).toBe(1)
+      const [row] = await deliveriesOf(notification.id)
+      expect(row).toMatchObject({ status: 'pending', attempts: 1, last_status: null })
+      expect(row.last_error).toContain('did not answer in time')
+      expect(fake.pushesTo(token)).toEqual([])
+    } finally {
+      fake.holdTokenRequests = false
+      fake.release()
+    }
+  })
+
   test('the OAuth access token is fetched once for many messages, again after it expires, and again when FCM refuses it', async () => {
     const phone = await t.member(ws, 'user')
     const tokens = [unique('fcm-a'), unique('fcm-b'), unique('fcm-c')]

@@ -50,6 +50,8 @@ export class PushFake {
   /** Access tokens issued, by value. */
   private readonly issued = new Set<string>()
   tokenRequests = 0
+  /** While true, the OAuth token endpoint holds every request (until released or the client gives up). */
+  holdTokenRequests = false
   readonly received: ReceivedPush[] = []
   /** Requests that reached the fake but were rejected by its checks (a test fails when this is not empty). */
   readonly rejected: string[] = []
@@ -179,6 +181,7 @@ export class PushFake {
   }
 
   private async token(request: Request): Promise<Response> {
+    if (this.holdTokenRequests) return this.respond('hang', request.signal)
     const form = new URLSearchParams(await request.text())
     if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return this.reject('grant_type')
     const assertion = form.get('assertion') ?? ''

@@ -138,7 +138,8 @@ export class FcmChannel implements PushChannel {
   async send(token: string, message: PushMessage, signal: AbortSignal): Promise<SendOutcome> {
     let accessToken: string
     try {
-      accessToken = await this.accessToken()
+      // The token request is shared (and has its own timeout); this send stops waiting for it when its own signal fires.
+      accessToken = await untilAborted(this.accessToken(), signal)
     } catch (error) {
       if (error instanceof OAuthError) return { result: 'retry', status: null, error: error.message }
       return networkOutcome(error)
@@ -177,6 +178,16 @@ export class FcmChannel implements PushChannel {
     }
     return commonOutcome(new Response(null, { status: response.status, headers: response.headers }), this.clock.now(), detail)
   }
+}
+
+/** `work`, or a rejection with the signal's reason as soon as `signal` aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason)
+    signal.addEventListener('abort', abort, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort))
+  })
 }
 
 class OAuthError extends Error {
