@@ -337,7 +337,7 @@ describe('push delivery', () => {
     try {
       const notification = await notifyOf(phone)
       // Woken by the commit: the send reaches the fake, which holds it.
-      for (let i = 0; i < 400 && fake.holding === 0; i++) await Bun.sleep(5)
+      for (let i = 0; i < 4000 && fake.holding === 0; i++) await Bun.sleep(5)
       expect(fake.holding).toBe(1)
       // Meanwhile requests, including ones that queue more pushes, are answered.
       expect((await t.get('/app/v1/notifications', { token: phone.token })).status).toBe(200)

@@ -50,7 +50,10 @@ export function parseWebSubscription(text: string): WebSubscription | string {
 
 export interface EndpointCheck {
   url: URL
-  /** The address to connect to (the first checked one); null with PUSH_ALLOW_PRIVATE_ENDPOINTS (the client resolves). */
+  /**
+   * The checked address to connect to instead of resolving the host again (the first one it resolved to);
+   * null when there is nothing to pin: the host is an address itself, or PUSH_ALLOW_PRIVATE_ENDPOINTS is on.
+   */
   address: string | null
 }
 
@@ -91,7 +94,7 @@ export async function checkEndpoint(endpoint: string, options: { allowPrivate: b
   const host = url.hostname
   if (isAddressLiteral(host)) {
     if (!isPublicAddress(host)) throw new EndpointRefused('the subscription endpoint points at a private, loopback, link-local or reserved address')
-    return { url, address: host.replace(/^\[|\]$/g, '') }
+    return { url, address: null }
   }
   if (isBlockedHostName(host)) throw new EndpointRefused('the subscription endpoint points at a local or metadata host')
   let addresses: string[]
