@@ -3,15 +3,22 @@
  * a visit in progress with a submission not yet filled, a planned visit — upgrades with `submissions.rows`
  * null, and everything keeps working: the old submission is read and filled (freezing its rows then),
  * a planned visit checks in (freezing them at check-in), and a matrix form can be attached afterwards.
- * The older database is made by taking 0024 back off a current one (its only change is the added column).
+ * The older database is made by taking 0024 back off a current one (its only change is the added column), and
+ * the upgrade is 0024's own SQL file, statement by statement as the migrator runs it. (Not the migrator itself:
+ * it re-applies only what comes after the last migration it recorded, and later migrations exist.)
  */
 import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
 import { checkIn, data, HERE, newOutlet, newPrincipal, newProduct, newProject, newVisit, OFFICE } from './factories'
 import { createTestApp, unique } from './harness'
 
-/** `when` of 0024_product_matrix in drizzle/meta/_journal.json: the migrator re-applies what is after the last one it recorded. */
-const WHEN_0024 = 1795601100000
+/** The statements of drizzle/0024_product_matrix.sql, split where drizzle-kit marks its breakpoints. */
+const MIGRATION_0024 = readFileSync(join(import.meta.dir, '..', 'drizzle', '0024_product_matrix.sql'), 'utf8')
+  .split('--> statement-breakpoint')
+  .map((statement) => statement.trim())
+  .filter(Boolean)
 
 for (const driver of ['bun-sqlite', 'libsql'] as const) {
   describe(`migration 0024 (product matrix) on ${driver}`, () => {
@@ -35,10 +42,11 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
         // Back to the schema before 0024, then upgrade again.
         await t.db.transaction(async (tx) => {
           await tx.run(sql.raw('ALTER TABLE submissions DROP COLUMN rows'))
-          await tx.run(sql.raw(`DELETE FROM __drizzle_migrations WHERE created_at = ${WHEN_0024}`))
         })
         expect((await t.db.pragma('PRAGMA table_info(submissions)')).map((column) => column.name)).not.toContain('rows')
-        await t.db.migrate()
+        await t.db.transaction(async (tx) => {
+          for (const statement of MIGRATION_0024) await tx.run(sql.raw(statement))
+        })
         expect((await t.db.pragma('PRAGMA table_info(submissions)')).map((column) => column.name)).toContain('rows')
         expect((await t.db.pragma('SELECT count(*) AS n FROM submissions WHERE rows IS NOT NULL'))[0].n).toBe(0)
 

@@ -61,6 +61,8 @@ export async function notify(scope: TxScope, ctx: RequestContext, notice: Notice
   })
 }
 
+const OUTBOX_INSERT_ROWS = 500
+
 /**
  * The push outbox rows of new notifications, in their transaction: one per notification and token of
  * its user on a configured platform (tokens of the others are stored only). One read for all of them
@@ -94,8 +96,13 @@ async function queuePush(scope: TxScope, ctx: RequestContext, rows: Notification
         updated_at: now,
       })),
   )
-  if (deliveries.length === 0) return 0
-  await scope.tx.insert(pushDeliveries).values(deliveries).onConflictDoNothing()
+  // In parts: a bulk assignment (hundreds of notifications, up to 10 tokens each) stays under SQLite's bound-parameter limit.
+  for (let i = 0; i < deliveries.length; i += OUTBOX_INSERT_ROWS) {
+    await scope.tx
+      .insert(pushDeliveries)
+      .values(deliveries.slice(i, i + OUTBOX_INSERT_ROWS))
+      .onConflictDoNothing()
+  }
   return deliveries.length
 }
 

@@ -120,13 +120,19 @@ export class PushWorker {
     this.wakeUp?.()
   }
 
-  /** Starts the loop: rows a crash left `sending` are pending again, then every due row is sent. */
+  /**
+   * Starts the loop: rows a crash left `sending` are pending again, then every due row is sent. Also without
+   * any channel configured: rows queued while one was (before a restart without it) end `skipped`, not pending forever.
+   */
   start(): void {
-    if (this.running || this.platforms.length === 0) return
+    if (this.running) return
     this.running = this.loop().catch((error) => this.options.logger.error('push worker stopped on an error', { error: String(error) }))
   }
 
-  /** Stops the loop, aborts the sends in flight (their rows stay pending) and resolves when none runs. */
+  /**
+   * Stops the loop, aborts the sends in flight and resolves when none runs. An aborted send counts as a
+   * try that met a network error: its row is pending, due after the usual backoff (at the next start).
+   */
   async stop(): Promise<void> {
     this.stopping.abort()
     this.wakeUp?.()
