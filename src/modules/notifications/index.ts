@@ -3,7 +3,7 @@
  * nothing else. Code outside the module imports from here, never from its files (docs/ARCHITECTURE.md).
  */
 export { type NotificationRow, notify, workspaceAdminIds } from './notifications.service'
-export { notificationRoutes } from './notifications.routes'
+export { notificationRoutes, pushRoutes } from './notifications.routes'
 export { notificationsManifest } from './notifications.manifest'
 export { PushWorker, type PushWorkerOptions, retryDelay } from './push.worker'
 export { type HostResolver, systemResolver } from './push.endpoint'

@@ -15,10 +15,7 @@ import {
 } from './notifications.schemas'
 import { deletePushToken, listDeliveries, listNotifications, markAllRead, markRead, registerPushToken, unreadCount } from './notifications.service'
 
-/**
- * Your own notifications, on both platforms (no permission beyond being signed in); your phone's push
- * tokens; and, for admins (`user.manage`), how a notification was pushed to each token.
- */
+/** Your own notifications, on both platforms (no permission beyond being signed in). */
 export function notificationRoutes(platform: PlatformPlugin) {
   const app = new Elysia({ tags: ['Notifications'] }).use(platform)
   for (const prefix of ['/office/v1/notifications', '/app/v1/notifications']) {
@@ -50,6 +47,15 @@ export function notificationRoutes(platform: PlatformPlugin) {
       })
   }
   return app
+}
+
+/**
+ * Push (docs/API.md §Push notifications): your devices' tokens, and, for admins (`user.manage`), how a
+ * notification of the workspace was pushed to each token.
+ */
+export function pushRoutes(platform: PlatformPlugin) {
+  return new Elysia({ tags: ['Notifications'] })
+    .use(platform)
     .post(
       '/app/v1/notifications/tokens',
       async ({ ctx, body }) => created(await registerPushToken(ctx, body), 'PUSH_TOKEN_REGISTERED', 'push token registered'),
