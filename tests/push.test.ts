@@ -12,7 +12,7 @@ import { createECDH } from 'node:crypto'
 // @ts-expect-error http_ece ships no types; it is web-push's own RFC 8188/8291 implementation.
 import ece from 'http_ece'
 import { ManualClock } from '../src/lib/clock'
-import { fcmErrorCodes, type HostResolver, parseRetryAfter, PushWorker, retryDelay } from '../src/modules/notifications'
+import { fcmErrorCodes, type HostResolver, parseRetryAfter, PushWorker, readBounded, retryDelay } from '../src/modules/notifications'
 import { createTestApp, expectError, type Session, type TestApp, unique, type Workspace } from './harness'
 import { data, type Kit, kit, manualClock, planVisit, type Row } from './factories'
 import { PushFake } from './support/push-fake'
@@ -547,6 +547,22 @@ describe('retry schedule and push service answers (pure rules)', () => {
     expect(parseRetryAfter('Thu, 26 Nov 2026 10:00:30 GMT', now)).toBe(30_000)
     expect(parseRetryAfter('Thu, 26 Nov 2026 09:00:00 GMT', now)).toBe(0)
     expect([parseRetryAfter(null, now), parseRetryAfter('soon', now), parseRetryAfter('', now)]).toEqual([undefined, undefined, undefined])
+  })
+
+  test('a push service’s answer is read only up to a bound: an endless body neither hangs the send nor fills the memory', async () => {
+    const chunk = new Uint8Array(1024).fill(120)
+    let served = 0
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        served++
+        controller.enqueue(chunk)
+      },
+    })
+    const text = await readBounded(new Response(endless, { status: 500 }), 16_384)
+    expect(text.length).toBe(16_384)
+    expect(served).toBeLessThan(64)
+    expect(await readBounded(new Response('short'), 16_384)).toBe('short')
+    expect(await readBounded(new Response(null, { status: 204 }), 16_384)).toBe('')
   })
 
   test("FCM's error codes are read from error.details; a body without them gives none", () => {

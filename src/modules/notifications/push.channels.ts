@@ -74,10 +74,35 @@ const networkOutcome = (error: unknown): SendOutcome => ({
   error: (error as Error)?.name === 'TimeoutError' ? 'the push service did not answer in time' : `network error: ${String((error as Error)?.message ?? error)}`,
 })
 
+/**
+ * At most `limit` bytes of a body, as text; the rest is never read (the connection is dropped). A Web Push
+ * endpoint is a stranger's server: its answer must not be able to fill the memory.
+ */
+export async function readBounded(response: Response, limit: number): Promise<string> {
+  const reader = response.body?.getReader()
+  if (!reader) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    while (size < limit) {
+      const { value, done } = await reader.read()
+      if (done) break
+      chunks.push(value)
+      size += value.byteLength
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit))
+}
+
+/** The most of an error body kept (FCM's error JSON is well under it). */
+const ERROR_BODY_BYTES = 16_384
+
 /** A short excerpt of a push service's error body for `last_error` (never the whole page). */
 async function excerpt(response: Response): Promise<string> {
   try {
-    const text = (await response.text()).replace(/\s+/g, ' ').trim()
+    const text = (await readBounded(response, ERROR_BODY_BYTES)).replace(/\s+/g, ' ').trim()
     return text ? `: ${text.slice(0, 200)}` : ''
   } catch {
     return ''
@@ -128,7 +153,7 @@ export class FcmChannel implements PushChannel {
       redirect: 'manual',
     })
     if (!response.ok) throw new OAuthError(response.status, await excerpt(response))
-    const body = (await response.json()) as { access_token?: string; expires_in?: number }
+    const body = JSON.parse(await readBounded(response, ERROR_BODY_BYTES)) as { access_token?: string; expires_in?: number }
     if (typeof body.access_token !== 'string') throw new OAuthError(response.status, ': no access_token in the answer')
     const lifetimeMs = (typeof body.expires_in === 'number' ? body.expires_in : 3600) * 1000
     this.cached = { token: body.access_token, expiresAt: this.clock.now().getTime() + Math.max(0, lifetimeMs - TOKEN_MARGIN_MS) }
@@ -164,8 +189,11 @@ export class FcmChannel implements PushChannel {
     } catch (error) {
       return networkOutcome(error)
     }
-    if (response.ok) return { result: 'sent', status: response.status }
-    const text = await response.text().catch(() => '')
+    if (response.ok) {
+      await response.body?.cancel().catch(() => undefined)
+      return { result: 'sent', status: response.status }
+    }
+    const text = await readBounded(response, ERROR_BODY_BYTES).catch(() => '')
     const codes = fcmErrorCodes(text)
     if (codes.includes('UNREGISTERED') || codes.includes('INVALID_ARGUMENT')) {
       return { result: 'pruned', status: response.status, error: `FCM: ${codes.join(', ')}` }
