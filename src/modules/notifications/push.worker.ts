@@ -169,6 +169,8 @@ export class PushWorker {
       if (this.stopping.signal.aborted) break
       if (this.woken) continue
       const wait = await this.untilNextDue().catch(() => this.idleMs)
+      // Looked at again after that read: a wake-up that came meanwhile must not wait for the timer.
+      if (this.woken || this.stopping.signal.aborted) continue
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait)
         this.wakeUp = () => {
