@@ -58,13 +58,16 @@ async function start(): Promise<{ port: number; lines: () => string[] }> {
     }
   })()
   void pump
-  for (let i = 0; i < 1200 && !text.includes('"server started"'); i++) {
+  // Complete lines only: the last one may still be arriving.
+  const lines = () => text.split('\n').slice(0, -1).filter(Boolean)
+  const startedLine = () => lines().find((line) => line.includes('"server started"'))
+  for (let i = 0; i < 1200 && !startedLine(); i++) {
     if (proc.exitCode !== null) throw new Error(`the server exited: ${text}`)
     await Bun.sleep(25)
   }
-  const started = text.split('\n').find((line) => line.includes('"server started"'))
+  const started = startedLine()
   if (!started) throw new Error(`the server did not start: ${text}`)
-  return { port: Number(new URL(JSON.parse(started).url).port), lines: () => text.split('\n').filter(Boolean) }
+  return { port: Number(new URL(JSON.parse(started).url).port), lines }
 }
 
 async function call(port: number, method: string, path: string, body?: unknown, token?: string) {
@@ -88,9 +91,10 @@ describe('push across kill -9', () => {
     const phoneToken = 'fcm-crash-phone-token'
     fake.answer(phoneToken, 'hang')
     const first = await start()
-    // The one start-up line about the channels.
-    const pushLines = first.lines().filter((line) => JSON.parse(line).message?.startsWith('push:'))
-    expect(pushLines.map((line) => JSON.parse(line).message)).toEqual(['push: FCM on; Web Push on'])
+    // The one start-up line about the channels (logged right after "server started": waited for, not assumed read).
+    const pushLines = () => first.lines().filter((line) => JSON.parse(line).message?.startsWith('push:'))
+    await until('the push channels line', () => pushLines().length > 0)
+    expect(pushLines().map((line) => JSON.parse(line).message)).toEqual(['push: FCM on; Web Push on'])
 
     const owner = await call(first.port, 'POST', '/auth/register', {
       name: 'Owner',
@@ -132,7 +136,7 @@ describe('push across kill -9', () => {
     const pushes = fake.pushesTo(phoneToken)
     expect(pushes.map((push) => push.answered)).toEqual(['hang', 200])
     expect(new Set(pushes.map((push) => push.data.notification_id))).toEqual(new Set([String(row.notification_id)]))
-    expect(second.lines().some((line) => JSON.parse(line).message === 'push deliveries resumed after a restart')).toBe(true)
+    await until('the resume is logged', () => second.lines().some((line) => JSON.parse(line).message === 'push deliveries resumed after a restart'))
 
     // A clean stop sends nothing more.
     server!.kill('SIGTERM')
