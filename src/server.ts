@@ -1,6 +1,6 @@
 /**
  * Boot: environment → the checks of ./startup.ts (PORT free, directories writable) → database
- * (migrations applied) → app → listen → jobs and the push worker → the push channels line → start-up warnings. A refused start is one JSON line at
+ * (migrations applied) → app → listen → jobs → the push channels line → start-up warnings → the push worker. A refused start is one JSON line at
  * `error` naming the setting, and exit code 1. Stops cleanly on
  * SIGINT/SIGTERM (./shutdown.ts): no new requests, sockets closed (1001), requests in flight
  * finished, jobs stopped, database checkpointed and closed, exit 0 within 5 s.
@@ -56,18 +56,20 @@ async function main() {
     refuseStart(portError(config, error))
   }
   const jobs = startJobs(deps)
-  // The push worker: rows a crash left behind are resumed, then it sends what notifications queue (README "Push notifications").
-  deps.push.start()
+  // Which push channels are configured: one line (README "Push notifications").
+  const push = deps.push.describe()
+  deps.logger.info(push.message, push.fields)
   deps.logger.info('server started', {
     url: `http://${config.HOST}:${app.server?.port}/api`,
     docs: `http://localhost:${app.server?.port}/api/docs`,
     database: config.database.driver,
   })
-  const push = deps.push.describe()
-  deps.logger.info(push.message, push.fields)
   for (const warning of startupWarnings(config)) deps.logger.warn(warning.message, warning.fields)
 
   exitOnSignals({ app, deps, jobs })
+  // The push worker, once a stop would wait for it: rows a crash left behind are resumed, then it sends
+  // what notifications queue.
+  deps.push.start()
 }
 
 await main()
