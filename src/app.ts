@@ -7,7 +7,7 @@ import { Elysia } from 'elysia'
 import type { Config } from './config/env'
 import type { Database } from './db/client'
 import { systemClock, type Clock } from './lib/clock'
-import type { Deps, PlatformServices } from './platform/context'
+import type { Deps, ModuleServices, PlatformServices } from './platform/context'
 import { createSealer } from './lib/crypto'
 import { apiDocs } from './platform/http/api-docs'
 import { Hub } from './platform/realtime/hub'
@@ -21,7 +21,6 @@ import { Metrics } from './platform/observability'
 import { createAuthLimits } from './platform/rate-limit'
 import { installDerived } from './db/derived'
 import { derivedObjects, MODULES } from './modules/index'
-import type { PushSender } from './modules/notifications'
 import { WEBSOCKET_DOCS, wsRoutes } from './ws/ws.routes'
 
 const MANIFESTS = MODULES.flatMap((module) => (module.manifest ? [module.manifest] : []))
@@ -35,11 +34,11 @@ export interface AppOptions {
   config: Config
   clock?: Clock
   logger?: Logger
-  /** Push delivery of notifications; store-only by default (the notifications module's service). */
-  push?: PushSender
+  /** Module services given instead of the modules' own (tests: the resolver of Web Push hosts, a push worker). */
+  services?: Partial<ModuleServices>
 }
 
-export async function createApp({ db, config, clock = systemClock, logger = createLogger(config.LOG_LEVEL), push }: AppOptions) {
+export async function createApp({ db, config, clock = systemClock, logger = createLogger(config.LOG_LEVEL), services = {} }: AppOptions) {
   registerModules(MANIFESTS)
   // After drizzle's migrations: the change-log and search triggers as the modules declare them (./db/derived.ts).
   const installed = await installDerived(db, derivedObjects())
@@ -60,7 +59,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
   }
   // The modules' services (declared in their manifests), in list order: a later one may use an earlier one.
   const deps = { ...platformServices } as Deps
-  for (const module of MODULES) Object.assign(deps, module.services?.(deps, { push }))
+  for (const module of MODULES) Object.assign(deps, module.services?.(deps, services))
   const routes = new RouteTable()
   const platform = createPlatform(deps, routes)
 

@@ -1,7 +1,8 @@
 /**
  * Boot: environment → the checks of ./startup.ts (PORT free, directories writable) → database
  * (migrations applied) → app (which opens the prepared regional database read-only: nothing is loaded,
- * README.md "Regional data") → listen → start-up warnings → jobs. A refused start is one JSON line at
+ * README.md "Regional data") → listen → jobs → the push channels line → start-up warnings → the push worker.
+ * A refused start is one JSON line at
  * `error` naming the setting, and exit code 1. Stops cleanly on
  * SIGINT/SIGTERM (./shutdown.ts): no new requests, sockets closed (1001), requests in flight
  * finished, jobs stopped, database checkpointed and closed, exit 0 within 5 s.
@@ -54,6 +55,9 @@ async function main() {
     refuseStart(portError(config, error))
   }
   const jobs = startJobs(deps)
+  // Which push channels are configured: one line (README "Push notifications").
+  const push = deps.push.describe()
+  deps.logger.info(push.message, push.fields)
   deps.logger.info('server started', {
     url: `http://${config.HOST}:${app.server?.port}/api`,
     docs: `http://localhost:${app.server?.port}/api/docs`,
@@ -62,6 +66,9 @@ async function main() {
   for (const warning of startupWarnings(config)) deps.logger.warn(warning.message, warning.fields)
 
   exitOnSignals({ app, deps, jobs })
+  // The push worker, once a stop would wait for it: rows a crash left behind are resumed, then it sends
+  // what notifications queue.
+  deps.push.start()
 }
 
 await main()

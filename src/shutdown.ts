@@ -6,7 +6,8 @@
  *      server waiting until its idle timeout;
  *   3. requests in flight (and the running export) may finish until DRAIN_MS has passed; whatever
  *      is still open then is cut;
- *   4. the database closes: the checkpoint worker stops, a final TRUNCATE checkpoint copies the WAL
+ *   4. the push worker stops: sends in flight are aborted and their rows stay pending for the next start;
+ *   5. the database closes: the checkpoint worker stops, a final TRUNCATE checkpoint copies the WAL
  *      into the database file, the connections close.
  * The process exits 0 when all of that is done, well within SHUTDOWN_DEADLINE_MS; if something still
  * hangs at the deadline it exits 1 anyway (the WAL is replayed on the next start).
@@ -58,6 +59,7 @@ export async function shutdown({ app, deps, jobs }: Running, drainMs = DRAIN_MS)
   }
   await settlesBy(deps.exports.idle(), drainBy)
   if (!(await settlesBy(jobsStopped, drainBy))) deps.logger.warn('a job still running at the drain deadline was cut', { drain_ms: drainMs })
+  await settlesBy(deps.push.stop(), drainBy)
   await deps.db.close()
 }
 

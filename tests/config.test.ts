@@ -3,7 +3,7 @@
  * generated once and kept in the database when JWT_SECRET is not set.
  */
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ConfigError, loadConfig, parseDuration } from '../src/config/env'
@@ -44,6 +44,43 @@ describe('environment', () => {
       for (const name of ['PORT', 'ACCESS_TOKEN_TTL', 'JWT_SECRET', 'DATABASE_URL', 'REGISTRATION_ENABLED']) expect(issues).toContain(name)
     }
     expect(() => loadConfig({ DATABASE_URL: 'libsql://x', DATABASE_DRIVER: 'bun-sqlite' })).toThrow(ConfigError)
+  })
+
+  test('push settings (README.md "Push notifications"): off by default; the service account inline or as a file, VAPID all three or none', () => {
+    const unset = loadConfig({})
+    expect([unset.fcm, unset.vapid, unset.FCM_BASE_URL, unset.PUSH_ALLOW_PRIVATE_ENDPOINTS]).toEqual([null, null, 'https://fcm.googleapis.com', false])
+    const account = {
+      type: 'service_account',
+      project_id: 'p1',
+      private_key_id: 'k1',
+      private_key: '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n',
+      client_email: 'push@p1.iam.gserviceaccount.com',
+      token_uri: 'https://oauth2.googleapis.com/token',
+    }
+    const inline = loadConfig({ FCM_SERVICE_ACCOUNT: JSON.stringify(account) }).fcm
+    expect(inline).toEqual({
+      project_id: 'p1',
+      client_email: account.client_email,
+      private_key: account.private_key,
+      private_key_id: 'k1',
+      token_uri: account.token_uri,
+    })
+    const dir = mkdtempSync(join(tmpdir(), 'ffos-fcm-'))
+    try {
+      const path = join(dir, 'service-account.json')
+      writeFileSync(path, JSON.stringify(account))
+      expect(loadConfig({ FCM_SERVICE_ACCOUNT: path }).fcm).toEqual(inline)
+      expect(() => loadConfig({ FCM_SERVICE_ACCOUNT: join(dir, 'missing.json') })).toThrow(/FCM_SERVICE_ACCOUNT: the file .* cannot be read/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+    expect(() => loadConfig({ FCM_SERVICE_ACCOUNT: '{"project_id":"p1"}' })).toThrow(/lacks client_email, private_key, token_uri/)
+    expect(() => loadConfig({ FCM_SERVICE_ACCOUNT: '{not json' })).toThrow(/not a JSON service-account key/)
+    const vapid = { VAPID_PUBLIC_KEY: `B${'a'.repeat(86)}`, VAPID_PRIVATE_KEY: 'b'.repeat(43), VAPID_SUBJECT: 'mailto:ops@example.com' }
+    expect(loadConfig(vapid).vapid).toEqual({ publicKey: vapid.VAPID_PUBLIC_KEY, privateKey: vapid.VAPID_PRIVATE_KEY, subject: 'mailto:ops@example.com' })
+    expect(() => loadConfig({ VAPID_PUBLIC_KEY: vapid.VAPID_PUBLIC_KEY })).toThrow(/set all three/)
+    expect(() => loadConfig({ ...vapid, VAPID_SUBJECT: 'ops@example.com' })).toThrow(ConfigError)
+    expect(loadConfig({ PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true' }).PUSH_ALLOW_PRIVATE_ENDPOINTS).toBe(true)
   })
 
   test('flags and durations read the usual spellings; empty values count as unset', () => {

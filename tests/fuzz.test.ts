@@ -267,7 +267,7 @@ async function resolvePath(route: FuzzRoute): Promise<string> {
       return encodeURIComponent(String(values[name]))
     })
   if (!p.includes('/:')) return fill({})
-  if (route.method === 'DELETE') return fill({ id: NO_SUCH_ID, submission_id: NO_SUCH_ID })
+  if (route.method === 'DELETE') return fill({ id: NO_SUCH_ID, submission_id: NO_SUCH_ID, token: 'no-such-push-token' })
   if (p.endsWith('/:format')) return fill({ format: 'csv' })
   if (VISIT_LISTS.test(p)) {
     if (/\/submissions\/:id(\/approval)?$/.test(p)) return fill({ id: p.endsWith('/approval') ? submitted.submission : started.submission })

@@ -11,7 +11,7 @@ import { createApp, type App } from '../src/app'
 import { loadConfig } from '../src/config/env'
 import { openDatabase } from '../src/db/client'
 import { ManualClock, type Clock } from '../src/lib/clock'
-import type { Deps } from '../src/platform/context'
+import type { Deps, ModuleServices } from '../src/platform/context'
 import type { Logger } from '../src/platform/logger'
 import { HOUR_MS, RequestLimiter } from '../src/platform/rate-limit'
 
@@ -29,6 +29,8 @@ export interface HarnessOptions {
    * REGISTER_LIMIT_PER_HOUR=0 and PASSWORD_FAILURES_PER_IP=0 in `env`; pass another value to keep them.)
    */
   forgotPasswordLimits?: boolean
+  /** Module services given instead of the modules' own (the Web Push host resolver of tests/push.test.ts). */
+  services?: Partial<ModuleServices>
 }
 
 export interface Reply<T = any> {
@@ -194,7 +196,7 @@ export async function createTestApp(options: HarnessOptions = {}): Promise<TestA
   const db = await openDatabase(config)
   await db.migrate()
   const clock = options.clock ?? new ManualClock(new Date())
-  const { app, deps } = await createApp({ db, config, clock, logger: options.logger })
+  const { app, deps } = await createApp({ db, config, clock, logger: options.logger, services: options.services })
   if (!options.forgotPasswordLimits) {
     deps.limits.forgotPasswordByEmail = new RequestLimiter(clock, 0, HOUR_MS)
     deps.limits.forgotPasswordByIp = new RequestLimiter(clock, 0, HOUR_MS)

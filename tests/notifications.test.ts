@@ -1,27 +1,15 @@
 /**
  * Notifications and push tokens (docs/API.md §Other areas, §Real-time socket): who is told what when
- * visits are assigned and reviewed, read marks, and the push service called after commit.
+ * visits are assigned and reviewed, read marks (push delivery itself: tests/push.test.ts, tests/push.outbox.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { eq } from 'drizzle-orm'
-import { createApp } from '../src/app'
-import { notifications as notificationsTable } from '../src/db/schema'
-import type { NotificationRow, PushSender } from '../src/modules/notifications'
-import { createTestApp, expectError, TestApp, unique, type Session, type Workspace } from './harness'
+import { createTestApp, expectError, type TestApp, unique, type Session, type Workspace } from './harness'
 import { type Row, manualClock, data, parseJson, ids, sorted, type Kit, kit, planVisit, review, walkVisit } from './factories'
 
 const NOW = '2026-03-10T10:00:00.000Z'
-const TODAY = '2026-03-10'
-
-interface Push {
-  notification: NotificationRow
-  tokens: { token: string; platform: string }[]
-  committed: boolean
-}
 
 describe('Notifications', () => {
   let t: TestApp
-  const pushes: Push[] = []
   let ws: Workspace
   let other: Workspace
   let k: Kit
@@ -31,17 +19,7 @@ describe('Notifications', () => {
   const admin = () => ws.owner.token
 
   beforeAll(async () => {
-    const base = await createTestApp()
-    // A push service that records what it was given and whether the row was already committed
-    // (visible on the reader connection).
-    const sender: PushSender = {
-      async send(notification, tokens) {
-        const visible = await t.deps.db.read.select().from(notificationsTable).where(eq(notificationsTable.id, notification.id))
-        pushes.push({ notification, tokens, committed: visible.length === 1 })
-      },
-    }
-    const { app, deps } = await createApp({ db: base.deps.db, config: base.deps.config, clock: base.clock, push: sender })
-    t = new TestApp(app, deps, base.dir, base.clock)
+    t = await createTestApp()
     manualClock(t).set(NOW)
     ws = await t.workspace()
     other = await t.workspace()
@@ -56,9 +34,6 @@ describe('Notifications', () => {
 
   const notificationsOf = async (userId: number) =>
     (await t.db.pragma(`SELECT * FROM notifications WHERE user_id = ${userId} ORDER BY id`)).map((row) => ({ ...row, data: parseJson(row.data) })) as Row[]
-  const settle = async (until: () => boolean) => {
-    for (let i = 0; i < 200 && !until(); i++) await Bun.sleep(5)
-  }
 
   test('assigning a visit notifies each new assignee (visit.assigned with the visit id); re-assigning notifies only the added user', async () => {
     const f3 = await t.member(ws, 'user')
@@ -222,58 +197,5 @@ describe('Notifications', () => {
     expect(Object.keys(errors)).toContain('platform')
     expectError(await t.post('/app/v1/notifications/tokens', { platform: 'android' }, { token: f1.token }), 400, 'VALIDATION_ERROR')
     expect(await t.count('push_tokens')).toBe(before)
-  })
-
-  test("a custom PushSender receives each new notification with its user's tokens after commit, and nothing for a refused request", async () => {
-    const withTokens = await t.member(ws, 'user')
-    const without = await t.member(ws, 'user')
-    const android = unique('push-android')
-    const ios = unique('push-ios')
-    await t.post('/app/v1/notifications/tokens', { token: android, platform: 'android' }, { token: withTokens.token })
-    await t.post('/app/v1/notifications/tokens', { token: ios, platform: 'ios' }, { token: withTokens.token })
-
-    const visit = await planVisit(t, admin(), k, { user_ids: [withTokens.user.id, without.user.id] })
-    const rows = [...(await notificationsOf(withTokens.user.id)), ...(await notificationsOf(without.user.id))]
-    expect(rows).toHaveLength(2)
-    const pushed = () => pushes.filter((push) => rows.some((row) => row.id === push.notification.id))
-    await settle(() => pushed().length === 2)
-    expect(pushed()).toHaveLength(2)
-    const forWith = pushed().find((push) => push.notification.user_id === withTokens.user.id)!
-    const forWithout = pushed().find((push) => push.notification.user_id === without.user.id)!
-    expect(forWith.notification).toMatchObject({ type: 'visit.assigned', workspace_id: ws.id, data: { visit_id: visit.id } })
-    expect([...forWith.tokens].sort((a, b) => a.token.localeCompare(b.token))).toEqual(
-      [
-        { token: android, platform: 'android' },
-        { token: ios, platform: 'ios' },
-      ].sort((a, b) => a.token.localeCompare(b.token)),
-    )
-    expect(forWithout.tokens).toEqual([])
-    expect(forWith.committed && forWithout.committed).toBe(true)
-
-    // Refused requests push nothing and store nothing.
-    const pushCount = pushes.length
-    const rowCount = await t.count('notifications')
-    expectError(
-      await t.post(
-        '/office/v1/visits',
-        { outlet_id: k.outlet.id, project_id: k.project.id, visit_date: TODAY, user_ids: [withTokens.user.id, 999_999] },
-        { token: admin() },
-      ),
-      400,
-      'VALIDATION_ERROR',
-    )
-    expectError(await t.post('/office/v1/visits/send-to-field', { visit_ids: [visit.id, 999_999] }, { token: admin() }), 400, 'VALIDATION_ERROR')
-    await Bun.sleep(50)
-    expect(pushes.length).toBe(pushCount)
-    expect(await t.count('notifications')).toBe(rowCount)
-
-    // And a token that moved to another user is pushed to that user only.
-    await t.post('/app/v1/notifications/tokens', { token: android, platform: 'android' }, { token: without.token })
-    await t.post('/office/v1/visits/send-to-field', { visit_ids: [visit.id] }, { token: admin() })
-    await settle(() => pushes.length === pushCount + 2)
-    const latest = pushes.slice(pushCount)
-    expect(latest.map((push) => push.notification.type)).toEqual(['visit.sent_to_field', 'visit.sent_to_field'])
-    expect(latest.find((push) => push.notification.user_id === withTokens.user.id)!.tokens).toEqual([{ token: ios, platform: 'ios' }])
-    expect(latest.find((push) => push.notification.user_id === without.user.id)!.tokens).toEqual([{ token: android, platform: 'android' }])
   })
 })

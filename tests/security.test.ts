@@ -438,6 +438,18 @@ const resources: Record<string, Resource> = {
   },
   // A's field user's notification (from a visit assigned to them): B's caller cannot mark it read.
   '/api/office/v1/notifications/:id/read': { table: 'notifications', create: notificationOfA, notFound: 'NOTIFICATION_NOT_FOUND' },
+  // A's notification's push deliveries, asked for by B's owner (an admin there).
+  '/api/office/v1/notifications/:id/deliveries': { table: 'notifications', create: notificationOfA, notFound: 'NOTIFICATION_NOT_FOUND' },
+  // A's field user's push token, removed by B's field user: not theirs, 404, kept.
+  '/api/app/v1/notifications/tokens/:token': {
+    table: 'push_tokens',
+    create: async () => {
+      const token = unique('fcm-token-of-a')
+      const row = data(await t.app.post('/app/v1/notifications/tokens', { token, platform: 'android' }, { token: kit.field.token }), 201, 'a push token')
+      return { id: row.id, token }
+    },
+    notFound: 'PUSH_TOKEN_NOT_FOUND',
+  },
   '/api/office/v1/export/jobs/:id': { table: 'export_jobs', create: exportJobOfA, notFound: 'EXPORT_JOB_NOT_FOUND' },
   '/api/office/v1/export/jobs/:id/download': { table: 'export_jobs', create: exportJobOfA, notFound: 'EXPORT_JOB_NOT_FOUND' },
   '/api/office/v1/journey-plans/:id': { table: 'journey_plans', create: planOfA, body: { name: 'hijacked' }, notFound: 'JOURNEY_PLAN_NOT_FOUND' },

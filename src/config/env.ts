@@ -3,6 +3,7 @@
  * validated with zod, and handed to the rest of the code as a plain `Config` object. A bad value
  * stops the process at start (fail fast) instead of surfacing as a strange error later.
  */
+import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { isTimeZone } from '../lib/time-zones'
 
@@ -97,11 +98,46 @@ const EnvSchema = z.object({
   SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(64),
   /** When set, GET /api/metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open. */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  /**
+   * Push through Firebase Cloud Messaging (android and ios tokens): a Google service-account JSON, inline
+   * or the path of its file. Unset: those tokens are stored only (README.md "Push notifications").
+   */
+  FCM_SERVICE_ACCOUNT: z.string().optional(),
+  /** Where FCM's HTTP v1 API is (tests point it at a fake). */
+  FCM_BASE_URL: z.url().default('https://fcm.googleapis.com'),
+  /** Web Push (web tokens): the VAPID key pair (`npm run push:vapid-keys`) and a `mailto:` or `https:` contact. All three or none. */
+  VAPID_PUBLIC_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{87}$/, 'an uncompressed P-256 public key in base64url (npm run push:vapid-keys)')
+    .optional(),
+  VAPID_PRIVATE_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, 'a P-256 private key in base64url (npm run push:vapid-keys)')
+    .optional(),
+  VAPID_SUBJECT: z
+    .string()
+    .regex(/^(mailto:|https:\/\/)\S+$/, 'mailto:you@example.com or an https: URL')
+    .optional(),
+  /** Test harnesses only: Web Push endpoints on private or loopback addresses, and http:, are accepted. */
+  PUSH_ALLOW_PRIVATE_ENDPOINTS: flag.default(false),
 })
 
 export type Env = z.infer<typeof EnvSchema>
 
+/** The fields of a Google service-account key file that FCM's OAuth flow needs. */
+export interface ServiceAccount {
+  project_id: string
+  client_email: string
+  private_key: string
+  private_key_id?: string
+  token_uri: string
+}
+
 export interface Config extends Env {
+  /** FCM_SERVICE_ACCOUNT read and checked; null when unset. */
+  fcm: ServiceAccount | null
+  /** The VAPID settings when all three are set; null when none is. */
+  vapid: { publicKey: string; privateKey: string; subject: string } | null
   database: {
     url: string
     authToken?: string
@@ -130,8 +166,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (driver === 'bun-sqlite' && !isFile) {
     throw new ConfigError(['DATABASE_DRIVER: bun-sqlite needs a file: DATABASE_URL'])
   }
+  const vapidSet = [values.VAPID_PUBLIC_KEY, values.VAPID_PRIVATE_KEY, values.VAPID_SUBJECT].filter(Boolean).length
+  if (vapidSet !== 0 && vapidSet !== 3) throw new ConfigError(['VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY, VAPID_SUBJECT: set all three for Web Push, or none'])
   return {
     ...values,
+    fcm: values.FCM_SERVICE_ACCOUNT ? readServiceAccount(values.FCM_SERVICE_ACCOUNT) : null,
+    vapid:
+      values.VAPID_PUBLIC_KEY && values.VAPID_PRIVATE_KEY && values.VAPID_SUBJECT
+        ? { publicKey: values.VAPID_PUBLIC_KEY, privateKey: values.VAPID_PRIVATE_KEY, subject: values.VAPID_SUBJECT }
+        : null,
     database: {
       url: values.DATABASE_URL,
       authToken: values.DATABASE_AUTH_TOKEN,
@@ -145,4 +188,33 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 function filePathOf(url: string): string {
   const rest = url.slice('file:'.length).split('?')[0]
   return rest.startsWith('//') ? rest.slice(2) : rest
+}
+
+/** FCM_SERVICE_ACCOUNT: inline JSON (starts with `{`) or the path of the key file; what FCM needs of it, or a ConfigError. */
+function readServiceAccount(value: string): ServiceAccount {
+  let text = value
+  if (!value.trimStart().startsWith('{')) {
+    try {
+      text = readFileSync(value, 'utf8')
+    } catch (error) {
+      throw new ConfigError([`FCM_SERVICE_ACCOUNT: the file ${value} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`])
+    }
+  }
+  let account: Record<string, unknown>
+  try {
+    account = JSON.parse(text)
+  } catch {
+    throw new ConfigError(['FCM_SERVICE_ACCOUNT: not a JSON service-account key (inline JSON or the path of the file Google gives)'])
+  }
+  const missing = ['project_id', 'client_email', 'private_key', 'token_uri'].filter((key) => typeof account?.[key] !== 'string' || !account[key])
+  if (missing.length) throw new ConfigError([`FCM_SERVICE_ACCOUNT: the service account lacks ${missing.join(', ')}`])
+  if (!/^https?:\/\//.test(account.token_uri as string)) throw new ConfigError(['FCM_SERVICE_ACCOUNT: token_uri is not an http(s) URL'])
+  if (!String(account.private_key).includes('BEGIN PRIVATE KEY')) throw new ConfigError(['FCM_SERVICE_ACCOUNT: private_key is not a PKCS#8 PEM key'])
+  return {
+    project_id: account.project_id as string,
+    client_email: account.client_email as string,
+    private_key: account.private_key as string,
+    private_key_id: typeof account.private_key_id === 'string' ? account.private_key_id : undefined,
+    token_uri: account.token_uri as string,
+  }
 }

@@ -4,7 +4,7 @@
  * `protect` keeps a slow run from overlapping the next one.
  *
  * Patterns are read in the server's DEFAULT_TIMEZONE, so the daily maintenance (retention, export and
- * change-log cleanup, 03:17–03:47) runs in the night of the deployment's main zone — in UTC it fell at
+ * change-log and push-delivery cleanup, 03:17–03:52) runs in the night of the deployment's main zone — in UTC it fell at
  * 10:17 in Jakarta, the middle of the field day. Each of them works in short transactions anyway
  * (tens of milliseconds), so a workspace in another zone gets it without a stall.
  */
@@ -18,6 +18,7 @@ import { notifyMissedVisits } from './missed-visits.job'
 import { generateJourneyPlanVisits } from './journey-plans.job'
 import { purgeOldExports } from '../modules/exports'
 import { purgeOldTombstones } from '../modules/sync'
+import { purgeOldPushDeliveries } from '../modules/notifications'
 
 export interface JobDefinition {
   name: string
@@ -34,6 +35,7 @@ export const JOBS: JobDefinition[] = [
   { name: 'missed-visits', schedule: '*/15 * * * *', run: notifyMissedVisits },
   { name: 'change-log-retention', schedule: '47 3 * * *', run: purgeOldTombstones },
   { name: 'journey-plans', schedule: '*/10 * * * *', run: generateJourneyPlanVisits },
+  { name: 'push-deliveries-retention', schedule: '52 3 * * *', run: purgeOldPushDeliveries },
 ]
 
 /**

@@ -76,6 +76,7 @@ export const ENTITIES = [
   'PRINCIPAL',
   'PRODUCT',
   'PROJECT',
+  'PUSH_TOKEN',
   'ROLE',
   'SALES_ORDER',
   'SUB_AREA',

@@ -23,7 +23,7 @@ import { locationRoutes, locationsManifest, PingTrail } from './locations'
 import { masterDataManifest, masterDataModule } from './master-data'
 import { officeOrderRoutes, ordersManifest, phoneOrderRoutes, priceListRoutes } from './orders'
 import { dayRouteRoutes, journeyPlanRoutes, journeyPlansManifest } from './journey-plans'
-import { notificationRoutes, notificationsManifest, storeOnlySender } from './notifications'
+import { notificationRoutes, notificationsManifest, PushWorker, pushRoutes, systemResolver } from './notifications'
 import { outletRoutes, outletsManifest } from './outlets'
 import { profileRoutes } from './profile'
 import { projectRoutes, projectsManifest } from './projects'
@@ -69,8 +69,11 @@ export const MODULES: readonly Module[] = [
   {
     name: 'notifications',
     manifest: notificationsManifest,
-    routes: [notificationRoutes],
-    services: (_deps, given) => ({ push: given.push ?? storeOnlySender }),
+    routes: [notificationRoutes, pushRoutes],
+    services: (deps, given) => {
+      const pushResolver = given.pushResolver ?? systemResolver
+      return { pushResolver, push: given.push ?? new PushWorker({ ...deps, resolve: pushResolver }) }
+    },
   },
   { name: 'dashboard', manifest: dashboardManifest, routes: [dashboardRoutes] },
   { name: 'reports', routes: [reportRoutes] },

@@ -63,7 +63,7 @@ export interface Module {
   routes?: readonly ((platform: PlatformPlugin, deps: Deps) => AnyElysia)[]
   /**
    * The services it adds to `ctx.deps` (declared to the compiler in its manifest file by merging into
-   * `ModuleServices`). `given` holds the ones the caller of createApp passed in (tests: a push sender).
+   * `ModuleServices`). `given` holds the ones the caller of createApp passed in (tests: the push resolver).
    */
   services?: (deps: Deps, given: Partial<ModuleServices>) => Partial<ModuleServices>
 }

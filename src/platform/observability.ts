@@ -106,15 +106,19 @@ class ProcessCollector {
   }
 }
 
-/** A counter a module keeps (declared in its manifest, ./manifest.ts): a Prometheus counter without labels. */
+/**
+ * A counter a module keeps (declared in its manifest, ./manifest.ts): a Prometheus counter, without labels
+ * or with one label whose values are all declared here (so every series is on the page from the start, at 0).
+ */
 export interface CounterDeclaration {
   name: string
   help: string
+  label?: { name: string; values: readonly string[] }
 }
 
 export class Metrics {
   private readonly series = new Map<string, RouteSeries>()
-  private readonly counters = new Map<string, CounterDeclaration & { value: number }>()
+  private readonly counters = new Map<string, CounterDeclaration & { values: Map<string, number> }>()
   private readonly started = Date.now()
   private readonly process = ProcessCollector.get()
 
@@ -137,14 +141,17 @@ export class Metrics {
 
   /** `counters`: every module's (src/app.ts gathers them from the manifests). */
   constructor(counters: readonly CounterDeclaration[] = []) {
-    for (const counter of counters) this.counters.set(counter.name, { ...counter, value: 0 })
+    for (const counter of counters) {
+      this.counters.set(counter.name, { ...counter, values: new Map((counter.label?.values ?? ['']).map((value) => [value, 0])) })
+    }
   }
 
-  /** Adds `count` to a declared counter; a name nobody declared is a programming error. */
-  add(name: string, count: number) {
+  /** Adds `count` to a declared counter (to its series `labelValue`); a name or value nobody declared is a programming error. */
+  add(name: string, count: number, labelValue = '') {
     const counter = this.counters.get(name)
-    if (!counter) throw new Error(`metric ${name} was not declared in a module manifest`)
-    counter.value += count
+    const current = counter?.values.get(labelValue)
+    if (!counter || current === undefined) throw new Error(`metric ${name}${labelValue ? `{${labelValue}}` : ''} was not declared in a module manifest`)
+    counter.values.set(labelValue, current + count)
   }
 
   /** The Prometheus text exposition format (version 0.0.4). */
@@ -175,7 +182,9 @@ export class Metrics {
 
     for (const counter of this.counters.values()) {
       help(counter.name, 'counter', counter.help)
-      lines.push(`${counter.name} ${counter.value}`)
+      for (const [value, count] of counter.values) {
+        lines.push(counter.label ? `${counter.name}{${counter.label.name}="${escapeLabel(value)}"} ${count}` : `${counter.name} ${count}`)
+      }
     }
     help('ffos_database_size_bytes', 'gauge', 'Size of the database: the file plus its write-ahead log.')
     lines.push(`ffos_database_size_bytes ${await gauges.databaseBytes()}`)

@@ -5,6 +5,7 @@
 import { unique } from '../harness'
 import {
   badInputTests,
+  invalid,
   MB,
   missing,
   mutation,
@@ -51,7 +52,14 @@ SPECS['POST /api/app/v1/notifications/tokens'] = {
   baseline: async (rc) => ({ path: '/app/v1/notifications/tokens', body: { token: unique('fcm-token'), platform: 'android' }, token: rc.field.token }),
   fields: {
     token: { mutations: pushToken(), required: true },
-    platform: { mutations: oneOf(['android', 'ios', 'web']), required: true },
+    // A web token is a browser subscription (docs/API.md §Push notifications): the baseline's FCM-style token is not one.
+    platform: {
+      mutations: [
+        ...oneOf(['android', 'ios']),
+        mutation('"web" with a token that is not a browser subscription', 'invalid', 'web', { outcome: invalid('token') }),
+      ],
+      required: true,
+    },
   },
   readBack: async (_rc, reply) => {
     const [row] = await t.app.db.pragma(`SELECT token, platform FROM push_tokens WHERE id = ${Number(reply.body.data.id)}`)

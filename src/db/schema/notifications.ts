@@ -42,3 +42,40 @@ export const pushTokens = sqliteTable(
   },
   (t) => [uniqueIndex('push_tokens_token').on(t.token), index('push_tokens_user').on(t.workspace_id, t.user_id)],
 )
+
+/**
+ * The push outbox: one row per notification and token it is to be pushed to, written in the
+ * notification's own transaction, delivered after commit by the push worker
+ * (src/modules/notifications/push.worker.ts). `token` and `platform` are copied from the registration,
+ * so the row outlives a token pruned or moved later. States: pending → sending → sent | failed |
+ * pruned | skipped; a row left `sending` by a crash is pending again at the next start (at least once).
+ */
+export const pushDeliveries = sqliteTable(
+  'push_deliveries',
+  {
+    id: id(),
+    workspace_id: integer('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    notification_id: integer('notification_id')
+      .notNull()
+      .references(() => notifications.id),
+    user_id: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    token: text('token').notNull(),
+    platform: text('platform').$type<'android' | 'ios' | 'web'>().notNull(),
+    status: text('status').$type<'pending' | 'sending' | 'sent' | 'failed' | 'pruned' | 'skipped'>().notNull(),
+    /** Sends tried so far (at most 6). */
+    attempts: integer('attempts').notNull().default(0),
+    /** When the next try is due (pending rows). */
+    next_attempt_at: text('next_attempt_at').notNull(),
+    /** The push service's HTTP status of the last try (null: none yet, or a network error). */
+    last_status: integer('last_status'),
+    last_error: text('last_error'),
+    sent_at: timestamp('sent_at'),
+    created_at: createdAt(),
+    updated_at: updatedAt(),
+  },
+  (t) => [uniqueIndex('push_deliveries_notification_token').on(t.notification_id, t.token), index('push_deliveries_due').on(t.status, t.next_attempt_at)],
+)

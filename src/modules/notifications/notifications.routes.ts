@@ -2,8 +2,18 @@ import { Elysia } from 'elysia'
 import type { PlatformPlugin } from '../../platform/http/http'
 import { created, listed, ok } from '../../platform/http/reply'
 import { Envelope, IdParams, ListEnvelope, responses } from '../../platform/http/schema'
-import { NotificationQuery, NotificationSchema, PushTokenBody, PushTokenSchema, ReadAllSchema, UnreadCountSchema } from './notifications.schemas'
-import { listNotifications, markAllRead, markRead, registerPushToken, unreadCount } from './notifications.service'
+import { Type } from '@sinclair/typebox'
+import {
+  NotificationQuery,
+  NotificationSchema,
+  PushDeliverySchema,
+  PushTokenBody,
+  PushTokenParams,
+  PushTokenSchema,
+  ReadAllSchema,
+  UnreadCountSchema,
+} from './notifications.schemas'
+import { deletePushToken, listDeliveries, listNotifications, markAllRead, markRead, registerPushToken, unreadCount } from './notifications.service'
 
 /** Your own notifications, on both platforms (no permission beyond being signed in). */
 export function notificationRoutes(platform: PlatformPlugin) {
@@ -36,14 +46,46 @@ export function notificationRoutes(platform: PlatformPlugin) {
         detail: { summary: 'Mark all your notifications as read' },
       })
   }
-  return app.post(
-    '/app/v1/notifications/tokens',
-    async ({ ctx, body }) => created(await registerPushToken(ctx, body), 'PUSH_TOKEN_REGISTERED', 'push token registered'),
-    {
-      auth: true,
-      body: PushTokenBody,
-      response: responses({ 201: Envelope(PushTokenSchema) }, ['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED']),
-      detail: { summary: 'Register this device’s push token (de-duplicated)' },
-    },
-  )
+  return app
+}
+
+/**
+ * Push (docs/API.md §Push notifications): your devices' tokens, and, for admins (`user.manage`), how a
+ * notification of the workspace was pushed to each token.
+ */
+export function pushRoutes(platform: PlatformPlugin) {
+  return new Elysia({ tags: ['Notifications'] })
+    .use(platform)
+    .post(
+      '/app/v1/notifications/tokens',
+      async ({ ctx, body }) => created(await registerPushToken(ctx, body), 'PUSH_TOKEN_REGISTERED', 'push token registered'),
+      {
+        auth: true,
+        body: PushTokenBody,
+        response: responses({ 201: Envelope(PushTokenSchema) }, ['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED']),
+        detail: { summary: 'Register this device’s push token (de-duplicated; a token registered by someone else moves to you)' },
+      },
+    )
+    .delete(
+      '/app/v1/notifications/tokens/:token',
+      async ({ ctx, params }) => ok(await deletePushToken(ctx, params.token), 'PUSH_TOKEN_DELETED', 'push token removed'),
+      {
+        auth: true,
+        params: PushTokenParams,
+        response: responses({ 200: Envelope(PushTokenSchema) }, ['VALIDATION_ERROR', 'UNAUTHORIZED', 'TOKEN_EXPIRED', 'PUSH_TOKEN_NOT_FOUND']),
+        detail: { summary: 'Remove one of your push tokens (this device signs out); the token URL-encoded' },
+      },
+    )
+    .get('/office/v1/notifications/:id/deliveries', async ({ ctx, params }) => ok(await listDeliveries(ctx, params.id)), {
+      auth: 'user.manage',
+      params: IdParams,
+      response: responses({ 200: Envelope(Type.Array(PushDeliverySchema)) }, [
+        'VALIDATION_ERROR',
+        'UNAUTHORIZED',
+        'TOKEN_EXPIRED',
+        'FORBIDDEN',
+        'NOTIFICATION_NOT_FOUND',
+      ]),
+      detail: { summary: 'How a notification of this workspace was pushed, per token (admins: user.manage)' },
+    })
 }
