@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { Database as SqliteDatabase } from 'bun:sqlite'
-import { mkdtempSync, rmSync, } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'drizzle-orm'

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database as SqliteDatabase } from 'bun:sqlite'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { parse } from 'csv-parse/sync'
@@ -15,7 +15,7 @@ import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { exportRegionalTree } from '../scripts/regional-export'
 import { createApp } from '../src/app'
-import { MIGRATIONS_FOLDER, openDatabase } from '../src/db/client'
+import { openDatabase } from '../src/db/client'
 import { ConfigError, loadConfig } from '../src/config/env'
 import {
   csvBlocks,
@@ -31,6 +31,7 @@ import {
   UPSTREAM_TIMEOUT_MS,
 } from '../src/modules/regional'
 import { createTestApp, expectError, SETUP_TIMEOUT_MS, unique, useTestApp, type Reply, type Session, type TestApp, type Workspace } from './harness'
+import { migrationsUpTo } from './support/database'
 
 // ---------------------------------------------------------------------------------------------
 // The package's data, read straight from its CSV files
@@ -465,15 +466,10 @@ describe('the prepared read-only regional database (README.md "Regional data")',
   })
 })
 
-describe('migration 0027: a database of an older release, with the regional rows its first start loaded', () => {
-  /** A database file migrated up to (not including) 0027, holding regional rows, their version and an outlet on a village. */
+describe('migration 0026: a database of an older release, with the regional rows its first start loaded', () => {
+  /** A database file migrated up to (not including) 0026, holding regional rows, their version and an outlet on a village. */
   function olderDatabase(dir: string): string {
-    const before = join(dir, 'drizzle')
-    cpSync(MIGRATIONS_FOLDER, before, { recursive: true })
-    const journal = JSON.parse(readFileSync(join(before, 'meta/_journal.json'), 'utf8'))
-    const prepared = journal.entries.find((entry: { tag: string }) => entry.tag.endsWith('_regional_prepared'))
-    journal.entries = journal.entries.filter((entry: { idx: number }) => entry.idx < prepared.idx)
-    writeFileSync(join(before, 'meta/_journal.json'), JSON.stringify(journal))
+    const before = migrationsUpTo(dir, '_regional_prepared').folder
     const file = join(dir, 'app.db')
     const raw = new SqliteDatabase(file)
     migrate(drizzle(raw), { migrationsFolder: before })

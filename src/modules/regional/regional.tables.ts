@@ -5,7 +5,7 @@
  *
  * These tables live in the prepared read-only database (./regional.database.ts), not in the service's
  * own database: they are not part of src/db/schema, so no migration creates them there (migration
- * 0027 dropped the copies older releases loaded). ./regional.build.ts creates them with REGIONAL_DDL.
+ * 0026 dropped the copies older releases loaded). ./regional.build.ts creates them with REGIONAL_DDL.
  */
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
