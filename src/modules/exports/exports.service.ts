@@ -21,7 +21,6 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { and, count, eq, gt, inArray, lt, sql } from 'drizzle-orm'
-import PDFDocument from 'pdfkit'
 import { exportJobs, outlets, projects, submissions, teams, users, visits, workspaces } from '../../db/schema'
 import { workspaceScoped } from '../../platform/data/scope'
 import { loadMember } from '../../platform/actor'
@@ -266,6 +265,9 @@ async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery, path: 
     .where(submissionFilters(ctx, filters, { mine: false }))
   const rows = await page(ctx, filters, 0, PDF_MAX_ROWS)
 
+  // Imported at the first PDF, not at start: pdfkit and its fonts are ~30 MiB of resident memory that a
+  // server which never draws a PDF does not need (docs/PERFORMANCE.md "Memory budget").
+  const { default: PDFDocument } = await import('pdfkit')
   const doc = new PDFDocument({ size: 'A4', layout: 'landscape', margin: 36, info: { Title: 'Submissions report' } })
   const out = createWriteStream(path)
   const finished = new Promise<void>((resolvePromise, reject) => {

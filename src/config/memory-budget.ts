@@ -1,0 +1,66 @@
+/**
+ * The memory budget: ONE setting, MEMORY_BUDGET_MB (README.md "Memory"), from which every store the
+ * process keeps in memory takes its share. The runtime itself (Bun, the code, the JavaScript heap of
+ * the requests in flight) needs RUNTIME_RESERVE_MB whatever is stored; the rest, `stores`, is divided:
+ *
+ *   SQLite page cache        stores / 7 for each of the two connections (writer, reader); the
+ *                            checkpoint worker's connection stores / 448 (at least 256 KiB, at most
+ *                            2 MiB: a checkpoint copies WAL frames, it reads few pages through its cache)
+ *   replay log (sockets)     stores × 2/7 in all; per workspace a quarter of that for the bulk stream
+ *                            (the live map) and a sixteenth for the others (./../platform/realtime/replay-log.ts)
+ *   entry caches             each cache that grows with load (verified tokens, members, live sessions,
+ *                            the newest ping of each user, each rate limiter's windows) at most
+ *                            stores × 10,000 / 448 entries (at most a few hundred bytes to ~1 KiB each)
+ *   headroom                 the remaining 2/7 and a little: garbage between collections, a PDF being drawn
+ *
+ * The default, 512, gives exactly the sizes the service had before the budget existed (64 MiB of page
+ * cache per connection, a 128 MiB replay log, 10,000 entries per cache), which the benchmarks in
+ * docs/PERFORMANCE.md were measured with. 128 is the setting of a 256 MB machine (the rest is the
+ * kernel's, including its cache of the database file). SQLITE_CACHE_MB, when set, still decides the
+ * page cache of each connection alone (it predates the budget).
+ *
+ * Pure: tests/memory-budget.test.ts checks the division.
+ */
+
+/** What the process needs before anything is stored (code, JIT, the runtime's allocator, request heap). */
+export const RUNTIME_RESERVE_MB = 64
+/** The smallest budget accepted: the reserve plus 32 MiB for the stores. */
+export const MIN_MEMORY_BUDGET_MB = 96
+export const MAX_MEMORY_BUDGET_MB = 65_536
+export const DEFAULT_MEMORY_BUDGET_MB = 512
+
+const MiB = 1024 * 1024
+
+export interface MemoryShares {
+  budgetMb: number
+  /** SQLite page cache, in KiB (what `PRAGMA cache_size = -N` takes). */
+  sqlite: { connectionCacheKib: number; checkpointCacheKib: number }
+  /** The replay log's bounds (./../platform/realtime/replay-log.ts ReplayBounds, without the window and flood rule). */
+  replay: { maxTotalBytes: number; bulk: { maxEvents: number; maxBytes: number }; other: { maxEvents: number; maxBytes: number } }
+  /** Entries each in-memory cache that grows with load may hold. */
+  cacheEntries: number
+}
+
+/** Divides `budgetMb` (MEMORY_BUDGET_MB) into the shares above; `sqliteCacheMb` (SQLITE_CACHE_MB) overrides the page cache. */
+export function memoryShares(budgetMb: number, options: { sqliteCacheMb?: number } = {}): MemoryShares {
+  if (!Number.isInteger(budgetMb) || budgetMb < MIN_MEMORY_BUDGET_MB || budgetMb > MAX_MEMORY_BUDGET_MB) {
+    throw new RangeError(`memory budget must be a whole number of MiB from ${MIN_MEMORY_BUDGET_MB} to ${MAX_MEMORY_BUDGET_MB}`)
+  }
+  const storesKib = (budgetMb - RUNTIME_RESERVE_MB) * 1024
+  const connectionCacheKib = options.sqliteCacheMb !== undefined ? options.sqliteCacheMb * 1024 : Math.floor(storesKib / 7)
+  const checkpointCacheKib = Math.min(2048, Math.max(256, Math.floor(storesKib / 448)))
+  const totalBytes = Math.floor((storesKib * 1024 * 2) / 7)
+  const bulkBytes = Math.floor(totalBytes / 4)
+  const otherBytes = Math.floor(totalBytes / 16)
+  return {
+    budgetMb,
+    sqlite: { connectionCacheKib, checkpointCacheKib },
+    replay: {
+      maxTotalBytes: totalBytes,
+      // The event counts keep the proportions of the bytes: 100,000 per 32 MiB, 20,000 per 8 MiB.
+      bulk: { maxEvents: Math.floor((bulkBytes * 100_000) / (32 * MiB)), maxBytes: bulkBytes },
+      other: { maxEvents: Math.floor((otherBytes * 20_000) / (8 * MiB)), maxBytes: otherBytes },
+    },
+    cacheEntries: Math.floor(((budgetMb - RUNTIME_RESERVE_MB) * 10_000) / 448),
+  }
+}
