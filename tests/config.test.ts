@@ -108,7 +108,9 @@ describe('settings for small machines and time zones', () => {
     } finally {
       await small.close()
     }
-    expect(loadConfig({}).SQLITE_CACHE_MB).toBe(64)
+    // Unset, the page cache is MEMORY_BUDGET_MB's share: 64 MiB per connection at the default budget.
+    expect(loadConfig({}).SQLITE_CACHE_MB).toBeUndefined()
+    expect(loadConfig({}).memory.sqlite.connectionCacheKib).toBe(64 * 1024)
     expect(() => loadConfig({ SQLITE_CACHE_MB: '0' })).toThrow(/SQLITE_CACHE_MB/)
     expect(() => loadConfig({ SQLITE_CACHE_MB: 'lots' })).toThrow(/SQLITE_CACHE_MB/)
   })

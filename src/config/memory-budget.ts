@@ -64,3 +64,12 @@ export function memoryShares(budgetMb: number, options: { sqliteCacheMb?: number
     cacheEntries: Math.floor(((budgetMb - RUNTIME_RESERVE_MB) * 10_000) / 448),
   }
 }
+
+/**
+ * The RAM JavaScriptCore is told the machine has (BUN_JSC_forceRAMSize, ./jsc-heap.ts): the budget,
+ * when it is below the default; null (the engine's own reading) at the default and above, so the
+ * default keeps its throughput.
+ */
+export function jscRamSizeBytes(budgetMb: number): number | null {
+  return budgetMb < DEFAULT_MEMORY_BUDGET_MB ? budgetMb * MiB : null
+}

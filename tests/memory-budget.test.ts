@@ -1,0 +1,234 @@
+/**
+ * The memory budget (src/config/memory-budget.ts, README.md "Memory"): MEMORY_BUDGET_MB divides into
+ * the documented shares, start-up refuses a bad value, and every store of a running app holds to its
+ * share — counted in entries and bytes, never timed.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { ConfigError, loadConfig } from '../src/config/env'
+import {
+  DEFAULT_MEMORY_BUDGET_MB,
+  jscRamSizeBytes,
+  MAX_MEMORY_BUDGET_MB,
+  MIN_MEMORY_BUDGET_MB,
+  memoryShares,
+  RUNTIME_RESERVE_MB,
+} from '../src/config/memory-budget'
+import { authCacheSizes, permissionsOf } from '../src/platform/actor'
+import { type FailureLimiter, RequestLimiter } from '../src/platform/rate-limit'
+import { PingTrail } from '../src/modules/locations/ping-trail'
+import { ManualClock } from '../src/lib/clock'
+import { data } from './factories'
+import { createTestApp, unique, type Session, type TestApp, type Workspace } from './harness'
+
+const MiB = 1024 * 1024
+
+describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
+  test('the default (512) gives the sizes the service had before the budget: 64 MiB of page cache per connection, a 128 MiB replay log, 10,000 entries per cache', () => {
+    const shares = memoryShares(DEFAULT_MEMORY_BUDGET_MB)
+    expect(shares.sqlite.connectionCacheKib).toBe(64 * 1024)
+    expect(shares.sqlite.checkpointCacheKib).toBe(1024)
+    expect(shares.replay).toEqual({
+      maxTotalBytes: 128 * MiB,
+      bulk: { maxEvents: 100_000, maxBytes: 32 * MiB },
+      other: { maxEvents: 20_000, maxBytes: 8 * MiB },
+    })
+    expect(shares.cacheEntries).toBe(10_000)
+  })
+
+  test('128 (a 256 MB machine): a seventh of what is left after the runtime per connection, two sevenths for the replay log', () => {
+    const shares = memoryShares(128)
+    const storesKib = (128 - RUNTIME_RESERVE_MB) * 1024
+    expect(shares.sqlite.connectionCacheKib).toBe(Math.floor(storesKib / 7))
+    expect(shares.sqlite.checkpointCacheKib).toBe(256)
+    expect(shares.replay.maxTotalBytes).toBe(Math.floor((storesKib * 1024 * 2) / 7))
+    expect(shares.replay.bulk.maxBytes).toBe(Math.floor(shares.replay.maxTotalBytes / 4))
+    expect(shares.replay.other.maxBytes).toBe(Math.floor(shares.replay.maxTotalBytes / 16))
+    expect(shares.cacheEntries).toBe(1_428)
+  })
+
+  test('at every budget the stores together stay within what the runtime leaves, and a larger budget never gives a store less', () => {
+    let previous = memoryShares(MIN_MEMORY_BUDGET_MB)
+    for (let budget = MIN_MEMORY_BUDGET_MB; budget <= 8192; budget += 1) {
+      const shares = memoryShares(budget)
+      const pageCaches = (2 * shares.sqlite.connectionCacheKib + shares.sqlite.checkpointCacheKib) * 1024
+      // Page caches and replay log: at most 4/7 of the stores (plus the checkpoint worker's few hundred KiB).
+      expect(pageCaches + shares.replay.maxTotalBytes).toBeLessThanOrEqual(((budget - RUNTIME_RESERVE_MB) * MiB * 4) / 7 + 2 * MiB)
+      expect(shares.replay.bulk.maxBytes + shares.replay.other.maxBytes).toBeLessThanOrEqual(shares.replay.maxTotalBytes)
+      for (const value of [shares.sqlite.connectionCacheKib, shares.replay.bulk.maxEvents, shares.replay.other.maxEvents, shares.cacheEntries]) {
+        expect(value).toBeGreaterThan(0)
+      }
+      expect(shares.sqlite.connectionCacheKib).toBeGreaterThanOrEqual(previous.sqlite.connectionCacheKib)
+      expect(shares.replay.maxTotalBytes).toBeGreaterThanOrEqual(previous.replay.maxTotalBytes)
+      expect(shares.cacheEntries).toBeGreaterThanOrEqual(previous.cacheEntries)
+      previous = shares
+    }
+  })
+
+  test('SQLITE_CACHE_MB, when set, decides the page cache alone; nothing else moves', () => {
+    const shares = memoryShares(128, { sqliteCacheMb: 8 })
+    expect(shares.sqlite.connectionCacheKib).toBe(8 * 1024)
+    expect({ ...shares, sqlite: null }).toEqual({ ...memoryShares(128), sqlite: null })
+  })
+
+  test('the JavaScript heap is sized to the budget below the default only (the default keeps the engine’s own reading)', () => {
+    expect(jscRamSizeBytes(128)).toBe(128 * MiB)
+    expect(jscRamSizeBytes(DEFAULT_MEMORY_BUDGET_MB)).toBeNull()
+    expect(jscRamSizeBytes(4096)).toBeNull()
+  })
+
+  test('a budget outside its range is refused by the division itself', () => {
+    expect(() => memoryShares(MIN_MEMORY_BUDGET_MB - 1)).toThrow(RangeError)
+    expect(() => memoryShares(MAX_MEMORY_BUDGET_MB + 1)).toThrow(RangeError)
+    expect(() => memoryShares(128.5)).toThrow(RangeError)
+  })
+})
+
+describe('MEMORY_BUDGET_MB is validated at start like every setting', () => {
+  test('default 512; a whole number from 96 to 65536 is read; anything else is a configuration error naming the setting', () => {
+    expect(loadConfig({}).MEMORY_BUDGET_MB).toBe(512)
+    expect(loadConfig({ MEMORY_BUDGET_MB: '128' }).memory).toEqual(memoryShares(128))
+    expect(loadConfig({ MEMORY_BUDGET_MB: '' }).MEMORY_BUDGET_MB).toBe(512)
+    for (const bad of ['64', '95', 'lots', '128.5', '-1', '100000', '128MB']) {
+      let error: unknown
+      try {
+        loadConfig({ MEMORY_BUDGET_MB: bad })
+      } catch (caught) {
+        error = caught
+      }
+      expect(error).toBeInstanceOf(ConfigError)
+      expect((error as ConfigError).issues.join('\n')).toMatch(/^MEMORY_BUDGET_MB: /m)
+    }
+    expect(() => loadConfig({ MEMORY_BUDGET_MB: '64' })).toThrow(/at least 96/)
+  })
+
+  test('the server refuses to start with a bad MEMORY_BUDGET_MB: exit 1, the setting named on stderr', () => {
+    const run = Bun.spawnSync([process.execPath, join(import.meta.dir, '..', 'src', 'server.ts')], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', MEMORY_BUDGET_MB: '32', PORT: '0', DATABASE_URL: 'file::memory:' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    expect(run.exitCode).toBe(1)
+    expect(run.stderr.toString()).toContain('MEMORY_BUDGET_MB: at least 96')
+  })
+})
+
+describe('a running app holds every store to its share (MEMORY_BUDGET_MB=96)', () => {
+  let t: TestApp
+  let port: number
+  let w: Workspace
+  let field: Session
+  const shares = memoryShares(96)
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { MEMORY_BUDGET_MB: '96' } })
+    t.app.listen({ port: 0, hostname: '127.0.0.1' })
+    port = t.app.server!.port!
+    w = await t.workspace()
+    field = await t.member(w, 'user')
+  })
+
+  afterAll(async () => {
+    await t?.app.stop(true)
+    await t?.close()
+  })
+
+  test('the SQLite connections and the replay log take the budget’s shares', async () => {
+    const sizes = (await t.db.pragmaEverywhere('PRAGMA cache_size')).map((rows) => rows[0]!.cache_size)
+    expect(sizes).toEqual(sizes.map(() => -shares.sqlite.connectionCacheKib))
+    expect(t.deps.hub.replay.bounds).toMatchObject(shares.replay)
+    expect(t.deps.hub.replay.bounds.maxTotalBytes).toBeLessThan(10 * MiB)
+  })
+
+  test('the replay log never holds more than its bound under a flood of pings; a socket that missed evicted events gets {"type":"resync"}', async () => {
+    const messages: { type: string; id?: number }[] = []
+    const live = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(w.owner.token)}`)
+    live.onmessage = (event) => messages.push(JSON.parse(String(event.data)))
+    await new Promise((resolve) => (live.onopen = resolve))
+    data(await t.post('/app/v1/locations/batch', { pings: [{ lat: -6.2, lng: 106.8, is_mock: false }] }, { token: field.token, idempotencyKey: unique('batch') }), 201, 'a batch')
+    const firstId = t.deps.hub.replay.lastId(w.id, t.clock.now().getTime())
+
+    // Past the bulk stream's bytes: 6,000 events of ~480 bytes over its ~2.3 MiB.
+    let highest = 0
+    for (let n = 0; n < 120; n++) {
+      const pings = Array.from({ length: 50 }, (_, i) => ({ lat: -6.2 + (n * 50 + i) * 1e-5, lng: 106.8, is_mock: false }))
+      data(await t.post('/app/v1/locations/batch', { pings }, { token: field.token, idempotencyKey: unique('batch') }), 201, 'a batch')
+      highest = Math.max(highest, t.deps.hub.replay.bytes)
+      expect(t.deps.hub.replay.bytes).toBeLessThanOrEqual(shares.replay.bulk.maxBytes)
+    }
+    expect(highest).toBeGreaterThan(0)
+    live.close()
+
+    const back = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(w.owner.token)}&since=${firstId}`)
+    const first = await new Promise<unknown>((resolve) => (back.onmessage = (event) => resolve(JSON.parse(String(event.data)))))
+    back.close()
+    expect(first).toEqual({ type: 'resync' })
+  })
+
+  test('the caches never hold more entries than their share, however many keys a load loop brings', async () => {
+    const max = shares.cacheEntries
+    expect(max).toBe(714)
+    // Verified tokens: twice the share of distinct tokens, each verified.
+    for (let n = 0; n < 2 * max; n++) {
+      const token = await t.deps.tokens.signAccessToken({ userId: field.user.id, workspaceId: w.id, role: 'user' })
+      expect((await t.deps.tokens.verifyAccessToken(token)).status).toBe('valid')
+    }
+    expect(t.deps.tokens.cachedTokens).toBe(max)
+    // Compiled grants of custom roles: one per distinct grant list.
+    for (let n = 0; n < 2 * max; n++) permissionsOf({ role: `custom-${n}`, isBuiltin: false, grants: JSON.stringify([{ key: `k${n}`, platform: 'web', access: 'view' }]) })
+    expect(authCacheSizes(t.db.read).grants).toBeLessThanOrEqual(max)
+    // Every rate limiter the app built (the harness swaps the forgot-password ones for limiters that
+    // are off): a key per request, twice the share.
+    expect(t.deps.limits.login.maxKeys).toBe(max)
+    expect(t.deps.limits.passwordFailuresByIp.maxKeys).toBe(max)
+    expect(t.deps.limits.register.maxKeys).toBe(max)
+    for (const limiter of Object.values(t.deps.limits)) {
+      if (limiter.limit <= 0) continue
+      for (let n = 0; n < 2 * max; n++) {
+        if (limiter instanceof RequestLimiter) limiter.tryConsume(`10.0.${n >> 8}.${n & 255}`)
+        else (await (limiter as FailureLimiter).reserve(`key-${n}`)).attempt?.failed()
+      }
+      expect(limiter.size).toBeLessThanOrEqual(max)
+    }
+    // The newest ping of each user.
+    expect((t.deps as unknown as { pingTrail: PingTrail }).pingTrail.maxEntries).toBe(max)
+  })
+})
+
+describe('the bounded stores keep their rules at the bound', () => {
+  test('a rate limiter at its bound forgets the window opened longest ago, and still limits the newest keys', () => {
+    const clock = new ManualClock('2026-11-26T00:00:00Z')
+    const limiter = new RequestLimiter(clock, 1, 60_000, 3)
+    for (const key of ['a', 'b', 'c', 'd']) expect(limiter.tryConsume(key)).toBe(0)
+    expect(limiter.size).toBe(3)
+    expect(limiter.tryConsume('d')).toBeGreaterThan(0)
+    expect(limiter.tryConsume('b')).toBeGreaterThan(0)
+    // `a` was forgotten: counted afresh.
+    expect(limiter.tryConsume('a')).toBe(0)
+    expect(limiter.size).toBe(3)
+  })
+
+  test('the ping trail at its bound forgets the user written longest ago (read again from the database at their next batch)', () => {
+    const trail = new PingTrail(2)
+    trail.set(1, 1, { lat: 0, lng: 0, at: 1 })
+    trail.set(1, 2, { lat: 0, lng: 0, at: 2 })
+    trail.set(1, 1, { lat: 1, lng: 1, at: 3 })
+    trail.set(1, 3, null)
+    expect(trail.size).toBe(2)
+    expect(trail.get(1, 2)).toBeUndefined()
+    expect(trail.get(1, 1)).toEqual({ lat: 1, lng: 1, at: 3 })
+    expect(trail.get(1, 3)).toBeNull()
+  })
+
+  test('the member and session caches start empty per database and are counted per database', async () => {
+    const t = await createTestApp({ env: { MEMORY_BUDGET_MB: '96' } })
+    try {
+      expect(authCacheSizes(t.db.read)).toMatchObject({ members: 0, sessions: 0 })
+      const w = await t.workspace()
+      await t.member(w, 'user')
+      expect(authCacheSizes(t.db.read).members).toBeLessThanOrEqual(memoryShares(96).cacheEntries)
+    } finally {
+      await t.close()
+    }
+  })
+})
