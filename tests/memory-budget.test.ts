@@ -17,6 +17,7 @@ import {
 import { authCacheSizes, permissionsOf } from '../src/platform/actor'
 import { type FailureLimiter, RequestLimiter } from '../src/platform/rate-limit'
 import { PingTrail } from '../src/modules/locations/ping-trail'
+import { REPLAY_BOUNDS, ReplayLog } from '../src/platform/realtime/replay-log'
 import { ManualClock } from '../src/lib/clock'
 import { data } from './factories'
 import { createTestApp, unique, type Session, type TestApp, type Workspace } from './harness'
@@ -196,6 +197,22 @@ describe('a running app holds every store to its share (MEMORY_BUDGET_MB=96)', (
 })
 
 describe('the bounded stores keep their rules at the bound', () => {
+  test('a flood is told before it fills the replay log: at 20,000 location events a second the log never holds half its bound', () => {
+    const log = new ReplayLog(REPLAY_BOUNDS, ['location.created'])
+    const t0 = Date.parse('2026-11-26T00:00:00Z')
+    const data = { user_id: 7, lat: -6.2, lng: 106.8, accuracy: 5, recorded_at: '2026-11-26T00:00:00.000Z', blob: 'x'.repeat(300) }
+    let highest = 0
+    // Two seconds at that rate: ~19 MiB, inside the 32 MiB bound, which would otherwise all be kept.
+    for (let n = 0; n < 40_000; n++) {
+      log.record(1, ['w:1:livemap'], 'location.created', data, t0 + Math.floor(n / 20))
+      highest = Math.max(highest, log.bytes)
+    }
+    expect(highest).toBeLessThan(REPLAY_BOUNDS.bulk.maxBytes / 2)
+    expect(log.events).toBe(0)
+    // A reconnect from before the flood resyncs.
+    expect(log.covers(1, t0 * 1000 + 1, ['bulk'], t0 + 2000)).toBe(false)
+  })
+
   test('a rate limiter at its bound forgets the window opened longest ago, and still limits the newest keys', () => {
     const clock = new ManualClock('2026-11-26T00:00:00Z')
     const limiter = new RequestLimiter(clock, 1, 60_000, 3)
