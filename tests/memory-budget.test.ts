@@ -25,9 +25,10 @@ import { createTestApp, unique, type Session, type TestApp, type Workspace } fro
 const MiB = 1024 * 1024
 
 describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
-  test('the default (512) gives the sizes the service had before the budget: 64 MiB of page cache per connection, a 128 MiB replay log, 10,000 entries per cache', () => {
+  test('the default (512) gives the sizes the service had before the budget (64 MiB of page cache for reads, a 128 MiB replay log, 10,000 entries per cache), the writer 16 MiB', () => {
     const shares = memoryShares(DEFAULT_MEMORY_BUDGET_MB)
-    expect(shares.sqlite.connectionCacheKib).toBe(64 * 1024)
+    expect(shares.sqlite.readerCacheKib).toBe(64 * 1024)
+    expect(shares.sqlite.writerCacheKib).toBe(16 * 1024)
     expect(shares.sqlite.checkpointCacheKib).toBe(1024)
     expect(shares.replay).toEqual({
       maxTotalBytes: 128 * MiB,
@@ -37,10 +38,11 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     expect(shares.cacheEntries).toBe(10_000)
   })
 
-  test('128 (a 256 MB machine): a seventh of what is left after the runtime per connection, two sevenths for the replay log', () => {
+  test('128 (a 256 MB machine): of what is left after the runtime, a seventh for the reader’s page cache, a 28th for the writer’s, two sevenths for the replay log', () => {
     const shares = memoryShares(128)
     const storesKib = (128 - RUNTIME_RESERVE_MB) * 1024
-    expect(shares.sqlite.connectionCacheKib).toBe(Math.floor(storesKib / 7))
+    expect(shares.sqlite.readerCacheKib).toBe(Math.floor(storesKib / 7))
+    expect(shares.sqlite.writerCacheKib).toBe(Math.floor(storesKib / 28))
     expect(shares.sqlite.checkpointCacheKib).toBe(256)
     expect(shares.replay.maxTotalBytes).toBe(Math.floor((storesKib * 1024 * 2) / 7))
     expect(shares.replay.bulk.maxBytes).toBe(Math.floor(shares.replay.maxTotalBytes / 4))
@@ -52,23 +54,25 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     let previous = memoryShares(MIN_MEMORY_BUDGET_MB)
     for (let budget = MIN_MEMORY_BUDGET_MB; budget <= 8192; budget += 1) {
       const shares = memoryShares(budget)
-      const pageCaches = (2 * shares.sqlite.connectionCacheKib + shares.sqlite.checkpointCacheKib) * 1024
-      // Page caches and replay log: at most 4/7 of the stores (plus the checkpoint worker's few hundred KiB).
-      expect(pageCaches + shares.replay.maxTotalBytes).toBeLessThanOrEqual(((budget - RUNTIME_RESERVE_MB) * MiB * 4) / 7 + 2 * MiB)
+      const pageCaches = (shares.sqlite.readerCacheKib + shares.sqlite.writerCacheKib + shares.sqlite.checkpointCacheKib) * 1024
+      // Page caches and replay log: at most 15/28 of the stores (plus the checkpoint worker's few hundred KiB).
+      expect(pageCaches + shares.replay.maxTotalBytes).toBeLessThanOrEqual(((budget - RUNTIME_RESERVE_MB) * MiB * 15) / 28 + 2 * MiB)
       expect(shares.replay.bulk.maxBytes + shares.replay.other.maxBytes).toBeLessThanOrEqual(shares.replay.maxTotalBytes)
-      for (const value of [shares.sqlite.connectionCacheKib, shares.replay.bulk.maxEvents, shares.replay.other.maxEvents, shares.cacheEntries]) {
+      for (const value of [shares.sqlite.readerCacheKib, shares.sqlite.writerCacheKib, shares.replay.bulk.maxEvents, shares.replay.other.maxEvents, shares.cacheEntries]) {
         expect(value).toBeGreaterThan(0)
       }
-      expect(shares.sqlite.connectionCacheKib).toBeGreaterThanOrEqual(previous.sqlite.connectionCacheKib)
+      expect(shares.sqlite.readerCacheKib).toBeGreaterThanOrEqual(previous.sqlite.readerCacheKib)
+      expect(shares.sqlite.writerCacheKib).toBeGreaterThanOrEqual(previous.sqlite.writerCacheKib)
       expect(shares.replay.maxTotalBytes).toBeGreaterThanOrEqual(previous.replay.maxTotalBytes)
       expect(shares.cacheEntries).toBeGreaterThanOrEqual(previous.cacheEntries)
       previous = shares
     }
   })
 
-  test('SQLITE_CACHE_MB, when set, decides the page cache alone; nothing else moves', () => {
+  test('SQLITE_CACHE_MB, when set, decides the page cache of both connections alone; nothing else moves', () => {
     const shares = memoryShares(128, { sqliteCacheMb: 8 })
-    expect(shares.sqlite.connectionCacheKib).toBe(8 * 1024)
+    expect(shares.sqlite.readerCacheKib).toBe(8 * 1024)
+    expect(shares.sqlite.writerCacheKib).toBe(8 * 1024)
     expect({ ...shares, sqlite: null }).toEqual({ ...memoryShares(128), sqlite: null })
   })
 
@@ -135,8 +139,9 @@ describe('a running app holds every store to its share (MEMORY_BUDGET_MB=96)', (
   })
 
   test('the SQLite connections and the replay log take the budget’s shares', async () => {
+    // Writer, then reader (bun:sqlite); a libSQL file has one connection, which takes the reader's share.
     const sizes = (await t.db.pragmaEverywhere('PRAGMA cache_size')).map((rows) => rows[0]!.cache_size)
-    expect(sizes).toEqual(sizes.map(() => -shares.sqlite.connectionCacheKib))
+    expect(sizes).toEqual(t.db.driver === 'bun-sqlite' ? [-shares.sqlite.writerCacheKib, -shares.sqlite.readerCacheKib] : [-shares.sqlite.readerCacheKib])
     expect(t.deps.hub.replay.bounds).toMatchObject(shares.replay)
     expect(t.deps.hub.replay.bounds.maxTotalBytes).toBeLessThan(10 * MiB)
   })

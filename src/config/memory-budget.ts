@@ -3,9 +3,12 @@
  * process keeps in memory takes its share. The runtime itself (Bun, the code, the JavaScript heap of
  * the requests in flight) needs RUNTIME_RESERVE_MB whatever is stored; the rest, `stores`, is divided:
  *
- *   SQLite page cache        stores / 7 for each of the two connections (writer, reader); the
- *                            checkpoint worker's connection stores / 448 (at least 256 KiB, at most
- *                            2 MiB: a checkpoint copies WAL frames, it reads few pages through its cache)
+ *   SQLite page cache        stores / 7 for the read connection (every read outside a transaction:
+ *                            the lists, counts, searches and dashboards the cache is for); stores / 28
+ *                            for the writer, which reads only the keys and index paths its transactions
+ *                            touch and mostly appends; the checkpoint worker's connection stores / 448
+ *                            (at least 256 KiB, at most 2 MiB: a checkpoint copies WAL frames, it reads
+ *                            few pages through its cache)
  *   replay log (sockets)     stores × 2/7 in all; per workspace a quarter of that for the bulk stream
  *                            (the live map) and a sixteenth for the others (./../platform/realtime/replay-log.ts)
  *   entry caches             each cache that grows with load (verified tokens, members, live sessions,
@@ -13,11 +16,13 @@
  *                            stores × 10,000 / 448 entries (at most a few hundred bytes to ~1 KiB each)
  *   headroom                 the remaining 2/7 and a little: garbage between collections, a PDF being drawn
  *
- * The default, 512, gives exactly the sizes the service had before the budget existed (64 MiB of page
- * cache per connection, a 128 MiB replay log, 10,000 entries per cache), which the benchmarks in
- * docs/PERFORMANCE.md were measured with. 128 is the setting of a 256 MB machine (the rest is the
+ * The default, 512, gives the sizes the service had before the budget existed (64 MiB of page cache
+ * for the reads, a 128 MiB replay log, 10,000 entries per cache), which the benchmarks in
+ * docs/PERFORMANCE.md were measured with, except the writer's page cache: 16 MiB instead of 64, so that
+ * both caches filled stay under 200 MiB of resident memory (docs/PERFORMANCE.md "Memory budget"). 128 is the setting of a 256 MB machine (the rest is the
  * kernel's, including its cache of the database file). SQLITE_CACHE_MB, when set, still decides the
- * page cache of each connection alone (it predates the budget).
+ * page cache of each of the two connections alone (it predates the budget); a libSQL file, one
+ * connection for reads and writes, takes the reader's share.
  *
  * Pure: tests/memory-budget.test.ts checks the division.
  */
@@ -34,7 +39,7 @@ const MiB = 1024 * 1024
 export interface MemoryShares {
   budgetMb: number
   /** SQLite page cache, in KiB (what `PRAGMA cache_size = -N` takes). */
-  sqlite: { connectionCacheKib: number; checkpointCacheKib: number }
+  sqlite: { readerCacheKib: number; writerCacheKib: number; checkpointCacheKib: number }
   /** The replay log's bounds (./../platform/realtime/replay-log.ts ReplayBounds, without the window and flood rule). */
   replay: { maxTotalBytes: number; bulk: { maxEvents: number; maxBytes: number }; other: { maxEvents: number; maxBytes: number } }
   /** Entries each in-memory cache that grows with load may hold. */
@@ -47,14 +52,15 @@ export function memoryShares(budgetMb: number, options: { sqliteCacheMb?: number
     throw new RangeError(`memory budget must be a whole number of MiB from ${MIN_MEMORY_BUDGET_MB} to ${MAX_MEMORY_BUDGET_MB}`)
   }
   const storesKib = (budgetMb - RUNTIME_RESERVE_MB) * 1024
-  const connectionCacheKib = options.sqliteCacheMb !== undefined ? options.sqliteCacheMb * 1024 : Math.floor(storesKib / 7)
+  const readerCacheKib = options.sqliteCacheMb !== undefined ? options.sqliteCacheMb * 1024 : Math.floor(storesKib / 7)
+  const writerCacheKib = options.sqliteCacheMb !== undefined ? options.sqliteCacheMb * 1024 : Math.floor(storesKib / 28)
   const checkpointCacheKib = Math.min(2048, Math.max(256, Math.floor(storesKib / 448)))
   const totalBytes = Math.floor((storesKib * 1024 * 2) / 7)
   const bulkBytes = Math.floor(totalBytes / 4)
   const otherBytes = Math.floor(totalBytes / 16)
   return {
     budgetMb,
-    sqlite: { connectionCacheKib, checkpointCacheKib },
+    sqlite: { readerCacheKib, writerCacheKib, checkpointCacheKib },
     replay: {
       maxTotalBytes: totalBytes,
       // The event counts keep the proportions of the bytes: 100,000 per 32 MiB, 20,000 per 8 MiB.

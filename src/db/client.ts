@@ -76,10 +76,10 @@ const connectionPragmas = (synchronous: Synchronous, cacheKib: number) => [
   `PRAGMA synchronous = ${synchronous}`,
   'PRAGMA foreign_keys = ON',
   `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
-  // The page cache's share of MEMORY_BUDGET_MB per connection (../config/memory-budget.ts; 64 MiB
-  // by default, SQLite's own default is 2 MiB): the indexes lists and counts walk stay in memory on a
-  // database of hundreds of MB. Pages are only held once they are read; the small budget of a 256 MB
-  // machine keeps it to a few MiB (README.md "Memory"). No mmap_size: SQLite's default, 0, reads
+  // The connection's page cache: its share of MEMORY_BUDGET_MB (../config/memory-budget.ts; by default
+  // 64 MiB for the reader, 16 for the writer; SQLite's own default is 2 MiB): the indexes lists and
+  // counts walk stay in memory on a database of hundreds of MB. Pages are only held once they are read;
+  // the small budget of a 256 MB machine keeps it to a few MiB (README.md "Memory"). No mmap_size: SQLite's default, 0, reads
   // through this cache, so mapped pages never add to the process's resident memory.
   `PRAGMA cache_size = -${cacheKib}`,
 ]
@@ -155,9 +155,9 @@ export async function openDatabase(config: Config): Promise<Database> {
 
 function openBunSqlite(path: string, config: Config): Database {
   const durability = config.DURABILITY
-  const pragmas = connectionPragmas('NORMAL', config.memory.sqlite.connectionCacheKib)
+  const { readerCacheKib, writerCacheKib } = config.memory.sqlite
   const writerConnection = new SqliteDatabase(path, { create: true, readwrite: true, strict: true })
-  for (const statement of pragmas) writerConnection.run(statement)
+  for (const statement of connectionPragmas('NORMAL', writerCacheKib)) writerConnection.run(statement)
   // Checkpoints run on a timer in a worker (./checkpoint.ts), never inside a request's COMMIT.
   writerConnection.run('PRAGMA wal_autocheckpoint = 0')
   // Group commit makes every transaction a SAVEPOINT, whose statement journal SQLite spills past
@@ -167,7 +167,7 @@ function openBunSqlite(path: string, config: Config): Database {
   writerConnection.run(`PRAGMA journal_size_limit = ${64 * 1024 * 1024}`)
 
   const readerConnection = new SqliteDatabase(path, { readonly: true, strict: true })
-  for (const statement of pragmas.slice(1)) readerConnection.run(statement)
+  for (const statement of connectionPragmas('NORMAL', readerCacheKib).slice(1)) readerConnection.run(statement)
 
   const writer = drizzleBun({ client: writerConnection, schema }) as unknown as Db
   const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
@@ -233,7 +233,7 @@ async function openLibsql(config: Config): Promise<Database> {
   }
   // A remote server (sqld, Turso) owns its journal, connection settings and durability; a local file
   // is ours, DURABILITY included.
-  const pragmas = isLocal ? connectionPragmas(config.DURABILITY === 'full' ? 'FULL' : 'NORMAL', config.memory.sqlite.connectionCacheKib) : []
+  const pragmas = isLocal ? connectionPragmas(config.DURABILITY === 'full' ? 'FULL' : 'NORMAL', config.memory.sqlite.readerCacheKib) : []
   const applyPragmas = async () => {
     for (const statement of pragmas) await client.execute(statement)
   }
