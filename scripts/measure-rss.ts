@@ -63,6 +63,9 @@ const server = Bun.spawn(command, {
     ACCESS_TOKEN_TTL: '2h',
     ...(budget ? { MEMORY_BUDGET_MB: budget } : {}),
     ...(process.env.SQLITE_CACHE_MB ? { SQLITE_CACHE_MB: process.env.SQLITE_CACHE_MB } : {}),
+    // Without the embedded regional data's first load (an upstream URL the phases never call): the first
+    // start as it will be once that data is a prepared file attached at start.
+    ...(process.env.REGIONAL_SERVICE_URL ? { REGIONAL_SERVICE_URL: process.env.REGIONAL_SERVICE_URL } : {}),
     // The allocator's and the JavaScript engine's own knobs, for experiments (docs/PERFORMANCE.md "Memory budget").
     ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('BUN_JSC_') || key.startsWith('MIMALLOC_'))),
   },
