@@ -90,8 +90,15 @@ async function phase(name: string, run: () => Promise<Record<string, unknown> | 
   if (!PHASES.includes(name[0])) return
   resetPeak(server.pid)
   const started = performance.now()
-  const extra = (await run()) ?? {}
-  const row = { phase: name, ...memory(server.pid), seconds: Math.round((performance.now() - started) / 100) / 10, ...extra, ...(await serverView()), setting, command: command.join(' ') }
+  // When in the phase the resident memory was highest (sampled every 50 ms): at its start (code
+  // compiled, caches filled), or growing throughout.
+  let sampled = { rss: 0, at: 0 }
+  const sampler = setInterval(() => {
+    const { rssMiB } = memory(server.pid)
+    if (rssMiB > sampled.rss) sampled = { rss: rssMiB, at: Math.round((performance.now() - started) / 100) / 10 }
+  }, 50)
+  const extra = (await run().finally(() => clearInterval(sampler))) ?? {}
+  const row = { phase: name, ...memory(server.pid), seconds: Math.round((performance.now() - started) / 100) / 10, highestSampledAt: sampled.at, ...extra, ...(await serverView()), setting, command: command.join(' ') }
   rows.push(row)
   console.log(JSON.stringify(row))
 }

@@ -15,6 +15,7 @@ import { createPlatform, RouteTable } from './platform/http/http'
 import { IdempotencyStore } from './platform/data/idempotency'
 import { createTokenService, resolveJwtSecret } from './platform/jwt'
 import { setAuthCacheEntries } from './platform/actor'
+import { passwordWork } from './platform/passwords'
 import { REPLAY_BOUNDS } from './platform/realtime/replay-log'
 import { createLogger, type Logger } from './platform/logger'
 import { createMailer } from './platform/mail'
@@ -49,6 +50,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
   const secret = await resolveJwtSecret(db, config.JWT_SECRET)
   // Every in-memory store takes its share of MEMORY_BUDGET_MB (./config/memory-budget.ts).
   setAuthCacheEntries(config.memory.cacheEntries)
+  passwordWork.resize(config.memory.passwordHashes)
   const platformServices: PlatformServices = {
     db,
     config,

@@ -15,6 +15,7 @@ import {
   RUNTIME_RESERVE_MB,
 } from '../src/config/memory-budget'
 import { authCacheSizes, permissionsOf } from '../src/platform/actor'
+import { passwordWork } from '../src/platform/passwords'
 import { type FailureLimiter, RequestLimiter } from '../src/platform/rate-limit'
 import { PingTrail } from '../src/modules/locations/ping-trail'
 import { REPLAY_BOUNDS, ReplayLog } from '../src/platform/realtime/replay-log'
@@ -36,6 +37,7 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
       other: { maxEvents: 20_000, maxBytes: 8 * MiB },
     })
     expect(shares.cacheEntries).toBe(10_000)
+    expect(shares.passwordHashes).toBe(2)
   })
 
   test('128 (a 256 MB machine): of what is left after the runtime, a seventh for the reader’s page cache, a 28th for the writer’s, two sevenths for the replay log', () => {
@@ -48,6 +50,8 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     expect(shares.replay.bulk.maxBytes).toBe(Math.floor(shares.replay.maxTotalBytes / 4))
     expect(shares.replay.other.maxBytes).toBe(Math.floor(shares.replay.maxTotalBytes / 16))
     expect(shares.cacheEntries).toBe(1_428)
+    // One 19 MiB argon2id hash at a time: two would not fit the eighth of the stores they may take.
+    expect(shares.passwordHashes).toBe(1)
   })
 
   test('at every budget the stores together stay within what the runtime leaves, and a larger budget never gives a store less', () => {
@@ -144,6 +148,19 @@ describe('a running app holds every store to its share (MEMORY_BUDGET_MB=96)', (
     expect(sizes).toEqual(t.db.driver === 'bun-sqlite' ? [-shares.sqlite.writerCacheKib, -shares.sqlite.readerCacheKib] : [-shares.sqlite.readerCacheKib])
     expect(t.deps.hub.replay.bounds).toMatchObject(shares.replay)
     expect(t.deps.hub.replay.bounds.maxTotalBytes).toBeLessThan(10 * MiB)
+    expect(passwordWork.concurrency).toBe(1)
+  })
+
+  test('password hashes run one at a time within the small budget: two logins at once never hash together', async () => {
+    const before = passwordWork.stats.maxRunning
+    passwordWork.stats.maxRunning = 0
+    try {
+      const logins = await Promise.all([t.login(field.user.email), t.login(w.owner.user.email)])
+      expect(logins.every((session) => typeof session.token === 'string')).toBe(true)
+      expect(passwordWork.stats.maxRunning).toBe(1)
+    } finally {
+      passwordWork.stats.maxRunning = Math.max(before, passwordWork.stats.maxRunning)
+    }
   })
 
   test('the replay log never holds more than its bound under a flood of pings; a socket that missed evicted events gets {"type":"resync"}', async () => {

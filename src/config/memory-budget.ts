@@ -14,7 +14,10 @@
  *   entry caches             each cache that grows with load (verified tokens, members, live sessions,
  *                            the newest ping of each user, each rate limiter's windows) at most
  *                            stores × 10,000 / 448 entries (at most a few hundred bytes to ~1 KiB each)
- *   headroom                 the remaining 2/7 and a little: garbage between collections, a PDF being drawn
+ *   password hashing         stores / 8 for the argon2id hashes running at once (19 MiB each,
+ *                            src/platform/passwords.ts): one, or two (the gate's number, for the
+ *                            box's few cores) once the share holds two — from a budget of 368 on
+ *   headroom                 the rest: garbage between collections, a PDF being drawn
  *
  * The default, 512, gives the sizes the service had before the budget existed (64 MiB of page cache
  * for the reads, a 128 MiB replay log, 10,000 entries per cache), which the benchmarks in
@@ -35,6 +38,10 @@ export const MAX_MEMORY_BUDGET_MB = 65_536
 export const DEFAULT_MEMORY_BUDGET_MB = 512
 
 const MiB = 1024 * 1024
+/** What one argon2id hash holds while it runs (src/platform/passwords.ts: OWASP's 19 MiB). */
+const PASSWORD_HASH_MB = 19
+/** src/platform/passwords.ts PASSWORD_WORK_CONCURRENCY: more hashes at once would wait for the CPU anyway. */
+const PASSWORD_HASHES_AT_MOST = 2
 
 export interface MemoryShares {
   budgetMb: number
@@ -44,6 +51,8 @@ export interface MemoryShares {
   replay: { maxTotalBytes: number; bulk: { maxEvents: number; maxBytes: number }; other: { maxEvents: number; maxBytes: number } }
   /** Entries each in-memory cache that grows with load may hold. */
   cacheEntries: number
+  /** Password hashes (19 MiB each) that may run at once. */
+  passwordHashes: number
 }
 
 /** Divides `budgetMb` (MEMORY_BUDGET_MB) into the shares above; `sqliteCacheMb` (SQLITE_CACHE_MB) overrides the page cache. */
@@ -68,6 +77,7 @@ export function memoryShares(budgetMb: number, options: { sqliteCacheMb?: number
       other: { maxEvents: Math.floor((otherBytes * 20_000) / (8 * MiB)), maxBytes: otherBytes },
     },
     cacheEntries: Math.floor(((budgetMb - RUNTIME_RESERVE_MB) * 10_000) / 448),
+    passwordHashes: Math.min(PASSWORD_HASHES_AT_MOST, Math.max(1, Math.floor((budgetMb - RUNTIME_RESERVE_MB) / 8 / PASSWORD_HASH_MB))),
   }
 }
 
