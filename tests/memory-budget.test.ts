@@ -4,6 +4,8 @@
  * share — counted in entries and bytes, never timed.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ConfigError, loadConfig } from '../src/config/env'
 import {
@@ -119,6 +121,49 @@ describe('MEMORY_BUDGET_MB is validated at start like every setting', () => {
     })
     expect(run.exitCode).toBe(1)
     expect(run.stderr.toString()).toContain('MEMORY_BUDGET_MB: at least 96')
+  })
+})
+
+describe('a small budget sizes the JavaScript heap to it (src/config/jsc-heap.ts)', () => {
+  test('the server with MEMORY_BUDGET_MB=128 replaces itself once at start: the same process, BUN_JSC_forceRAMSize set to the budget, healthy', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ffos-jsc-'))
+    const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+    const port = probe.port
+    probe.stop(true)
+    const server = Bun.spawn([process.execPath, join(import.meta.dir, '..', 'src', 'server.ts')], {
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        MEMORY_BUDGET_MB: '128',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: `file:${join(dir, 'app.db')}`,
+        UPLOAD_DIR: join(dir, 'uploads'),
+        EXPORT_DIR: join(dir, 'exports'),
+        LOG_LEVEL: 'silent',
+        REGIONAL_SERVICE_URL: 'http://127.0.0.1:9',
+      },
+      stdout: 'ignore',
+      stderr: 'ignore',
+    })
+    try {
+      let healthy = false
+      while (!healthy && server.exitCode === null) {
+        healthy = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+          (reply) => reply.ok,
+          () => false,
+        )
+        if (!healthy) await Bun.sleep(50)
+      }
+      expect(healthy).toBe(true)
+      // The process that answers is the one spawned (execve keeps the id), now with the variable.
+      const environment = readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0')
+      expect(environment).toContain(`BUN_JSC_forceRAMSize=${128 * MiB}`)
+      expect(environment).toContain('MEMORY_BUDGET_MB=128')
+    } finally {
+      server.kill('SIGTERM')
+      await server.exited
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 
