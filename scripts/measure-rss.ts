@@ -78,12 +78,20 @@ const rows: Record<string, unknown>[] = []
 
 /** The server's own figures: JavaScript heap, external memory and the replay log. */
 async function serverView() {
-  const text = await fetch(`${base}/metrics`).then((r) => r.text(), () => '')
+  const text = await fetch(`${base}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  )
   const metric = (name: string) => {
     const value = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text)?.[1]
     return value === undefined ? null : Math.round(Number(value) / 104857.6) / 10
   }
-  return { heapUsedMiB: metric('nodejs_heap_size_used_bytes'), heapTotalMiB: metric('nodejs_heap_size_total_bytes'), externalMiB: metric('nodejs_external_memory_bytes'), replayLogMiB: metric('ffos_replay_log_bytes') }
+  return {
+    heapUsedMiB: metric('nodejs_heap_size_used_bytes'),
+    heapTotalMiB: metric('nodejs_heap_size_total_bytes'),
+    externalMiB: metric('nodejs_external_memory_bytes'),
+    replayLogMiB: metric('ffos_replay_log_bytes'),
+  }
 }
 
 async function phase(name: string, run: () => Promise<Record<string, unknown> | undefined>) {
@@ -98,7 +106,16 @@ async function phase(name: string, run: () => Promise<Record<string, unknown> | 
     if (rssMiB > sampled.rss) sampled = { rss: rssMiB, at: Math.round((performance.now() - started) / 100) / 10 }
   }, 50)
   const extra = (await run().finally(() => clearInterval(sampler))) ?? {}
-  const row = { phase: name, ...memory(server.pid), seconds: Math.round((performance.now() - started) / 100) / 10, highestSampledAt: sampled.at, ...extra, ...(await serverView()), setting, command: command.join(' ') }
+  const row = {
+    phase: name,
+    ...memory(server.pid),
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+    highestSampledAt: sampled.at,
+    ...extra,
+    ...(await serverView()),
+    setting,
+    command: command.join(' '),
+  }
   rows.push(row)
   console.log(JSON.stringify(row))
 }
@@ -132,11 +149,22 @@ try {
     await Bun.sleep(50)
   }
   // The first start's own peak: nothing was reset since the process began.
-  const first = { phase: 'a first start', ...memory(server.pid), seconds: Math.round((performance.now() - started) / 100) / 10, ...(await serverView()), setting, command: command.join(' ') }
+  const first = {
+    phase: 'a first start',
+    ...memory(server.pid),
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+    ...(await serverView()),
+    setting,
+    command: command.join(' '),
+  }
   rows.push(first)
   console.log(JSON.stringify(first))
 
-  const owner = expectStatus('register', await post('/auth/register', { name: 'Owner', email: 'owner@example.com', password: 'password123', workspace_name: 'RSS' }), 201)
+  const owner = expectStatus(
+    'register',
+    await post('/auth/register', { name: 'Owner', email: 'owner@example.com', password: 'password123', workspace_name: 'RSS' }),
+    201,
+  )
   const token = owner.data.token as string
   const workspaceId = owner.data.workspace?.id ?? owner.data.user?.workspace_id ?? 1
   const roles = expectStatus('roles', await get('/office/v1/roles', token), 200)
@@ -150,10 +178,11 @@ try {
     let receivedBytes = 0
     if (args.includes('--no-socket')) socket = null
     else socket = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(token)}`)
-    if (socket) socket.onmessage = (event) => {
-      received += 1
-      receivedBytes += String(event.data).length
-    }
+    if (socket)
+      socket.onmessage = (event) => {
+        received += 1
+        receivedBytes += String(event.data).length
+      }
     await new Promise<void>((resolve, reject) => {
       if (!socket) return resolve()
       socket!.onopen = () => resolve()
@@ -194,7 +223,18 @@ try {
       for (let i = 0; i < OUTLETS; i++) {
         const name = `${words[i % words.length]} ${streets[(i * 7) % streets.length]} ${i}`
         const code = `OUT-${String(i).padStart(6, '0')}`
-        insert.run(workspaceId, name, name.toLowerCase(), code, code.toLowerCase(), `Jl. ${streets[i % streets.length]} No. ${i % 500}`, -6.2 + (i % 1000) * 1e-4, 106.8, now, now)
+        insert.run(
+          workspaceId,
+          name,
+          name.toLowerCase(),
+          code,
+          code.toLowerCase(),
+          `Jl. ${streets[i % streets.length]} No. ${i % 500}`,
+          -6.2 + (i % 1000) * 1e-4,
+          106.8,
+          now,
+          now,
+        )
       }
     })()
     db.close()
@@ -251,7 +291,8 @@ try {
   console.log(`\n${setting} · ${command.join(' ')}`)
   console.log('| phase | VmRSS MiB | VmHWM MiB (phase) | s | JS heap used MiB | replay log MiB |')
   console.log('|---|---:|---:|---:|---:|---:|')
-  for (const row of rows) console.log(`| ${row.phase} | ${row.rssMiB} | ${row.hwmMiB} | ${row.seconds} | ${row.heapUsedMiB ?? '–'} | ${row.replayLogMiB ?? '–'} |`)
+  for (const row of rows)
+    console.log(`| ${row.phase} | ${row.rssMiB} | ${row.hwmMiB} | ${row.seconds} | ${row.heapUsedMiB ?? '–'} | ${row.replayLogMiB ?? '–'} |`)
   console.log(`| highest phase peak | | ${Math.max(...rows.map((row) => row.hwmMiB as number))} | | | |`)
   void overall
 } finally {

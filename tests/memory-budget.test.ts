@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ConfigError, loadConfig } from '../src/config/env'
+import { ConfigError, environmentWithJscRamSize, loadConfig } from '../src/config/env'
 import {
   DEFAULT_MEMORY_BUDGET_MB,
   jscRamSizeBytes,
@@ -64,7 +64,13 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
       // Page caches and replay log: at most 15/28 of the stores (plus the checkpoint worker's few hundred KiB).
       expect(pageCaches + shares.replay.maxTotalBytes).toBeLessThanOrEqual(((budget - RUNTIME_RESERVE_MB) * MiB * 15) / 28 + 2 * MiB)
       expect(shares.replay.bulk.maxBytes + shares.replay.other.maxBytes).toBeLessThanOrEqual(shares.replay.maxTotalBytes)
-      for (const value of [shares.sqlite.readerCacheKib, shares.sqlite.writerCacheKib, shares.replay.bulk.maxEvents, shares.replay.other.maxEvents, shares.cacheEntries]) {
+      for (const value of [
+        shares.sqlite.readerCacheKib,
+        shares.sqlite.writerCacheKib,
+        shares.replay.bulk.maxEvents,
+        shares.replay.other.maxEvents,
+        shares.cacheEntries,
+      ]) {
         expect(value).toBeGreaterThan(0)
       }
       expect(shares.sqlite.readerCacheKib).toBeGreaterThanOrEqual(previous.sqlite.readerCacheKib)
@@ -86,6 +92,11 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     expect(jscRamSizeBytes(128)).toBe(128 * MiB)
     expect(jscRamSizeBytes(DEFAULT_MEMORY_BUDGET_MB)).toBeNull()
     expect(jscRamSizeBytes(4096)).toBeNull()
+  })
+
+  test('the restart’s environment adds BUN_JSC_forceRAMSize to the rest; one already set (the restart’s own, or the operator’s) means no restart', () => {
+    expect(environmentWithJscRamSize(128 * MiB, { PORT: '3000' })).toEqual({ PORT: '3000', BUN_JSC_forceRAMSize: String(128 * MiB) })
+    expect(environmentWithJscRamSize(128 * MiB, { BUN_JSC_forceRAMSize: '1' })).toBeNull()
   })
 
   test('a budget outside its range is refused by the division itself', () => {
@@ -213,7 +224,11 @@ describe('a running app holds every store to its share (MEMORY_BUDGET_MB=96)', (
     const live = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(w.owner.token)}`)
     live.onmessage = (event) => messages.push(JSON.parse(String(event.data)))
     await new Promise((resolve) => (live.onopen = resolve))
-    data(await t.post('/app/v1/locations/batch', { pings: [{ lat: -6.2, lng: 106.8, is_mock: false }] }, { token: field.token, idempotencyKey: unique('batch') }), 201, 'a batch')
+    data(
+      await t.post('/app/v1/locations/batch', { pings: [{ lat: -6.2, lng: 106.8, is_mock: false }] }, { token: field.token, idempotencyKey: unique('batch') }),
+      201,
+      'a batch',
+    )
     const firstId = t.deps.hub.replay.lastId(w.id, t.clock.now().getTime())
 
     // Past the bulk stream's bytes: 6,000 events of ~480 bytes over its ~2.3 MiB.
@@ -243,7 +258,8 @@ describe('a running app holds every store to its share (MEMORY_BUDGET_MB=96)', (
     }
     expect(t.deps.tokens.cachedTokens).toBe(max)
     // Compiled grants of custom roles: one per distinct grant list.
-    for (let n = 0; n < 2 * max; n++) permissionsOf({ role: `custom-${n}`, isBuiltin: false, grants: JSON.stringify([{ key: `k${n}`, platform: 'web', access: 'view' }]) })
+    for (let n = 0; n < 2 * max; n++)
+      permissionsOf({ role: `custom-${n}`, isBuiltin: false, grants: JSON.stringify([{ key: `k${n}`, platform: 'web', access: 'view' }]) })
     expect(authCacheSizes(t.db.read).grants).toBeLessThanOrEqual(max)
     // Every rate limiter the app built (the harness swaps the forgot-password ones for limiters that
     // are off): a key per request, twice the share.

@@ -155,6 +155,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 }
 
+/**
+ * The environment to start again with, with JavaScriptCore told the machine has `ramSizeBytes` of RAM
+ * (./jsc-heap.ts); null when BUN_JSC_forceRAMSize is set already (by that restart, or by the operator,
+ * whose value wins). Bun sets no such variable itself.
+ */
+export function environmentWithJscRamSize(
+  ramSizeBytes: number,
+  env: Record<string, string | undefined> = process.env,
+): Record<string, string | undefined> | null {
+  return env.BUN_JSC_forceRAMSize ? null : { ...env, BUN_JSC_forceRAMSize: String(ramSizeBytes) }
+}
+
 /** `file:./data/app.db`, `file:/abs/app.db`, `file:///abs/app.db` → a path; query options are dropped. */
 function filePathOf(url: string): string {
   const rest = url.slice('file:'.length).split('?')[0]

@@ -11,7 +11,7 @@
  * Imported first by ../server.ts: its top-level code runs before the application's modules are.
  */
 import { IS_COMPILED } from '../lib/executable'
-import { loadConfig } from './env'
+import { environmentWithJscRamSize, loadConfig } from './env'
 import { jscRamSizeBytes } from './memory-budget'
 
 function restartWithSizedHeap() {
@@ -22,11 +22,11 @@ function restartWithSizedHeap() {
     return // ../server.ts reports the configuration error.
   }
   const ramSize = jscRamSizeBytes(budgetMb)
-  // Bun sets no such variable itself: present, it is ours from the first start, or the operator's.
-  if (ramSize === null || process.env.BUN_JSC_forceRAMSize) return
+  const environment = ramSize === null ? null : environmentWithJscRamSize(ramSize)
+  if (!environment) return
   // The compiled executable's argv[1] is its embedded entry point, not an argument to pass on.
   const args = [process.execPath, ...process.argv.slice(IS_COMPILED ? 2 : 1)]
-  process.execve?.(process.execPath, args, { ...process.env, BUN_JSC_forceRAMSize: String(ramSize) })
+  process.execve?.(process.execPath, args, environment as Record<string, string>)
 }
 
 restartWithSizedHeap()

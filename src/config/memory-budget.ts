@@ -12,7 +12,8 @@
  *   replay log (sockets)     stores × 2/7 in all; per workspace a quarter of that for the bulk stream
  *                            (the live map) and a sixteenth for the others (./../platform/realtime/replay-log.ts)
  *   entry caches             each cache that grows with load (verified tokens, members, live sessions,
- *                            the newest ping of each user, each rate limiter's windows) at most
+ *                            compiled role grants, the newest ping of each user, each rate limiter's
+ *                            windows) at most
  *                            stores × 10,000 / 448 entries (at most a few hundred bytes to ~1 KiB each)
  *   password hashing         stores / 8 for the argon2id hashes running at once (19 MiB each,
  *                            src/platform/passwords.ts): one, or two (the gate's number, for the
@@ -21,9 +22,10 @@
  *
  * The default, 512, gives the sizes the service had before the budget existed (64 MiB of page cache
  * for the reads, a 128 MiB replay log, 10,000 entries per cache), which the benchmarks in
- * docs/PERFORMANCE.md were measured with, except the writer's page cache: 16 MiB instead of 64, so that
- * both caches filled stay under 200 MiB of resident memory (docs/PERFORMANCE.md "Memory budget"). 128 is the setting of a 256 MB machine (the rest is the
- * kernel's, including its cache of the database file). SQLITE_CACHE_MB, when set, still decides the
+ * docs/PERFORMANCE.md were measured with, except the writer's page cache: 16 MiB instead of 64, so
+ * that both caches filled stay under 200 MiB of resident memory (docs/PERFORMANCE.md "Memory budget").
+ * 128 is the setting of a 256 MB machine (the rest is the kernel's, including its cache of the
+ * database file). SQLITE_CACHE_MB, when set, still decides the
  * page cache of each of the two connections alone (it predates the budget); a libSQL file, one
  * connection for reads and writes, takes the reader's share.
  *

@@ -79,8 +79,8 @@ const connectionPragmas = (synchronous: Synchronous, cacheKib: number) => [
   // The connection's page cache: its share of MEMORY_BUDGET_MB (../config/memory-budget.ts; by default
   // 64 MiB for the reader, 16 for the writer; SQLite's own default is 2 MiB): the indexes lists and
   // counts walk stay in memory on a database of hundreds of MB. Pages are only held once they are read;
-  // the small budget of a 256 MB machine keeps it to a few MiB (README.md "Memory"). No mmap_size: SQLite's default, 0, reads
-  // through this cache, so mapped pages never add to the process's resident memory.
+  // the small budget of a 256 MB machine keeps it to a few MiB (README.md "Memory"). No mmap_size:
+  // SQLite's default, 0, reads through this cache, so mapped pages never add to the resident memory.
   `PRAGMA cache_size = -${cacheKib}`,
 ]
 
@@ -189,7 +189,8 @@ function openBunSqlite(path: string, config: Config): Database {
       }
     })
   }
-  const checkpointer: Checkpointer | null = path === ':memory:' ? null : startCheckpointer(path, { onBehind: catchUp, cacheKib: config.memory.sqlite.checkpointCacheKib })
+  const checkpointer: Checkpointer | null =
+    path === ':memory:' ? null : startCheckpointer(path, { onBehind: catchUp, cacheKib: config.memory.sqlite.checkpointCacheKib })
 
   const all = (connection: SqliteDatabase, statement: string) => connection.query(statement).all() as Record<string, unknown>[]
 
