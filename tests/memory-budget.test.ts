@@ -42,16 +42,16 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     expect(shares.passwordHashes).toBe(2)
   })
 
-  test('128 (a 256 MB machine): of what is left after the runtime, a seventh for the reader’s page cache, a 28th for the writer’s, two sevenths for the replay log', () => {
+  test('128 (a 256 MB machine): of what is left after the runtime, 2/13 for the reader’s page cache, 1/26 for the writer’s, 4/13 for the replay log', () => {
     const shares = memoryShares(128)
     const storesKib = (128 - RUNTIME_RESERVE_MB) * 1024
-    expect(shares.sqlite.readerCacheKib).toBe(Math.floor(storesKib / 7))
-    expect(shares.sqlite.writerCacheKib).toBe(Math.floor(storesKib / 28))
+    expect(shares.sqlite.readerCacheKib).toBe(Math.floor((storesKib * 2) / 13))
+    expect(shares.sqlite.writerCacheKib).toBe(Math.floor(storesKib / 26))
     expect(shares.sqlite.checkpointCacheKib).toBe(256)
-    expect(shares.replay.maxTotalBytes).toBe(Math.floor((storesKib * 1024 * 2) / 7))
+    expect(shares.replay.maxTotalBytes).toBe(Math.floor((storesKib * 1024 * 4) / 13))
     expect(shares.replay.bulk.maxBytes).toBe(Math.floor(shares.replay.maxTotalBytes / 4))
     expect(shares.replay.other.maxBytes).toBe(Math.floor(shares.replay.maxTotalBytes / 16))
-    expect(shares.cacheEntries).toBe(1_428)
+    expect(shares.cacheEntries).toBe(769)
     // One 19 MiB argon2id hash at a time: two would not fit the eighth of the stores they may take.
     expect(shares.passwordHashes).toBe(1)
   })
@@ -61,8 +61,8 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     for (let budget = MIN_MEMORY_BUDGET_MB; budget <= 8192; budget += 1) {
       const shares = memoryShares(budget)
       const pageCaches = (shares.sqlite.readerCacheKib + shares.sqlite.writerCacheKib + shares.sqlite.checkpointCacheKib) * 1024
-      // Page caches and replay log: at most 15/28 of the stores (plus the checkpoint worker's few hundred KiB).
-      expect(pageCaches + shares.replay.maxTotalBytes).toBeLessThanOrEqual(((budget - RUNTIME_RESERVE_MB) * MiB * 15) / 28 + 2 * MiB)
+      // Page caches and replay log: at most half the stores (plus the checkpoint worker's few hundred KiB).
+      expect(pageCaches + shares.replay.maxTotalBytes).toBeLessThanOrEqual(((budget - RUNTIME_RESERVE_MB) * MiB) / 2 + 2 * MiB)
       expect(shares.replay.bulk.maxBytes + shares.replay.other.maxBytes).toBeLessThanOrEqual(shares.replay.maxTotalBytes)
       for (const value of [
         shares.sqlite.readerCacheKib,
@@ -107,11 +107,11 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
 })
 
 describe('MEMORY_BUDGET_MB is validated at start like every setting', () => {
-  test('default 512; a whole number from 96 to 65536 is read; anything else is a configuration error naming the setting', () => {
+  test('default 512; a whole number from 112 to 65536 is read; anything else is a configuration error naming the setting', () => {
     expect(loadConfig({}).MEMORY_BUDGET_MB).toBe(512)
     expect(loadConfig({ MEMORY_BUDGET_MB: '128' }).memory).toEqual(memoryShares(128))
     expect(loadConfig({ MEMORY_BUDGET_MB: '' }).MEMORY_BUDGET_MB).toBe(512)
-    for (const bad of ['64', '95', 'lots', '128.5', '-1', '100000', '128MB']) {
+    for (const bad of ['64', '111', 'lots', '128.5', '-1', '100000', '128MB']) {
       let error: unknown
       try {
         loadConfig({ MEMORY_BUDGET_MB: bad })
@@ -121,7 +121,7 @@ describe('MEMORY_BUDGET_MB is validated at start like every setting', () => {
       expect(error).toBeInstanceOf(ConfigError)
       expect((error as ConfigError).issues.join('\n')).toMatch(/^MEMORY_BUDGET_MB: /m)
     }
-    expect(() => loadConfig({ MEMORY_BUDGET_MB: '64' })).toThrow(/at least 96/)
+    expect(() => loadConfig({ MEMORY_BUDGET_MB: '64' })).toThrow(/at least 112/)
   })
 
   test('the server refuses to start with a bad MEMORY_BUDGET_MB: exit 1, the setting named on stderr', () => {
@@ -131,7 +131,7 @@ describe('MEMORY_BUDGET_MB is validated at start like every setting', () => {
       stderr: 'pipe',
     })
     expect(run.exitCode).toBe(1)
-    expect(run.stderr.toString()).toContain('MEMORY_BUDGET_MB: at least 96')
+    expect(run.stderr.toString()).toContain('MEMORY_BUDGET_MB: at least 112')
   })
 })
 
@@ -178,15 +178,15 @@ describe('a small budget sizes the JavaScript heap to it (src/config/jsc-heap.ts
   })
 })
 
-describe('a running app holds every store to its share (MEMORY_BUDGET_MB=96)', () => {
+describe('a running app holds every store to its share (MEMORY_BUDGET_MB=112)', () => {
   let t: TestApp
   let port: number
   let w: Workspace
   let field: Session
-  const shares = memoryShares(96)
+  const shares = memoryShares(112)
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { MEMORY_BUDGET_MB: '96' } })
+    t = await createTestApp({ env: { MEMORY_BUDGET_MB: '112' } })
     t.app.listen({ port: 0, hostname: '127.0.0.1' })
     port = t.app.server!.port!
     w = await t.workspace()
@@ -231,7 +231,7 @@ describe('a running app holds every store to its share (MEMORY_BUDGET_MB=96)', (
     )
     const firstId = t.deps.hub.replay.lastId(w.id, t.clock.now().getTime())
 
-    // Past the bulk stream's bytes: 6,000 events of ~480 bytes over its ~2.3 MiB.
+    // Past the bulk stream's bytes: 6,000 events of ~480 bytes over its ~1.2 MiB.
     let highest = 0
     for (let n = 0; n < 120; n++) {
       const pings = Array.from({ length: 50 }, (_, i) => ({ lat: -6.2 + (n * 50 + i) * 1e-5, lng: 106.8, is_mock: false }))
@@ -250,7 +250,7 @@ describe('a running app holds every store to its share (MEMORY_BUDGET_MB=96)', (
 
   test('the caches never hold more entries than their share, however many keys a load loop brings', async () => {
     const max = shares.cacheEntries
-    expect(max).toBe(714)
+    expect(max).toBe(384)
     // Verified tokens: twice the share of distinct tokens, each verified.
     for (let n = 0; n < 2 * max; n++) {
       const token = await t.deps.tokens.signAccessToken({ userId: field.user.id, workspaceId: w.id, role: 'user' })
@@ -321,12 +321,12 @@ describe('the bounded stores keep their rules at the bound', () => {
   })
 
   test('the member and session caches start empty per database and are counted per database', async () => {
-    const t = await createTestApp({ env: { MEMORY_BUDGET_MB: '96' } })
+    const t = await createTestApp({ env: { MEMORY_BUDGET_MB: '112' } })
     try {
       expect(authCacheSizes(t.db.read)).toMatchObject({ members: 0, sessions: 0 })
       const w = await t.workspace()
       await t.member(w, 'user')
-      expect(authCacheSizes(t.db.read).members).toBeLessThanOrEqual(memoryShares(96).cacheEntries)
+      expect(authCacheSizes(t.db.read).members).toBeLessThanOrEqual(memoryShares(112).cacheEntries)
     } finally {
       await t.close()
     }
