@@ -17,7 +17,10 @@
  *   `#standard-fonts/…` import map, built at run time, which the bundler cannot follow and an
  *   executable without node_modules cannot answer. The plugin below turns those calls into plain
  *   requires of pdfkit's exported `pdfkit/standard-fonts/…` modules, which the bundler embeds.
- *   tests/binary.test.ts fails if a pdfkit update changes that call.
+ *   tests/binary.test.ts fails if a pdfkit update changes that call. The same plugin leaves fontkit
+ *   out: pdfkit calls it only for embedded TrueType/OpenType fonts, which the service never draws
+ *   with (its PDFs use Helvetica), and its module alone is ~25 MiB of resident memory at the first
+ *   PDF (docs/PERFORMANCE.md "Memory budget"). A font file passed to pdfkit would throw.
  *
  * The native libSQL addon is not inside: @libsql/client is imported only for a libSQL URL
  * (src/db/client.ts), and a remote server is reached by its pure-JavaScript web client.
@@ -29,6 +32,8 @@ import { ensureRegionalDatabase, regionalAssetPath, sourceTreeRegionalPath } fro
 export const OUTFILE = 'dist/ffos'
 
 const STANDARD_FONT_REQUIRE = /require\$1\('#standard-fonts\/([A-Za-z]+)'\)/g
+const FONTKIT_IMPORT = "import { create } from 'fontkit';"
+const FONTKIT_STUB = "const create = () => { throw new Error('only the standard PDF fonts are built into this executable (scripts/build.ts)') };"
 
 const pdfkitStandardFonts: BunPlugin = {
   name: 'pdfkit-standard-fonts',
@@ -37,7 +42,9 @@ const pdfkitStandardFonts: BunPlugin = {
       const source = await Bun.file(path).text()
       const replaced = source.replace(STANDARD_FONT_REQUIRE, (_, name: string) => `require('pdfkit/standard-fonts/${name}')`)
       if (replaced === source) throw new Error(`${path}: no #standard-fonts require found; pdfkit changed how it loads its fonts`)
-      return { contents: replaced, loader: 'js' }
+      const withoutFontkit = replaced.replace(FONTKIT_IMPORT, FONTKIT_STUB)
+      if (withoutFontkit === replaced) throw new Error(`${path}: no fontkit import found; pdfkit changed how it loads embedded fonts`)
+      return { contents: withoutFontkit, loader: 'js' }
     })
   },
 }

@@ -14,6 +14,9 @@ import { Hub } from './platform/realtime/hub'
 import { createPlatform, RouteTable } from './platform/http/http'
 import { IdempotencyStore } from './platform/data/idempotency'
 import { createTokenService, resolveJwtSecret } from './platform/jwt'
+import { setAuthCacheEntries } from './platform/actor'
+import { passwordWork } from './platform/passwords'
+import { REPLAY_BOUNDS } from './platform/realtime/replay-log'
 import { createLogger, type Logger } from './platform/logger'
 import { createMailer } from './platform/mail'
 import { type ModuleManifest, registerModules } from './platform/manifest'
@@ -44,17 +47,20 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
   const installed = await installDerived(db, derivedObjects())
   if (installed.length) logger.info('derived database objects installed', { statements: installed.length })
   const secret = await resolveJwtSecret(db, config.JWT_SECRET)
+  // Every in-memory store takes its share of MEMORY_BUDGET_MB (./config/memory-budget.ts).
+  setAuthCacheEntries(config.memory.cacheEntries)
+  passwordWork.resize(config.memory.passwordHashes)
   const platformServices: PlatformServices = {
     db,
     config,
     clock,
     logger,
     mailer: createMailer({ db, clock, logger, smtpUrl: config.SMTP_URL, from: config.MAIL_FROM }),
-    tokens: await createTokenService(secret, config.ACCESS_TOKEN_TTL, clock),
+    tokens: await createTokenService(secret, config.ACCESS_TOKEN_TTL, clock, config.memory.cacheEntries),
     sealer: createSealer(secret),
     idempotency: new IdempotencyStore(() => db.read, clock),
     limits: createAuthLimits(clock, config),
-    hub: new Hub({ channels: SOCKET_CHANNELS }),
+    hub: new Hub({ channels: SOCKET_CHANNELS, replay: { ...REPLAY_BOUNDS, ...config.memory.replay } }),
     metrics: new Metrics(COUNTERS),
   }
   // The modules' services (declared in their manifests), in list order: a later one may use an earlier one.

@@ -7,6 +7,8 @@
  * SIGINT/SIGTERM (./shutdown.ts): no new requests, sockets closed (1001), requests in flight
  * finished, jobs stopped, database checkpointed and closed, exit 0 within 5 s.
  */
+// First: a small MEMORY_BUDGET_MB restarts the process with the JavaScript heap sized to it (./config/jsc-heap.ts).
+import './config/jsc-heap'
 import { ConfigError, loadConfig, type Config } from './config/env'
 import { openDatabase } from './db/client'
 import { createApp } from './app'

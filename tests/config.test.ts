@@ -137,7 +137,7 @@ describe('JWT secret', () => {
 })
 
 describe('settings for small machines and time zones', () => {
-  test('SQLITE_CACHE_MB sets the page cache of every connection (default 64 MiB); out of range is a configuration error', async () => {
+  test('SQLITE_CACHE_MB sets the page cache of every connection (unset: MEMORY_BUDGET_MB’s shares); out of range is a configuration error', async () => {
     const small = await createTestApp({ env: { SQLITE_CACHE_MB: '8' } })
     try {
       const sizes = (await small.db.pragmaEverywhere('PRAGMA cache_size')).map((rows) => rows[0]!.cache_size)
@@ -145,7 +145,9 @@ describe('settings for small machines and time zones', () => {
     } finally {
       await small.close()
     }
-    expect(loadConfig({}).SQLITE_CACHE_MB).toBe(64)
+    // Unset, the page cache is MEMORY_BUDGET_MB's share: at the default budget 64 MiB for the reader, 16 for the writer.
+    expect(loadConfig({}).SQLITE_CACHE_MB).toBeUndefined()
+    expect(loadConfig({}).memory.sqlite).toMatchObject({ readerCacheKib: 64 * 1024, writerCacheKib: 16 * 1024 })
     expect(() => loadConfig({ SQLITE_CACHE_MB: '0' })).toThrow(/SQLITE_CACHE_MB/)
     expect(() => loadConfig({ SQLITE_CACHE_MB: 'lots' })).toThrow(/SQLITE_CACHE_MB/)
   })

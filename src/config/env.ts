@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { isTimeZone } from '../lib/time-zones'
+import { DEFAULT_MEMORY_BUDGET_MB, MAX_MEMORY_BUDGET_MB, MIN_MEMORY_BUDGET_MB, memoryShares, type MemoryShares } from './memory-budget'
 
 const DURATION = /^(\d+)(ms|s|m|h|d)$/
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
@@ -94,8 +95,18 @@ const EnvSchema = z.object({
     })
     .default(0),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
-  /** Page cache of each of the two SQLite connections, in MiB; README.md says what fits a 256 MB machine. */
-  SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(64),
+  /**
+   * The memory the process may use, in MiB: every in-memory store (SQLite page caches, the socket replay
+   * log, the caches) takes its share of it (./memory-budget.ts). 128 on a 256 MB machine (README.md "Memory").
+   */
+  MEMORY_BUDGET_MB: z.coerce
+    .number()
+    .int(`a whole number of MiB from ${MIN_MEMORY_BUDGET_MB} to ${MAX_MEMORY_BUDGET_MB} (128 on a 256 MB machine)`)
+    .min(MIN_MEMORY_BUDGET_MB, `at least ${MIN_MEMORY_BUDGET_MB} (MiB): the runtime alone needs most of that`)
+    .max(MAX_MEMORY_BUDGET_MB, `at most ${MAX_MEMORY_BUDGET_MB} (MiB)`)
+    .default(DEFAULT_MEMORY_BUDGET_MB),
+  /** Page cache of each of the two SQLite connections, in MiB; unset, MEMORY_BUDGET_MB decides it (README.md "Memory"). */
+  SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(4096).optional(),
   /** When set, GET /api/metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open. */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   /**
@@ -138,6 +149,8 @@ export interface Config extends Env {
   fcm: ServiceAccount | null
   /** The VAPID settings when all three are set; null when none is. */
   vapid: { publicKey: string; privateKey: string; subject: string } | null
+  /** MEMORY_BUDGET_MB divided among the stores (./memory-budget.ts). */
+  memory: MemoryShares
   database: {
     url: string
     authToken?: string
@@ -175,6 +188,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       values.VAPID_PUBLIC_KEY && values.VAPID_PRIVATE_KEY && values.VAPID_SUBJECT
         ? { publicKey: values.VAPID_PUBLIC_KEY, privateKey: values.VAPID_PRIVATE_KEY, subject: values.VAPID_SUBJECT }
         : null,
+    memory: memoryShares(values.MEMORY_BUDGET_MB, { sqliteCacheMb: values.SQLITE_CACHE_MB }),
     database: {
       url: values.DATABASE_URL,
       authToken: values.DATABASE_AUTH_TOKEN,
@@ -182,6 +196,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       path: isFile ? filePathOf(values.DATABASE_URL) : null,
     },
   }
+}
+
+/**
+ * The environment to start again with, with JavaScriptCore told the machine has `ramSizeBytes` of RAM
+ * (./jsc-heap.ts); null when BUN_JSC_forceRAMSize is set already (by that restart, or by the operator,
+ * whose value wins). Bun sets no such variable itself.
+ */
+export function environmentWithJscRamSize(
+  ramSizeBytes: number,
+  env: Record<string, string | undefined> = process.env,
+): Record<string, string | undefined> | null {
+  return env.BUN_JSC_forceRAMSize ? null : { ...env, BUN_JSC_forceRAMSize: String(ramSizeBytes) }
 }
 
 /** `file:./data/app.db`, `file:/abs/app.db`, `file:///abs/app.db` → a path; query options are dropped. */

@@ -48,10 +48,12 @@ export interface CheckpointerOptions {
   catchUpAtFrames?: number
   /** Called when a pass left the WAL past `catchUpAtFrames`. */
   onBehind?: () => void
+  /** The worker connection's page cache, in KiB: its share of MEMORY_BUDGET_MB (../config/memory-budget.ts). */
+  cacheKib?: number
 }
 
 export function startCheckpointer(path: string, options: CheckpointerOptions = {}): Checkpointer {
-  const { intervalMs = CHECKPOINT_INTERVAL_MS, catchUpAtFrames = CATCH_UP_AT_FRAMES, onBehind } = options
+  const { intervalMs = CHECKPOINT_INTERVAL_MS, catchUpAtFrames = CATCH_UP_AT_FRAMES, onBehind, cacheKib = 2048 } = options
   // In the compiled executable the worker is an entry point of its own (`npm run build` lists it),
   // found by its path under src/, not beside the bundled code that starts it.
   const worker = new Worker(IS_COMPILED ? embeddedAsset('db/checkpoint.worker.ts') : new URL('./checkpoint.worker.ts', import.meta.url))
@@ -75,7 +77,7 @@ export function startCheckpointer(path: string, options: CheckpointerOptions = {
       }
     } else onStopped?.()
   }
-  worker.postMessage({ type: 'start', path, intervalMs })
+  worker.postMessage({ type: 'start', path, intervalMs, cacheKib })
 
   return {
     get last() {

@@ -30,10 +30,13 @@ function checkpoint(request?: number) {
 }
 
 self.onmessage = (event: MessageEvent) => {
-  const message = event.data as { type: 'start'; path: string; intervalMs: number } | { type: 'run'; request: number } | { type: 'stop' }
+  const message = event.data as { type: 'start'; path: string; intervalMs: number; cacheKib: number } | { type: 'run'; request: number } | { type: 'stop' }
   if (message.type === 'start') {
     connection = new Database(message.path, { readwrite: true, create: false })
     connection.run('PRAGMA busy_timeout = 5000')
+    // Its share of the memory budget (src/config/memory-budget.ts): a checkpoint copies WAL frames to
+    // the database file and reads few pages through the cache.
+    connection.run(`PRAGMA cache_size = -${message.cacheKib}`)
     // `synchronous` stays at SQLite's default, FULL, whatever DURABILITY says: a checkpoint syncs the
     // WAL before copying it and the database file after, and the writer starts the WAL over only once
     // a checkpoint has copied all of it. So no frame is overwritten before its pages are on disk in the

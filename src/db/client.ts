@@ -71,15 +71,17 @@ export const MIGRATIONS_FOLDER = IS_COMPILED ? embeddedAsset('drizzle') : fileUR
 type Synchronous = 'FULL' | 'NORMAL'
 
 /** Applied to every connection. journal_mode is persistent in the file; the others are per connection. */
-const connectionPragmas = (synchronous: Synchronous, cacheMb: number) => [
+const connectionPragmas = (synchronous: Synchronous, cacheKib: number) => [
   'PRAGMA journal_mode = WAL',
   `PRAGMA synchronous = ${synchronous}`,
   'PRAGMA foreign_keys = ON',
   `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
-  // SQLITE_CACHE_MB of page cache per connection (default 64; SQLite's own default is 2 MiB): the
-  // indexes lists and counts walk stay in memory on a database of hundreds of MB. Pages are only
-  // held once they are read; a small setting keeps a 256 MB machine's memory in bounds (README.md).
-  `PRAGMA cache_size = -${cacheMb * 1024}`,
+  // The connection's page cache: its share of MEMORY_BUDGET_MB (../config/memory-budget.ts; by default
+  // 64 MiB for the reader, 16 for the writer; SQLite's own default is 2 MiB): the indexes lists and
+  // counts walk stay in memory on a database of hundreds of MB. Pages are only held once they are read;
+  // the small budget of a 256 MB machine keeps it to a few MiB (README.md "Memory"). No mmap_size:
+  // SQLite's default, 0, reads through this cache, so mapped pages never add to the resident memory.
+  `PRAGMA cache_size = -${cacheKib}`,
 ]
 
 /**
@@ -153,9 +155,9 @@ export async function openDatabase(config: Config): Promise<Database> {
 
 function openBunSqlite(path: string, config: Config): Database {
   const durability = config.DURABILITY
-  const pragmas = connectionPragmas('NORMAL', config.SQLITE_CACHE_MB)
+  const { readerCacheKib, writerCacheKib } = config.memory.sqlite
   const writerConnection = new SqliteDatabase(path, { create: true, readwrite: true, strict: true })
-  for (const statement of pragmas) writerConnection.run(statement)
+  for (const statement of connectionPragmas('NORMAL', writerCacheKib)) writerConnection.run(statement)
   // Checkpoints run on a timer in a worker (./checkpoint.ts), never inside a request's COMMIT.
   writerConnection.run('PRAGMA wal_autocheckpoint = 0')
   // Group commit makes every transaction a SAVEPOINT, whose statement journal SQLite spills past
@@ -165,7 +167,7 @@ function openBunSqlite(path: string, config: Config): Database {
   writerConnection.run(`PRAGMA journal_size_limit = ${64 * 1024 * 1024}`)
 
   const readerConnection = new SqliteDatabase(path, { readonly: true, strict: true })
-  for (const statement of pragmas.slice(1)) readerConnection.run(statement)
+  for (const statement of connectionPragmas('NORMAL', readerCacheKib).slice(1)) readerConnection.run(statement)
 
   const writer = drizzleBun({ client: writerConnection, schema }) as unknown as Db
   const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
@@ -187,7 +189,8 @@ function openBunSqlite(path: string, config: Config): Database {
       }
     })
   }
-  const checkpointer: Checkpointer | null = path === ':memory:' ? null : startCheckpointer(path, { onBehind: catchUp })
+  const checkpointer: Checkpointer | null =
+    path === ':memory:' ? null : startCheckpointer(path, { onBehind: catchUp, cacheKib: config.memory.sqlite.checkpointCacheKib })
 
   const all = (connection: SqliteDatabase, statement: string) => connection.query(statement).all() as Record<string, unknown>[]
 
@@ -231,7 +234,7 @@ async function openLibsql(config: Config): Promise<Database> {
   }
   // A remote server (sqld, Turso) owns its journal, connection settings and durability; a local file
   // is ours, DURABILITY included.
-  const pragmas = isLocal ? connectionPragmas(config.DURABILITY === 'full' ? 'FULL' : 'NORMAL', config.SQLITE_CACHE_MB) : []
+  const pragmas = isLocal ? connectionPragmas(config.DURABILITY === 'full' ? 'FULL' : 'NORMAL', config.memory.sqlite.readerCacheKib) : []
   const applyPragmas = async () => {
     for (const statement of pragmas) await client.execute(statement)
   }

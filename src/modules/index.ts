@@ -53,7 +53,12 @@ export const MODULES: readonly Module[] = [
   { name: 'files', manifest: filesManifest, routes: [fileRoutes] },
   { name: 'orders', manifest: ordersManifest, routes: [priceListRoutes, phoneOrderRoutes, officeOrderRoutes] },
   { name: 'journey-plans', manifest: journeyPlansManifest, routes: [journeyPlanRoutes, dayRouteRoutes] },
-  { name: 'locations', manifest: locationsManifest, routes: [locationRoutes], services: () => ({ pingTrail: new PingTrail() }) },
+  {
+    name: 'locations',
+    manifest: locationsManifest,
+    routes: [locationRoutes],
+    services: (deps) => ({ pingTrail: new PingTrail(deps.config.memory.cacheEntries) }),
+  },
   {
     name: 'regional',
     manifest: regionalManifest,

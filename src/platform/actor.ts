@@ -53,7 +53,7 @@ export function permissionsOf(role: { role: string; isBuiltin: boolean; grants: 
   if (!permissions) {
     const grants = role.isBuiltin && isBuiltinRoleSlug(role.role) ? BUILTIN_GRANTS[role.role] : (JSON.parse(role.grants) as Grant[])
     permissions = compileGrants(grants)
-    if (compiled.size > 10_000) compiled.clear()
+    if (compiled.size >= cacheEntries) compiled.delete(compiled.keys().next().value!)
     compiled.set(cacheKey, permissions)
   }
   return permissions
@@ -70,7 +70,22 @@ const readEpoch = prepared((db) => db.select({ value: authEpoch.value }).from(au
 type MemberCache = Map<string, { epoch: number; actor: Omit<Actor, 'sessionId'> }>
 /** Per database handle: ids only mean something within one database. */
 const caches = new WeakMap<Db, MemberCache>()
-const MEMBER_CACHE_SIZE = 10_000
+/**
+ * Entries each of the caches of this file (members, live sessions, compiled grants) may hold: the
+ * entry caches' share of MEMORY_BUDGET_MB (src/config/memory-budget.ts), set by src/app.ts. Per process,
+ * as the configuration is.
+ */
+let cacheEntries = 10_000
+
+/** Sets the entries each cache here may hold (src/app.ts, from the memory budget). */
+export function setAuthCacheEntries(entries: number) {
+  cacheEntries = entries
+}
+
+/** Entries the caches of `db` hold now (tests check they stay within the budget). */
+export function authCacheSizes(db: Db) {
+  return { members: caches.get(db)?.size ?? 0, sessions: liveSessionCaches.get(db)?.size ?? 0, grants: compiled.size }
+}
 
 /** The auth epoch: changes with every write to users, memberships, roles, and every revoked refresh token. */
 export async function currentAuthEpoch(db: Db): Promise<number> {
@@ -110,7 +125,7 @@ async function memberAt(db: Db, epoch: number, userId: number, workspaceId: numb
     permissions: permissionsOf(member),
     timeZone: member.timeZone,
   }
-  if (members.size >= MEMBER_CACHE_SIZE && !members.has(cacheKey)) members.delete(members.keys().next().value!)
+  while (members.size >= cacheEntries && !members.has(cacheKey)) members.delete(members.keys().next().value!)
   members.set(cacheKey, { epoch, actor })
   return { ...actor }
 }
@@ -145,7 +160,7 @@ async function sessionLiveAt(db: Db, epoch: number, sessionId: string): Promise<
     live.delete(sessionId)
     return false
   }
-  if (live.size >= MEMBER_CACHE_SIZE && !live.has(sessionId)) live.delete(live.keys().next().value!)
+  while (live.size >= cacheEntries && !live.has(sessionId)) live.delete(live.keys().next().value!)
   live.set(sessionId, epoch)
   return true
 }

@@ -31,14 +31,17 @@ export interface TokenService {
   readonly accessTtlSeconds: number
   signAccessToken(input: { userId: number; workspaceId: number; role: string; sessionId?: string }): Promise<string>
   verifyAccessToken(token: string): Promise<VerifiedToken>
+  /** Verified tokens held in memory (at most the cache's share of the memory budget). */
+  readonly cachedTokens: number
 }
 
 const ALGORITHMS = ['HS256']
 
-/** Verified tokens kept, so a phone's token is checked by signature once, not on every request. */
-const VERIFIED_CACHE_SIZE = 10_000
-
-export async function createTokenService(secret: string, accessTtlMs: number, clock: Clock): Promise<TokenService> {
+/**
+ * Verified tokens kept, so a phone's token is checked by signature once, not on every request: by
+ * default 10,000; src/app.ts passes the entry caches' share of MEMORY_BUDGET_MB (src/config/memory-budget.ts).
+ */
+export async function createTokenService(secret: string, accessTtlMs: number, clock: Clock, cacheEntries = 10_000): Promise<TokenService> {
   // Imported once: handing jose the raw bytes would import the HMAC key again on every request.
   const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
   const { sign, verify } = jwt({ name: 'jwt', secret: key, alg: 'HS256' }).decorator.jwt
@@ -50,6 +53,9 @@ export async function createTokenService(secret: string, accessTtlMs: number, cl
 
   return {
     accessTtlSeconds,
+    get cachedTokens() {
+      return verified.size
+    },
     async signAccessToken({ userId, workspaceId, role, sessionId }) {
       const issuedAt = Math.floor(clock.now().getTime() / 1000)
       return sign({
@@ -73,7 +79,7 @@ export async function createTokenService(secret: string, accessTtlMs: number, cl
       if (payload) {
         const claims = toClaims(payload)
         if (!claims) return { status: 'invalid' }
-        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!)
+        while (verified.size >= cacheEntries) verified.delete(verified.keys().next().value!)
         verified.set(token, { claims, exp: payload.exp as number })
         return { status: 'valid', claims }
       }

@@ -5,7 +5,7 @@
  * each message is also logged, which is what a self-hosted instance without mail needs.
  */
 import { asc, eq, isNull, and } from 'drizzle-orm'
-import { createTransport, type Transporter } from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { Database, Db } from '../db/client'
 import { outbox } from '../db/schema'
 import type { Clock } from '../lib/clock'
@@ -26,7 +26,10 @@ export interface Mailer {
 
 export function createMailer(options: { db: Database; clock: Clock; logger: Logger; smtpUrl?: string; from: string }): Mailer {
   const { db, clock, logger } = options
-  const transport: Transporter | null = options.smtpUrl ? createTransport(options.smtpUrl) : null
+  // Imported only when SMTP_URL is set: nodemailer's code is ~15 MiB of resident memory a server that
+  // only queues mail never needs (docs/PERFORMANCE.md "Memory budget").
+  const smtpUrl = options.smtpUrl
+  const transport: Promise<Transporter> | null = smtpUrl ? import('nodemailer').then(({ createTransport }) => createTransport(smtpUrl)) : null
   let flushing: Promise<void> | null = null
 
   async function deliverAll() {
@@ -39,7 +42,7 @@ export function createMailer(options: { db: Database; clock: Clock; logger: Logg
     for (const message of pending) {
       let error: string | null = null
       try {
-        await transport!.sendMail({ from: options.from, to: message.to_address, subject: message.subject, text: message.body })
+        await (await transport!).sendMail({ from: options.from, to: message.to_address, subject: message.subject, text: message.body })
       } catch (failure) {
         error = failure instanceof Error ? failure.message : String(failure)
         logger.error('mail delivery failed', { outbox_id: message.id, ...errorFields(failure) })

@@ -33,6 +33,10 @@ export interface Gauges {
   websockets(): number
   /** The embedded database's WAL at the checkpoint worker's last pass; null without one. */
   wal(): { frames: number; uncopied: number } | null
+  /** The socket replay log: bytes counted against its share of MEMORY_BUDGET_MB, and events held. */
+  replayLog?(): { bytes: number; events: number }
+  /** MEMORY_BUDGET_MB in bytes. */
+  memoryBudgetBytes?: number
 }
 
 /**
@@ -198,6 +202,17 @@ export class Metrics {
     }
     help('ffos_websocket_connections', 'gauge', 'Open WebSocket connections.')
     lines.push(`ffos_websocket_connections ${gauges.websockets()}`)
+    const replay = gauges.replayLog?.()
+    if (replay) {
+      help('ffos_replay_log_bytes', 'gauge', 'Bytes the socket replay log holds (counted against its share of MEMORY_BUDGET_MB).')
+      lines.push(`ffos_replay_log_bytes ${replay.bytes}`)
+      help('ffos_replay_log_events', 'gauge', 'Events the socket replay log holds.')
+      lines.push(`ffos_replay_log_events ${replay.events}`)
+    }
+    if (gauges.memoryBudgetBytes !== undefined) {
+      help('ffos_memory_budget_bytes', 'gauge', 'MEMORY_BUDGET_MB: the memory the in-process stores share (README.md "Memory").')
+      lines.push(`ffos_memory_budget_bytes ${gauges.memoryBudgetBytes}`)
+    }
     help('process_resident_memory_bytes', 'gauge', 'Resident memory of the server process.')
     lines.push(`process_resident_memory_bytes ${process.memoryUsage.rss()}`)
     help('process_start_time_seconds', 'gauge', 'Start time of the server process since the Unix epoch.')

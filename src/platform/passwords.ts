@@ -40,9 +40,18 @@ export class PasswordWork {
   readonly stats = { started: 0, refused: 0, maxRunning: 0 }
 
   constructor(
-    readonly concurrency = PASSWORD_WORK_CONCURRENCY,
+    public concurrency = PASSWORD_WORK_CONCURRENCY,
     readonly queue = PASSWORD_WORK_QUEUE,
   ) {}
+
+  /**
+   * Hashes at once within the memory budget's share for them (src/config/memory-budget.ts: each holds
+   * 19 MiB while it runs, and the allocator keeps some of it after); set by src/app.ts. Calls already
+   * running finish; the next ones wait for the new count.
+   */
+  resize(concurrency: number) {
+    this.concurrency = concurrency
+  }
 
   /** Runs `work` when a slot is free; throws 429 RATE_LIMITED at once when the queue is full. */
   async run<T>(work: () => Promise<T>): Promise<T> {

@@ -15,7 +15,10 @@
  *   failures) and failed password checks per IP (login or reset token, whatever the email: a
  *   success clears nothing, or one account of the sprayer's own would wipe the count).
  *
- * Expired windows are swept as new ones open, so the maps cannot grow without bound.
+ * Expired windows are swept as new ones open, and each limiter holds at most `maxKeys` windows (the
+ * entry caches' share of MEMORY_BUDGET_MB, src/config/memory-budget.ts): past it, expired windows are
+ * swept at once and then the window opened longest ago is forgotten. That forgives its key early, the
+ * price of a bound that a flood of new keys (addresses, emails) cannot push past.
  */
 import type { Config } from '../config/env'
 import type { Clock } from '../lib/clock'
@@ -51,7 +54,13 @@ abstract class Windows {
     protected readonly clock: Clock,
     readonly limit: number,
     readonly windowMs: number,
+    readonly maxKeys = Infinity,
   ) {}
+
+  /** Windows held (at most `maxKeys`). */
+  get size(): number {
+    return this.windows.size
+  }
 
   protected current(key: string, now: number): Window | null {
     const window = this.windows.get(key)
@@ -65,6 +74,11 @@ abstract class Windows {
 
   protected open(key: string, now: number): Window {
     this.sweep(now)
+    if (this.windows.size >= this.maxKeys) {
+      this.sweep(now, true)
+      // Map order is opening order: the first is the oldest.
+      while (this.windows.size >= this.maxKeys) this.windows.delete(this.windows.keys().next().value!)
+    }
     const window = { count: 0, pending: 0, startedAt: now }
     this.windows.set(key, window)
     return window
@@ -78,8 +92,8 @@ abstract class Windows {
     return Math.max(1, Math.ceil((window.startedAt + this.windowMs - now) / 1000))
   }
 
-  private sweep(now: number) {
-    if (now - this.lastSweep < this.windowMs) return
+  private sweep(now: number, force = false) {
+    if (!force && now - this.lastSweep < this.windowMs) return
     this.lastSweep = now
     for (const [key, window] of this.windows) if (window.startedAt + this.windowMs <= now) this.windows.delete(key)
   }
@@ -128,9 +142,9 @@ export class FailureLimiter extends Windows {
     clock: Clock,
     limit = LOGIN_FAILURE_LIMIT,
     windowMs = LOGIN_WINDOW_MS,
-    private readonly options: { clearOnSuccess?: boolean; maxPending?: number } = {},
+    private readonly options: { clearOnSuccess?: boolean; maxPending?: number; maxKeys?: number } = {},
   ) {
-    super(clock, limit, windowMs)
+    super(clock, limit, windowMs, options.maxKeys)
   }
 
   async reserve(key: string): Promise<Reservation> {
@@ -203,15 +217,17 @@ export interface AuthLimits {
   forgotPasswordByIp: RequestLimiter
 }
 
-export function createAuthLimits(clock: Clock, config: Pick<Config, 'REGISTER_LIMIT_PER_HOUR' | 'PASSWORD_FAILURES_PER_IP'>): AuthLimits {
+export function createAuthLimits(clock: Clock, config: Pick<Config, 'REGISTER_LIMIT_PER_HOUR' | 'PASSWORD_FAILURES_PER_IP' | 'memory'>): AuthLimits {
+  const maxKeys = config.memory.cacheEntries
   return {
-    login: new FailureLimiter(clock),
+    login: new FailureLimiter(clock, LOGIN_FAILURE_LIMIT, LOGIN_WINDOW_MS, { maxKeys }),
     passwordFailuresByIp: new FailureLimiter(clock, config.PASSWORD_FAILURES_PER_IP, PASSWORD_FAILURES_WINDOW_MS, {
       clearOnSuccess: false,
       maxPending: PASSWORD_CHECKS_IN_FLIGHT_PER_IP,
+      maxKeys,
     }),
-    register: new RequestLimiter(clock, config.REGISTER_LIMIT_PER_HOUR, HOUR_MS),
-    forgotPasswordByEmail: new RequestLimiter(clock, FORGOT_PASSWORD_PER_EMAIL_PER_HOUR, HOUR_MS),
-    forgotPasswordByIp: new RequestLimiter(clock, FORGOT_PASSWORD_PER_IP_PER_HOUR, HOUR_MS),
+    register: new RequestLimiter(clock, config.REGISTER_LIMIT_PER_HOUR, HOUR_MS, maxKeys),
+    forgotPasswordByEmail: new RequestLimiter(clock, FORGOT_PASSWORD_PER_EMAIL_PER_HOUR, HOUR_MS, maxKeys),
+    forgotPasswordByIp: new RequestLimiter(clock, FORGOT_PASSWORD_PER_IP_PER_HOUR, HOUR_MS, maxKeys),
   }
 }

@@ -8,7 +8,6 @@
  */
 import { createWriteStream } from 'node:fs'
 import { eq } from 'drizzle-orm'
-import PDFDocument from 'pdfkit'
 import { type FormField, workspaces } from '../../db/schema'
 import { localDateTimeLabel } from '../../lib/time-zones'
 import type { AuthedContext } from '../../platform/context'
@@ -84,6 +83,9 @@ export async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery,
   const total = await submissionsTotal(ctx, filters)
   const shown = Math.min(total, PDF_MAX_ROWS)
 
+  // Imported at the first PDF, not at start: pdfkit and its fonts are resident memory a server that never draws a
+  // PDF does not need (docs/PERFORMANCE.md "Memory budget").
+  const { default: PDFDocument } = await import('pdfkit')
   const doc = new PDFDocument({ size: 'A4', layout: 'landscape', margin: 36, info: { Title: 'Submissions report' } })
   const out = createWriteStream(path)
   const finished = new Promise<void>((resolvePromise, reject) => {

@@ -14,7 +14,6 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, rm } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { fileTypeFromBuffer } from 'file-type'
 import type { Db } from '../../db/client'
 import { files } from '../../db/schema'
 import { workspaceScoped } from '../../platform/data/scope'
@@ -70,6 +69,8 @@ export class PhotoBatch {
     if (Math.floor((base64.length * 3) / 4) > MAX_PHOTO_BYTES + 3) throw ValidationFailed.field(field, 'must be at most 5 MiB')
     const bytes = Buffer.from(base64, 'base64')
     if (bytes.byteLength > MAX_PHOTO_BYTES) throw ValidationFailed.field(field, 'must be at most 5 MiB')
+    // Imported at the first photo, not at start (~10 MiB of resident memory; docs/PERFORMANCE.md "Memory budget").
+    const { fileTypeFromBuffer } = await import('file-type')
     const type = await fileTypeFromBuffer(bytes)
     const extension = type && IMAGE_TYPES[type.mime]
     if (!type || !extension) throw invalidPhoto(field)

@@ -45,7 +45,13 @@ export function metricsService(deps: Deps) {
     /** The Prometheus text; 401 without the token when one is configured. */
     render(authorization: string | null): Promise<string> {
       if (!authorised(authorization)) throw new AppError('UNAUTHORIZED', 'a valid metrics token is required')
-      return deps.metrics.render({ databaseBytes, websockets: () => deps.hub.connections, wal })
+      return deps.metrics.render({
+        databaseBytes,
+        websockets: () => deps.hub.connections,
+        wal,
+        replayLog: () => ({ bytes: deps.hub.replay.bytes, events: deps.hub.replay.events }),
+        memoryBudgetBytes: deps.config.memory.budgetMb * 1024 * 1024,
+      })
     },
   }
 }

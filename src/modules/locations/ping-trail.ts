@@ -21,13 +21,27 @@ export class PingTrail {
   /** `workspace:user` → the newest stored kept device-time ping, or null when the user has none. */
   private readonly newest = new Map<string, TrailPoint | null>()
 
+  /**
+   * `maxEntries`: the entry caches' share of MEMORY_BUDGET_MB (src/config/memory-budget.ts). Past it the
+   * user written longest ago is forgotten, which only costs that user one read at their next batch.
+   */
+  constructor(readonly maxEntries = 10_000) {}
+
+  get size(): number {
+    return this.newest.size
+  }
+
   /** undefined: not known here (read it from the database). */
   get(workspaceId: number, userId: number): TrailPoint | null | undefined {
     return this.newest.get(`${workspaceId}:${userId}`)
   }
 
   set(workspaceId: number, userId: number, point: TrailPoint | null) {
-    this.newest.set(`${workspaceId}:${userId}`, point)
+    const key = `${workspaceId}:${userId}`
+    // Deleted first, so that the Map's order is the order of the last write: the oldest goes first.
+    this.newest.delete(key)
+    while (this.newest.size >= this.maxEntries) this.newest.delete(this.newest.keys().next().value!)
+    this.newest.set(key, point)
   }
 
   forget(workspaceId: number, userId: number) {

@@ -14,7 +14,6 @@
  * else → failed. Every request runs under the worker's AbortSignal (its timeout, and the stop).
  */
 import { importPKCS8, SignJWT } from 'jose'
-import webpush from 'web-push'
 import type { Clock } from '../../lib/clock'
 import type { ServiceAccount } from '../../config/env'
 import { checkEndpoint, EndpointRefused, type HostResolver, parseWebSubscription } from './push.endpoint'
@@ -258,6 +257,9 @@ export class WebPushChannel implements PushChannel {
       throw error
     }
     const payload = JSON.stringify({ notification: { title: message.title, body: message.body }, data: messageData(message) })
+    // Imported at the first web push, not at start: about 11 MiB of resident memory that a server without
+    // browsers to reach does not need (docs/PERFORMANCE.md "Memory budget").
+    const { default: webpush } = await import('web-push')
     const details = webpush.generateRequestDetails(subscription, payload, {
       vapidDetails: this.vapid,
       TTL: WEB_PUSH_TTL_SECONDS,

@@ -29,6 +29,12 @@
  * docs/PERFORMANCE.md §Replay log). Its events are numbered and sent as always; each is the stream's
  * new floor at once, so a replay across it resyncs. The stream keeps events again once, over a window
  * of FLOOD_RATE_WINDOW_MS, its rate would fit a minute into its bound.
+ * A flood is told before the bound is full: once a stream holds FLOOD_PROBE_SHARE of its bound and its
+ * events span at least FLOOD_RATE_WINDOW_MS (a burst shorter than that, a phone's backlog, is kept while
+ * it fits), every FLOOD_PROBE_EVERY events it projects its rate so far onto the whole bound, and a
+ * bound that would hold less than the flood span is a flood at once. Otherwise a flood filled the whole bound first —
+ * 32 MiB of strings, at the ingest benchmark's rate in under 3 s — only to drop it: the largest part
+ * of the process's peak under ingest with the live map open (docs/PERFORMANCE.md "Memory budget").
  *
  * The floor. A stream's `floor` is the id of the newest event it no longer holds (at first, the id
  * its workspace started from). A client that saw `since` missed nothing of that stream if
@@ -76,6 +82,11 @@ const TOTAL_SLACK_BYTES = MiB
 
 /** How long a flooded stream counts its events before it decides whether the flood is over. */
 export const FLOOD_RATE_WINDOW_MS = 1000
+
+/** From this share of its bound on, a stream checks whether its rate makes it a flood (see the top of this file). */
+export const FLOOD_PROBE_SHARE = 1 / 8
+/** How often (in events) such a stream checks. */
+export const FLOOD_PROBE_EVERY = 256
 
 export interface LoggedEvent {
   id: number
@@ -297,6 +308,7 @@ export class ReplayLog {
   /** The stream's own bounds and the window; a bound that holds less than the flood span starts a flood. */
   private trim(stream: Stream, now: number) {
     const { maxEvents, maxBytes } = stream.bounds()
+    if (stream.size % FLOOD_PROBE_EVERY === 0 && this.projectedFlood(stream, now, maxEvents, maxBytes)) return this.startFlood(stream, now)
     const expired = now - this.bounds.windowMs
     for (;;) {
       const oldest = stream.oldest
@@ -306,6 +318,18 @@ export class ReplayLog {
       if (overBound && now - oldest.at < this.bounds.flood.spanMs) return this.startFlood(stream, now)
       this.total -= stream.shift()
     }
+  }
+
+  /**
+   * Whether a stream holding at least FLOOD_PROBE_SHARE of its bound, over at least FLOOD_RATE_WINDOW_MS,
+   * fills it at the rate of the events it holds in less than the flood span.
+   */
+  private projectedFlood(stream: Stream, now: number, maxEvents: number, maxBytes: number): boolean {
+    const oldest = stream.oldest
+    if (!oldest) return false
+    const filled = Math.max(stream.size / maxEvents, stream.bytes / maxBytes)
+    const span = now - oldest.at
+    return filled >= FLOOD_PROBE_SHARE && span >= FLOOD_RATE_WINDOW_MS && span < this.bounds.flood.spanMs * filled
   }
 
   /** Drops everything the stream holds: its newest event becomes its floor. */
