@@ -15,7 +15,7 @@ import { createPlatform, RouteTable } from './platform/http/http'
 import { IdempotencyStore } from './platform/data/idempotency'
 import { createTokenService, resolveJwtSecret } from './platform/jwt'
 import { setAuthCacheEntries } from './platform/actor'
-import { passwordWork } from './platform/passwords'
+import { passwordWork, setPasswordCost } from './platform/passwords'
 import { REPLAY_BOUNDS } from './platform/realtime/replay-log'
 import { createLogger, type Logger } from './platform/logger'
 import { createMailer } from './platform/mail'
@@ -50,6 +50,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
   // Every in-memory store takes its share of MEMORY_BUDGET_MB (./config/memory-budget.ts).
   setAuthCacheEntries(config.memory.cacheEntries)
   passwordWork.resize(config.memory.passwordHashes)
+  setPasswordCost(config.memory.passwordCost)
   const platformServices: PlatformServices = {
     db,
     config,

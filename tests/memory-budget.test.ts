@@ -40,6 +40,7 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     })
     expect(shares.cacheEntries).toBe(10_000)
     expect(shares.passwordHashes).toBe(2)
+    expect(shares.passwordCost).toEqual({ memoryCost: 19_456, timeCost: 2 })
   })
 
   test('128 (a 256 MB machine): of what is left after the runtime, 2/13 for the reader’s page cache, 1/26 for the writer’s, 4/13 for the replay log', () => {
@@ -52,8 +53,13 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     expect(shares.replay.bulk.maxBytes).toBe(Math.floor(shares.replay.maxTotalBytes / 4))
     expect(shares.replay.other.maxBytes).toBe(Math.floor(shares.replay.maxTotalBytes / 16))
     expect(shares.cacheEntries).toBe(769)
-    // One 19 MiB argon2id hash at a time: two would not fit the eighth of the stores they may take.
+    // One argon2id hash at a time: two would not fit the eighth of the stores they may take; and it costs
+    // OWASP's 7 MiB × 5 passes instead of 19 MiB × 2.
     expect(shares.passwordHashes).toBe(1)
+    expect(shares.passwordCost).toEqual({ memoryCost: 7_168, timeCost: 5 })
+    // The baseline cost from the budget whose eighth of the stores holds one 19 MiB hash.
+    expect(memoryShares(96 + 8 * 19).passwordCost).toEqual({ memoryCost: 19_456, timeCost: 2 })
+    expect(memoryShares(96 + 8 * 19 - 1).passwordCost).toEqual({ memoryCost: 7_168, timeCost: 5 })
   })
 
   test('at every budget the stores together stay within what the runtime leaves, and a larger budget never gives a store less', () => {
@@ -217,6 +223,17 @@ describe('a running app holds every store to its share (MEMORY_BUDGET_MB=112)', 
     } finally {
       passwordWork.stats.maxRunning = Math.max(before, passwordWork.stats.maxRunning)
     }
+  })
+
+  test('new password hashes take the small budget’s cost (argon2id, 7 MiB × 5 passes); a hash of the default cost still verifies', async () => {
+    const member = await t.member(w, 'user')
+    const [row] = await t.db.pragma(`SELECT password_hash FROM users WHERE id = ${member.user.id}`)
+    expect(String(row!.password_hash)).toMatch(/^\$argon2id\$v=19\$m=7168,t=5,p=1\$/)
+    // A user whose hash was made at the default cost (before the budget was lowered) signs in as before.
+    const stored = await Bun.password.hash('password123', { algorithm: 'argon2id', memoryCost: 19_456, timeCost: 2 })
+    await t.db.pragma(`UPDATE users SET password_hash = '${stored}' WHERE id = ${member.user.id}`)
+    const session = await t.login(member.user.email)
+    expect(typeof session.token).toBe('string')
   })
 
   test('the replay log never holds more than its bound under a flood of pings; a socket that missed evicted events gets {"type":"resync"}', async () => {

@@ -19,7 +19,12 @@
  *                            ~1 KiB each)
  *   password hashing         stores / 8 for the argon2id hashes running at once (19 MiB each,
  *                            src/platform/passwords.ts): one, or two (the gate's number, for the
- *                            box's few cores) once the share holds two — from a budget of 400 on
+ *                            box's few cores) once the share holds two — from a budget of 400 on.
+ *                            Below a share of 19 MiB new hashes take OWASP's equivalent of less
+ *                            memory, 7 MiB and 5 passes instead of 19 MiB and 2 (the memory an
+ *                            argon2 hash touched stays with the allocator's thread after it ends, so
+ *                            each 19 MiB hash grew a small box's high-water mark by as much); a hash
+ *                            carries its own cost, so every stored hash verifies whatever the budget
  *   headroom                 the rest: garbage between collections, a PDF being drawn
  *
  * The default, 512 (stores: 416 MiB), gives the sizes the service had before the budget existed (64 MiB
@@ -56,9 +61,20 @@ export interface MemoryShares {
   replay: { maxTotalBytes: number; bulk: { maxEvents: number; maxBytes: number }; other: { maxEvents: number; maxBytes: number } }
   /** Entries each in-memory cache that grows with load may hold. */
   cacheEntries: number
-  /** Password hashes (19 MiB each) that may run at once. */
+  /** Password hashes that may run at once. */
   passwordHashes: number
+  /** The argon2id cost of new hashes: OWASP's 19 MiB × 2 passes, or its 7 MiB × 5 on a small budget. */
+  passwordCost: PasswordCost
 }
+
+export interface PasswordCost {
+  /** KiB of memory. */
+  memoryCost: number
+  timeCost: number
+}
+/** OWASP's argon2id baseline, and its equivalent with less memory (the Password Storage Cheat Sheet's list). */
+export const PASSWORD_COST_DEFAULT: PasswordCost = { memoryCost: 19_456, timeCost: 2 }
+export const PASSWORD_COST_SMALL: PasswordCost = { memoryCost: 7_168, timeCost: 5 }
 
 /** Divides `budgetMb` (MEMORY_BUDGET_MB) into the shares above; `sqliteCacheMb` (SQLITE_CACHE_MB) overrides the page cache. */
 export function memoryShares(budgetMb: number, options: { sqliteCacheMb?: number } = {}): MemoryShares {
@@ -83,6 +99,7 @@ export function memoryShares(budgetMb: number, options: { sqliteCacheMb?: number
     },
     cacheEntries: Math.floor(((budgetMb - RUNTIME_RESERVE_MB) * 10_000) / 416),
     passwordHashes: Math.min(PASSWORD_HASHES_AT_MOST, Math.max(1, Math.floor((budgetMb - RUNTIME_RESERVE_MB) / 8 / PASSWORD_HASH_MB))),
+    passwordCost: (budgetMb - RUNTIME_RESERVE_MB) / 8 >= PASSWORD_HASH_MB ? PASSWORD_COST_DEFAULT : PASSWORD_COST_SMALL,
   }
 }
 

@@ -12,6 +12,7 @@
  * PASSWORD_WORK_QUEUE / PASSWORD_WORK_CONCURRENCY hashes (docs/PERFORMANCE.md, "Password hashing under a
  * burst"). Who may ask for a hash at all is the limiters' business (platform/rate-limit.ts).
  */
+import { PASSWORD_COST_DEFAULT, type PasswordCost } from '../config/memory-budget'
 import { insideWriteTransaction } from '../db/client'
 import { AppError } from '../lib/errors'
 
@@ -23,7 +24,15 @@ export const PASSWORD_WORK_CONCURRENCY = 2
 /** Calls waiting for a turn; beyond them the answer is 429 at once instead of a longer wait. */
 export const PASSWORD_WORK_QUEUE = 32
 
-const OPTIONS = { algorithm: 'argon2id', memoryCost: 19_456, timeCost: 2 } as const
+/** The cost of new hashes: OWASP's 19 MiB × 2 passes, or its 7 MiB × 5 on a small memory budget (set by src/app.ts). */
+let cost: PasswordCost = PASSWORD_COST_DEFAULT
+const options = () => ({ algorithm: 'argon2id' as const, ...cost })
+
+/** Sets the argon2id cost of new hashes (src/config/memory-budget.ts); stored hashes carry their own and verify as they are. */
+export function setPasswordCost(next: PasswordCost) {
+  if (next.memoryCost !== cost.memoryCost || next.timeCost !== cost.timeCost) decoy = null
+  cost = next
+}
 
 export class HashInsideTransaction extends Error {
   constructor() {
@@ -93,13 +102,13 @@ function refuseInsideTransaction() {
 
 export async function hashPassword(password: string): Promise<string> {
   refuseInsideTransaction()
-  return passwordWork.run(() => Bun.password.hash(password, OPTIONS))
+  return passwordWork.run(() => Bun.password.hash(password, options()))
 }
 
 export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
   refuseInsideTransaction()
   if (hash) return passwordWork.run(() => Bun.password.verify(password, hash).catch(() => false))
-  decoy ??= Bun.password.hash(crypto.randomUUID(), OPTIONS)
+  decoy ??= Bun.password.hash(crypto.randomUUID(), options())
   const against = await decoy
   await passwordWork.run(() => Bun.password.verify(password, against))
   return false
