@@ -570,9 +570,18 @@ async function refuseStep(db: Db, ctx: AuthedContext, visitId: number, action: '
 /**
  * The cheap refusals first: a check-in or check-out that will be refused (state, another visit,
  * forms, a blocking geofence) is refused before its photo is decoded, its EXIF read or a byte of it
- * written (docs/API.md §Field integrity).
+ * written (docs/API.md §Field integrity). Without a photo there is nothing to spare: the same checks
+ * run inside the transaction, in the same order, and alone answer (the field app's usual check-in
+ * and check-out read the visit, its guards and the geofence once, not twice).
  */
-async function refuseEarly(ctx: AuthedContext, visitId: number, action: 'check_in' | 'check_out', position: Parameters<typeof judgeGeofence>[3]) {
+async function refuseEarly(
+  ctx: AuthedContext,
+  visitId: number,
+  action: 'check_in' | 'check_out',
+  position: Parameters<typeof judgeGeofence>[3],
+  photo: string | null | undefined,
+) {
+  if (!photo) return
   const read = ctx.deps.db.read
   await judgeGeofence(read, ctx, await refuseStep(read, ctx, visitId, action), position)
 }
@@ -627,7 +636,7 @@ async function freezeSubmissionRows(tx: Db, ctx: AuthedContext, visitId: number)
 export async function checkIn(ctx: AuthedContext, visitId: number, input: CheckInInput) {
   const location = requireLocation(input)
   return withPhotos(ctx, async (photos) => {
-    await refuseEarly(ctx, visitId, 'check_in', { ...input, ...location })
+    await refuseEarly(ctx, visitId, 'check_in', { ...input, ...location }, input.check_in_photo)
     const photoUrl = input.check_in_photo ? await photos.accept(input.check_in_photo, 'check_in_photo') : null
     const photo = exifOf(ctx, photos, 'check_in_photo')
     return withTransaction(ctx, async (scope) => {
@@ -659,7 +668,7 @@ export async function checkIn(ctx: AuthedContext, visitId: number, input: CheckI
 export async function checkOut(ctx: AuthedContext, visitId: number, input: CheckOutInput) {
   const location = requireLocation(input)
   return withPhotos(ctx, async (photos) => {
-    await refuseEarly(ctx, visitId, 'check_out', { ...input, ...location })
+    await refuseEarly(ctx, visitId, 'check_out', { ...input, ...location }, input.check_out_photo)
     const photoUrl = input.check_out_photo ? await photos.accept(input.check_out_photo, 'check_out_photo') : null
     const photo = exifOf(ctx, photos, 'check_out_photo')
     return withTransaction(ctx, async (scope) => {
