@@ -89,6 +89,8 @@ export interface SuiteLoadResult extends LoadResult {
   cycles: number
   /** Clients that ran out of ids before the end (the cycle fixture was too small). */
   exhausted: number
+  /** Every answer received, warm-up included (what the server's CPU time of the whole run served). */
+  answered: number
 }
 
 async function generateLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
@@ -97,6 +99,7 @@ async function generateLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
   let errors = 0
   let cycles = 0
   let exhausted = 0
+  let answered = 0
   let sequence = 0
   let recording = false
   let stop = false
@@ -122,6 +125,7 @@ async function generateLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
         try {
           const response = await fetch(plan.base + step.path.replace('{id}', id), { method: step.method, headers: requestHeaders, body })
           await response.arrayBuffer()
+          answered++
           if (recording) {
             latencies.push(performance.now() - started)
             statuses[response.status] = (statuses[response.status] ?? 0) + 1
@@ -145,7 +149,7 @@ async function generateLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
   const elapsed = (performance.now() - started) / 1000
   stop = true
   await Promise.all(clients)
-  return { ...summarize(latencies, statuses, errors, elapsed), cycles: cycles / elapsed, exhausted }
+  return { ...summarize(latencies, statuses, errors, elapsed), cycles: cycles / elapsed, exhausted, answered }
 }
 
 /**
@@ -164,6 +168,7 @@ async function generateOpenLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
   const measureFrom = started + plan.warmupSeconds * 1000
   const end = measureFrom + plan.seconds * 1000
   const inFlight = new Set<Promise<void>>()
+  let answered = 0
   for (let n = 0; ; n++) {
     const due = started + n * interval
     if (due >= end) break
@@ -177,6 +182,7 @@ async function generateOpenLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
           body: step.body,
         })
         await response.arrayBuffer()
+        answered++
         if (due >= measureFrom) {
           latencies.push(performance.now() - due)
           statuses[response.status] = (statuses[response.status] ?? 0) + 1
@@ -190,7 +196,7 @@ async function generateOpenLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
     request.finally(() => inFlight.delete(request))
   }
   await Promise.all(inFlight)
-  return { ...summarize(latencies, statuses, errors, plan.seconds), cycles: 0, exhausted: 0 }
+  return { ...summarize(latencies, statuses, errors, plan.seconds), cycles: 0, exhausted: 0, answered }
 }
 
 if (import.meta.main && process.argv[2] === '--load') {
@@ -695,6 +701,21 @@ export async function runLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
   return JSON.parse(output.trim().split('\n').pop()!) as SuiteLoadResult
 }
 
+/**
+ * CPU seconds a process (all its threads) has used so far, from /proc (Linux; 0 elsewhere). A run's
+ * CPU time per answer is the cost of a request on the server whatever else the machine runs: on a
+ * shared machine req/s swings with the other processes, CPU per request much less.
+ */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    // utime and stime (fields 14 and 15 of the line; 12 and 13 after the command), in clock ticks of 1/100 s.
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}
+
 /** Resets a process's peak RSS (VmHWM) to its current RSS, so each scenario reports its own peak. */
 function resetPeakRss(pid: number) {
   try {
@@ -753,6 +774,8 @@ async function compareAnswers(list: Scenario[], bases: Record<Target, string>) {
 interface Measured {
   scenario: Scenario
   target: Target
+  /** CPU microseconds of the server per answer over the whole run (warm-up included); 0 when unknown. */
+  cpuUs: number
   /** Closed-loop round (from 1), or 0 for the open-loop run at half capacity. */
   round: number
   /** Open loop: the offered rate in req/s. */
@@ -781,8 +804,10 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
       `database: ${cache}\n`,
   )
   const line = (cells: (string | number)[]) => console.log(`| ${cells.join(' | ')} |`)
-  line(['scenario', 'round', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'service / ceiling'])
-  line(['---', '---:', '---', '---:', '---:', '---:', '---:', '---:', '---:'])
+  const cpuRatio = (pair: Partial<Record<Target, Measured>>) =>
+    pair.service?.cpuUs && pair.ceiling?.cpuUs ? pair.ceiling.cpuUs / pair.service.cpuUs : NaN
+  line(['scenario', 'round', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'CPU µs/req', 'service / ceiling', 'by CPU'])
+  line(['---', '---:', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'])
   for (const [, pair] of byScenario) {
     for (const target of ['service', 'ceiling', 'scan'] as const) {
       const row = pair[target]
@@ -797,7 +822,9 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
         fixed(result.p99),
         result.errors,
         row.rssMiB,
+        fixed(row.cpuUs, 0),
         target === 'service' ? percent(ratio(pair)) : '',
+        target === 'service' ? percent(cpuRatio(pair)) : '',
       ])
     }
   }
@@ -936,10 +963,12 @@ async function main() {
       for (let round = 1; round <= (scenario.read ? ROUNDS : 1); round++) {
         for (const target of targetsOf(scenario)) {
           resetPeakRss(pids[target])
+          const cpuBefore = cpuSeconds(pids[target])
           const result = await runLoad({ base: bases[target], concurrency: CONCURRENCY, seconds: SECONDS, warmupSeconds: WARMUP, ...scenario.plan(target) })
-          measured.push({ scenario, target, round, result, rssMiB: peakRssMiB(pids[target]) })
+          const cpuUs = result.answered ? ((cpuSeconds(pids[target]) - cpuBefore) * 1e6) / result.answered : 0
+          measured.push({ scenario, target, round, result, rssMiB: peakRssMiB(pids[target]), cpuUs })
           console.log(
-            `${scenario.key.padEnd(14)} ${TARGET_LABEL[target].padEnd(12)} ${fixed(result.rps, 0).padStart(6)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}`,
+            `${scenario.key.padEnd(14)} ${TARGET_LABEL[target].padEnd(12)} ${fixed(result.rps, 0).padStart(6)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}  CPU ${fixed(cpuUs, 0)} µs/req`,
           )
           // Let the service's WAL checkpoint (every 250 ms) and any other settling happen between runs.
           await Bun.sleep(1000)
@@ -958,7 +987,7 @@ async function main() {
           rate: offered,
           ...scenario.plan(target),
         })
-        measured.push({ scenario, target, round: 0, offered, result, rssMiB: peakRssMiB(pids[target]) })
+        measured.push({ scenario, target, round: 0, offered, result, rssMiB: peakRssMiB(pids[target]), cpuUs: 0 })
         console.log(
           `${scenario.key.padEnd(14)} ${TARGET_LABEL[target].padEnd(12)} open loop at ${fixed(offered, 0)} req/s: p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}`,
         )
