@@ -32,14 +32,25 @@
  * the requests behind it instead of hiding them). Its p50/p99 is the read's latency figure; a
  * closed-loop p99 at 32 clients measures the queue on one core, not the service.
  *
- * Aim: every read at least 40% of its ceiling's req/s closed-loop. A MISS is reported, never an exit code.
+ * Writes commit on the ceiling as on the service (its GroupCommit, a WAL fdatasync per group as
+ * DURABILITY=full, its checkpoint worker), and the ceiling's check-in does the service's whole
+ * transaction (see ./ceiling-suite.ts), so the check-in ratio compares the same durable work.
+ *
+ * Each closed-loop run also reports the server's CPU time per answer (/proc, all threads, warm-up
+ * included) and the service/ceiling ratio by CPU: on a shared machine req/s swings with the other
+ * processes, the CPU a request costs much less (docs/PERFORMANCE.md "Reads at their ceiling").
+ *
+ * Aim: every read at least 75% of its ceiling's req/s closed-loop (40% until 2026-11-26); the broad
+ * outlet keyword at least as fast as the scan ceiling, the selective one at least 2× it (10× at
+ * 200k outlets). A MISS is reported, never an exit code.
  *
  * Options (env): SCALE (demo size, default 1), OUTLETS (outlets in the demo workspace, default
  * 10,000 × SCALE), SECONDS (default 8), WARMUP (default 1), ROUNDS (closed-loop rounds per scenario,
  * service and ceilings in turn, default 1), CONCURRENCY (default 32), ONLY (comma-separated scenario
  * keys: outlets, outlets-code, visits, visit-detail, my-visits, audit-logs, route, field-day, locations,
  * check-in-out), BENCH_JSON (write results to a file),
- * CYCLE_RATE_MAX (cycles/s the check-in fixture is sized for, default 4000).
+ * CYCLE_RATE_MAX (cycles/s the check-in fixture is sized for, default 4000), SERVICE_CPU_PROF (a
+ * directory: the service runs with `--cpu-prof` and writes its profile there when it stops).
  */
 import { Database } from 'bun:sqlite'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
@@ -217,14 +228,14 @@ const ONLY = process.env.ONLY?.split(',')
   .map((key) => key.trim())
   .filter(Boolean)
 const PASSWORD = 'password123'
-/** Aim for reads (issue "Prove it"), defined at 32 clients. */
-const AIM = { ratio: 0.4 }
+/** Aim for reads, defined at 32 clients (0.4 until 2026-11-26: docs/PERFORMANCE.md "Reads at their ceiling"). */
+const AIM = { ratio: 0.75 }
 /**
  * Aim for keyword search by index (issue "Search at distributor scale"), selective keyword: against
  * the scan ceiling ×2 at 10k outlets, ×10 at 200k; ≥ 75% of the FTS ceiling; open-loop p99 at half
  * capacity under 25 ms.
  */
-const SEARCH_AIM = { overScan: (outlets: number) => (outlets >= 200_000 ? 10 : 2), ofCeiling: 0.75, openP99Ms: 25 }
+const SEARCH_AIM = { overScan: (outlets: number) => (outlets >= 200_000 ? 10 : 2), ofCeiling: 0.75, openP99Ms: 25, broadOverScan: 1 }
 /** Bump when the audit history below changes, so cached databases are rebuilt. */
 const FIXTURE_VERSION = 'audit-history-1'
 /** The check-in fixture is sized for up to this many cycles per second on either server. */
@@ -834,14 +845,17 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
     const outlets = fixture.counts.outlets
     console.log(
       `\nKeyword search by index (${outlets} outlets). Aim for the selective keyword: ≥ ${SEARCH_AIM.overScan(outlets)}× the scan ceiling, ` +
-        `≥ ${percent(SEARCH_AIM.ofCeiling)} of the FTS ceiling; open-loop p99 at half capacity < ${SEARCH_AIM.openP99Ms} ms.\n`,
+        `≥ ${percent(SEARCH_AIM.ofCeiling)} of the FTS ceiling; open-loop p99 at half capacity < ${SEARCH_AIM.openP99Ms} ms. ` +
+        `For the broad keyword: ≥ ${SEARCH_AIM.broadOverScan}× the scan ceiling.\n`,
     )
     line(['scenario', 'round', 'service req/s', 'FTS ceiling req/s', 'scan ceiling req/s', 'service / scan ceiling', 'service / FTS ceiling', 'aim'])
     line(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---'])
     for (const pair of search) {
       const service = pair.service!
       const selective = service.scenario.key === 'outlets-code'
-      const pass = ratio(pair, 'scan') >= SEARCH_AIM.overScan(outlets) && ratio(pair) >= SEARCH_AIM.ofCeiling
+      const pass = selective
+        ? ratio(pair, 'scan') >= SEARCH_AIM.overScan(outlets) && ratio(pair) >= SEARCH_AIM.ofCeiling
+        : ratio(pair, 'scan') >= SEARCH_AIM.broadOverScan
       line([
         service.scenario.name,
         service.round,
@@ -850,7 +864,7 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
         fixed(pair.scan?.result.rps ?? NaN, 0),
         times(ratio(pair, 'scan')),
         percent(ratio(pair)),
-        selective ? (pass ? 'PASS' : 'MISS') : '–',
+        pass ? 'PASS' : 'MISS',
       ])
     }
   }
@@ -878,14 +892,14 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
   console.log(
     `\nAim for reads: ≥ ${percent(AIM.ratio)} of the ceiling's req/s closed-loop (${CONCURRENCY} clients); latency is read from the open-loop table above.\n`,
   )
-  line(['read scenario', 'service p99 ms', 'ceiling p99 ms', 'service / ceiling', 'aim'])
-  line(['---', '---:', '---:', '---:', '---'])
+  line(['read scenario', 'service p99 ms', 'ceiling p99 ms', 'service / ceiling', 'by CPU', 'aim'])
+  line(['---', '---:', '---:', '---:', '---:', '---'])
   for (const [, pair] of byScenario) {
     const service = pair.service
     if (!service?.scenario.read) continue
     const pass = ratio(pair) >= AIM.ratio && service.result.errors === 0
     const ceilingP99 = pair.ceiling ? fixed(pair.ceiling.result.p99) : '–'
-    line([service.scenario.name, fixed(service.result.p99), ceilingP99, percent(ratio(pair)), pass ? 'PASS' : 'MISS'])
+    line([service.scenario.name, fixed(service.result.p99), ceilingP99, percent(ratio(pair)), percent(cpuRatio(pair)), pass ? 'PASS' : 'MISS'])
   }
 
   const notes: string[] = []

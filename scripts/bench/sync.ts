@@ -10,8 +10,8 @@
  * same SQL (change-log window, then one query per entity per page, rows as SELECTed) and answering
  * JSON as the service sends it (./represent.ts: tag and content coding; the client, Bun's fetch, asks
  * for br). Both servers run on core 0, the client on core 1. Bytes on the wire are given both ways: the
- * raw JSON, and brotli as the service sends it to a client that accepts it. Aim: at least 50% of the
- * ceiling.
+ * raw JSON, and brotli as the service sends it to a client that accepts it. Aim: at least 75% of the
+ * ceiling, first and incremental sync alike (50% until 2026-11-26).
  */
 import { Database } from 'bun:sqlite'
 import { copyFileSync } from 'node:fs'
@@ -22,7 +22,8 @@ import { representedJson } from './represent'
 import { compress } from '../../src/platform/http/representation'
 
 const ROUNDS = Number(process.env.SYNC_ROUNDS ?? 3)
-const AIM = 0.5
+/** Aim: the service at least 75% of the ceiling (it was 50% until 2026-11-26: docs/PERFORMANCE.md "Reads at their ceiling"). */
+const AIM = 0.75
 
 // ── The ceiling (`--ceiling`): the same reads, no framework ─────────────────────────────────────
 
