@@ -190,8 +190,10 @@ function listVisits(query: URLSearchParams, mineUserId: number | null) {
   const { where, params } = visitWhere(query, mineUserId)
   const sortBy = SORTABLE.has(query.get('sort_by') ?? '') ? query.get('sort_by')! : 'visit_date'
   const direction = query.get('sort_order') === 'asc' ? 'asc' : 'desc'
+  // The phone's own visits without sort_by come in route order (visits.queries.ts VISIT_SORT.route).
+  const route = mineUserId !== null && !query.get('sort_by') ? `, "visits"."route_sequence" is null, "visits"."route_sequence" asc` : ''
   const rows = all(
-    `select ${LIST_COLUMNS} ${VISIT_FROM} where ${where} order by "visits"."${sortBy}" ${direction}, "visits"."id" ${direction} limit ?${offset ? ' offset ?' : ''}`,
+    `select ${LIST_COLUMNS} ${VISIT_FROM} where ${where} order by "visits"."${sortBy}" ${direction}${route}, "visits"."id" ${direction} limit ?${offset ? ' offset ?' : ''}`,
     [...params, limit, ...(offset ? [offset] : [])],
   )
   const total = get(`select count(*) as n from "visits" where ${where}`, params)!.n as number
