@@ -8,6 +8,7 @@ import { Elysia } from 'elysia'
 import { createPlatform, MAX_BODY_BYTES, RouteTable, SERVER_MAX_REQUEST_BODY_SIZE, toAppError } from '../src/platform/http/http'
 import { JsonTooDeep, jsonDepth, MAX_JSON_DEPTH, parseRequestJson, SCAN_FIRST_ABOVE_CHARS } from '../src/lib/json'
 import { fieldErrors, toFieldPath } from '../src/platform/http/validation'
+import { Opaque } from '../src/platform/http/schema'
 import { PNG } from './factories'
 import { expectError, useTestApp, type Workspace } from './harness'
 
@@ -385,5 +386,29 @@ describe('request JSON: nesting limit and prototype-named keys (src/lib/json.ts)
     expect(parsed).toEqual({ name: 'x', list: [{ ok: 1 }] })
     expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype)
     expect(parseRequestJson('{"proto":1,"constructors":2,"toStringX":3}')).toEqual({ proto: 1, constructors: 2, toStringX: 3 })
+  })
+})
+
+describe('Opaque response fields (src/platform/http/schema.ts)', () => {
+  const Shape = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])
+
+  test('the document shows the schema as it is; the normaliser and the check leave the value whole and do not walk it', async () => {
+    const { Value } = await import('@sinclair/typebox/value')
+    const opaque = Opaque(Shape)
+    expect(JSON.stringify(opaque)).toBe(JSON.stringify(Shape))
+    const value = { a: 1, nested: { b: [1, 2] } }
+    expect(Value.Clean(Type.Object({ v: opaque }), { v: value })).toEqual({ v: value })
+    // Not walked: a value the schema would refuse passes (only JSON the service itself wrote is declared opaque).
+    expect(Value.Check(opaque, 'text')).toBe(true)
+    expect(Value.Check(Shape, 'text')).toBe(false)
+  })
+
+  test("an audit entry's old and new values and metadata are answered as written, extras included", async () => {
+    const created = (await t.app.post('/office/v1/outlets/sub-areas', { name: `Opaque ${Date.now()}` }, { token: ws.owner.token })).body.data
+    const reply = await t.app.get(`/office/v1/audit-logs?entity_type=sub_area&entity_id=${created.id}`, { token: ws.owner.token })
+    expect(reply.status).toBe(200)
+    const [entry] = reply.body.data.data
+    expect(entry.new_values).toMatchObject({ id: created.id, name: created.name })
+    expect(Object.keys(entry.metadata).sort()).toEqual(expect.arrayContaining(['ip', 'request_id', 'timestamp', 'user_agent']))
   })
 })

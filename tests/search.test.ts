@@ -11,7 +11,12 @@ import fc from 'fast-check'
 import { outlets } from '../src/db/schema'
 import { MIGRATIONS_FOLDER } from '../src/db/client'
 import { foldText } from '../src/platform/data/pagination'
-import { INDEX_DRIVEN_PAGE_MAX, planKeyword, searchIndex } from '../src/platform/data/search'
+import { eq } from 'drizzle-orm'
+import { INDEX_DRIVEN_PAGE_MAX, searchIndex } from '../src/platform/data/search'
+import { defineList, type ListQueryBase } from '../src/platform/data/list'
+import { DEFAULT_LIST } from '../src/platform/data/pagination'
+import { workspaceScoped } from '../src/platform/data/scope'
+import type { AuthedContext } from '../src/platform/context'
 import { createTestApp, unique, type TestApp, type Workspace } from './harness'
 
 const OFFICE = '/office/v1'
@@ -274,6 +279,16 @@ for (const driver of ['bun-sqlite', 'libsql'] as const) {
   })
 }
 
+/** The outlet list's keyword search, with one filter: the page's method follows the total under the filters. */
+const broadList = defineList<typeof outlets, 'created_at' | 'id', ListQueryBase<'created_at' | 'id'> & { is_active?: boolean }>({
+  scope: workspaceScoped(outlets),
+  search: { columns: [outlets.name_key, outlets.code_key], index: searchIndex('outlets_search', outlets.id) },
+  filters: { is_active: (active: boolean) => eq(outlets.is_active, active) },
+  sort: { created_at: outlets.created_at, id: outlets.id },
+  limits: DEFAULT_LIST,
+  prepared: { bind: { is_active: (active: boolean) => Number(active) } },
+})
+
 describe('lists answer exactly what the scan answers', () => {
   let t: TestApp
   let ws: Workspace
@@ -368,14 +383,36 @@ describe('lists answer exactly what the scan answers', () => {
     await t.db.pragma(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${many})
       INSERT INTO outlets (workspace_id, name, name_key, code, code_key, is_active, created_at, updated_at)
       SELECT ${ws.id}, 'Broad Qux ' || i, 'broad qux ' || i, 'BQ-' || i, 'bq-' || i, 1, '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z' FROM n`)
-    const index = searchIndex('outlets_search', outlets.id)
-    expect(await planKeyword(t.db.read, index, 'broad qux')).toEqual({ rows: 'scan', total: 'index' })
-    expect(await planKeyword(t.db.read, index, 'broad qux 12')).toEqual({ rows: 'index', total: 'index' })
-    expect(await planKeyword(t.db.read, index, 'qu')).toEqual({ rows: 'scan', total: 'scan' })
+    // The total (by index, read first) decides how the page is found: over the limit, the scan in the list's order.
+    const ctx = { deps: t.deps, actor: { workspaceId: ws.id, userId: ws.owner.user.id, timeZone: 'UTC' } } as unknown as AuthedContext
+    const byIndex = async (query: { keyword: string; is_active?: boolean }) => {
+      const { rows, total } = await broadList.sqlOf(ctx, query)
+      return { rows: rows.includes('outlets_search'), total: total.includes('outlets_search') }
+    }
+    expect(await byIndex({ keyword: 'broad qux' })).toEqual({ rows: false, total: true })
+    expect(await byIndex({ keyword: 'broad qux 12' })).toEqual({ rows: true, total: true })
+    expect(await byIndex({ keyword: 'qu' })).toEqual({ rows: false, total: false })
     const list = SEARCHABLE[0]
     for (const options of [{}, { page: 3 }, { page: 13 }, { page: 2, sortByName: true }]) {
       for (const keyword of ['broad qux', 'BROAD QUX 12', 'qu', 'bq-1']) await expectListMatchesScan(t, ws, list, keyword, options)
     }
+  })
+
+  test(`a keyword common in the table but matching at most ${INDEX_DRIVEN_PAGE_MAX} of the caller's rows under the filters pages by index, with the scan's rows`, async () => {
+    const many = INDEX_DRIVEN_PAGE_MAX + 50
+    await t.db.pragma(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${many})
+      INSERT INTO outlets (workspace_id, name, name_key, code, code_key, is_active, created_at, updated_at)
+      SELECT ${ws.id}, 'Wide Zeb ' || i, 'wide zeb ' || i, 'WZ-' || i, 'wz-' || i, i % 300 != 0, '2024-01-02T00:00:00.000Z', '2024-01-02T00:00:00.000Z' FROM n`)
+    const ctx = { deps: t.deps, actor: { workspaceId: ws.id, userId: ws.owner.user.id, timeZone: 'UTC' } } as unknown as AuthedContext
+    const inactive = await broadList.sqlOf(ctx, { keyword: 'wide zeb', is_active: false })
+    expect(inactive.rows).toContain('outlets_search')
+    expect((await broadList.sqlOf(ctx, { keyword: 'wide zeb', is_active: true })).rows).not.toContain('outlets_search')
+    const page = await broadList(ctx, { keyword: 'wide zeb', is_active: false, limit: 100 })
+    const expected = await rowsOf<{ id: number }>(
+      t,
+      sql`select id from outlets where workspace_id = ${ws.id} and deleted_at is null and is_active = 0 and instr(name_key, 'wide zeb') > 0 order by created_at desc, id desc`,
+    )
+    expect({ ids: page.rows.map((row) => row.id), total: page.meta.total }).toEqual({ ids: expected.map((row) => row.id), total: 3 })
   })
 
   test('keywords of three characters or more are answered by the index, shorter ones by the scan', async () => {

@@ -24,32 +24,61 @@
 import { Database, type Statement } from 'bun:sqlite'
 // The route's and the report's JavaScript summaries are pure functions of the rows read: the ceiling
 // runs the very same ones, so the ratio measures everything around them.
-import { summarizeTrack } from '../../src/lib/geo'
+import { JUMP_BITS, summarizeTrack } from '../../src/lib/geo'
 import { PINGS_OF_DAY, pingsFromValues, routeGeoJson, type RouteOfDay } from '../../src/modules/locations/route.service'
 import { PINGS_OF_USERS, pingsPerUser } from '../../src/modules/reports/reports.service'
 import { visitFlagNames } from '../../src/modules/visits'
+import { checkSite, travelFlags, visitFlagMask, type GeofenceMode } from '../../src/modules/visits/visits.integrity'
 import { addDays, localDayRange } from '../../src/lib/time-zones'
+import { startCheckpointer } from '../../src/db/checkpoint'
+import { GroupCommit, WalSync } from '../../src/db/group-commit'
+import { SerialQueue } from '../../src/db/client'
 import { representedJson } from './represent'
 
+const PRAGMAS = ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA foreign_keys = ON', 'PRAGMA busy_timeout = 5000', 'PRAGMA cache_size = -65536']
 const db = new Database(process.env.DB_PATH!, { strict: true })
-for (const pragma of [
-  'PRAGMA journal_mode = WAL',
-  'PRAGMA synchronous = NORMAL',
-  'PRAGMA foreign_keys = ON',
-  'PRAGMA busy_timeout = 5000',
-  'PRAGMA cache_size = -65536',
-])
-  db.run(pragma)
+for (const pragma of PRAGMAS) db.run(pragma)
 const workspaceId = Number(process.env.WORKSPACE_ID)
+
+/**
+ * Writes commit as the service's do (src/db/client.ts, its default DURABILITY=full): on a writer
+ * connection of their own with the writer's PRAGMAs, one transaction at a time, each a SAVEPOINT of a
+ * group that commits after the event loop's round and is answered only after an fdatasync of the WAL
+ * (the service's own GroupCommit and WalSync), WAL checkpoints by the service's worker instead of
+ * inside a COMMIT. Until 2026-11-26 the ceiling committed each write alone without any sync, so the
+ * check-in ratio compared a durable commit with one that was not.
+ */
+const writer = new Database(process.env.DB_PATH!, { strict: true })
+for (const pragma of PRAGMAS) writer.run(pragma)
+writer.run('PRAGMA wal_autocheckpoint = 0')
+writer.run('PRAGMA temp_store = MEMORY')
+writer.run(`PRAGMA journal_size_limit = ${64 * 1024 * 1024}`)
+const walSync = new WalSync(process.env.DB_PATH!)
+const groups = new GroupCommit(writer, new SerialQueue(), () => walSync.sync())
+const checkpointer = startCheckpointer(process.env.DB_PATH!, {
+  onBehind: () => void groups.outside(() => writer.run('PRAGMA wal_checkpoint(PASSIVE)')),
+})
 
 type Row = Record<string, any>
 type Params = (string | number | null)[]
+/** The connection statements run on: the writer inside a write transaction (whose bodies are synchronous), else the reader. */
+let connection = db
+/** Runs `body` as one write transaction of the current group; resolves once its group committed and synced. */
+const writeTransaction = <T>(body: () => T): Promise<T> =>
+  groups.transaction(async () => {
+    connection = writer
+    try {
+      return body()
+    } finally {
+      connection = db
+    }
+  })
 /** Statements are prepared once per SQL text (bun:sqlite's `query` cache) and bound positionally (one array argument). */
-const all = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).all(params as never)
-const get = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).get(params as never)
+const all = (sql: string, params: Params) => (connection.query(sql) as Statement<Row>).all(params as never)
+const get = (sql: string, params: Params) => (connection.query(sql) as Statement<Row>).get(params as never)
 /** Rows as arrays of values (the service reads its large ping results this way too). */
-const values = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).values(params as never) as unknown[][]
-const run = (sql: string, params: Params) => (db.query(sql) as Statement<Row>).run(params as never)
+const values = (sql: string, params: Params) => (connection.query(sql) as Statement<Row>).values(params as never) as unknown[][]
+const run = (sql: string, params: Params) => (connection.query(sql) as Statement<Row>).run(params as never)
 const placeholders = (n: number) => Array(n).fill('?').join(', ')
 
 const list = (rows: unknown[], page: number, limit: number, total: number) => ({
@@ -70,33 +99,29 @@ const fold = (text: string) => text.trim().normalize('NFKC').toLowerCase()
 // ── Outlets: keyword list ───────────────────────────────────────────────────────────────────────
 const OUTLET_COLUMNS = `"outlets"."id", "outlets"."workspace_id", "outlets"."name", "outlets"."code", "outlets"."address", "outlets"."latitude", "outlets"."longitude", "outlets"."account_id", "outlets"."sub_area_id", "outlets"."province_id", "outlets"."city_id", "outlets"."district_id", "outlets"."village_id", "outlets"."contact_name", "outlets"."contact_phone", "outlets"."is_active", "outlets"."created_at", "outlets"."updated_at", "outlets"."deleted_at", "accounts"."name" as account_name, "accounts"."channel_id" as account_channel_id, "sub_areas"."name" as sub_area_name`
 
-/** platform/data/search.ts: keywords of 3+ characters without NUL use the index; above 1000 matches the page walks the list's order. */
+/**
+ * platform/data/search.ts and list.ts: keywords of 3+ characters without NUL are counted by the index
+ * first; above 1000 in the total, the page walks the list's order (scan), else it is read by index.
+ */
 const INDEX_DRIVEN_PAGE_MAX = 1000
 const SCAN = `(instr("outlets"."name_key", ?) > 0 or instr(coalesce("outlets"."code_key", ''), ?) > 0)`
 const BY_INDEX = `("outlets"."id" in (select rowid from "outlets_search" where "outlets_search" match ?) and ${SCAN})`
 
-/** The keyword conditions (and their parameters) of the page and of the total. */
-function outletKeyword(keyword: string | null, naive: boolean): { rows: [string, Params]; total: [string, Params] } {
-  if (!keyword) return { rows: ['', []], total: ['', []] }
-  const scan: [string, Params] = [` and ${SCAN}`, [keyword, keyword]]
-  if (naive || [...keyword].length < 3 || keyword.includes('\u0000')) return { rows: scan, total: scan }
-  const phrase = `"${keyword.replaceAll('"', '""')}"`
-  const byIndex: [string, Params] = [` and ${BY_INDEX}`, [phrase, keyword, keyword]]
-  const found = get(`select count(*) as n from (select 1 from "outlets_search" where "outlets_search" match ? limit ${INDEX_DRIVEN_PAGE_MAX + 1})`, [phrase])!
-    .n as number
-  return { rows: found > INDEX_DRIVEN_PAGE_MAX ? scan : byIndex, total: byIndex }
-}
-
 function listOutlets(query: URLSearchParams, naive: boolean) {
   const { page, limit, offset } = paging(query, 10, 100)
   const keyword = query.get('keyword') ? fold(query.get('keyword')!) : null
-  const search = outletKeyword(keyword, naive)
-  const where = (of: 'rows' | 'total') => `("outlets"."workspace_id" = ? and "outlets"."deleted_at" is null${search[of][0]})`
+  const where = (condition: [string, Params]) => `("outlets"."workspace_id" = ? and "outlets"."deleted_at" is null${condition[0]})`
+  const none: [string, Params] = ['', []]
+  const scan: [string, Params] = keyword ? [` and ${SCAN}`, [keyword, keyword]] : none
+  const indexed = keyword !== null && !naive && [...keyword].length >= 3 && !keyword.includes('\u0000')
+  const byIndex: [string, Params] = indexed ? [` and ${BY_INDEX}`, [`"${keyword.replaceAll('"', '""')}"`, keyword, keyword]] : scan
+  const totalBy = indexed ? byIndex : scan
+  const total = get(`select count(*) as n from "outlets" where ${where(totalBy)}`, [workspaceId, ...totalBy[1]])!.n as number
+  const rowsBy = indexed && total <= INDEX_DRIVEN_PAGE_MAX ? byIndex : scan
   const rows = all(
-    `select ${OUTLET_COLUMNS} from "outlets" left join "accounts" on "accounts"."id" = "outlets"."account_id" left join "sub_areas" on "sub_areas"."id" = "outlets"."sub_area_id" where ${where('rows')} order by "outlets"."created_at" desc, "outlets"."id" desc limit ?${offset ? ' offset ?' : ''}`,
-    [workspaceId, ...search.rows[1], limit, ...(offset ? [offset] : [])],
+    `select ${OUTLET_COLUMNS} from "outlets" left join "accounts" on "accounts"."id" = "outlets"."account_id" left join "sub_areas" on "sub_areas"."id" = "outlets"."sub_area_id" where ${where(rowsBy)} order by "outlets"."created_at" desc, "outlets"."id" desc limit ?${offset ? ' offset ?' : ''}`,
+    [workspaceId, ...rowsBy[1], limit, ...(offset ? [offset] : [])],
   )
-  const total = get(`select count(*) as n from "outlets" where ${where('total')}`, [workspaceId, ...search.total[1]])!.n as number
   const data = rows.map(({ account_name, account_channel_id, sub_area_name, ...outlet }) => ({
     ...outlet,
     is_active: Boolean(outlet.is_active),
@@ -165,8 +190,10 @@ function listVisits(query: URLSearchParams, mineUserId: number | null) {
   const { where, params } = visitWhere(query, mineUserId)
   const sortBy = SORTABLE.has(query.get('sort_by') ?? '') ? query.get('sort_by')! : 'visit_date'
   const direction = query.get('sort_order') === 'asc' ? 'asc' : 'desc'
+  // The phone's own visits without sort_by come in route order (visits.queries.ts VISIT_SORT.route).
+  const route = mineUserId !== null && !query.get('sort_by') ? `, "visits"."route_sequence" is null, "visits"."route_sequence" asc` : ''
   const rows = all(
-    `select ${LIST_COLUMNS} ${VISIT_FROM} where ${where} order by "visits"."${sortBy}" ${direction}, "visits"."id" ${direction} limit ?${offset ? ' offset ?' : ''}`,
+    `select ${LIST_COLUMNS} ${VISIT_FROM} where ${where} order by "visits"."${sortBy}" ${direction}${route}, "visits"."id" ${direction} limit ?${offset ? ' offset ?' : ''}`,
     [...params, limit, ...(offset ? [offset] : [])],
   )
   const total = get(`select count(*) as n from "visits" where ${where}`, params)!.n as number
@@ -332,7 +359,7 @@ type Ping = {
   signal_quality?: string | null
 }
 
-const ingest = db.transaction((userId: number, key: string | null, raw: string, pings: Ping[]) => {
+const ingest = (userId: number, key: string | null, raw: string, pings: Ping[]) => writeTransaction(() => {
   const now = new Date().toISOString()
   if (key) run(STORE_KEY, [workspaceId, key, new Bun.CryptoHasher('sha256').update(raw).digest('hex'), 201, now])
   const params: Params = []
@@ -369,7 +396,7 @@ const ingest = db.transaction((userId: number, key: string | null, raw: string, 
 })
 
 // ── Check-in / check-out ────────────────────────────────────────────────────────────────────────
-const FIND_VISIT = `select "id", "workspace_id", "outlet_id", "project_id", "team_id", "visit_date", "status", "notes", "created_by", "checked_in_at", "check_in_latitude", "check_in_longitude", "check_in_photo_url", "checked_out_at", "check_out_latitude", "check_out_longitude", "check_out_photo_url", "close_reason", "sent_to_field_at", "created_at", "updated_at", "deleted_at" from "visits" where ("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."id" = ? and ${ASSIGNED}) limit ?`
+const FIND_VISIT = `select "id", "workspace_id", "outlet_id", "project_id", "team_id", "visit_date", "status", "notes", "created_by", "checked_in_at", "check_in_latitude", "check_in_longitude", "check_in_photo_url", "checked_out_at", "check_out_latitude", "check_out_longitude", "check_out_photo_url", "close_reason", "sent_to_field_at", "created_at", "updated_at", "deleted_at", "check_in_distance_m", "check_out_distance_m", "flags", "missed_notified_at", "journey_plan_id", "source", "route_sequence", "effective" from "visits" where ("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."id" = ? and ${ASSIGNED}) limit ?`
 const OTHER_ACTIVE = `select "id" from "visits" where ("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."status" = ? and "visits"."id" <> ? and ${ASSIGNED}) limit ?`
 const MISSING_FORMS = `select "form_id" from "submissions" where ("submissions"."visit_id" = ? and "submissions"."deleted_at" is null and "submissions"."is_required" = ? and "submissions"."status" <> ?)`
 const INSERT_LOG = `insert into "visit_logs" ("id", "workspace_id", "visit_id", "action", "user_id", "user_name", "notes", "created_at") values (null, ?, ?, ?, ?, ?, ?, ?)`
@@ -393,15 +420,29 @@ class Refused extends Error {
   }
 }
 
-const transition = db.transaction(
-  (
-    userId: number,
-    visitId: number,
-    action: 'check_in' | 'check_out',
-    body: { latitude: number; longitude: number },
-    ip: string | null,
-    userAgent: string | null,
-  ) => {
+/** The service's judgeGeofence (visits.site.ts): the outlet's position and radius, the workspace's mode. */
+const SITE_OF_VISIT = `select "outlets"."latitude", "outlets"."longitude", "outlets"."geofence_radius_m", "workspaces"."geofence_mode", "workspaces"."geofence_radius_m" as workspace_radius from "outlets" inner join "workspaces" on "workspaces"."id" = ? where ("outlets"."workspace_id" = ? and "outlets"."id" = ?)`
+/** The service's lastPingBefore: the user's newest kept ping (impossible travel, check-in only). */
+const LAST_PING = `select "lat", "lng", "recorded_at" from "location_pings" where ("location_pings"."workspace_id" = ? and "location_pings"."user_id" = ? and "location_pings"."recorded_at" <= ? and "location_pings"."flags" & ${JUMP_BITS} = 0) order by "location_pings"."recorded_at" desc, "location_pings"."id" desc limit ?`
+/** The service's freezeSubmissionRows (check-in): the open submissions, their forms, one update each. */
+const OPEN_SUBMISSIONS = `select "id", "form_id" from "submissions" where ("submissions"."visit_id" = ? and "submissions"."deleted_at" is null and "submissions"."rows" is null)`
+const FORMS_OF = `select "id", "fields" from "forms" where ("forms"."workspace_id" = ? and "forms"."deleted_at" is null and "forms"."id" in (select value from json_each(?)))`
+const FREEZE = `update "submissions" set "rows" = ?, "updated_at" = ? where "submissions"."id" = ?`
+/** The service's notifyFlaggedCheckIn (visits.site.ts) and notify (notifications.service.ts): a flagged check-in notifies the admins and the team leader. */
+const ADMINS = `select "memberships"."user_id" from "memberships" inner join "roles" on "roles"."id" = "memberships"."role_id" where ("memberships"."workspace_id" = ? and "memberships"."deleted_at" is null and "memberships"."is_active" = ? and "roles"."slug" in (?, ?))`
+const TEAM_LEADER = `select "leader_id" from "teams" where ("teams"."id" = ? and "teams"."deleted_at" is null)`
+const INSERT_NOTIFICATION = `insert into "notifications" ("id", "workspace_id", "user_id", "type", "title", "body", "data", "read_at", "created_at") values (null, ?, ?, ?, ?, ?, ?, null, ?) returning *`
+const PUSH_TOKENS = `select "user_id", "token", "platform" from "push_tokens" where ("push_tokens"."workspace_id" = ? and "push_tokens"."user_id" in (select value from json_each(?)))`
+
+const transition = (
+  userId: number,
+  visitId: number,
+  action: 'check_in' | 'check_out',
+  body: { latitude: number; longitude: number },
+  ip: string | null,
+  userAgent: string | null,
+) =>
+  writeTransaction(() => {
     const visit = get(FIND_VISIT, [workspaceId, visitId, userId, 1])
     if (!visit) throw new Refused(404, 'VISIT_NOT_FOUND')
     const side = action === 'check_in' ? 'in' : 'out'
@@ -412,17 +453,35 @@ const transition = db.transaction(
       if (visit.status !== 'in_progress') throw new Refused(409, visit.status === 'scheduled' ? 'VISIT_NOT_STARTED' : 'INVALID_VISIT_STATUS')
       if (all(MISSING_FORMS, [visitId, 1, 'completed']).length) throw new Refused(422, 'SUBMISSION_REQUIRED')
     }
+    const at = { lat: body.latitude, lng: body.longitude }
+    const site = get(SITE_OF_VISIT, [workspaceId, workspaceId, visit.outlet_id])
+    const verdict = checkSite({
+      at,
+      accuracyM: null,
+      outlet: site && site.latitude !== null && site.longitude !== null ? { lat: site.latitude, lng: site.longitude } : null,
+      radiusM: site?.geofence_radius_m ?? site?.workspace_radius ?? 200,
+      mode: (site?.geofence_mode ?? 'warn') as GeofenceMode,
+    })
+    if (verdict.refused) throw new Refused(422, 'OUTSIDE_GEOFENCE')
+    const flags = new Set(verdict.flags)
     const now = new Date().toISOString()
+    if (action === 'check_in') {
+      const last = get(LAST_PING, [workspaceId, userId, now, 1])
+      for (const flag of travelFlags(last ? { lat: last.lat, lng: last.lng, at: Date.parse(last.recorded_at) } : null, { ...at, at: Date.parse(now) }))
+        flags.add(flag)
+    }
     const to = action === 'check_in' ? 'in_progress' : 'completed'
     const changes = {
       [`checked_${side}_at`]: now,
       [`check_${side}_latitude`]: body.latitude,
       [`check_${side}_longitude`]: body.longitude,
       [`check_${side}_photo_url`]: null,
+      [`check_${side}_distance_m`]: verdict.distanceM,
+      flags: visit.flags | visitFlagMask(flags),
     }
     run(
-      `update "visits" set "status" = ?, "checked_${side}_at" = ?, "check_${side}_latitude" = ?, "check_${side}_longitude" = ?, "check_${side}_photo_url" = ?, "updated_at" = ? where "visits"."id" = ?`,
-      [to, now, body.latitude, body.longitude, null, now, visitId],
+      `update "visits" set "status" = ?, "checked_${side}_at" = ?, "check_${side}_latitude" = ?, "check_${side}_longitude" = ?, "check_${side}_photo_url" = ?, "check_${side}_distance_m" = ?, "flags" = ?, "updated_at" = ? where "visits"."id" = ?`,
+      [to, now, body.latitude, body.longitude, null, verdict.distanceM, changes.flags, now, visitId],
     )
     const userName = nameOf(userId)
     run(INSERT_LOG, [workspaceId, visitId, action, userId, userName, null, now])
@@ -444,9 +503,36 @@ const transition = db.transaction(
       JSON.stringify({ ip, user_agent: userAgent, request_id: crypto.randomUUID(), timestamp: now }),
       now,
     ])
-    return visitDetail(visitId, userId)
-  },
-)
+    if (action === 'check_in') {
+      const open = all(OPEN_SUBMISSIONS, [visitId])
+      if (open.length) {
+        // The demo's forms have no product-matrix field: each submission freezes `{}` (forms.matrix.ts).
+        all(FORMS_OF, [workspaceId, JSON.stringify([...new Set(open.map((row) => row.form_id))])])
+        for (const row of open) run(FREEZE, ['{}', now, row.id])
+      }
+    }
+    const notified: number[] = []
+    if (action === 'check_in' && flags.size) {
+      // The demo's outlets are kilometres from the bench position: every check-in is outside_geofence (warn mode).
+      const recipients = new Set(all(ADMINS, [workspaceId, 1, 'super_admin', 'admin']).map((row) => row.user_id as number))
+      if (visit.team_id !== null) {
+        const leader = get(TEAM_LEADER, [visit.team_id])?.leader_id
+        if (leader) recipients.add(leader)
+      }
+      recipients.delete(userId)
+      const data = JSON.stringify({ visit_id: visitId, user_id: userId, flags: [...flags] })
+      const body = `${userName} checked in with: ${[...flags].join(', ').replaceAll('_', ' ')}`
+      for (const recipient of recipients) {
+        get(INSERT_NOTIFICATION, [workspaceId, recipient, 'visit.flagged', 'Check-in flagged', body, data, now])
+        notified.push(recipient)
+      }
+    }
+    return { detail: visitDetail(visitId, userId), notified }
+  }).then(({ detail, notified }) => {
+    // After the commit, as the service's delivery: the recipients' push tokens (none in the demo).
+    if (notified.length) all(PUSH_TOKENS, [workspaceId, JSON.stringify(notified)])
+    return detail
+  })
 
 // ── Route replay and field day ──────────────────────────────────────────────────────────────────
 const timeZone = (get('select timezone from workspaces where id = ?', [workspaceId])?.timezone as string) ?? 'UTC'
@@ -567,14 +653,14 @@ const server = Bun.serve({
         if (path === '/api/app/v1/locations/batch') {
           const raw = await request.text()
           const body = JSON.parse(raw) as { pings: Ping[] }
-          const count = ingest(userId, request.headers.get('x-idempotency-key'), raw, body.pings)
+          const count = await ingest(userId, request.headers.get('x-idempotency-key'), raw, body.pings)
           return Response.json(ok({ count }, 'CREATED', 'Locations Saved'), { status: 201 })
         }
         const step = TRANSITION.exec(path)
         if (step) {
           const body = (await request.json()) as { latitude: number; longitude: number }
           const action = step[2] === 'in' ? 'check_in' : 'check_out'
-          const visit = transition(userId, Number(step[1]), action, body, srv.requestIP(request)?.address ?? null, request.headers.get('user-agent'))
+          const visit = await transition(userId, Number(step[1]), action, body, srv.requestIP(request)?.address ?? null, request.headers.get('user-agent'))
           return Response.json(
             ok(visit, action === 'check_in' ? 'VISIT_CHECKED_IN' : 'VISIT_CHECKED_OUT', action === 'check_in' ? 'checked in' : 'checked out'),
           )
@@ -589,8 +675,11 @@ const server = Bun.serve({
   },
 })
 
-process.on('SIGTERM', () => {
+process.on('SIGTERM', async () => {
   server.stop(true)
+  await groups.outside(() => checkpointer.stop())
+  await walSync.close()
+  writer.close()
   db.close()
   process.exit(0)
 })

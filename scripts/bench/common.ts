@@ -41,7 +41,9 @@ export function startProcess(command: string[], env: Record<string, string>, cor
  * wait for `/api/health`.
  */
 export function startService(dbPath: string, port: number, root = ROOT, env: Record<string, string> = {}): Subprocess {
-  return startProcess([process.execPath, join(root, 'src/server.ts')], {
+  // SERVICE_CPU_PROF=DIR: the service writes a CPU profile (.cpuprofile) into DIR when it stops.
+  const profile = process.env.SERVICE_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.SERVICE_CPU_PROF] : []
+  return startProcess([process.execPath, ...profile, join(root, 'src/server.ts')], {
     PORT: String(port),
     HOST: '127.0.0.1',
     DATABASE_URL: `file:${dbPath}`,

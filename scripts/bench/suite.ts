@@ -32,14 +32,25 @@
  * the requests behind it instead of hiding them). Its p50/p99 is the read's latency figure; a
  * closed-loop p99 at 32 clients measures the queue on one core, not the service.
  *
- * Aim: every read at least 40% of its ceiling's req/s closed-loop. A MISS is reported, never an exit code.
+ * Writes commit on the ceiling as on the service (its GroupCommit, a WAL fdatasync per group as
+ * DURABILITY=full, its checkpoint worker), and the ceiling's check-in does the service's whole
+ * transaction (see ./ceiling-suite.ts), so the check-in ratio compares the same durable work.
+ *
+ * Each closed-loop run also reports the server's CPU time per answer (/proc, all threads, warm-up
+ * included) and the service/ceiling ratio by CPU: on a shared machine req/s swings with the other
+ * processes, the CPU a request costs much less (docs/PERFORMANCE.md "Reads at their ceiling").
+ *
+ * Aim: every read at least 75% of its ceiling's req/s closed-loop (40% until 2026-11-26); the broad
+ * outlet keyword at least as fast as the scan ceiling, the selective one at least 2× it (10× at
+ * 200k outlets). A MISS is reported, never an exit code.
  *
  * Options (env): SCALE (demo size, default 1), OUTLETS (outlets in the demo workspace, default
  * 10,000 × SCALE), SECONDS (default 8), WARMUP (default 1), ROUNDS (closed-loop rounds per scenario,
  * service and ceilings in turn, default 1), CONCURRENCY (default 32), ONLY (comma-separated scenario
  * keys: outlets, outlets-code, visits, visit-detail, my-visits, audit-logs, route, field-day, locations,
  * check-in-out), BENCH_JSON (write results to a file),
- * CYCLE_RATE_MAX (cycles/s the check-in fixture is sized for, default 4000).
+ * CYCLE_RATE_MAX (cycles/s the check-in fixture is sized for, default 4000), SERVICE_CPU_PROF (a
+ * directory: the service runs with `--cpu-prof` and writes its profile there when it stops).
  */
 import { Database } from 'bun:sqlite'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
@@ -89,6 +100,8 @@ export interface SuiteLoadResult extends LoadResult {
   cycles: number
   /** Clients that ran out of ids before the end (the cycle fixture was too small). */
   exhausted: number
+  /** Every answer received, warm-up included (what the server's CPU time of the whole run served). */
+  answered: number
 }
 
 async function generateLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
@@ -97,6 +110,7 @@ async function generateLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
   let errors = 0
   let cycles = 0
   let exhausted = 0
+  let answered = 0
   let sequence = 0
   let recording = false
   let stop = false
@@ -122,6 +136,7 @@ async function generateLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
         try {
           const response = await fetch(plan.base + step.path.replace('{id}', id), { method: step.method, headers: requestHeaders, body })
           await response.arrayBuffer()
+          answered++
           if (recording) {
             latencies.push(performance.now() - started)
             statuses[response.status] = (statuses[response.status] ?? 0) + 1
@@ -145,7 +160,7 @@ async function generateLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
   const elapsed = (performance.now() - started) / 1000
   stop = true
   await Promise.all(clients)
-  return { ...summarize(latencies, statuses, errors, elapsed), cycles: cycles / elapsed, exhausted }
+  return { ...summarize(latencies, statuses, errors, elapsed), cycles: cycles / elapsed, exhausted, answered }
 }
 
 /**
@@ -164,6 +179,7 @@ async function generateOpenLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
   const measureFrom = started + plan.warmupSeconds * 1000
   const end = measureFrom + plan.seconds * 1000
   const inFlight = new Set<Promise<void>>()
+  let answered = 0
   for (let n = 0; ; n++) {
     const due = started + n * interval
     if (due >= end) break
@@ -177,6 +193,7 @@ async function generateOpenLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
           body: step.body,
         })
         await response.arrayBuffer()
+        answered++
         if (due >= measureFrom) {
           latencies.push(performance.now() - due)
           statuses[response.status] = (statuses[response.status] ?? 0) + 1
@@ -190,7 +207,7 @@ async function generateOpenLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
     request.finally(() => inFlight.delete(request))
   }
   await Promise.all(inFlight)
-  return { ...summarize(latencies, statuses, errors, plan.seconds), cycles: 0, exhausted: 0 }
+  return { ...summarize(latencies, statuses, errors, plan.seconds), cycles: 0, exhausted: 0, answered }
 }
 
 if (import.meta.main && process.argv[2] === '--load') {
@@ -211,14 +228,14 @@ const ONLY = process.env.ONLY?.split(',')
   .map((key) => key.trim())
   .filter(Boolean)
 const PASSWORD = 'password123'
-/** Aim for reads (issue "Prove it"), defined at 32 clients. */
-const AIM = { ratio: 0.4 }
+/** Aim for reads, defined at 32 clients (0.4 until 2026-11-26: docs/PERFORMANCE.md "Reads at their ceiling"). */
+const AIM = { ratio: 0.75 }
 /**
  * Aim for keyword search by index (issue "Search at distributor scale"), selective keyword: against
  * the scan ceiling ×2 at 10k outlets, ×10 at 200k; ≥ 75% of the FTS ceiling; open-loop p99 at half
  * capacity under 25 ms.
  */
-const SEARCH_AIM = { overScan: (outlets: number) => (outlets >= 200_000 ? 10 : 2), ofCeiling: 0.75, openP99Ms: 25 }
+const SEARCH_AIM = { overScan: (outlets: number) => (outlets >= 200_000 ? 10 : 2), ofCeiling: 0.75, openP99Ms: 25, broadOverScan: 1 }
 /** Bump when the audit history below changes, so cached databases are rebuilt. */
 const FIXTURE_VERSION = 'audit-history-1'
 /** The check-in fixture is sized for up to this many cycles per second on either server. */
@@ -688,6 +705,21 @@ export async function runLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
   return JSON.parse(output.trim().split('\n').pop()!) as SuiteLoadResult
 }
 
+/**
+ * CPU seconds a process (all its threads) has used so far, from /proc (Linux; 0 elsewhere). A run's
+ * CPU time per answer is the cost of a request on the server whatever else the machine runs: on a
+ * shared machine req/s swings with the other processes, CPU per request much less.
+ */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    // utime and stime (fields 14 and 15 of the line; 12 and 13 after the command), in clock ticks of 1/100 s.
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}
+
 /** Resets a process's peak RSS (VmHWM) to its current RSS, so each scenario reports its own peak. */
 function resetPeakRss(pid: number) {
   try {
@@ -746,6 +778,8 @@ async function compareAnswers(list: Scenario[], bases: Record<Target, string>) {
 interface Measured {
   scenario: Scenario
   target: Target
+  /** CPU microseconds of the server per answer over the whole run (warm-up included); 0 when unknown. */
+  cpuUs: number
   /** Closed-loop round (from 1), or 0 for the open-loop run at half capacity. */
   round: number
   /** Open loop: the offered rate in req/s. */
@@ -774,8 +808,10 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
       `database: ${cache}\n`,
   )
   const line = (cells: (string | number)[]) => console.log(`| ${cells.join(' | ')} |`)
-  line(['scenario', 'round', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'service / ceiling'])
-  line(['---', '---:', '---', '---:', '---:', '---:', '---:', '---:', '---:'])
+  const cpuRatio = (pair: Partial<Record<Target, Measured>>) =>
+    pair.service?.cpuUs && pair.ceiling?.cpuUs ? pair.ceiling.cpuUs / pair.service.cpuUs : NaN
+  line(['scenario', 'round', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'CPU µs/req', 'service / ceiling', 'by CPU'])
+  line(['---', '---:', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'])
   for (const [, pair] of byScenario) {
     for (const target of ['service', 'ceiling', 'scan'] as const) {
       const row = pair[target]
@@ -790,7 +826,9 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
         fixed(result.p99),
         result.errors,
         row.rssMiB,
+        fixed(row.cpuUs, 0),
         target === 'service' ? percent(ratio(pair)) : '',
+        target === 'service' ? percent(cpuRatio(pair)) : '',
       ])
     }
   }
@@ -800,14 +838,17 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
     const outlets = fixture.counts.outlets
     console.log(
       `\nKeyword search by index (${outlets} outlets). Aim for the selective keyword: ≥ ${SEARCH_AIM.overScan(outlets)}× the scan ceiling, ` +
-        `≥ ${percent(SEARCH_AIM.ofCeiling)} of the FTS ceiling; open-loop p99 at half capacity < ${SEARCH_AIM.openP99Ms} ms.\n`,
+        `≥ ${percent(SEARCH_AIM.ofCeiling)} of the FTS ceiling; open-loop p99 at half capacity < ${SEARCH_AIM.openP99Ms} ms. ` +
+        `For the broad keyword: ≥ ${SEARCH_AIM.broadOverScan}× the scan ceiling.\n`,
     )
     line(['scenario', 'round', 'service req/s', 'FTS ceiling req/s', 'scan ceiling req/s', 'service / scan ceiling', 'service / FTS ceiling', 'aim'])
     line(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---'])
     for (const pair of search) {
       const service = pair.service!
       const selective = service.scenario.key === 'outlets-code'
-      const pass = ratio(pair, 'scan') >= SEARCH_AIM.overScan(outlets) && ratio(pair) >= SEARCH_AIM.ofCeiling
+      const pass = selective
+        ? ratio(pair, 'scan') >= SEARCH_AIM.overScan(outlets) && ratio(pair) >= SEARCH_AIM.ofCeiling
+        : ratio(pair, 'scan') >= SEARCH_AIM.broadOverScan
       line([
         service.scenario.name,
         service.round,
@@ -816,7 +857,7 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
         fixed(pair.scan?.result.rps ?? NaN, 0),
         times(ratio(pair, 'scan')),
         percent(ratio(pair)),
-        selective ? (pass ? 'PASS' : 'MISS') : '–',
+        pass ? 'PASS' : 'MISS',
       ])
     }
   }
@@ -844,14 +885,14 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
   console.log(
     `\nAim for reads: ≥ ${percent(AIM.ratio)} of the ceiling's req/s closed-loop (${CONCURRENCY} clients); latency is read from the open-loop table above.\n`,
   )
-  line(['read scenario', 'service p99 ms', 'ceiling p99 ms', 'service / ceiling', 'aim'])
-  line(['---', '---:', '---:', '---:', '---'])
+  line(['read scenario', 'service p99 ms', 'ceiling p99 ms', 'service / ceiling', 'by CPU', 'aim'])
+  line(['---', '---:', '---:', '---:', '---:', '---'])
   for (const [, pair] of byScenario) {
     const service = pair.service
     if (!service?.scenario.read) continue
     const pass = ratio(pair) >= AIM.ratio && service.result.errors === 0
     const ceilingP99 = pair.ceiling ? fixed(pair.ceiling.result.p99) : '–'
-    line([service.scenario.name, fixed(service.result.p99), ceilingP99, percent(ratio(pair)), pass ? 'PASS' : 'MISS'])
+    line([service.scenario.name, fixed(service.result.p99), ceilingP99, percent(ratio(pair)), percent(cpuRatio(pair)), pass ? 'PASS' : 'MISS'])
   }
 
   const notes: string[] = []
@@ -929,10 +970,12 @@ async function main() {
       for (let round = 1; round <= (scenario.read ? ROUNDS : 1); round++) {
         for (const target of targetsOf(scenario)) {
           resetPeakRss(pids[target])
+          const cpuBefore = cpuSeconds(pids[target])
           const result = await runLoad({ base: bases[target], concurrency: CONCURRENCY, seconds: SECONDS, warmupSeconds: WARMUP, ...scenario.plan(target) })
-          measured.push({ scenario, target, round, result, rssMiB: peakRssMiB(pids[target]) })
+          const cpuUs = result.answered ? ((cpuSeconds(pids[target]) - cpuBefore) * 1e6) / result.answered : 0
+          measured.push({ scenario, target, round, result, rssMiB: peakRssMiB(pids[target]), cpuUs })
           console.log(
-            `${scenario.key.padEnd(14)} ${TARGET_LABEL[target].padEnd(12)} ${fixed(result.rps, 0).padStart(6)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}`,
+            `${scenario.key.padEnd(14)} ${TARGET_LABEL[target].padEnd(12)} ${fixed(result.rps, 0).padStart(6)} req/s  p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}  CPU ${fixed(cpuUs, 0)} µs/req`,
           )
           // Let the service's WAL checkpoint (every 250 ms) and any other settling happen between runs.
           await Bun.sleep(1000)
@@ -951,7 +994,7 @@ async function main() {
           rate: offered,
           ...scenario.plan(target),
         })
-        measured.push({ scenario, target, round: 0, offered, result, rssMiB: peakRssMiB(pids[target]) })
+        measured.push({ scenario, target, round: 0, offered, result, rssMiB: peakRssMiB(pids[target]), cpuUs: 0 })
         console.log(
           `${scenario.key.padEnd(14)} ${TARGET_LABEL[target].padEnd(12)} open loop at ${fixed(offered, 0)} req/s: p50 ${fixed(result.p50)} ms  p99 ${fixed(result.p99)} ms  errors ${result.errors}`,
         )

@@ -3,15 +3,17 @@
  *
  * - first sync: a demo field user follows GET /app/v1/sync from no cursor at limit=1000 until
  *   has_more is false (10k outlets, master data, their ~2,000 visits and their submissions);
- * - incremental sync: the owner changes 10 outlets, then the field user asks with their cursor.
+ * - incremental sync: the owner changes 10 outlets, then (250 ms later, once the service's checkpoint
+ *   worker has copied those writes) the field user asks with their cursor, of each server in turn,
+ *   which one goes first alternating by round.
  *
  * Each is timed sequentially (one client, wall time of the whole sequence) against a ceiling: a bare
  * Bun.serve + bun:sqlite process (this file with `--ceiling`) reading the same database file with the
  * same SQL (change-log window, then one query per entity per page, rows as SELECTed) and answering
  * JSON as the service sends it (./represent.ts: tag and content coding; the client, Bun's fetch, asks
  * for br). Both servers run on core 0, the client on core 1. Bytes on the wire are given both ways: the
- * raw JSON, and brotli as the service sends it to a client that accepts it. Aim: at least 50% of the
- * ceiling.
+ * raw JSON, and brotli as the service sends it to a client that accepts it. Aim: at least 75% of the
+ * ceiling, first and incremental sync alike (50% until 2026-11-26).
  */
 import { Database } from 'bun:sqlite'
 import { copyFileSync } from 'node:fs'
@@ -22,7 +24,10 @@ import { representedJson } from './represent'
 import { compress } from '../../src/platform/http/representation'
 
 const ROUNDS = Number(process.env.SYNC_ROUNDS ?? 3)
-const AIM = 0.5
+/** After the owner's updates, before an incremental sync is timed: a few checkpoint ticks of the service. */
+const CHECKPOINT_SETTLE_MS = 250
+/** Aim: the service at least 75% of the ceiling (it was 50% until 2026-11-26: docs/PERFORMANCE.md "Reads at their ceiling"). */
+const AIM = 0.75
 
 // ── The ceiling (`--ceiling`): the same reads, no framework ─────────────────────────────────────
 
@@ -232,8 +237,14 @@ export async function benchSync(cache: string, dir: string) {
         })
         if (reply.status !== 200) throw new Error(`outlet update: ${reply.status}`)
       }
+      // The service's checkpoint worker copies what the updates wrote (every 50 ms, src/db/checkpoint.ts)
+      // on the core both servers share: the sync is timed once that is done, not while it steals the
+      // core from whichever server is asked first. The servers take turns at going first.
+      await Bun.sleep(CHECKPOINT_SETTLE_MS)
+      const serviceFirst = round % 2 === 0
+      const c0 = serviceFirst ? null : await follow(ceilingUrl, {}, ceilingCursor)
       const s = await follow(serviceUrl, auth, serviceCursor)
-      const c = await follow(ceilingUrl, {}, ceilingCursor)
+      const c = c0 ?? (await follow(ceilingUrl, {}, ceilingCursor))
       incremental.service.push(s)
       incremental.ceiling.push(c)
       serviceCursor = s.cursor

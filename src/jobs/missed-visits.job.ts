@@ -38,10 +38,12 @@ const teamMemberScope = workspaceScoped(teamMembers)
 
 /**
  * Visits reported per write transaction, so one workspace's backlog never holds the writer, nor the
- * event loop, for long: a batch of 50 with two recipients each takes ~30 ms on the demo database
- * (200 held every request for 140–250 ms; docs/PERFORMANCE.md "Every scenario on the demo workspace").
+ * event loop, for long. 200 held every request for 140–250 ms; 50 for 40–60 ms a batch, batches 10 ms
+ * apart, so for the whole run (the demo's first: 0.2–0.7 s) the loop was blocked 60–75% of the time
+ * and reads at half capacity queued behind it (docs/PERFORMANCE.md "Reads at their ceiling"); 10
+ * leave it blocked ~20% of the run.
  */
-export const MISSED_BATCH = 50
+export const MISSED_BATCH = 10
 /** How many past local days a run looks back over (covers a server that was down across a midnight). */
 export const MISSED_LOOKBACK_DAYS = 3
 

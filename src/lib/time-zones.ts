@@ -62,6 +62,22 @@ export function localDate(at: Date | number, timeZone: string): string {
  * daylight-saving change at 00:00), the day begins at the first instant that exists.
  */
 export function localMidnight(date: string, timeZone: string): number {
+  // A zone's rules do not change while the process runs: each (zone, date) is worked out once. Lists
+  // filtered by dates ask for the same few days on every request (two Intl formatToParts calls each).
+  const key = `${timeZone} ${date}`
+  const known = midnights.get(key)
+  if (known !== undefined) return known
+  if (midnights.size >= MIDNIGHTS_KEPT) midnights.clear()
+  const at = computeLocalMidnight(date, timeZone)
+  midnights.set(key, at)
+  return at
+}
+
+/** Local midnights worked out, by `zone date`; emptied when full (a bound, not an eviction policy). */
+const midnights = new Map<string, number>()
+const MIDNIGHTS_KEPT = 4096
+
+function computeLocalMidnight(date: string, timeZone: string): number {
   const wall = Date.parse(`${date}T00:00:00.000Z`)
   let at = wall - offsetAt(wall, timeZone)
   // A second pass settles on the offset in force at that instant (they differ across a change).

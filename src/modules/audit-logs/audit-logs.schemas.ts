@@ -2,9 +2,10 @@ import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES } from '../../platform/data/audit'
 import { KEYWORD_MAX, MAX_PAGE, UpdatedSinceParam } from '../../platform/data/pagination'
-import { MAX_ID, named, OneOf, PageMeta, Timestamp } from '../../platform/http/schema'
+import { MAX_ID, named, OneOf, Opaque, PageMeta, Timestamp } from '../../platform/http/schema'
 
-const JsonObject = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])
+/** What the service wrote (platform/data/audit.ts); opaque to the response normaliser (`Opaque`). */
+const JsonObject = Opaque(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]))
 
 export const AuditLogSchema = named(
   'AuditLog',
@@ -20,18 +21,20 @@ export const AuditLogSchema = named(
     action: Type.String(),
     old_values: JsonObject,
     new_values: JsonObject,
-    metadata: Type.Object(
-      {
-        ip: Type.Union([Type.String(), Type.Null()]),
-        user_agent: Type.Union([Type.String(), Type.Null()]),
-        request_id: Type.String(),
-        timestamp: Timestamp(),
-      },
-      {
-        // Extras an entry may carry beside the four request fields (e.g. `notified_user_ids`); a typed
-        // `additionalProperties` keeps the response normaliser from dropping them.
-        additionalProperties: Type.Unknown(),
-      },
+    metadata: Opaque(
+      Type.Object(
+        {
+          ip: Type.Union([Type.String(), Type.Null()]),
+          user_agent: Type.Union([Type.String(), Type.Null()]),
+          request_id: Type.String(),
+          timestamp: Timestamp(),
+        },
+        {
+          // Extras an entry may carry beside the four request fields (e.g. `notified_user_ids`); a typed
+          // `additionalProperties` keeps the response normaliser from dropping them.
+          additionalProperties: Type.Unknown(),
+        },
+      ),
     ),
     created_at: Timestamp(),
   }),

@@ -12,9 +12,10 @@
  */
 import { and, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { prepared } from '../../db/prepared'
 import { auditLogs, memberships, roles, teamMembers, teams } from '../../db/schema'
 import { acrossWorkspaces, workspaceScoped } from '../../platform/data/scope'
-import { permissionsOf } from '../../platform/actor'
+import { currentAuthEpoch, permissionsOf } from '../../platform/actor'
 import type { AuthedContext } from '../../platform/context'
 import { dateBound } from '../../lib/dates'
 import { NotFound } from '../../lib/errors'
@@ -37,17 +38,40 @@ type Visibility =
 /**
  * The workspaces whose whole audit log the user may read today: active memberships whose role holds
  * `audit_log.view` on the web. A manager's view is limited to their teams in their own workspace, so
- * a workspace where the user is a manager is not covered from another one. Read fresh on every call,
- * so a demotion or deactivation takes effect on the next request.
+ * a workspace where the user is a manager is not covered from another one. Fresh on every call, so a
+ * demotion or deactivation takes effect on the next request: the answer is kept per user with the
+ * auth epoch it was read at, which every write to users, memberships and roles changes (as the
+ * authenticated member is, platform/actor.ts), and read again when the epoch moved.
  */
 async function auditableWorkspaceIds(db: Db, userId: number): Promise<number[]> {
-  const rows = await db
+  let known = auditable.get(db)
+  if (!known) {
+    known = new Map()
+    auditable.set(db, known)
+  }
+  // The epoch first: the rows read after it are at least as new as the epoch they are kept under.
+  const epoch = await currentAuthEpoch(db)
+  const hit = known.get(userId)
+  if (hit && hit.epoch === epoch) return hit.ids
+  const rows = await auditRoles(db).all({ userId })
+  const ids = rows.filter((row) => row.role !== 'manager' && can(permissionsOf(row), 'audit_log.view', 'web', 'view')).map((row) => row.workspaceId)
+  if (known.size >= AUDITABLE_KEPT && !known.has(userId)) known.delete(known.keys().next().value!)
+  known.set(userId, { epoch, ids })
+  return ids
+}
+
+/** A user's memberships with their roles' grants, prepared once per connection. */
+const auditRoles = prepared((db) =>
+  db
     .select({ workspaceId: memberships.workspace_id, role: roles.slug, isBuiltin: roles.is_builtin, grants: sql<string>`${roles.permissions}` })
     .from(memberships)
     .innerJoin(roles, eq(roles.id, memberships.role_id))
-    .where(and(eq(memberships.user_id, userId), isNull(memberships.deleted_at), eq(memberships.is_active, true)))
-  return rows.filter((row) => row.role !== 'manager' && can(permissionsOf(row), 'audit_log.view', 'web', 'view')).map((row) => row.workspaceId)
-}
+    .where(and(eq(memberships.user_id, sql.placeholder('userId')), isNull(memberships.deleted_at), eq(memberships.is_active, true)))
+    .prepare(),
+)
+/** Per database handle (ids only mean something within one database): user → auditable workspaces at an epoch. */
+const auditable = new WeakMap<Db, Map<number, { epoch: number; ids: number[] }>>()
+const AUDITABLE_KEPT = 10_000
 
 /**
  * The users whose actions a manager may read in the audit log: the manager, and everyone in a team

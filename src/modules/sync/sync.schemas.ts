@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { named, OneOf } from '../../platform/http/schema'
+import { named, OneOf, Opaque } from '../../platform/http/schema'
 
 export const SYNC_LIMIT = { defaultLimit: 500, maxLimit: 1000 }
 
@@ -10,7 +10,8 @@ const feedChange = (entities: readonly string[]) =>
     entity: Type.String({ enum: [...entities], description: 'The entity type of the row' }),
     id: Type.Integer(),
     op: Type.String({ enum: ['upsert', 'delete'], description: '`upsert` (with `data`) or `delete`' }),
-    data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'upsert only: the object the entity’s detail route answers' })),
+    // The entity as its module's detail answers it (already its schema's shape): opaque to the normaliser.
+    data: Type.Optional(Opaque(Type.Record(Type.String(), Type.Unknown(), { description: 'upsert only: the object the entity’s detail route answers' }))),
   })
 export type FeedChange = Static<ReturnType<typeof feedChange>>
 

@@ -30,10 +30,11 @@
  */
 import { and, eq, gt, isNull, lte, max, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { prepared, preparedEach } from '../../db/prepared'
+import { prepared, preparedEach, selectValues } from '../../db/prepared'
 import { changeHorizons, changes, visitAssignees } from '../../db/schema'
 import { workspaceScoped } from '../../platform/data/scope'
 import type { AuthedContext } from '../../platform/context'
+import type { PermissionSet } from '../../platform/permissions'
 import { AppError, ValidationFailed } from '../../lib/errors'
 import { decodeCursor, encodeCursor, type Cursor } from './sync.cursor'
 import type { FeedEntity } from '../../platform/data/feed-entities'
@@ -68,7 +69,7 @@ const horizonOf = prepared((db) =>
     .prepare(),
 )
 /** The highest seq ever handed out (SQLite's AUTOINCREMENT counter; never goes back, unlike max(seq)). */
-const issuedUpTo = (db: Db) => db.all<{ seq: number }>(sql`select seq from sqlite_sequence where name = 'changes'`)
+const issuedUpTo = async (db: Db) => (await selectValues(db, "select seq from sqlite_sequence where name = 'changes'", [])).map((row) => ({ seq: Number(row[0]) }))
 
 /**
  * Rows in (after, upto]; up to `head` (a sync from scratch, until it reaches the head it started
@@ -222,14 +223,30 @@ async function readPage(
   return { changes: result, cursor, has_more: hasMore }
 }
 
+/** What a phone feed of these permissions holds: its entities, grants version and entity lists by reach. */
+function phoneFeedOf(permissions: PermissionSet) {
+  const entities = phoneEntities(permissions)
+  const names = (reach: FeedEntity['reach']) => JSON.stringify(entities.filter((entity) => entity.reach === reach).map((entity) => entity.name))
+  return { entities, grants: grantsVersion('phone', entities), reaches: { shared: names('workspace'), assigned: names('assignees'), owned: names('owner') } }
+}
+/**
+ * Worked out once per permission set: the authenticated member (platform/actor.ts) keeps its set
+ * until users, memberships or roles change, so each sync of the same member reuses it.
+ */
+const phoneFeeds = new WeakMap<PermissionSet, ReturnType<typeof phoneFeedOf>>()
+
 /** GET /app/v1/sync: what changed for the calling field user since `cursor`. */
 export function syncForPhone(ctx: AuthedContext, request: FeedQuery): Promise<FeedPage> {
   const db = ctx.deps.db.read
-  const entities = phoneEntities(ctx.actor.permissions)
-  const names = (reach: FeedEntity['reach']) => JSON.stringify(entities.filter((entity) => entity.reach === reach).map((entity) => entity.name))
+  const { permissions } = ctx.actor
+  let phone = phoneFeeds.get(permissions)
+  if (!phone) {
+    phone = phoneFeedOf(permissions)
+    phoneFeeds.set(permissions, phone)
+  }
+  const { entities, grants, reaches } = phone
   const userId = ctx.actor.userId
-  const feed = { userId, entities, assignee: userId, grants: grantsVersion('phone', entities) }
-  const reaches = { shared: names('workspace'), assigned: names('assignees'), owned: names('owner') }
+  const feed = { userId, entities, assignee: userId, grants }
   return readPage(db, ctx, feed, request, (params) => phoneRows(db).all({ ...params, userId, ...reaches }))
 }
 

@@ -7,7 +7,7 @@
  */
 import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { prepared, runPositional } from '../../db/prepared'
+import { prepared, preparedVariants, runPositional } from '../../db/prepared'
 import {
   forms,
   memberships,
@@ -570,12 +570,36 @@ async function refuseStep(db: Db, ctx: AuthedContext, visitId: number, action: '
 /**
  * The cheap refusals first: a check-in or check-out that will be refused (state, another visit,
  * forms, a blocking geofence) is refused before its photo is decoded, its EXIF read or a byte of it
- * written (docs/API.md §Field integrity).
+ * written (docs/API.md §Field integrity). Without a photo there is nothing to spare: the same checks
+ * run inside the transaction, in the same order, and alone answer (the field app's usual check-in
+ * and check-out read the visit, its guards and the geofence once, not twice).
  */
-async function refuseEarly(ctx: AuthedContext, visitId: number, action: 'check_in' | 'check_out', position: Parameters<typeof judgeGeofence>[3]) {
+async function refuseEarly(
+  ctx: AuthedContext,
+  visitId: number,
+  action: 'check_in' | 'check_out',
+  position: Parameters<typeof judgeGeofence>[3],
+  photo: string | null | undefined,
+) {
+  if (!photo) return
   const read = ctx.deps.db.read
   await judgeGeofence(read, ctx, await refuseStep(read, ctx, visitId, action), position)
 }
+
+/**
+ * A transition's update of the visit row (returning it), prepared once per connection for each set
+ * of columns it changes (check-in, check-out, cancel, force-close: a handful), keyed by their names.
+ */
+const updateVisit = preparedVariants(
+  (db, columns: string) =>
+    db
+      .update(visits)
+      .set(Object.fromEntries(columns.split(',').map((name) => [name, sql.placeholder(name)])) as never)
+      .where(eq(visits.id, sql.placeholder('id')))
+      .returning()
+      .prepare(),
+  { max: 16 },
+)
 
 /** Applies a machine transition to a visit row inside the transaction, with log and audit entry. */
 async function applyTransition(
@@ -588,8 +612,9 @@ async function applyTransition(
 ) {
   const result = transition(visit.status, action)
   if (!result.ok) throw new VisitStateConflict(result.error, visit.status)
-  const values = { ...changes, status: result.to, updated_at: ctx.deps.clock.now().toISOString() }
-  const [after] = await scope.tx.update(visits).set(values).where(eq(visits.id, visit.id)).returning()
+  const values: Record<string, unknown> = { ...changes, status: result.to, updated_at: ctx.deps.clock.now().toISOString() }
+  const columns = Object.keys(values).filter((name) => values[name] !== undefined)
+  const [after] = (await updateVisit(scope.tx, columns.join(',')).all({ ...values, id: visit.id })) as (typeof visits.$inferSelect)[]
   await appendLog(scope.tx, ctx, visit.id, action, notes)
   const assignees = await assigneeIds(scope.tx, visit.id)
   scope.afterCommit(() => {
@@ -607,27 +632,42 @@ async function applyTransition(
  * without a matrix. Part of the check-in (its audit entry records the transition).
  */
 async function freezeSubmissionRows(tx: Db, ctx: AuthedContext, visitId: number) {
-  const open = await tx
-    .select({ id: submissions.id, form_id: submissions.form_id })
-    .from(submissions)
-    .where(and(eq(submissions.visit_id, visitId), isNull(submissions.deleted_at), isNull(submissions.rows)))
+  const open = await openSubmissionsOf(tx).all({ visitId })
   if (open.length === 0) return
-  const formRows = await formScope.findManyBy(tx, ctx.actor.workspaceId, forms.id, [...new Set(open.map((row) => row.form_id))])
+  const formRows = await formsOfIds(tx).all({ workspaceId: ctx.actor.workspaceId, ids: JSON.stringify([...new Set(open.map((row) => row.form_id))]) })
   const frozen = new Map<number, Awaited<ReturnType<typeof freezeRows>>>()
   for (const form of formRows) frozen.set(form.id, await freezeRows(tx, ctx.actor.workspaceId, form.fields))
   const now = ctx.deps.clock.now().toISOString()
-  for (const row of open) {
-    await tx
-      .update(submissions)
-      .set({ rows: frozen.get(row.form_id) ?? {}, updated_at: now })
-      .where(eq(submissions.id, row.id))
-  }
+  for (const row of open) await freezeSubmission(tx).run({ rows: frozen.get(row.form_id) ?? {}, updatedAt: now, id: row.id })
 }
+
+// The check-in's reads and writes of submissions and their forms, prepared once per connection.
+const openSubmissionsOf = prepared((db) =>
+  db
+    .select({ id: submissions.id, form_id: submissions.form_id })
+    .from(submissions)
+    .where(and(eq(submissions.visit_id, sql.placeholder('visitId')), isNull(submissions.deleted_at), isNull(submissions.rows)))
+    .prepare(),
+)
+const formsOfIds = prepared((db) =>
+  db
+    .select({ id: forms.id, fields: forms.fields })
+    .from(forms)
+    .where(formScope.where(sql.placeholder('workspaceId'), sql`${forms.id} in (select value from json_each(${sql.placeholder('ids')}))`))
+    .prepare(),
+)
+const freezeSubmission = prepared((db) =>
+  db
+    .update(submissions)
+    .set({ rows: sql.placeholder('rows'), updated_at: sql.placeholder('updatedAt') } as never)
+    .where(eq(submissions.id, sql.placeholder('id')))
+    .prepare(),
+)
 
 export async function checkIn(ctx: AuthedContext, visitId: number, input: CheckInInput) {
   const location = requireLocation(input)
   return withPhotos(ctx, async (photos) => {
-    await refuseEarly(ctx, visitId, 'check_in', { ...input, ...location })
+    await refuseEarly(ctx, visitId, 'check_in', { ...input, ...location }, input.check_in_photo)
     const photoUrl = input.check_in_photo ? await photos.accept(input.check_in_photo, 'check_in_photo') : null
     const photo = exifOf(ctx, photos, 'check_in_photo')
     return withTransaction(ctx, async (scope) => {
@@ -659,7 +699,7 @@ export async function checkIn(ctx: AuthedContext, visitId: number, input: CheckI
 export async function checkOut(ctx: AuthedContext, visitId: number, input: CheckOutInput) {
   const location = requireLocation(input)
   return withPhotos(ctx, async (photos) => {
-    await refuseEarly(ctx, visitId, 'check_out', { ...input, ...location })
+    await refuseEarly(ctx, visitId, 'check_out', { ...input, ...location }, input.check_out_photo)
     const photoUrl = input.check_out_photo ? await photos.accept(input.check_out_photo, 'check_out_photo') : null
     const photo = exifOf(ctx, photos, 'check_out_photo')
     return withTransaction(ctx, async (scope) => {

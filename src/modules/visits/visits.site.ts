@@ -121,15 +121,21 @@ export async function assessSite(
   return { distanceM: verdict.distanceM, flags: [...flags] }
 }
 
+/** The leader of a live team (a flagged check-in's), prepared once per connection. */
+const leaderOfTeam = prepared((db) =>
+  db
+    .select({ leader: teams.leader_id })
+    .from(teams)
+    .where(and(eq(teams.id, sql.placeholder('teamId')), isNull(teams.deleted_at)))
+    .prepare(),
+)
+
 /** A check-in that raised flags notifies the visit's team leader and the workspace's admins. */
 export async function notifyFlaggedCheckIn(scope: TxScope, ctx: AuthedContext, visit: typeof visits.$inferSelect, flags: VisitFlag[]) {
   if (!flags.length) return
   const recipients = new Set(await workspaceAdminIds(scope.tx, ctx.actor.workspaceId))
   if (visit.team_id !== null) {
-    const [team] = await scope.tx
-      .select({ leader: teams.leader_id })
-      .from(teams)
-      .where(and(eq(teams.id, visit.team_id), isNull(teams.deleted_at)))
+    const [team] = await leaderOfTeam(scope.tx).all({ teamId: visit.team_id })
     if (team?.leader) recipients.add(team.leader)
   }
   recipients.delete(ctx.actor.userId)

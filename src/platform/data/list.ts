@@ -53,7 +53,7 @@ import { preparedShapes } from '../../db/prepared'
 import type { AuthedContext } from '../context'
 import { keywordOf, type ListLimits, orderFor, type Page, pageMeta, paging, type SortTerms, updatedSinceAt, updatedSinceOf } from './pagination'
 import type { Row, WorkspaceScoped } from './scope'
-import { ftsPhrase, type KeywordMethod, matchesIndex, planKeyword, type SearchIndex } from './search'
+import { ftsPhrase, isIndexedKeyword, type KeywordMethod, matchesIndex, pageMethod, type SearchIndex } from './search'
 
 type ListTable = Parameters<typeof import('./scope').workspaceScoped>[0] & { id: SQLiteColumn; updated_at?: SQLiteColumn }
 
@@ -236,32 +236,42 @@ export function defineList<T extends ListTable, S extends string, Q extends List
     return conditionOf(parts, { ctx, variant: variant.key, bound, present, visible, method: keyword === null ? 'none' : method, keyword: forms })
   }
 
-  /** A prepared list's statements of this request's shape, and the values the request binds. */
+  /**
+   * A prepared list's statements of this request's shape, and the values the request binds. A keyword
+   * the index answers is counted first, by index: that total (the caller's rows, filters included)
+   * decides how the page is found (platform/data/search.ts), so the count is read once and `total` is
+   * returned with the statements; otherwise `total` is null and the shape's total statement reads it.
+   */
   async function preparedOf(ctx: AuthedContext, query: Q, db: Db) {
     const page = paging(query, def.limits)
     const { present, variant, values, keyword, typed } = requestOf(def, names, ctx, query)
-    const shape = preparedShape(query, def.defaultSort, variant.key, await keywordPlan(def.search, db, keyword), present)
     const bind = preparedValues(def.prepared?.bind ?? {}, values, { workspace_id: ctx.actor.workspaceId, keyword, typed, page })
-    return { prepared: statements!(db, shape), bind, page }
+    const method = keywordMethod(def.search, keyword)
+    const shapeOf = (rows: KeywordMethod | 'none') => preparedShape(query, def.defaultSort, variant.key, { rows, total: method }, present)
+    if (method !== 'index') return { prepared: statements!(db, shapeOf(method)), bind, page, total: null }
+    const counted = statements!(db, shapeOf('index'))
+    const total = ((await counted.total.all(bind)) as { total: number }[])[0]?.total ?? 0
+    return { prepared: pageMethod(total) === 'index' ? counted : statements!(db, shapeOf('scan')), bind, page, total }
   }
 
   async function list(ctx: AuthedContext, query: Q, db: Db = ctx.deps.db.read): Promise<Page<R>> {
     if (statements) {
-      const { prepared, bind, page } = await preparedOf(ctx, query, db)
+      const { prepared, bind, page, total } = await preparedOf(ctx, query, db)
+      if (total !== null) return { rows: (await prepared.rows.all(bind)) as R[], meta: pageMeta(page, total) }
       const [rows, totals] = await Promise.all([prepared.rows.all(bind), prepared.total.all(bind)])
       return { rows: rows as R[], meta: pageMeta(page, (totals as { total: number }[])[0]?.total ?? 0) }
     }
     const page = paging(query, def.limits)
     const { request, keyword } = requestOf(def, names, ctx, query)
-    const methods = await keywordPlan(def.search, db, keyword)
-    // 4. Sort, 5. Page: the rows and the total of the same conditions, read together.
-    const [rows, [counted]] = await Promise.all([
-      select(db, whereOf(ctx, query, methods.rows))
-        .orderBy(...order(query.sort_by, query.sort_order))
-        .limit(page.limit)
-        .offset(page.offset),
-      total(db, whereOf(ctx, query, methods.total), request),
-    ])
+    const method = keywordMethod(def.search, keyword)
+    // 5. The total first: by index, it decides how the page is found (as in `preparedOf`).
+    const [counted] = await total(db, whereOf(ctx, query, method), request)
+    const rowsMethod = method === 'index' ? pageMethod(counted?.total ?? 0) : method
+    // 4. Sort, 5. Page.
+    const rows = await select(db, whereOf(ctx, query, rowsMethod))
+      .orderBy(...order(query.sort_by, query.sort_order))
+      .limit(page.limit)
+      .offset(page.offset)
     return { rows, meta: pageMeta(page, counted?.total ?? 0) }
   }
 
@@ -353,10 +363,10 @@ function keywordCondition(
   return exact?.length ? or(found, ...exact) : found
 }
 
-/** How this keyword (folded) is found by the page and by the total (platform/data/search.ts). */
-async function keywordPlan(search: Search, db: Db, keyword: string | null): Promise<Methods> {
-  if (keyword === null || !search) return { rows: 'none', total: 'none' }
-  return search.index ? planKeyword(db, search.index, keyword) : { rows: 'scan', total: 'scan' }
+/** How this keyword (folded) is found by the total, and by the page before the total is known (platform/data/search.ts). */
+function keywordMethod(search: Search, keyword: string | null): KeywordMethod | 'none' {
+  if (keyword === null || !search) return 'none'
+  return search.index && isIndexedKeyword(keyword) ? 'index' : 'scan'
 }
 
 /** A prepared list's page and total per shape, with placeholders where a request binds its values. */

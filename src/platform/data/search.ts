@@ -19,19 +19,21 @@
  * (platform/data/scope.ts) still decides whose rows are listed, and ordering, paging and totals stay the
  * list's own.
  *
- * Which one a page uses depends on how many rows the index finds. A few: the page is read from them
- * (each looked up, then sorted). Many (more than `INDEX_DRIVEN_PAGE_MAX`): sorting them all would cost
- * more than walking the list in its order and testing each row with `instr` until the page is full,
- * so the page keeps the scan condition; the total still counts the index's rows, which is cheaper than
- * testing every row of the table.
+ * Which one a page uses depends on how many rows the list's total counts, which a list reads first,
+ * by index (platform/data/list.ts). A few: the page is read from the index's rows (each looked up, then
+ * sorted). Many (more than `INDEX_DRIVEN_PAGE_MAX`): sorting them all would cost more than walking the
+ * list in its order and testing each row with `instr` until the page is full, so the page keeps the
+ * scan condition. The total is the caller's rows with the request's filters, so a keyword common in
+ * the whole table but rare under the filters still gets an index-driven page. (Until 2026-11-26 a
+ * separate probe counted the index's matches, up to 1,001, before the total was read: as much FTS
+ * work again as the total for a code-like keyword whose trigrams are in every row; docs/PERFORMANCE.md
+ * "Reads at their ceiling".)
  */
 import { sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { prepared } from '../../db/prepared'
 
 /** A trigram needs three characters; shorter keywords are scanned. */
 export const INDEXED_KEYWORD_MIN = 3
-/** Above this many matching rows (all workspaces), a page walks the list's order instead. */
+/** Above this many matching rows (the list's total), a page walks the list's order instead. */
 export const INDEX_DRIVEN_PAGE_MAX = 1000
 
 export interface SearchIndex {
@@ -39,19 +41,10 @@ export interface SearchIndex {
   readonly name: string
   /** The base table's id, which is the FTS5 rowid. */
   readonly id: AnyColumn
-  /** How many rows match `phrase`, counted up to `INDEX_DRIVEN_PAGE_MAX + 1`. */
-  readonly probe: (db: Db) => { all(values: { phrase: string }): unknown }
 }
 
 export function searchIndex(name: string, id: AnyColumn): SearchIndex {
-  const fts = sql.identifier(name)
-  const probe = prepared((db) =>
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(sql`(select 1 from ${fts} where ${fts} match ${sql.placeholder('phrase')} limit ${sql.raw(String(INDEX_DRIVEN_PAGE_MAX + 1))})`)
-      .prepare(),
-  )
-  return { name, id, probe }
+  return { name, id }
 }
 
 /** Whether the index answers this (folded) keyword: three characters (code points) or more, no NUL. */
@@ -75,15 +68,5 @@ export function matchesIndex(index: SearchIndex, phrase: string | Placeholder): 
 
 export type KeywordMethod = 'index' | 'scan'
 
-/** How a list answers a keyword: its page and its total, each by index or by scan. */
-export interface KeywordPlan {
-  rows: KeywordMethod
-  total: KeywordMethod
-}
-
-/** Chooses, for this keyword (folded), how the page and the total are found (see the top of this file). */
-export async function planKeyword(db: Db, index: SearchIndex, keyword: string): Promise<KeywordPlan> {
-  if (!isIndexedKeyword(keyword)) return { rows: 'scan', total: 'scan' }
-  const [{ n }] = (await index.probe(db).all({ phrase: ftsPhrase(keyword) })) as { n: number }[]
-  return { rows: n > INDEX_DRIVEN_PAGE_MAX ? 'scan' : 'index', total: 'index' }
-}
+/** How the page of a keyword the index answers is found, from the list's total counted by index (see the top of this file). */
+export const pageMethod = (total: number): KeywordMethod => (total > INDEX_DRIVEN_PAGE_MAX ? 'scan' : 'index')
