@@ -4,12 +4,17 @@ import { DateString } from '../../lib/dates'
 import { MAX_PAGE } from '../../platform/data/pagination'
 import { MAX_ID, named, Nullable, Timestamp } from '../../platform/http/schema'
 
+/** A report's page: `page` and `limit` as every list's (platform/data/report.ts). */
+const REPORT_PAGING = {
+  page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'Page number, from 1' })),
+  limit: t.Optional(t.Integer({ minimum: 1, description: 'Items per page (default 10); above 100 it is clamped' })),
+}
+
 export const FieldDayQuery = t.Object({
   date: t.String({ format: 'calendar-date', maxLength: 10, description: 'A local day of the workspace’s time zone (YYYY-MM-DD)' }),
   team_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only members of this team' })),
   user_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only this user' })),
-  page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'Page number, from 1' })),
-  limit: t.Optional(t.Integer({ minimum: 1, description: 'Items per page (default 10); above 100 it is clamped' })),
+  ...REPORT_PAGING,
 })
 export type FieldDayQuery = Static<typeof FieldDayQuery>
 
@@ -46,8 +51,7 @@ export const RetailExecutionQuery = t.Object({
   team_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only visits of this team' })),
   principal_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only products of this principal' })),
   form_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only submissions of this form' })),
-  page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'Page number, from 1' })),
-  limit: t.Optional(t.Integer({ minimum: 1, description: 'Items per page (default 10); above 100 it is clamped' })),
+  ...REPORT_PAGING,
 })
 export type RetailExecutionQuery = Static<typeof RetailExecutionQuery>
 

@@ -69,7 +69,8 @@ const horizonOf = prepared((db) =>
     .prepare(),
 )
 /** The highest seq ever handed out (SQLite's AUTOINCREMENT counter; never goes back, unlike max(seq)). */
-const issuedUpTo = async (db: Db) => (await selectValues(db, "select seq from sqlite_sequence where name = 'changes'", [])).map((row) => ({ seq: Number(row[0]) }))
+const issuedUpTo = async (db: Db) =>
+  (await selectValues(db, "select seq from sqlite_sequence where name = 'changes'", [])).map((row) => ({ seq: Number(row[0]) }))
 
 /**
  * Rows in (after, upto]; up to `head` (a sync from scratch, until it reaches the head it started
