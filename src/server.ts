@@ -12,6 +12,7 @@ import './config/jsc-heap'
 import { ConfigError, loadConfig, type Config } from './config/env'
 import { openDatabase } from './db/client'
 import { createApp } from './app'
+import { copyOutRegionalDatabase } from './modules/regional'
 import { startJobs } from './jobs'
 import { SERVER_MAX_REQUEST_BODY_SIZE } from './platform/http/http'
 import { createLogger } from './platform/logger'
@@ -45,6 +46,8 @@ async function main() {
   }
   const db = await openDatabase(config)
   await db.migrate()
+  // The executable's prepared regional file copied out (streamed) before the app opens it (README.md "Regional data").
+  if (!config.REGIONAL_SERVICE_URL) await copyOutRegionalDatabase(config, createLogger(config.LOG_LEVEL))
   const { app, deps } = await createApp({ db, config })
   // Exports a restart interrupted are picked up again.
   await deps.exports.resume()

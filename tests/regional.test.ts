@@ -22,6 +22,7 @@ import {
   ensureRegionalDatabase,
   extractionDirectory,
   extractRegionalDatabase,
+  extractRegionalDatabaseStreamed,
   openRegionalDatabase,
   preparedVersionOf,
   REGIONAL_FORMAT,
@@ -425,40 +426,45 @@ describe('the prepared read-only regional database (README.md "Regional data")',
     SETUP_TIMEOUT_MS,
   )
 
-  test('the executable copies its embedded file out once per version: the same version is kept, another version replaces it', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ffos-regional-extract-'))
-    try {
-      const data = join(dir, 'data')
-      const first = join(dir, 'first.sqlite')
-      const second = join(dir, 'second.sqlite')
-      writeFileSync(first, 'the first version')
-      writeFileSync(second, 'the second version, longer')
-      mkdirSync(data)
-      writeFileSync(join(data, 'app.db'), 'the service database')
+  for (const [how, extract] of [
+    ['read whole (the other commands)', async (source: string, dir: string, version: string) => extractRegionalDatabase(source, dir, version)],
+    ['streamed (the server, before the app)', extractRegionalDatabaseStreamed],
+  ] as const) {
+    test(`the executable copies its embedded file out once per version, ${how}: the same version is kept, another version replaces it`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ffos-regional-extract-'))
+      try {
+        const data = join(dir, 'data')
+        const first = join(dir, 'first.sqlite')
+        const second = join(dir, 'second.sqlite')
+        writeFileSync(first, 'the first version')
+        writeFileSync(second, 'the second version, longer')
+        mkdirSync(data)
+        writeFileSync(join(data, 'app.db'), 'the service database')
 
-      const copy = extractRegionalDatabase(first, data, '1.0.0-f1')
-      expect(copy).toBe(join(data, 'regional-1.0.0-f1.sqlite'))
-      expect(readFileSync(copy, 'utf8')).toBe('the first version')
-      const inode = statSync(copy).ino
-      // A restart on the same version copies nothing.
-      expect(extractRegionalDatabase(first, data, '1.0.0-f1')).toBe(copy)
-      expect(statSync(copy).ino).toBe(inode)
+        const copy = await extract(first, data, '1.0.0-f1')
+        expect(copy).toBe(join(data, 'regional-1.0.0-f1.sqlite'))
+        expect(readFileSync(copy, 'utf8')).toBe('the first version')
+        const inode = statSync(copy).ino
+        // A restart on the same version copies nothing.
+        expect(await extract(first, data, '1.0.0-f1')).toBe(copy)
+        expect(statSync(copy).ino).toBe(inode)
 
-      // An upgrade: the new version's copy, the old one gone, the database untouched.
-      const upgraded = extractRegionalDatabase(second, data, '1.0.1-f1')
-      expect(upgraded).toBe(join(data, 'regional-1.0.1-f1.sqlite'))
-      expect(readFileSync(upgraded, 'utf8')).toBe('the second version, longer')
-      expect(readdirSync(data).sort()).toEqual(['app.db', 'regional-1.0.1-f1.sqlite'])
-      expect(readFileSync(join(data, 'app.db'), 'utf8')).toBe('the service database')
+        // An upgrade: the new version's copy, the old one gone, the database untouched.
+        const upgraded = await extract(second, data, '1.0.1-f1')
+        expect(upgraded).toBe(join(data, 'regional-1.0.1-f1.sqlite'))
+        expect(readFileSync(upgraded, 'utf8')).toBe('the second version, longer')
+        expect(readdirSync(data).sort()).toEqual(['app.db', 'regional-1.0.1-f1.sqlite'])
+        expect(readFileSync(join(data, 'app.db'), 'utf8')).toBe('the service database')
 
-      // A copy cut short under the final name (not possible through the rename, but a disk may lie) is copied again.
-      writeFileSync(upgraded, 'the second')
-      extractRegionalDatabase(second, data, '1.0.1-f1')
-      expect(readFileSync(upgraded, 'utf8')).toBe('the second version, longer')
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
+        // A copy cut short under the final name (not possible through the rename, but a disk may lie) is copied again.
+        writeFileSync(upgraded, 'the second')
+        await extract(second, data, '1.0.1-f1')
+        expect(readFileSync(upgraded, 'utf8')).toBe('the second version, longer')
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    })
+  }
 
   test("the copy goes into the database file's directory (the data volume), or a temporary directory for a remote database", () => {
     expect(extractionDirectory(loadConfig({ DATABASE_URL: 'file:/app/data/app.db' }))).toBe('/app/data')

@@ -5,9 +5,11 @@
 export { embeddedSource, ID_DIGITS, type RegionalSource, UPSTREAM_TIMEOUT_MS, upstreamSource } from './regional.source'
 export { buildRegionalDatabase, csvBlocks, REGIONAL_FORMAT, regionalDataVersion, regionalFileName, regionalFileVersion } from './regional.data'
 export {
+  copyOutRegionalDatabase,
   ensureRegionalDatabase,
   extractionDirectory,
   extractRegionalDatabase,
+  extractRegionalDatabaseStreamed,
   openRegionalDatabase,
   preparedRegionalDatabase,
   preparedVersionOf,
