@@ -38,7 +38,10 @@ const PHASES = option('phases') ?? 'abcd'
 function memory(pid: number) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const kib = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
-  return { rssMiB: Math.round(kib('VmRSS') / 102.4) / 10, hwmMiB: Math.round(kib('VmHWM') / 102.4) / 10 }
+  const mib = (key: string) => Math.round(kib(key) / 102.4) / 10
+  // RssAnon: the heaps (JavaScript, the allocator's, SQLite's caches); RssFile: mapped files (the code);
+  // RssShmem: shared mappings (SQLite's WAL index).
+  return { rssMiB: mib('VmRSS'), hwmMiB: mib('VmHWM'), anonMiB: mib('RssAnon'), fileMiB: mib('RssFile'), shmemMiB: mib('RssShmem') }
 }
 
 /** Starts the next phase's high-water mark at the current RSS (Linux ≥ 4.0). */
