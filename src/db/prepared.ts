@@ -7,6 +7,8 @@
  * transaction object lives for one transaction, so its statements are prepared for that one use.
  */
 import { Database as SqliteDatabase } from 'bun:sqlite'
+import { sql } from 'drizzle-orm'
+import type { SQLiteTable, SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core'
 import type { Db } from './client'
 
 export function prepared<T>(build: (db: Db) => T): (db: Db) => T {
@@ -95,4 +97,14 @@ export async function selectValues(db: Db, text: string, params: (string | numbe
   if (client instanceof SqliteDatabase) return client.query(text).values(params as never) as unknown[][]
   const session = (db as unknown as { session: { client: { execute(statement: { sql: string; args: never[] }): Promise<{ rows: unknown[] }> } } }).session
   return (await session.client.execute({ sql: text, args: params as never[] })).rows as unknown[][]
+}
+
+/**
+ * A prepared update's `set`: `{column: sql.placeholder(column)}` for each named column of `table`. Drizzle
+ * binds a placeholder there through the column's encoder (a JSON column's value is stringified, a boolean
+ * stored as 0/1), but its `set` type does not list placeholders: this is the one place that says so, and
+ * the column names are checked against the table.
+ */
+export function setPlaceholders<T extends SQLiteTable>(_table: T, columns: readonly (keyof T['$inferInsert'] & string)[]): SQLiteUpdateSetSource<T> {
+  return Object.fromEntries(columns.map((column) => [column, sql.placeholder(column)])) as SQLiteUpdateSetSource<T>
 }

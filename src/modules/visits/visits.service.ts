@@ -7,7 +7,7 @@
  */
 import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { prepared, preparedVariants, runPositional } from '../../db/prepared'
+import { prepared, preparedVariants, runPositional, setPlaceholders } from '../../db/prepared'
 import {
   forms,
   memberships,
@@ -590,11 +590,12 @@ async function refuseEarly(
  * A transition's update of the visit row (returning it), prepared once per connection for each set
  * of columns it changes (check-in, check-out, cancel, force-close: a handful), keyed by their names.
  */
+type VisitColumn = keyof typeof visits.$inferInsert
 const updateVisit = preparedVariants(
   (db, columns: string) =>
     db
       .update(visits)
-      .set(Object.fromEntries(columns.split(',').map((name) => [name, sql.placeholder(name)])) as never)
+      .set(setPlaceholders(visits, columns.split(',') as VisitColumn[]))
       .where(eq(visits.id, sql.placeholder('id')))
       .returning()
       .prepare(),
@@ -612,9 +613,9 @@ async function applyTransition(
 ) {
   const result = transition(visit.status, action)
   if (!result.ok) throw new VisitStateConflict(result.error, visit.status)
-  const values: Record<string, unknown> = { ...changes, status: result.to, updated_at: ctx.deps.clock.now().toISOString() }
-  const columns = Object.keys(values).filter((name) => values[name] !== undefined)
-  const [after] = (await updateVisit(scope.tx, columns.join(',')).all({ ...values, id: visit.id })) as (typeof visits.$inferSelect)[]
+  const values: Partial<typeof visits.$inferInsert> = { ...changes, status: result.to, updated_at: ctx.deps.clock.now().toISOString() }
+  const columns = (Object.keys(values) as VisitColumn[]).filter((name) => values[name] !== undefined)
+  const [after] = await updateVisit(scope.tx, columns.join(',')).all({ ...values, id: visit.id })
   await appendLog(scope.tx, ctx, visit.id, action, notes)
   const assignees = await assigneeIds(scope.tx, visit.id)
   scope.afterCommit(() => {
@@ -638,7 +639,7 @@ async function freezeSubmissionRows(tx: Db, ctx: AuthedContext, visitId: number)
   const frozen = new Map<number, Awaited<ReturnType<typeof freezeRows>>>()
   for (const form of formRows) frozen.set(form.id, await freezeRows(tx, ctx.actor.workspaceId, form.fields))
   const now = ctx.deps.clock.now().toISOString()
-  for (const row of open) await freezeSubmission(tx).run({ rows: frozen.get(row.form_id) ?? {}, updatedAt: now, id: row.id })
+  for (const row of open) await freezeSubmission(tx).run({ rows: frozen.get(row.form_id) ?? {}, updated_at: now, id: row.id })
 }
 
 // The check-in's reads and writes of submissions and their forms, prepared once per connection.
@@ -659,7 +660,7 @@ const formsOfIds = prepared((db) =>
 const freezeSubmission = prepared((db) =>
   db
     .update(submissions)
-    .set({ rows: sql.placeholder('rows'), updated_at: sql.placeholder('updatedAt') } as never)
+    .set(setPlaceholders(submissions, ['rows', 'updated_at']))
     .where(eq(submissions.id, sql.placeholder('id')))
     .prepare(),
 )
