@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { parse } from 'csv-parse/sync'
 import { extractText, getDocumentProxy } from 'unpdf'
 import { PDF_DETAIL_MAX } from '../src/modules/exports/exports.pdf'
+import { EXPORT_PAGE, pagesOf } from '../src/modules/exports/exports.queries'
 import { checkIn, checkOut, data, HERE, newOutlet, newPrincipal, newProduct, newProject, newVisit, OFFICE, type Row } from './factories'
 import { type Session, unique, useTestApp, type Workspace } from './harness'
 
@@ -148,5 +149,44 @@ describe('submission exports with a product matrix', () => {
     expect(totalPages).toBeGreaterThanOrEqual(2)
     expect(totalPages).toBeLessThanOrEqual(5)
     expect(PDF_DETAIL_MAX).toBeGreaterThan(0)
+  })
+})
+
+describe('an export’s passes read every row once, a page at a time (pagesOf)', () => {
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i + 1 }))
+  /** The pages `pagesOf` reads from `rows`, and the calls it made. */
+  async function read(rows: { id: number }[], max?: number) {
+    const calls: [number, number][] = []
+    const next = async (afterId: number, limit: number) => {
+      calls.push([afterId, limit])
+      return rows.filter((row) => row.id > afterId).slice(0, limit)
+    }
+    const pages: number[] = []
+    const seen: number[] = []
+    for await (const page of pagesOf(next, (row) => row.id, max)) {
+      pages.push(page.length)
+      seen.push(...page.map((row) => row.id))
+    }
+    return { pages, calls, seen }
+  }
+
+  test('pages of EXPORT_PAGE after the last key; a short page ends it; an exact multiple asks once more', async () => {
+    const some = await read(ids(1_234))
+    expect(some.pages).toEqual([EXPORT_PAGE, EXPORT_PAGE, 234])
+    expect(some.calls).toEqual([
+      [0, EXPORT_PAGE],
+      [EXPORT_PAGE, EXPORT_PAGE],
+      [2 * EXPORT_PAGE, EXPORT_PAGE],
+    ])
+    expect(some.seen).toEqual(ids(1_234).map((row) => row.id))
+    expect((await read(ids(2 * EXPORT_PAGE))).pages).toEqual([EXPORT_PAGE, EXPORT_PAGE])
+    expect((await read(ids(2 * EXPORT_PAGE))).calls).toHaveLength(3)
+    expect((await read([])).pages).toEqual([])
+  })
+
+  test('at most `max` rows: the last page asks only for what is left', async () => {
+    const capped = await read(ids(1_234), 700)
+    expect(capped.pages).toEqual([EXPORT_PAGE, 200])
+    expect(capped.calls.at(-1)).toEqual([EXPORT_PAGE, 200])
   })
 })

@@ -77,25 +77,54 @@ export async function submissionsTotal(ctx: AuthedContext, filters: SubmissionLi
 }
 
 /**
+ * The submissions of the export that hold frozen product-matrix rows, with only what lays out the CSV's matrix
+ * columns (exports.matrix.ts): no joins for names, and none of the submissions without a matrix.
+ */
+export function matrixPage(ctx: AuthedContext, filters: SubmissionListQuery, afterId: number, limit: number) {
+  return ctx.deps.db.read
+    .select({ submission_id: submissions.id, form_id: submissions.form_id, rows: submissions.rows, answers: submissions.answers })
+    .from(submissions)
+    .innerJoin(visits, eq(visits.id, submissions.visit_id))
+    .where(
+      and(submissionFilters(ctx, filters, { mine: false }), gt(submissions.id, afterId), sql`${submissions.rows} is not null and ${submissions.rows} != '{}'`),
+    )
+    .orderBy(submissions.id)
+    .limit(limit)
+}
+
+/**
  * The fields of the forms of `rows` not yet in `known` (read once per export, live forms only: a deleted form's
  * submissions are exported without its definition, `undefined`).
  */
-export async function learnForms(ctx: AuthedContext, known: Map<number, readonly FormField[] | undefined>, rows: readonly ExportedSubmission[]) {
+export async function learnForms(ctx: AuthedContext, known: Map<number, readonly FormField[] | undefined>, rows: readonly { form_id: number }[]) {
   const missing = [...new Set(rows.map((row) => row.form_id))].filter((id) => !known.has(id))
   if (missing.length === 0) return
   const found = await formsByIds(ctx.deps.db.read, ctx.actor.workspaceId, missing)
   for (const id of missing) known.set(id, found.find((form) => form.id === id)?.fields)
 }
 
-/** Every submission of the export, a page at a time (the CSV's and the PDF's passes over them). */
-export async function* exportedSubmissions(ctx: AuthedContext, filters: SubmissionListQuery, max = Number.POSITIVE_INFINITY) {
+/**
+ * Pages of rows in key order, EXPORT_PAGE at a time, at most `max` rows: `next(afterId, limit)` reads the rows
+ * after the last key of the page before (every pass of an export over what it holds).
+ */
+export async function* pagesOf<R>(next: (afterId: number, limit: number) => Promise<R[]>, keyOf: (row: R) => number, max = Number.POSITIVE_INFINITY) {
   let afterId = 0
   let seen = 0
   while (seen < max) {
-    const rows = await submissionsPage(ctx, filters, afterId, Math.min(EXPORT_PAGE, max - seen))
+    const limit = Math.min(EXPORT_PAGE, max - seen)
+    const rows = await next(afterId, limit)
     if (rows.length === 0) return
     yield rows
     seen += rows.length
-    afterId = rows[rows.length - 1].submission_id
+    if (rows.length < limit) return
+    afterId = keyOf(rows[rows.length - 1])
   }
 }
+
+/** Every submission of the export (up to `max`), a page at a time. */
+export const exportedSubmissions = (ctx: AuthedContext, filters: SubmissionListQuery, max?: number) =>
+  pagesOf(
+    (afterId, limit) => submissionsPage(ctx, filters, afterId, limit),
+    (row) => row.submission_id,
+    max,
+  )

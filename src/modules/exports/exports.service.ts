@@ -34,7 +34,7 @@ import { withTransaction } from '../../platform/data/transaction'
 import type { SubmissionListQuery } from '../visits'
 import { answersWithoutMatrices, MatrixLayout } from './exports.matrix'
 import { writePdf } from './exports.pdf'
-import { EXPORT_PAGE, type ExportedSubmission, exportedSubmissions, learnForms, SUBMISSION_COLUMNS, submissionsPage } from './exports.queries'
+import { type ExportedSubmission, learnForms, matrixPage, pagesOf, SUBMISSION_COLUMNS, submissionsPage } from './exports.queries'
 import { type OfficeOrderQuery, ORDER_EXPORT_COLUMNS, orderLinesPage } from '../orders'
 import type { ExportFormat, ExportQuery, JobsQuery } from './exports.schemas'
 
@@ -151,7 +151,7 @@ const safeCell = (value: unknown) => {
 }
 
 /**
- * A CSV file streamed in pages of EXPORT_PAGE rows: the header `columns`, then the rows `next(afterId)`
+ * A CSV file streamed a page at a time (exports.queries.ts `pagesOf`): the header `columns`, then the rows `next(afterId)`
  * gives, in order of `keyOf` (each page starts after the last key of the one before), every cell guarded.
  */
 async function writeCsvPages<R>(
@@ -162,16 +162,11 @@ async function writeCsvPages<R>(
 ): Promise<number> {
   const file = Bun.file(path).writer()
   let total = 0
-  let afterId = 0
   file.write(stringify([], { header: true, columns: [...columns] }))
-  for (;;) {
-    const rows = await next(afterId, EXPORT_PAGE)
-    if (rows.length === 0) break
+  for await (const rows of pagesOf(next, keyOf)) {
     file.write(stringify(rows.map((row) => columns.map((column) => safeCell(row[column])))))
     await file.flush()
     total += rows.length
-    afterId = keyOf(rows[rows.length - 1])
-    if (rows.length < EXPORT_PAGE) break
   }
   await file.end()
   return total
@@ -184,7 +179,10 @@ async function writeCsvPages<R>(
 async function writeCsv(ctx: AuthedContext, filters: SubmissionListQuery, path: string) {
   const layout = new MatrixLayout()
   const forms = new Map<number, readonly FormField[] | undefined>()
-  for await (const rows of exportedSubmissions(ctx, filters)) {
+  for await (const rows of pagesOf(
+    (afterId, limit) => matrixPage(ctx, filters, afterId, limit),
+    (row) => row.submission_id,
+  )) {
     await learnForms(ctx, forms, rows)
     for (const row of rows) layout.add(row.rows, row.answers, forms.get(row.form_id))
   }
