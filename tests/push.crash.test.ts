@@ -12,74 +12,42 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { systemClock } from '../src/lib/clock'
 import { PushFake } from './support/push-fake'
+import { call, type ServerHandle, startServer } from '../scripts/lib/server-process'
 
 const dir = mkdtempSync(join(tmpdir(), 'ffos-push-crash-'))
 const dbPath = join(dir, 'app.db')
 const fake = new PushFake(systemClock)
-let server: ReturnType<typeof Bun.spawn> | null = null
+let server: ServerHandle | null = null
 
 afterAll(async () => {
-  server?.kill('SIGKILL')
+  await server?.kill9()
   await fake.stop()
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** Starts the server on the shared database; resolves with its port and its stdout so far once it logged "server started". */
-async function start(): Promise<{ port: number; lines: () => string[] }> {
-  const proc = Bun.spawn([process.execPath, 'src/server.ts'], {
-    cwd: join(import.meta.dir, '..'),
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: `file:${dbPath}`,
-      UPLOAD_DIR: join(dir, 'uploads'),
-      EXPORT_DIR: join(dir, 'exports'),
-      // Upstream mode: no embedded regional data to load on the first start.
-      REGIONAL_SERVICE_URL: 'http://127.0.0.1:9',
-      REGISTER_LIMIT_PER_HOUR: '0',
-      LOG_LEVEL: 'info',
-      ...fake.env(),
-    },
-    stdout: 'pipe',
-    stderr: 'inherit',
+/** The server on the shared database (scripts/lib/server-process.ts), its info lines kept, the fake as its push services. */
+async function start(): Promise<ServerHandle> {
+  server = await startServer({
+    dbPath,
+    // Upstream mode: no prepared regional file opened.
+    env: { NODE_ENV: 'test', REGIONAL_SERVICE_URL: 'http://127.0.0.1:9', REGISTER_LIMIT_PER_HOUR: '0', LOG_LEVEL: 'info', ...fake.env() },
+    startTimeoutMs: 30_000,
   })
-  server = proc
-  let text = ''
-  const decoder = new TextDecoder()
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader()
-  // Reads stdout for the life of the process (a full pipe would block the child).
-  const pump = (async () => {
-    for (;;) {
-      const { value, done } = await reader.read()
-      if (done) return
-      text += decoder.decode(value, { stream: true })
-    }
-  })()
-  void pump
-  // Complete lines only: the last one may still be arriving.
-  const lines = () => text.split('\n').slice(0, -1).filter(Boolean)
-  const startedLine = () => lines().find((line) => line.includes('"server started"'))
-  for (let i = 0; i < 1200 && !startedLine(); i++) {
-    if (proc.exitCode !== null) throw new Error(`the server exited: ${text}`)
-    await Bun.sleep(25)
-  }
-  const started = startedLine()
-  if (!started) throw new Error(`the server did not start: ${text}`)
-  return { port: Number(new URL(JSON.parse(started).url).port), lines }
+  return server
 }
 
-async function call(port: number, method: string, path: string, body?: unknown, token?: string) {
-  const response = await fetch(`http://127.0.0.1:${port}/api${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const json = (await response.json()) as { data: any }
-  if (response.status >= 300) throw new Error(`${method} ${path} → ${response.status} ${JSON.stringify(json)}`)
-  return json.data
+/** The `data` of a 2xx answer (throws with the answer otherwise). */
+async function send(at: ServerHandle, method: string, path: string, body?: unknown, token?: string) {
+  const answer = await call(at.base, method, path, { body, token })
+  if (answer.status >= 300) throw new Error(`${method} ${path} → ${answer.status} ${answer.text}`)
+  return answer.body.data
 }
+/** The server's JSON log lines with this message. */
+const logged = (at: ServerHandle, message: (text: string) => boolean) =>
+  at.log.lines
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line).message as string)
+    .filter((text) => typeof text === 'string' && message(text))
 
 const until = async (what: string, ok: () => boolean) => {
   for (let i = 0; i < 2000 && !ok(); i++) await Bun.sleep(10)
@@ -92,25 +60,25 @@ describe('push across kill -9', () => {
     fake.answer(phoneToken, 'hang')
     const first = await start()
     // The one start-up line about the channels (logged right after "server started": waited for, not assumed read).
-    const pushLines = () => first.lines().filter((line) => JSON.parse(line).message?.startsWith('push:'))
+    const pushLines = () => logged(first, (text) => text.startsWith('push:'))
     await until('the push channels line', () => pushLines().length > 0)
-    expect(pushLines().map((line) => JSON.parse(line).message)).toEqual(['push: FCM on; Web Push on'])
+    expect(pushLines()).toEqual(['push: FCM on; Web Push on'])
 
-    const owner = await call(first.port, 'POST', '/auth/register', {
+    const owner = await send(first, 'POST', '/auth/register', {
       name: 'Owner',
       email: 'owner@example.com',
       password: 'password123',
       workspace_name: 'Crash',
     })
-    const roles = (await call(first.port, 'GET', '/office/v1/roles', undefined, owner.token)) as { slug: string; id: number }[]
+    const roles = (await send(first, 'GET', '/office/v1/roles', undefined, owner.token)) as { slug: string; id: number }[]
     const role = roles.find((r) => r.slug === 'user')!.id
-    await call(first.port, 'POST', '/office/v1/users', { name: 'Field', email: 'field@example.com', password: 'password123', role_id: role }, owner.token)
-    const field = await call(first.port, 'POST', '/auth/login', { email: 'field@example.com', password: 'password123' })
-    await call(first.port, 'POST', '/app/v1/notifications/tokens', { token: phoneToken, platform: 'android' }, field.token)
-    const outlet = await call(first.port, 'POST', '/office/v1/outlets', { name: 'Toko' }, owner.token)
-    const project = await call(first.port, 'POST', '/office/v1/projects', { name: 'Audit' }, owner.token)
-    await call(
-      first.port,
+    await send(first, 'POST', '/office/v1/users', { name: 'Field', email: 'field@example.com', password: 'password123', role_id: role }, owner.token)
+    const field = await send(first, 'POST', '/auth/login', { email: 'field@example.com', password: 'password123' })
+    await send(first, 'POST', '/app/v1/notifications/tokens', { token: phoneToken, platform: 'android' }, field.token)
+    const outlet = await send(first, 'POST', '/office/v1/outlets', { name: 'Toko' }, owner.token)
+    const project = await send(first, 'POST', '/office/v1/projects', { name: 'Audit' }, owner.token)
+    await send(
+      first,
       'POST',
       '/office/v1/visits',
       { outlet_id: outlet.id, project_id: project.id, visit_date: new Date().toISOString().slice(0, 10), user_ids: [field.user.id] },
@@ -119,8 +87,7 @@ describe('push across kill -9', () => {
 
     // The worker sent it (woken by the commit) and the fake holds the request: kill the process now.
     await until('the fake holds the push', () => fake.holding === 1)
-    server!.kill('SIGKILL')
-    await server!.exited
+    await first.kill9()
     const db = new Database(dbPath, { readonly: true })
     const rows = () => db.query('SELECT notification_id, token, status, attempts FROM push_deliveries').all() as Record<string, unknown>[]
     expect(rows().map((row) => row.status)).toEqual(['sending'])
@@ -136,11 +103,11 @@ describe('push across kill -9', () => {
     const pushes = fake.pushesTo(phoneToken)
     expect(pushes.map((push) => push.answered)).toEqual(['hang', 200])
     expect(new Set(pushes.map((push) => push.data.notification_id))).toEqual(new Set([String(row.notification_id)]))
-    await until('the resume is logged', () => second.lines().some((line) => JSON.parse(line).message === 'push deliveries resumed after a restart'))
+    await until('the resume is logged', () => logged(second, (text) => text === 'push deliveries resumed after a restart').length > 0)
 
     // A clean stop sends nothing more.
-    server!.kill('SIGTERM')
-    expect(await server!.exited).toBe(0)
+    expect(await second.stop()).toBe(0)
+    server = null
     expect(fake.pushesTo(phoneToken)).toHaveLength(2)
     expect(fake.rejected).toEqual([])
     db.close()
