@@ -215,6 +215,21 @@ beforeAll(async () => {
 
 // =============================================================================================
 
+/** What src/server.ts does before it listens, on the database file `file`: open, migrate, build the app. */
+async function startOn(file: string, driver: 'bun-sqlite' | 'libsql') {
+  const dir = dirname(file)
+  const config = loadConfig({
+    DATABASE_URL: `file:${file}`,
+    DATABASE_DRIVER: driver,
+    LOG_LEVEL: 'silent',
+    UPLOAD_DIR: join(dir, 'uploads'),
+    EXPORT_DIR: join(dir, 'exports'),
+  })
+  const db = await openDatabase(config)
+  await db.migrate()
+  return { db, ...(await createApp({ db, config })) }
+}
+
 describe('regional data (docs/API.md §Regional lookup: idn-area-data 4.x)', () => {
   test('each level holds exactly the package counts: 38 provinces, 514 cities, 7,285 districts, 83,762 villages', () => {
     expect(PACKAGE_VERSION).toStartWith('4.')
@@ -301,17 +316,7 @@ describe('the prepared read-only regional database (README.md "Regional data")',
         const dir = mkdtempSync(join(tmpdir(), 'ffos-regional-first-'))
         const file = join(dir, 'app.db')
         try {
-          // What src/server.ts does before it listens: open, migrate, build the app.
-          const config = loadConfig({
-            DATABASE_URL: `file:${file}`,
-            DATABASE_DRIVER: driver,
-            LOG_LEVEL: 'silent',
-            UPLOAD_DIR: join(dir, 'uploads'),
-            EXPORT_DIR: join(dir, 'exports'),
-          })
-          const db = await openDatabase(config)
-          await db.migrate()
-          const { app } = await createApp({ db, config })
+          const { db, app } = await startOn(file, driver)
           const call = async (method: string, path: string, token?: string, body?: unknown) => {
             const response = await app.handle(
               new Request(`http://localhost/api${path}`, {
@@ -505,16 +510,7 @@ describe('migration 0026: a database of an older release, with the regional rows
         try {
           const file = olderDatabase(dir)
           expect(tablesOf(file).regional_villages).toBe(1)
-          const config = loadConfig({
-            DATABASE_URL: `file:${file}`,
-            DATABASE_DRIVER: driver,
-            LOG_LEVEL: 'silent',
-            UPLOAD_DIR: join(dir, 'uploads'),
-            EXPORT_DIR: join(dir, 'exports'),
-          })
-          const db = await openDatabase(config)
-          await db.migrate()
-          const { deps } = await createApp({ db, config })
+          const { db, deps } = await startOn(file, driver)
           const listed = await deps.regional.list('village', 110101, { page: 1, limit: 1000, offset: 0 }, null)
           expect(listed.rows.length).toBe(childrenOf.village.get(110101)!.length)
           expect(await deps.regional.exists('village', 1101012001)).toBe(true)
