@@ -19,6 +19,7 @@
  * `public: true`; and, optionally, `idempotency: 'in-transaction'` (see IdempotencyMode).
  */
 import { randomUUID } from 'node:crypto'
+import type { TSchema } from '@sinclair/typebox'
 import { Elysia, ElysiaCustomStatusResponse } from 'elysia'
 import { authenticate } from '../actor'
 import type { AuthedContext, Deps, RequestContext, RequestMeta } from '../context'
@@ -26,6 +27,7 @@ import { AppError, IdempotentReplay, ValidationFailed } from '../../lib/errors'
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_REQUIRED, IDEMPOTENT_METHODS, IdempotencyStore, type IdempotencyClaim } from '../data/idempotency'
 import { JsonTooDeep, MAX_JSON_DEPTH, parseRequestJson } from '../../lib/json'
 import { compress, noneMatchHits, represent } from './representation'
+import { compileShaper, shapeOf, type Shaper } from './response-shape'
 import { errorFields } from '../logger'
 import { can, type Access, type Platform } from '../permissions'
 import { fieldErrors, type ValueIssue } from './validation'
@@ -119,22 +121,51 @@ interface RouteInfo {
  */
 export class RouteTable {
   private readonly statuses = new Map<string, number>()
+  /** `GET <route>` → status → the schema its answer is shaped by (./response-shape.ts), and the compiled shapers. */
+  private readonly shapes = new Map<string, Map<number, TSchema>>()
+  private readonly shapers = new Map<string, Shaper>()
   /** `POST <route>` → the path of the GET route that reads what it creates; its last segment is the new id. */
   private readonly createdLocations = new Map<string, string>()
 
   /** The idempotency record stores the status a route answers on success: its lowest 2xx schema. */
   learn(all: readonly RouteInfo[]) {
     for (const route of all) {
-      const declared = Object.keys((route.hooks as { response?: Record<string, unknown> }).response ?? {})
+      const response = (route.hooks as { response?: Record<string, unknown> }).response ?? {}
+      const declared = Object.keys(response)
         .map(Number)
         .filter((status) => status >= 200 && status < 300)
       if (declared.length > 0) this.register(route.method, route.path, Math.min(...declared))
+      for (const [status, schema] of Object.entries(response)) {
+        const shape = shapeOf(schema)
+        if (!shape) continue
+        const key = `${route.method} ${route.path}`
+        if (!this.shapes.has(key)) this.shapes.set(key, new Map())
+        this.shapes.get(key)!.set(Number(status), shape)
+      }
     }
     this.linkCreatedLocations(all)
   }
 
   register(method: string, path: string, status: number) {
     this.statuses.set(`${method} ${path}`, status)
+  }
+
+  /**
+   * `value` as the route answers it with `status`: checked and reduced to its declared fields
+   * (./response-shape.ts); unchanged for a route or status the kernel does not shape. Compiled at
+   * the route's first answer with that status.
+   */
+  shapeAnswer(method: string, path: string | undefined, status: number, value: unknown): unknown {
+    if (!path) return value
+    const key = `${method} ${path} ${status}`
+    let shaper = this.shapers.get(key)
+    if (!shaper) {
+      const schema = this.shapes.get(`${method} ${path}`)?.get(status)
+      if (!schema) return value
+      shaper = compileShaper(schema, `${method} ${path} (${status})`)
+      this.shapers.set(key, shaper)
+    }
+    return shaper(value)
   }
 
   successStatus(method: string, path: string | undefined): number {
@@ -303,12 +334,16 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
       .mapResponse({ as: 'global' }, (c) => {
         // Error answers and replays (already Responses, built by onError above) pass untouched.
         if (state(c).failedWith) return
-        const value = c.responseValue
+        const returned = c.responseValue
+        const status = typeof c.set.status === 'number' ? c.set.status : 200
+        // Checked and reduced to the fields its schema declares (./response-shape.ts); a mismatch throws (500).
+        const value = returned instanceof Response ? returned : routes.shapeAnswer(c.request.method, c.route, status, returned)
         if (c.request.method !== 'GET') {
           // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
           // Mutation answers are sent as they are: no tag, no compression (docs/API.md §Caching and compression).
           if (carriesTokens(value)) c.set.headers['cache-control'] = 'no-store'
-          return
+          // A shaped copy is sent as Elysia sends an object (Response.json; the status and headers set are merged in).
+          return value === returned ? undefined : Response.json(value)
         }
         return representRead(c.request, value, c.set)
       })

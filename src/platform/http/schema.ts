@@ -10,6 +10,7 @@ import { FormatRegistry, Type, type TSchema } from '@sinclair/typebox'
 import { type DocumentDecoration, t } from 'elysia'
 import { codeToStatus, ERROR_CODES, type ErrorCode } from '../../lib/errors'
 import { PASSWORD_MAX, PASSWORD_MIN } from '../passwords'
+import { declareShaped } from './response-shape'
 
 export const MAX_ID = Number.MAX_SAFE_INTEGER
 export const NAME_MAX = 255
@@ -196,7 +197,13 @@ export const errorEnvelopeOf = (codes: readonly ErrorCode[]) =>
  * answers to every mutation (idempotency, body size) are added by src/platform/api-docs.ts.
  */
 export function responses<S extends Record<number, TSchema>>(success: S, errors: readonly ErrorCode[] = AUTHED_ERRORS) {
-  const all: Record<number, TSchema> = { ...success }
+  const all: Record<number, TSchema> = {}
+  // Success answers are checked and shaped by the kernel (./response-shape.ts); Elysia sees a stand-in.
+  for (const [status, schema] of Object.entries(success)) {
+    const standIn = Opaque(schema)
+    declareShaped(standIn, schema)
+    all[Number(status)] = standIn
+  }
   const byStatus = Map.groupBy(new Set(errors), codeToStatus)
   for (const [status, codes] of byStatus) all[status] = errorEnvelopeOf(codes)
   return all as S

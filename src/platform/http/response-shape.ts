@@ -1,0 +1,108 @@
+/**
+ * A route's success answer, shaped to its declared schema: checked (a value of the wrong type is a
+ * 500, never sent) and copied with only the fields the schema names (a column a handler read but the
+ * schema does not declare never reaches the client). The kernel (./http.ts) does this once per
+ * answer, after the handler, for every route whose responses are declared with `responses()`
+ * (./schema.ts), which gives Elysia an Opaque stand-in for each success schema (kind Any: Elysia's
+ * own normaliser and check pass the value through; the OpenAPI document shows the same schema).
+ *
+ * Why not Elysia's normaliser: with `normalize: 'typebox'` (src/app.ts, for what it does to request
+ * bodies) it runs TypeBox's `Value.Clean` on every answer, which walks the schema interpretively and
+ * tests every member of every union by value: ~50 µs of a page of 20 visits, a tenth of the request
+ * (docs/PERFORMANCE.md "Reads at their ceiling"). Here both steps are compiled once per route and status:
+ *
+ * 1. TypeBox's compiled check of the value as the handler returned it (the schemas leave
+ *    additionalProperties open, so fields the schema does not name do not fail it);
+ * 2. exact-mirror (Elysia's own compiled normaliser, given TypeBox's compiler so that a union takes
+ *    the member the value matches) copies the declared fields. For a value that passed the check its
+ *    result is `Value.Clean`'s (tests/response-shape.test.ts compares the two over every route's schemas).
+ *
+ * A value that fails the check is given `Value.Clean` and checked again, exactly what Elysia did, so a
+ * schema that closes its properties still has them removed first; failing again, it is refused.
+ */
+import { Kind, type TSchema, Type } from '@sinclair/typebox'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { HasTransform, Value } from '@sinclair/typebox/value'
+import { createMirror } from 'exact-mirror'
+
+/** The schema each Opaque stand-in given to Elysia stands for (`declareShaped`, `shapeOf`). */
+const standIns = new WeakMap<TSchema, TSchema>()
+
+/** Records that `standIn` (what Elysia validates) stands for `schema` (what the kernel shapes by). */
+export function declareShaped(standIn: TSchema, schema: TSchema) {
+  standIns.set(standIn, schema)
+}
+
+/** The schema the kernel shapes an answer declared with `declared` by; undefined when Elysia does it. */
+export const shapeOf = (declared: unknown): TSchema | undefined =>
+  typeof declared === 'object' && declared !== null ? standIns.get(declared as TSchema) : undefined
+
+export class ResponseShapeError extends Error {
+  constructor(where: string, problem: string) {
+    super(`the answer of ${where} does not match its schema: ${problem}`)
+    this.name = 'ResponseShapeError'
+  }
+}
+
+export type Shaper = (value: unknown) => unknown
+
+/** Compiles the check and the copy for `schema`; `where` names the route and status in errors. */
+export function compileShaper(schema: TSchema, where: string): Shaper {
+  const check = TypeCompiler.Compile(schema)
+  const mirror = createMirror(forMirror(schema), { TypeCompiler }) as Shaper
+  const copy = (valid: unknown) => (typeof valid === 'object' && valid !== null ? mirror(valid) : valid)
+  const refuse = (value: unknown): never => {
+    const first = check.Errors(value).First()
+    throw new ResponseShapeError(where, first ? `${first.path || '/'} ${first.message}` : 'unknown')
+  }
+  if (HasTransform(schema, [])) {
+    // A schema with a transform (a text field's trimming, shared with a request body): its Encode runs
+    // first, and checks, as Elysia's did.
+    return (value) => {
+      try {
+        return copy(check.Encode(value))
+      } catch {
+        const cleaned = Value.Clean(schema, value)
+        try {
+          return check.Encode(cleaned)
+        } catch {
+          return refuse(cleaned)
+        }
+      }
+    }
+  }
+  return (value) => {
+    if (check.Check(value)) return copy(value)
+    const cleaned = Value.Clean(schema, value)
+    return check.Check(cleaned) ? cleaned : refuse(cleaned)
+  }
+}
+
+/** Keys under which a schema holds the schemas of its parts. */
+const PARTS = ['properties', 'patternProperties'] as const
+const PART_LISTS = ['anyOf', 'allOf', 'oneOf'] as const
+
+/**
+ * `schema` as exact-mirror should see it: every part of kind Any or Unknown (an Opaque field, JSON the
+ * service wrote itself) a bare `Type.Any()`, which it passes through untouched as `Value.Clean` does.
+ * An Opaque part keeps its schema's `type` and `properties` for the document, and exact-mirror, which
+ * reads `type`, would otherwise copy only the named keys of it, or fail on a record.
+ */
+function forMirror(schema: TSchema): TSchema {
+  if (schema[Kind] === 'Any' || schema[Kind] === 'Unknown') return Type.Any()
+  const copy: TSchema = { ...schema }
+  for (const key of PARTS) {
+    const parts = schema[key] as Record<string, TSchema> | undefined
+    if (parts) copy[key] = Object.fromEntries(Object.entries(parts).map(([name, part]) => [name, forMirror(part)]))
+  }
+  for (const key of PART_LISTS) {
+    const parts = schema[key] as TSchema[] | undefined
+    if (parts) copy[key] = parts.map(forMirror)
+  }
+  for (const key of ['items', 'additionalProperties'] as const) {
+    const part = schema[key] as TSchema | boolean | TSchema[] | undefined
+    if (Array.isArray(part)) copy[key] = part.map(forMirror)
+    else if (typeof part === 'object' && part !== null) copy[key] = forMirror(part)
+  }
+  return copy
+}
