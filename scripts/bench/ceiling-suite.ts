@@ -1,8 +1,9 @@
 /**
  * The ceiling for `bun run bench` (scripts/bench/suite.ts): one bare Bun.serve + bun:sqlite process
  * answering every scenario of the suite on the service's own paths, with the SQL the service runs
- * (same statements, filters, page sizes, a count next to each page) and roughly the same JSON, but
- * no framework, authentication, validation, idempotency claim, audit plumbing or WebSocket fan-out.
+ * (same statements, filters, page sizes, a count next to each page, the auth epoch read every signed-in
+ * request makes) and roughly the same JSON, but no framework, token, permission check, validation,
+ * idempotency claim, audit plumbing or WebSocket fan-out.
  * Writes do the service's inserts and updates in one transaction. JSON reads go out as the service
  * sends them (./represent.ts: the same tag and content coding).
  *
@@ -35,7 +36,13 @@ import { GroupCommit, WalSync } from '../../src/db/group-commit'
 import { SerialQueue } from '../../src/db/client'
 import { representedJson } from './represent'
 
-const PRAGMAS = ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA foreign_keys = ON', 'PRAGMA busy_timeout = 5000', 'PRAGMA cache_size = -65536']
+const PRAGMAS = [
+  'PRAGMA journal_mode = WAL',
+  'PRAGMA synchronous = NORMAL',
+  'PRAGMA foreign_keys = ON',
+  'PRAGMA busy_timeout = 5000',
+  'PRAGMA cache_size = -65536',
+]
 const db = new Database(process.env.DB_PATH!, { strict: true })
 for (const pragma of PRAGMAS) db.run(pragma)
 const workspaceId = Number(process.env.WORKSPACE_ID)
@@ -359,41 +366,42 @@ type Ping = {
   signal_quality?: string | null
 }
 
-const ingest = (userId: number, key: string | null, raw: string, pings: Ping[]) => writeTransaction(() => {
-  const now = new Date().toISOString()
-  if (key) run(STORE_KEY, [workspaceId, key, new Bun.CryptoHasher('sha256').update(raw).digest('hex'), 201, now])
-  const params: Params = []
-  for (const p of pings) {
-    params.push(workspaceId, userId, p.visit_id ?? null, p.lat, p.lng, p.accuracy_m ?? null, p.speed_mps ?? null, p.source ?? null, p.battery_level ?? null)
-    params.push(p.is_mock ? 1 : 0, p.signal_quality ?? null, now, 0, now, now)
-  }
-  const saved = all(insertPings(pings.length), params)
-  const newest = saved.reduce<Row | null>(
-    (best, p) => (!best || p.recorded_at > best.recorded_at || (p.recorded_at === best.recorded_at && p.id > best.id) ? p : best),
-    null,
-  )
-  if (newest) {
-    const n = newest
-    run(UPSERT_LATEST, [
-      n.id,
-      n.workspace_id,
-      n.user_id,
-      n.visit_id,
-      n.lat,
-      n.lng,
-      n.accuracy_m,
-      n.speed_mps,
-      n.source,
-      n.battery_level,
-      n.is_mock,
-      n.signal_quality,
-      n.recorded_at,
-      n.created_at,
-      n.updated_at,
-    ])
-  }
-  return saved.length
-})
+const ingest = (userId: number, key: string | null, raw: string, pings: Ping[]) =>
+  writeTransaction(() => {
+    const now = new Date().toISOString()
+    if (key) run(STORE_KEY, [workspaceId, key, new Bun.CryptoHasher('sha256').update(raw).digest('hex'), 201, now])
+    const params: Params = []
+    for (const p of pings) {
+      params.push(workspaceId, userId, p.visit_id ?? null, p.lat, p.lng, p.accuracy_m ?? null, p.speed_mps ?? null, p.source ?? null, p.battery_level ?? null)
+      params.push(p.is_mock ? 1 : 0, p.signal_quality ?? null, now, 0, now, now)
+    }
+    const saved = all(insertPings(pings.length), params)
+    const newest = saved.reduce<Row | null>(
+      (best, p) => (!best || p.recorded_at > best.recorded_at || (p.recorded_at === best.recorded_at && p.id > best.id) ? p : best),
+      null,
+    )
+    if (newest) {
+      const n = newest
+      run(UPSERT_LATEST, [
+        n.id,
+        n.workspace_id,
+        n.user_id,
+        n.visit_id,
+        n.lat,
+        n.lng,
+        n.accuracy_m,
+        n.speed_mps,
+        n.source,
+        n.battery_level,
+        n.is_mock,
+        n.signal_quality,
+        n.recorded_at,
+        n.created_at,
+        n.updated_at,
+      ])
+    }
+    return saved.length
+  })
 
 // ── Check-in / check-out ────────────────────────────────────────────────────────────────────────
 const FIND_VISIT = `select "id", "workspace_id", "outlet_id", "project_id", "team_id", "visit_date", "status", "notes", "created_by", "checked_in_at", "check_in_latitude", "check_in_longitude", "check_in_photo_url", "checked_out_at", "check_out_latitude", "check_out_longitude", "check_out_photo_url", "close_reason", "sent_to_field_at", "created_at", "updated_at", "deleted_at", "check_in_distance_m", "check_out_distance_m", "flags", "missed_notified_at", "journey_plan_id", "source", "route_sequence", "effective" from "visits" where ("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."id" = ? and ${ASSIGNED}) limit ?`
@@ -619,6 +627,8 @@ function fieldDay(query: URLSearchParams) {
   })
   return list(rows, page, limit, total)
 }
+const AUTH_EPOCH = `select "value" from "auth_epoch" where "auth_epoch"."id" = ?`
+
 // ── HTTP ────────────────────────────────────────────────────────────────────────────────────────
 const VISIT_ID = /^\/api\/office\/v1\/visits\/(\d+)$/
 const TRANSITION = /^\/api\/app\/v1\/visits\/(\d+)\/check-(in|out)$/
@@ -632,6 +642,10 @@ const server = Bun.serve({
     const path = url.pathname
     const userId = Number(request.headers.get('x-user-id') ?? 0)
     try {
+      // The one statement of the service's authentication on a warm cache (src/platform/actor.ts): its
+      // caches of members and sessions are only as fresh as this read of the auth epoch, made on every
+      // signed-in request. The rest of it (the token, the permission) is not SQL and is left out.
+      if (path !== '/api/health') get(AUTH_EPOCH, [1])
       if (request.method === 'GET') {
         if (path === '/api/health') return Response.json({ ok: true })
         if (path === '/api/office/v1/outlets') return representedJson(request, listOutlets(url.searchParams, request.headers.get('x-search') === 'scan'))

@@ -9,7 +9,8 @@
  *
  * Each is timed sequentially (one client, wall time of the whole sequence) against a ceiling: a bare
  * Bun.serve + bun:sqlite process (this file with `--ceiling`) reading the same database file with the
- * same SQL (change-log window, then one query per entity per page, rows as SELECTed) and answering
+ * same SQL (the auth epoch read of a signed-in request, the change-log window, then one query per entity
+ * per page, rows as SELECTed) and answering
  * JSON as the service sends it (./represent.ts: tag and content coding; the client, Bun's fetch, asks
  * for br). Both servers run on core 0, the client on core 1. Bytes on the wire are given both ways: the
  * raw JSON, and brotli as the service sends it to a client that accepts it. Aim: at least 75% of the
@@ -35,6 +36,7 @@ function ceiling(path: string, port: number) {
   const db = new Database(path, { readonly: true, strict: true })
   db.run('PRAGMA busy_timeout = 5000')
   const upto = db.query('select max(seq) as upto from changes where workspace_id = ?')
+  const authEpoch = db.query('select "value" from "auth_epoch" where "auth_epoch"."id" = ?')
   const rows = db.query(`select seq, entity, entity_id from changes
     where workspace_id = $ws and seq > $after and seq <= $upto and (
       (user_id is null and entity in (select value from json_each($shared)))
@@ -108,6 +110,8 @@ function ceiling(path: string, port: number) {
     fetch(request) {
       const url = new URL(request.url)
       if (url.pathname === '/api/health') return Response.json({ ok: true })
+      // The auth epoch every signed-in request of the service reads (./ceiling-suite.ts, AUTH_EPOCH).
+      authEpoch.get(1)
       const ws = Number(url.searchParams.get('ws'))
       const user = Number(url.searchParams.get('user'))
       const after = Number(url.searchParams.get('cursor') ?? 0)
