@@ -335,9 +335,10 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         // Error answers and replays (already Responses, built by onError above) pass untouched.
         if (state(c).failedWith) return
         const returned = c.responseValue
-        const status = typeof c.set.status === 'number' ? c.set.status : 200
+        const status = c.set.status ?? 200
         // Checked and reduced to the fields its schema declares (./response-shape.ts); a mismatch throws (500).
-        const value = returned instanceof Response ? returned : routes.shapeAnswer(c.request.method, c.route, status, returned)
+        // A status set by name matches no declared schema (Elysia's own check skipped those too).
+        const value = returned instanceof Response || typeof status !== 'number' ? returned : routes.shapeAnswer(c.request.method, c.route, status, returned)
         if (c.request.method !== 'GET') {
           // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
           // Mutation answers are sent as they are: no tag, no compression (docs/API.md §Caching and compression).
