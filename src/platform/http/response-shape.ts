@@ -16,6 +16,8 @@
  * 2. exact-mirror (Elysia's own compiled normaliser, given TypeBox's compiler so that a union takes
  *    the member the value matches) copies the declared fields. For a value that passed the check its
  *    result is `Value.Clean`'s (tests/response-shape.test.ts compares the two over every route's schemas).
+ *    A value that also passes the closed check (the schema with every object's additionalProperties
+ *    false: nothing undeclared anywhere, as presenters build their answers) is sent as it is, uncopied.
  *
  * A value that fails the check is given `Value.Clean` and checked again, exactly what Elysia did, so a
  * schema that closes its properties still has them removed first; failing again, it is refused.
@@ -49,6 +51,9 @@ export type Shaper = (value: unknown) => unknown
 /** Compiles the check and the copy for `schema`; `where` names the route and status in errors. */
 export function compileShaper(schema: TSchema, where: string): Shaper {
   const check = TypeCompiler.Compile(schema)
+  // The answer as presenters usually build it, with nothing undeclared: then it is sent as it is, no copy.
+  const closedSchema = closed(schema)
+  const exact = closedSchema ? TypeCompiler.Compile(closedSchema) : null
   const mirror = createMirror(forMirror(schema), { TypeCompiler }) as Shaper
   const copy = (valid: unknown) => (typeof valid === 'object' && valid !== null ? mirror(valid) : valid)
   const refuse = (value: unknown): never => {
@@ -72,6 +77,7 @@ export function compileShaper(schema: TSchema, where: string): Shaper {
     }
   }
   return (value) => {
+    if (exact?.Check(value)) return value
     if (check.Check(value)) return copy(value)
     const cleaned = Value.Clean(schema, value)
     return check.Check(cleaned) ? cleaned : refuse(cleaned)
@@ -103,6 +109,44 @@ function forMirror(schema: TSchema): TSchema {
     const part = schema[key] as TSchema | boolean | TSchema[] | undefined
     if (Array.isArray(part)) copy[key] = part.map(forMirror)
     else if (typeof part === 'object' && part !== null) copy[key] = forMirror(part)
+  }
+  return copy
+}
+
+/**
+ * `schema` with no room for undeclared keys: every object's `additionalProperties` false, Opaque parts
+ * (kind Any) left open. Null where that cannot be said part by part (an intersection, a reference):
+ * such a schema is always copied.
+ */
+function closed(schema: TSchema): TSchema | null {
+  const kind = schema[Kind]
+  if (kind === 'Any' || kind === 'Unknown') return schema
+  if (kind === 'Intersect' || kind === 'Ref' || kind === 'This' || kind === 'Import') return null
+  const copy: TSchema = { ...schema }
+  if (kind === 'Object') copy.additionalProperties = false
+  for (const key of PARTS) {
+    const parts = schema[key] as Record<string, TSchema> | undefined
+    if (!parts) continue
+    const entries = Object.entries(parts).map(([name, part]) => [name, closed(part)] as const)
+    if (entries.some(([, part]) => part === null)) return null
+    copy[key] = Object.fromEntries(entries)
+  }
+  for (const key of PART_LISTS) {
+    const parts = schema[key] as TSchema[] | undefined
+    if (!parts) continue
+    const mapped = parts.map(closed)
+    if (mapped.some((part) => part === null)) return null
+    copy[key] = mapped
+  }
+  const items = schema.items as TSchema | TSchema[] | undefined
+  if (Array.isArray(items)) {
+    const mapped = items.map(closed)
+    if (mapped.some((part) => part === null)) return null
+    copy.items = mapped
+  } else if (items) {
+    const mapped = closed(items)
+    if (!mapped) return null
+    copy.items = mapped
   }
   return copy
 }
