@@ -63,6 +63,9 @@ if (import.meta.main) {
     },
     minify: true,
     plugins: [pdfkitStandardFonts],
+    // The embedded regional file's SHA-256: the server copies it out of the executable file by read(2)
+    // and keeps only a copy with this digest (src/modules/regional/regional.database.ts copyOutOfContainer).
+    define: { FFOS_EMBEDDED_REGIONAL_SHA256: JSON.stringify(new Bun.CryptoHasher('sha256').update(await Bun.file(regionalAssetPath()).bytes()).digest('hex')) },
   })
   if (!result.success) {
     for (const message of result.logs) console.error(message)
