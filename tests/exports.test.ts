@@ -252,6 +252,17 @@ describe('Exports', () => {
     expect(text).toContain('Wide Check')
   })
 
+  test('pdfkit draws with the standard fonts only, without fontkit (src/lib/pdfkit-fonts.ts: ~20 MiB less at the first PDF): a font file throws', async () => {
+    // An export first: its PDF imports pdfkit as the server does; the import here is that same module.
+    await request('pdf')
+    await t.app.deps.exports.idle()
+    const { default: PDFDocument } = await import('pdfkit')
+    const doc = new PDFDocument()
+    expect(() => doc.font(new Uint8Array([0, 1, 0, 0, 0, 0]))).toThrow('only the standard PDF fonts')
+    expect(() => doc.font('Helvetica-Bold')).not.toThrow()
+    doc.end()
+  })
+
   test("PDF in the workspace's zone: a UTC+14 workspace's report prints local times with the zone (a submission at 10:00Z is the next day's 00:00 there); the CSV keeps ISO UTC", async () => {
     // NOW is 2026-03-10T10:00:00Z: in Pacific/Kiritimati (UTC+14) it is 2026-03-11 00:00.
     const east = await t.app.workspace(undefined, { timezone: 'Pacific/Kiritimati' })

@@ -35,7 +35,13 @@ import { GroupCommit, WalSync } from '../../src/db/group-commit'
 import { SerialQueue } from '../../src/db/client'
 import { representedJson } from './represent'
 
-const PRAGMAS = ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA foreign_keys = ON', 'PRAGMA busy_timeout = 5000', 'PRAGMA cache_size = -65536']
+const PRAGMAS = [
+  'PRAGMA journal_mode = WAL',
+  'PRAGMA synchronous = NORMAL',
+  'PRAGMA foreign_keys = ON',
+  'PRAGMA busy_timeout = 5000',
+  'PRAGMA cache_size = -65536',
+]
 const db = new Database(process.env.DB_PATH!, { strict: true })
 for (const pragma of PRAGMAS) db.run(pragma)
 const workspaceId = Number(process.env.WORKSPACE_ID)
@@ -359,41 +365,42 @@ type Ping = {
   signal_quality?: string | null
 }
 
-const ingest = (userId: number, key: string | null, raw: string, pings: Ping[]) => writeTransaction(() => {
-  const now = new Date().toISOString()
-  if (key) run(STORE_KEY, [workspaceId, key, new Bun.CryptoHasher('sha256').update(raw).digest('hex'), 201, now])
-  const params: Params = []
-  for (const p of pings) {
-    params.push(workspaceId, userId, p.visit_id ?? null, p.lat, p.lng, p.accuracy_m ?? null, p.speed_mps ?? null, p.source ?? null, p.battery_level ?? null)
-    params.push(p.is_mock ? 1 : 0, p.signal_quality ?? null, now, 0, now, now)
-  }
-  const saved = all(insertPings(pings.length), params)
-  const newest = saved.reduce<Row | null>(
-    (best, p) => (!best || p.recorded_at > best.recorded_at || (p.recorded_at === best.recorded_at && p.id > best.id) ? p : best),
-    null,
-  )
-  if (newest) {
-    const n = newest
-    run(UPSERT_LATEST, [
-      n.id,
-      n.workspace_id,
-      n.user_id,
-      n.visit_id,
-      n.lat,
-      n.lng,
-      n.accuracy_m,
-      n.speed_mps,
-      n.source,
-      n.battery_level,
-      n.is_mock,
-      n.signal_quality,
-      n.recorded_at,
-      n.created_at,
-      n.updated_at,
-    ])
-  }
-  return saved.length
-})
+const ingest = (userId: number, key: string | null, raw: string, pings: Ping[]) =>
+  writeTransaction(() => {
+    const now = new Date().toISOString()
+    if (key) run(STORE_KEY, [workspaceId, key, new Bun.CryptoHasher('sha256').update(raw).digest('hex'), 201, now])
+    const params: Params = []
+    for (const p of pings) {
+      params.push(workspaceId, userId, p.visit_id ?? null, p.lat, p.lng, p.accuracy_m ?? null, p.speed_mps ?? null, p.source ?? null, p.battery_level ?? null)
+      params.push(p.is_mock ? 1 : 0, p.signal_quality ?? null, now, 0, now, now)
+    }
+    const saved = all(insertPings(pings.length), params)
+    const newest = saved.reduce<Row | null>(
+      (best, p) => (!best || p.recorded_at > best.recorded_at || (p.recorded_at === best.recorded_at && p.id > best.id) ? p : best),
+      null,
+    )
+    if (newest) {
+      const n = newest
+      run(UPSERT_LATEST, [
+        n.id,
+        n.workspace_id,
+        n.user_id,
+        n.visit_id,
+        n.lat,
+        n.lng,
+        n.accuracy_m,
+        n.speed_mps,
+        n.source,
+        n.battery_level,
+        n.is_mock,
+        n.signal_quality,
+        n.recorded_at,
+        n.created_at,
+        n.updated_at,
+      ])
+    }
+    return saved.length
+  })
 
 // ── Check-in / check-out ────────────────────────────────────────────────────────────────────────
 const FIND_VISIT = `select "id", "workspace_id", "outlet_id", "project_id", "team_id", "visit_date", "status", "notes", "created_by", "checked_in_at", "check_in_latitude", "check_in_longitude", "check_in_photo_url", "checked_out_at", "check_out_latitude", "check_out_longitude", "check_out_photo_url", "close_reason", "sent_to_field_at", "created_at", "updated_at", "deleted_at", "check_in_distance_m", "check_out_distance_m", "flags", "missed_notified_at", "journey_plan_id", "source", "route_sequence", "effective" from "visits" where ("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."id" = ? and ${ASSIGNED}) limit ?`

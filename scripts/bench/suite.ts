@@ -808,8 +808,7 @@ function report(measured: Measured[], fixture: Fixture, cache: string) {
       `database: ${cache}\n`,
   )
   const line = (cells: (string | number)[]) => console.log(`| ${cells.join(' | ')} |`)
-  const cpuRatio = (pair: Partial<Record<Target, Measured>>) =>
-    pair.service?.cpuUs && pair.ceiling?.cpuUs ? pair.ceiling.cpuUs / pair.service.cpuUs : NaN
+  const cpuRatio = (pair: Partial<Record<Target, Measured>>) => (pair.service?.cpuUs && pair.ceiling?.cpuUs ? pair.ceiling.cpuUs / pair.service.cpuUs : NaN)
   line(['scenario', 'round', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'CPU µs/req', 'service / ceiling', 'by CPU'])
   line(['---', '---:', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'])
   for (const [, pair] of byScenario) {

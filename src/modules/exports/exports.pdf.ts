@@ -9,6 +9,7 @@
 import { createWriteStream } from 'node:fs'
 import { eq } from 'drizzle-orm'
 import { type FormField, workspaces } from '../../db/schema'
+import { usePdfkitWithoutFontkit } from '../../lib/pdfkit-fonts'
 import { localDateTimeLabel } from '../../lib/time-zones'
 import type { AuthedContext } from '../../platform/context'
 import type { SubmissionListQuery } from '../visits'
@@ -109,6 +110,8 @@ export async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery,
 
   // Imported at the first PDF, not at start: pdfkit and its fonts are resident memory a server that never draws a
   // PDF does not need (docs/PERFORMANCE.md "Memory budget").
+  // Without fontkit, which only embedded fonts need (../../lib/pdfkit-fonts.ts).
+  usePdfkitWithoutFontkit()
   const { default: PDFDocument } = await import('pdfkit')
   const doc = new PDFDocument({ size: 'A4', layout: 'landscape', margin: 36, info: { Title: 'Submissions report' } })
   // pdfkit allocates several objects per character drawn (glyph names, advances, positions, content strings):
