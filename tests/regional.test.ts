@@ -513,6 +513,11 @@ describe('the prepared read-only regional database (README.md "Regional data")',
       mkdirSync(fallback)
       const copied = await extractRegionalDatabaseStreamed(source, fallback, '1.0.0-f1', undefined, { container, digest: '0'.repeat(64) })
       expect(readFileSync(copied).equals(Buffer.from(content))).toBe(true)
+      // An executable that cannot be read (missing here; execute-only in a locked-down image): the mapping, no error.
+      const unreadable = join(dir, 'unreadable')
+      mkdirSync(unreadable)
+      const mapped = await extractRegionalDatabaseStreamed(source, unreadable, '1.0.0-f1', undefined, { container: join(dir, 'missing'), digest })
+      expect(readFileSync(mapped).equals(Buffer.from(content))).toBe(true)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

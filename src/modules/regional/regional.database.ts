@@ -218,6 +218,16 @@ function copyRange(fd: number, offset: number, size: number, digest: string, tar
 /** The first bytes of a prepared file that identify where it starts: SQLite's 100-byte header. */
 const HEAD_BYTES = 100
 
+/** `copyOutOfContainer` for `file`; false (the mapping then) also when the executable cannot be read (an execute-only file). */
+async function readOutOfContainer(fromFile: { container: string; digest: string }, file: ReturnType<typeof Bun.file>, target: string): Promise<boolean> {
+  try {
+    return copyOutOfContainer(fromFile.container, await file.slice(0, HEAD_BYTES).bytes(), file.size, fromFile.digest, target)
+  } catch {
+    rmSync(target, { force: true })
+    return false
+  }
+}
+
 /**
  * `extractRegionalDatabase` for the server, before the app is built: read out of the executable file
  * (`copyOutOfContainer`, the build's digest given), or else streamed through the mapping with Bun.write.
@@ -234,7 +244,7 @@ export async function extractRegionalDatabaseStreamed(
     let how = 'mapping'
     await writeCopy(target, async (temporary) => {
       const file = Bun.file(source)
-      if (fromFile && copyOutOfContainer(fromFile.container, await file.slice(0, HEAD_BYTES).bytes(), file.size, fromFile.digest, temporary)) how = 'file'
+      if (fromFile && (await readOutOfContainer(fromFile, file, temporary))) how = 'file'
       else await Bun.write(temporary, file)
     })
     logger?.info('regional data copied out of the executable', { path: target, version, read: how })
