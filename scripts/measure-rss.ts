@@ -1,5 +1,5 @@
 /**
- * `bun scripts/measure-rss.ts [--small | --budget=MiB] [--batches=N] [--outlets=N] [--rows=N] [--phases=abcd] [--no-socket] [COMMAND…]` —
+ * `bun scripts/measure-rss.ts [--small | --budget=MiB] [--batches=N] [--outlets=N] [--rows=N] [--phases=abcd] [--no-socket] [--trace] [COMMAND…]` —
  * the memory of a server process, phase by phase, from /proc (`VmRSS` now and `VmHWM`, the high-water
  * mark of that phase: it is reset between phases by writing 5 to /proc/PID/clear_refs), in MiB:
  *   a. first start   an empty data directory to healthy (migrations, the regional data)
@@ -34,6 +34,7 @@ const ROWS = Number(option('rows') ?? 3_000)
 const CLIENTS = 8
 /** `--phases=ab` runs only those (a always runs: it is the start). */
 const PHASES = option('phases') ?? 'abcd'
+const TRACE = args.includes('--trace')
 
 function memory(pid: number) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -103,10 +104,16 @@ async function phase(name: string, run: () => Promise<Record<string, unknown> | 
   const started = performance.now()
   // When in the phase the resident memory was highest (sampled every 50 ms): at its start (code
   // compiled, caches filled), or growing throughout.
+  // With `--trace`, also the split and the server's view at that sample (a request to /api/metrics per
+  // new highest sample: it adds a little load, so the figures of the table are taken without it).
   let sampled = { rss: 0, at: 0 }
+  let atPeak: Record<string, unknown> = {}
   const sampler = setInterval(() => {
-    const { rssMiB } = memory(server.pid)
-    if (rssMiB > sampled.rss) sampled = { rss: rssMiB, at: Math.round((performance.now() - started) / 100) / 10 }
+    const now = memory(server.pid)
+    if (now.rssMiB > sampled.rss) {
+      sampled = { rss: now.rssMiB, at: Math.round((performance.now() - started) / 100) / 10 }
+      if (TRACE) void serverView().then((view) => (atPeak = { anonMiB: now.anonMiB, fileMiB: now.fileMiB, ...view }))
+    }
   }, 50)
   const extra = (await run().finally(() => clearInterval(sampler))) ?? {}
   const row = {
@@ -114,6 +121,7 @@ async function phase(name: string, run: () => Promise<Record<string, unknown> | 
     ...memory(server.pid),
     seconds: Math.round((performance.now() - started) / 100) / 10,
     highestSampledAt: sampled.at,
+    ...(TRACE ? { atPeak } : {}),
     ...extra,
     ...(await serverView()),
     setting,

@@ -230,6 +230,39 @@ describe('Exports', () => {
     expect(data(await t.app.get(`/office/v1/export/jobs/${job.id}`, { token: admin() }), 200)).toMatchObject({ status: 'done', row_count: 1, format: 'pdf' })
   })
 
+  test('PDF: a cell too wide for its column stays on its line, cut with an ellipsis (pdfkit wrapped it into the line below whatever lineBreak said)', async () => {
+    const wide = await t.app.workspace()
+    const words = 'Toko Sumber Rejeki Makmur Jaya Abadi Sentosa Cabang Jalan Jenderal Sudirman Nomor Sembilan Belas'.split(' ')
+    // 240 characters: wider than the summary's outlet column and than the answers' title line.
+    const head = Array.from({ length: 24 }, (_, i) => words[i % words.length]).join(' ')
+    const name = `${head.slice(0, 230)} Ujungnya`
+    const wideKit = await kit(t.app, wide.owner.token, { outletName: name, formTitle: 'Wide Check' })
+    const walker = await t.app.member(wide, 'user')
+    await walkVisit(t.app, wide.owner.token, wideKit, walker)
+    const job = await request('pdf', '', wide.owner.token)
+    await t.app.deps.exports.idle()
+    const response = await download(job.id, wide.owner.token)
+    expect(response.status).toBe(200)
+    const { text } = await extractText(await getDocumentProxy(new Uint8Array(await response.arrayBuffer())), { mergePages: true })
+    // The head of the name, cut with an ellipsis, in the table (one line) and in the answers' title; its end nowhere.
+    expect(text).toContain('Toko Sumber Rejeki')
+    expect(text).toContain('Toko Sumber Rejeki Makmur Jaya…')
+    expect(text).toMatch(/#\d+ · 2026-03-10 · Toko Sumber Rejeki [^\n]*…\n/)
+    expect(text).not.toContain('Ujungnya')
+    expect(text).toContain('Wide Check')
+  })
+
+  test('pdfkit draws with the standard fonts only, without fontkit (src/lib/pdfkit-fonts.ts: ~20 MiB less at the first PDF): a font file throws', async () => {
+    // An export first: its PDF imports pdfkit as the server does; the import here is that same module.
+    await request('pdf')
+    await t.app.deps.exports.idle()
+    const { default: PDFDocument } = await import('pdfkit')
+    const doc = new PDFDocument()
+    expect(() => doc.font(new Uint8Array([0, 1, 0, 0, 0, 0]))).toThrow('only the standard PDF fonts')
+    expect(() => doc.font('Helvetica-Bold')).not.toThrow()
+    doc.end()
+  })
+
   test("PDF in the workspace's zone: a UTC+14 workspace's report prints local times with the zone (a submission at 10:00Z is the next day's 00:00 there); the CSV keeps ISO UTC", async () => {
     // NOW is 2026-03-10T10:00:00Z: in Pacific/Kiritimati (UTC+14) it is 2026-03-11 00:00.
     const east = await t.app.workspace(undefined, { timezone: 'Pacific/Kiritimati' })

@@ -41,6 +41,7 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     expect(shares.cacheEntries).toBe(10_000)
     expect(shares.passwordHashes).toBe(2)
     expect(shares.passwordCost).toEqual({ memoryCost: 19_456, timeCost: 2 })
+    expect(shares.pdfPagesPerCollection).toBeNull()
   })
 
   test('128 (a 256 MB machine): of what is left after the runtime, 2/13 for the reader’s page cache, 1/26 for the writer’s, 4/13 for the replay log', () => {
@@ -60,6 +61,10 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     // The baseline cost from the budget whose eighth of the stores holds one 19 MiB hash.
     expect(memoryShares(96 + 8 * 19).passwordCost).toEqual({ memoryCost: 19_456, timeCost: 2 })
     expect(memoryShares(96 + 8 * 19 - 1).passwordCost).toEqual({ memoryCost: 7_168, timeCost: 5 })
+    // A PDF export collects its garbage every second page below the default, never at it or above.
+    expect(shares.pdfPagesPerCollection).toBe(2)
+    expect(memoryShares(DEFAULT_MEMORY_BUDGET_MB - 1).pdfPagesPerCollection).toBe(2)
+    expect(memoryShares(4096).pdfPagesPerCollection).toBeNull()
   })
 
   test('at every budget the stores together stay within what the runtime leaves, and a larger budget never gives a store less', () => {
@@ -94,8 +99,9 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     expect({ ...shares, sqlite: null }).toEqual({ ...memoryShares(128), sqlite: null })
   })
 
-  test('the JavaScript heap is sized to the budget below the default only (the default keeps the engine’s own reading)', () => {
-    expect(jscRamSizeBytes(128)).toBe(128 * MiB)
+  test('the JavaScript heap is sized to 5/8 of the budget below the default only (the default keeps the engine’s own reading)', () => {
+    expect(jscRamSizeBytes(128)).toBe(80 * MiB)
+    expect(jscRamSizeBytes(DEFAULT_MEMORY_BUDGET_MB - 1)).toBe(Math.floor(((DEFAULT_MEMORY_BUDGET_MB - 1) * MiB * 5) / 8))
     expect(jscRamSizeBytes(DEFAULT_MEMORY_BUDGET_MB)).toBeNull()
     expect(jscRamSizeBytes(4096)).toBeNull()
   })
@@ -142,7 +148,7 @@ describe('MEMORY_BUDGET_MB is validated at start like every setting', () => {
 })
 
 describe('a small budget sizes the JavaScript heap to it (src/config/jsc-heap.ts)', () => {
-  test('the server with MEMORY_BUDGET_MB=128 replaces itself once at start: the same process, BUN_JSC_forceRAMSize set to the budget, healthy', async () => {
+  test('the server with MEMORY_BUDGET_MB=128 replaces itself once at start: the same process, BUN_JSC_forceRAMSize set to its share of the budget, healthy', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ffos-jsc-'))
     const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
     const port = probe.port
@@ -174,7 +180,7 @@ describe('a small budget sizes the JavaScript heap to it (src/config/jsc-heap.ts
       expect(healthy).toBe(true)
       // The process that answers is the one spawned (execve keeps the id), now with the variable.
       const environment = readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0')
-      expect(environment).toContain(`BUN_JSC_forceRAMSize=${128 * MiB}`)
+      expect(environment).toContain(`BUN_JSC_forceRAMSize=${jscRamSizeBytes(128)}`)
       expect(environment).toContain('MEMORY_BUDGET_MB=128')
     } finally {
       server.kill('SIGTERM')

@@ -30,6 +30,8 @@ import {
   regionalFileVersion,
   sourceTreeRegionalPath,
   UPSTREAM_TIMEOUT_MS,
+  copyOutOfContainer,
+  embeddedRegionalDigest,
 } from '../src/modules/regional'
 import { createTestApp, expectError, SETUP_TIMEOUT_MS, unique, useTestApp, type Reply, type Session, type TestApp, type Workspace } from './harness'
 import { migrationsUpTo } from './support/database'
@@ -470,6 +472,60 @@ describe('the prepared read-only regional database (README.md "Regional data")',
       }
     })
   }
+
+  test('the server reads the embedded file out of the executable file (read(2), not its mapping): found by its head from the end, across a chunk boundary, kept only with the digest the build wrote in', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ffos-regional-container-'))
+    try {
+      // A file of 600 KiB (three of the 256 KiB chunks read at a time) whose first 100 bytes are its head.
+      const content = new Uint8Array(600 * 1024).map((_, i) => (i * 31 + (i >> 9)) & 0xff)
+      content.set(new TextEncoder().encode('SQLite format 3\0'), 0)
+      const head = content.subarray(0, 100)
+      const digest = new Bun.CryptoHasher('sha256').update(content).digest('hex')
+      // The container: a decoy with the same head but other bytes after the real file (the search goes from the end),
+      // the real one at an odd offset whose head lies across two chunks.
+      const before = new Uint8Array(256 * 1024 * 2 - 37).fill(7)
+      const decoy = new Uint8Array(content.length).fill(1)
+      decoy.set(head, 0)
+      // Chunks end at the container's end minus multiples of 256 KiB: with this tail, five chunks from the end
+      // lands 50 bytes into the real file's head.
+      const after = new Uint8Array(5 * 256 * 1024 + 50 - 2 * content.length).fill(9)
+      expect(after.length + 2 * content.length - 5 * 256 * 1024).toBe(50)
+      const container = join(dir, 'ffos')
+      writeFileSync(container, Buffer.concat([before, content, decoy, after]))
+
+      const target = join(dir, 'copy.sqlite')
+      expect(copyOutOfContainer(container, head, content.length, digest, target)).toBe(true)
+      expect(readFileSync(target).equals(Buffer.from(content))).toBe(true)
+
+      // Another digest (another build's file): nothing is kept, and the caller copies through the mapping.
+      const other = join(dir, 'other.sqlite')
+      expect(copyOutOfContainer(container, head, content.length, 'f'.repeat(64), other)).toBe(false)
+      expect(readdirSync(dir).sort()).toEqual(['copy.sqlite', 'ffos'])
+
+      // extractRegionalDatabaseStreamed given the container: the same bytes as the source file, whichever way.
+      const source = join(dir, 'source.sqlite')
+      writeFileSync(source, content)
+      const data = join(dir, 'data')
+      mkdirSync(data)
+      const copy = await extractRegionalDatabaseStreamed(source, data, '1.0.0-f1', undefined, { container, digest })
+      expect(readFileSync(copy).equals(Buffer.from(content))).toBe(true)
+      const fallback = join(dir, 'fallback')
+      mkdirSync(fallback)
+      const copied = await extractRegionalDatabaseStreamed(source, fallback, '1.0.0-f1', undefined, { container, digest: '0'.repeat(64) })
+      expect(readFileSync(copied).equals(Buffer.from(content))).toBe(true)
+      // An executable that cannot be read (missing here; execute-only in a locked-down image): the mapping, no error.
+      const unreadable = join(dir, 'unreadable')
+      mkdirSync(unreadable)
+      const mapped = await extractRegionalDatabaseStreamed(source, unreadable, '1.0.0-f1', undefined, { container: join(dir, 'missing'), digest })
+      expect(readFileSync(mapped).equals(Buffer.from(content))).toBe(true)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('the build writes the digest into the executable only: from the sources there is none (the server copies nothing then)', () => {
+    expect(embeddedRegionalDigest()).toBeNull()
+  })
 
   test("the copy goes into the database file's directory (the data volume), or a temporary directory for a remote database", () => {
     expect(extractionDirectory(loadConfig({ DATABASE_URL: 'file:/app/data/app.db' }))).toBe('/app/data')

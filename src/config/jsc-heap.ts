@@ -5,8 +5,9 @@
  * and the parsed location batches grew the process by 20–40 MiB more than with the heap sized to the
  * budget (docs/PERFORMANCE.md "Memory budget"). Its option BUN_JSC_forceRAMSize is read only at start,
  * so a server with a budget below the default replaces itself once, before the rest of the code is
- * loaded, with that variable set to the budget: `execve`, the same process id, arguments and
- * environment, so a supervisor (Docker, Fly) sees nothing. An operator's own BUN_JSC_forceRAMSize wins.
+ * loaded, with that variable set to 5/8 of the budget (./memory-budget.ts jscRamSizeBytes): `execve`,
+ * the same process id, arguments and environment, so a supervisor (Docker, Fly) sees nothing. An
+ * operator's own BUN_JSC_forceRAMSize wins.
  *
  * Imported first by ../server.ts: its top-level code runs before the application's modules are.
  */

@@ -25,7 +25,8 @@
  *                            argon2 hash touched stays with the allocator's thread after it ends, so
  *                            each 19 MiB hash grew a small box's high-water mark by as much); a hash
  *                            carries its own cost, so every stored hash verifies whatever the budget
- *   headroom                 the rest: garbage between collections, a PDF being drawn
+ *   headroom                 the rest: garbage between collections, a PDF being drawn (below the
+ *                            default a PDF export collects every second page: pdfPagesPerCollection)
  *
  * The default, 512 (stores: 416 MiB), gives the sizes the service had before the budget existed (64 MiB
  * of page cache for the reads, a 128 MiB replay log, 10,000 entries per cache, two hashes), which the
@@ -52,6 +53,8 @@ const MiB = 1024 * 1024
 const PASSWORD_HASH_MB = 19
 /** src/platform/passwords.ts PASSWORD_WORK_CONCURRENCY: more hashes at once would wait for the CPU anyway. */
 const PASSWORD_HASHES_AT_MOST = 2
+/** Below the default budget: a full collection every second page of a PDF (ms each; see MemoryShares). */
+const PDF_PAGES_PER_COLLECTION = 2
 
 export interface MemoryShares {
   budgetMb: number
@@ -65,6 +68,12 @@ export interface MemoryShares {
   passwordHashes: number
   /** The argon2id cost of new hashes: OWASP's 19 MiB × 2 passes, or its 7 MiB × 5 on a small budget. */
   passwordCost: PasswordCost
+  /**
+   * A PDF export asks for a full garbage collection every this many new pages below the default budget
+   * (drawing a page leaves ~0.5 MiB of garbage the engine lets pile up: ../modules/exports/exports.pdf.ts);
+   * null at the default and above.
+   */
+  pdfPagesPerCollection: number | null
 }
 
 export interface PasswordCost {
@@ -100,14 +109,19 @@ export function memoryShares(budgetMb: number, options: { sqliteCacheMb?: number
     cacheEntries: Math.floor(((budgetMb - RUNTIME_RESERVE_MB) * 10_000) / 416),
     passwordHashes: Math.min(PASSWORD_HASHES_AT_MOST, Math.max(1, Math.floor((budgetMb - RUNTIME_RESERVE_MB) / 8 / PASSWORD_HASH_MB))),
     passwordCost: (budgetMb - RUNTIME_RESERVE_MB) / 8 >= PASSWORD_HASH_MB ? PASSWORD_COST_DEFAULT : PASSWORD_COST_SMALL,
+    pdfPagesPerCollection: budgetMb < DEFAULT_MEMORY_BUDGET_MB ? PDF_PAGES_PER_COLLECTION : null,
   }
 }
 
 /**
- * The RAM JavaScriptCore is told the machine has (BUN_JSC_forceRAMSize, ./jsc-heap.ts): the budget,
- * when it is below the default; null (the engine's own reading) at the default and above, so the
- * default keeps its throughput.
+ * The RAM JavaScriptCore is told the machine has (BUN_JSC_forceRAMSize, ./jsc-heap.ts): 5/8 of the
+ * budget, when it is below the default; null (the engine's own reading) at the default and above, so
+ * the default keeps its throughput. The engine lets the heap grow to a quarter of that RAM before its
+ * first collections and then doubles it while it is under a quarter: told the whole budget (128 MiB)
+ * it collected at 32 MiB, on top of a runtime that already holds ~95 MiB of a 128 budget; told 80 MiB
+ * it collects at 20. Measured (docs/PERFORMANCE.md "Memory budget", the small setting's ingest): 128 →
+ * peak 129–135 MiB, 80 → 118–120 in the same time; 64 → 117–121, slower in two runs of three.
  */
 export function jscRamSizeBytes(budgetMb: number): number | null {
-  return budgetMb < DEFAULT_MEMORY_BUDGET_MB ? budgetMb * MiB : null
+  return budgetMb < DEFAULT_MEMORY_BUDGET_MB ? Math.floor((budgetMb * MiB * 5) / 8) : null
 }

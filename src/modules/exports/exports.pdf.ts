@@ -9,6 +9,7 @@
 import { createWriteStream } from 'node:fs'
 import { eq } from 'drizzle-orm'
 import { type FormField, workspaces } from '../../db/schema'
+import { usePdfkitWithoutFontkit } from '../../lib/pdfkit-fonts'
 import { localDateTimeLabel } from '../../lib/time-zones'
 import type { AuthedContext } from '../../platform/context'
 import type { SubmissionListQuery } from '../visits'
@@ -33,6 +34,30 @@ export function cellText(value: unknown): string {
   return JSON.stringify(value)
 }
 
+const ELLIPSIS = '…'
+
+/**
+ * `text` on one line of at most `width` points in the document's current font: whitespace runs (line breaks
+ * included) become one space, and a text too wide is cut with an ellipsis. Drawn with `lineBreak: false` and no
+ * width, pdfkit writes it as it is: given a width, pdfkit wraps the text whatever `lineBreak` says (a long outlet
+ * name ran into the line below) and applies `ellipsis` only under a height, and its line wrapper (an event
+ * emitter, a word splitter) was most of the garbage of drawing a 2,000-row table (docs/PERFORMANCE.md "Memory
+ * budget").
+ */
+export function fittedLine(doc: PDFKit.PDFDocument, text: string, width: number): string {
+  const line = text.replace(/\s+/g, ' ').trim()
+  if (doc.widthOfString(line) <= width) return line
+  // The longest prefix that fits with the ellipsis (width grows with length).
+  let low = 0
+  let high = line.length - 1
+  while (low < high) {
+    const middle = (low + high + 1) >> 1
+    if (doc.widthOfString(line.slice(0, middle).trimEnd() + ELLIPSIS) <= width) low = middle
+    else high = middle - 1
+  }
+  return line.slice(0, low).trimEnd() + ELLIPSIS
+}
+
 /** Lines of fixed-width cells, a new page (with `header` again) when the page is full. */
 class Table {
   constructor(
@@ -51,7 +76,7 @@ class Table {
     doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(FONT_SIZE)
     let x = this.left
     cells.forEach((cell, i) => {
-      doc.text(cell, x, y, { width: this.widths[i] - 4, ellipsis: true, lineBreak: false })
+      doc.text(fittedLine(doc, cell, this.widths[i] - 4), x, y, { lineBreak: false })
       x += this.widths[i]
     })
     doc.x = this.left
@@ -85,8 +110,18 @@ export async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery,
 
   // Imported at the first PDF, not at start: pdfkit and its fonts are resident memory a server that never draws a
   // PDF does not need (docs/PERFORMANCE.md "Memory budget").
+  // Without fontkit, which only embedded fonts need (../../lib/pdfkit-fonts.ts).
+  usePdfkitWithoutFontkit()
   const { default: PDFDocument } = await import('pdfkit')
   const doc = new PDFDocument({ size: 'A4', layout: 'landscape', margin: 36, info: { Title: 'Submissions report' } })
+  // pdfkit allocates several objects per character drawn (glyph names, advances, positions, content strings):
+  // a page of the table leaves ~0.5 MiB of garbage, which the engine lets pile up before it collects. Below the
+  // default memory budget every second new page starts with a full collection (src/config/memory-budget.ts
+  // pdfPagesPerCollection; the 2,000-row PDF's peak at 128: 128–130 → 122–123 MiB, the export 0.7 → 1.4 s,
+  // docs/PERFORMANCE.md "Memory budget").
+  const pagesPerCollection = ctx.deps.config.memory.pdfPagesPerCollection
+  let pages = 0
+  if (pagesPerCollection) doc.on('pageAdded', () => ++pages % pagesPerCollection === 0 && Bun.gc(true))
   const out = createWriteStream(path)
   const finished = new Promise<void>((resolvePromise, reject) => {
     out.on('finish', resolvePromise)
@@ -153,10 +188,12 @@ function answersBlock(doc: PDFKit.PDFDocument, row: ExportedSubmission, fields: 
   doc.moveDown(0.5).x = left
   const title = `#${row.submission_id} · ${row.visit_date} · ${row.outlet_name} · ${row.form_title} · ${row.status}`
   const by = [row.approval_status, row.submitted_by, local(row.submitted_at)].filter(Boolean).join(' · ')
-  doc.font('Helvetica-Bold').fontSize(10).text(title, left, doc.y, { width: USABLE_WIDTH, ellipsis: true, lineBreak: false })
+  doc.font('Helvetica-Bold').fontSize(10)
+  doc.text(fittedLine(doc, title, USABLE_WIDTH), left, doc.y, { lineBreak: false })
   doc.y += 14
   if (by) {
-    doc.font('Helvetica').fontSize(FONT_SIZE).fillColor('#444').text(by, left, doc.y, { lineBreak: false })
+    doc.font('Helvetica').fontSize(FONT_SIZE).fillColor('#444')
+    doc.text(fittedLine(doc, by, USABLE_WIDTH), left, doc.y, { lineBreak: false })
     doc.fillColor('#000').y += LINE
   }
   const labelOf = new Map((fields ?? []).map((field) => [field.key, field.label]))

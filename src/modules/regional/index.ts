@@ -5,7 +5,9 @@
 export { embeddedSource, ID_DIGITS, type RegionalSource, UPSTREAM_TIMEOUT_MS, upstreamSource } from './regional.source'
 export { buildRegionalDatabase, csvBlocks, REGIONAL_FORMAT, regionalDataVersion, regionalFileName, regionalFileVersion } from './regional.data'
 export {
+  copyOutOfContainer,
   copyOutRegionalDatabase,
+  embeddedRegionalDigest,
   ensureRegionalDatabase,
   extractionDirectory,
   extractRegionalDatabase,

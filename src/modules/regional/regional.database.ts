@@ -21,7 +21,21 @@
  */
 import { Database as SqliteDatabase } from 'bun:sqlite'
 import { randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -135,20 +149,121 @@ export function extractRegionalDatabase(source: string, dir: string, version = r
   return target
 }
 
-/** `extractRegionalDatabase` streamed with Bun.write (see there). */
-export async function extractRegionalDatabaseStreamed(source: string, dir: string, version = regionalFileVersion(), logger?: Logger): Promise<string> {
+/**
+ * The SHA-256 (hex) of the prepared file the executable embeds, written into the code by scripts/build.ts
+ * (`define`); not defined when running from the sources.
+ */
+declare const FFOS_EMBEDDED_REGIONAL_SHA256: string
+export const embeddedRegionalDigest = (): string | null => (typeof FFOS_EMBEDDED_REGIONAL_SHA256 === 'string' ? FFOS_EMBEDDED_REGIONAL_SHA256 : null)
+
+/** Bytes read at a time while looking for the embedded file inside the executable, and while copying it. */
+const READ_CHUNK = 256 * 1024
+
+/**
+ * Copies the embedded file `source` (`size` bytes, SHA-256 `digest`) into `target` by reading the file
+ * `container` (the executable, `process.execPath`) with read(2), not through the executable's mapping:
+ * the pages the mapping touched stayed in the process's resident memory for as long as it ran (the
+ * whole 7 MiB file: every phase of the small budget's measure held them, docs/PERFORMANCE.md "Memory
+ * budget"); read(2) goes through the kernel's page cache, which the kernel gives back under pressure
+ * and which is not the process's. The file is found by its first `head` bytes (read from the mapping:
+ * one page), searched from the end of `container` (Bun appends the embedded files to the runtime), and
+ * only a copy whose SHA-256 is `digest` is kept. Returns false, `target` absent, when no such copy
+ * is found; the caller then copies through the mapping.
+ */
+export function copyOutOfContainer(container: string, head: Uint8Array, size: number, digest: string, target: string): boolean {
+  const fd = openSync(container, 'r')
+  try {
+    const length = fstatSync(fd).size
+    const chunk = Buffer.alloc(READ_CHUNK + head.length)
+    // Chunks from the end; each reads head.length - 1 bytes of the next one, so a head across two chunks is found.
+    for (let end = length; end >= head.length; end -= READ_CHUNK) {
+      const start = Math.max(0, end - READ_CHUNK)
+      const read = readSync(fd, chunk, 0, Math.min(chunk.length, length - start), start)
+      const window = chunk.subarray(0, read)
+      for (let at = window.lastIndexOf(head); at >= 0; at = at > 0 ? window.lastIndexOf(head, at - 1) : -1) {
+        if (at >= end - start) continue // Found by the chunk after this one already.
+        const offset = start + at
+        if (offset + size <= length && copyRange(fd, offset, size, digest, target)) return true
+      }
+      if (start === 0) break
+    }
+    return false
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Copies `size` bytes of `fd` from `offset` into `target`; keeps it only when its SHA-256 is `digest`. */
+function copyRange(fd: number, offset: number, size: number, digest: string, target: string): boolean {
+  const hash = new Bun.CryptoHasher('sha256')
+  const chunk = Buffer.alloc(READ_CHUNK)
+  const out = openSync(target, 'w')
+  try {
+    for (let done = 0; done < size; ) {
+      const read = readSync(fd, chunk, 0, Math.min(READ_CHUNK, size - done), offset + done)
+      if (read <= 0) return false
+      const bytes = chunk.subarray(0, read)
+      hash.update(bytes)
+      writeSync(out, bytes)
+      done += read
+    }
+  } finally {
+    closeSync(out)
+  }
+  if (hash.digest('hex') === digest) return true
+  rmSync(target, { force: true })
+  return false
+}
+
+/** The first bytes of a prepared file that identify where it starts: SQLite's 100-byte header. */
+const HEAD_BYTES = 100
+
+/** `copyOutOfContainer` for `file`; false (the mapping then) also when the executable cannot be read (an execute-only file). */
+async function readOutOfContainer(fromFile: { container: string; digest: string }, file: ReturnType<typeof Bun.file>, target: string): Promise<boolean> {
+  try {
+    return copyOutOfContainer(fromFile.container, await file.slice(0, HEAD_BYTES).bytes(), file.size, fromFile.digest, target)
+  } catch {
+    rmSync(target, { force: true })
+    return false
+  }
+}
+
+/**
+ * `extractRegionalDatabase` for the server, before the app is built: read out of the executable file
+ * (`copyOutOfContainer`, the build's digest given), or else streamed through the mapping with Bun.write.
+ */
+export async function extractRegionalDatabaseStreamed(
+  source: string,
+  dir: string,
+  version = regionalFileVersion(),
+  logger?: Logger,
+  fromFile: { container: string; digest: string } | null = null,
+): Promise<string> {
   const { target, missing } = extractionTarget(source, dir, version)
   if (missing) {
-    await writeCopy(target, (temporary) => Bun.write(temporary, Bun.file(source)))
-    logger?.info('regional data copied out of the executable', { path: target, version })
+    let how = 'mapping'
+    await writeCopy(target, async (temporary) => {
+      const file = Bun.file(source)
+      if (fromFile && (await readOutOfContainer(fromFile, file, temporary))) how = 'file'
+      else await Bun.write(temporary, file)
+    })
+    logger?.info('regional data copied out of the executable', { path: target, version, read: how })
   }
   removeOtherVersions(target)
   return target
 }
 
-/** Before the app is built (src/server.ts): the executable's prepared file copied out, streamed; nothing to do from the sources. */
+/** Before the app is built (src/server.ts): the executable's prepared file copied out (see above); nothing to do from the sources. */
 export async function copyOutRegionalDatabase(config: Pick<Config, 'database'>, logger?: Logger): Promise<void> {
-  if (IS_COMPILED) await extractRegionalDatabaseStreamed(embeddedAsset(regionalFileName()), extractionDirectory(config), regionalFileVersion(), logger)
+  if (!IS_COMPILED) return
+  const digest = embeddedRegionalDigest()
+  await extractRegionalDatabaseStreamed(
+    embeddedAsset(regionalFileName()),
+    extractionDirectory(config),
+    regionalFileVersion(),
+    logger,
+    digest ? { container: process.execPath, digest } : null,
+  )
 }
 
 /** Where the executable copies its prepared file: the database file's directory, or a temporary one for a remote database. */
