@@ -99,10 +99,11 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     expect({ ...shares, sqlite: null }).toEqual({ ...memoryShares(128), sqlite: null })
   })
 
-  test('the JavaScript heap is sized to 5/8 of the budget below the default only (the default keeps the engine’s own reading)', () => {
+  test('the JavaScript heap is sized to 5/8 of the budget at the default and below (above it the engine keeps its own reading)', () => {
     expect(jscRamSizeBytes(128)).toBe(80 * MiB)
     expect(jscRamSizeBytes(DEFAULT_MEMORY_BUDGET_MB - 1)).toBe(Math.floor(((DEFAULT_MEMORY_BUDGET_MB - 1) * MiB * 5) / 8))
-    expect(jscRamSizeBytes(DEFAULT_MEMORY_BUDGET_MB)).toBeNull()
+    expect(jscRamSizeBytes(DEFAULT_MEMORY_BUDGET_MB)).toBe(320 * MiB)
+    expect(jscRamSizeBytes(DEFAULT_MEMORY_BUDGET_MB + 1)).toBeNull()
     expect(jscRamSizeBytes(4096)).toBeNull()
   })
 

@@ -1,10 +1,10 @@
 /**
- * The JavaScript heap's share of a small memory budget. JavaScriptCore decides how much garbage to let
+ * The JavaScript heap's share of the memory budget. JavaScriptCore decides how much garbage to let
  * pile up before it collects by the machine's RAM, read once when the process starts, not by
  * MEMORY_BUDGET_MB: on a 256 MB machine (or a container whose host has gigabytes) the live map's events
  * and the parsed location batches grew the process by 20–40 MiB more than with the heap sized to the
  * budget (docs/PERFORMANCE.md "Memory budget"). Its option BUN_JSC_forceRAMSize is read only at start,
- * so a server with a budget below the default replaces itself once, before the rest of the code is
+ * so a server with a budget at or below the default replaces itself once, before the rest of the code is
  * loaded, with that variable set to 5/8 of the budget (./memory-budget.ts jscRamSizeBytes): `execve`,
  * the same process id, arguments and environment, so a supervisor (Docker, Fly) sees nothing. An
  * operator's own BUN_JSC_forceRAMSize wins.
