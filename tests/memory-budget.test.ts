@@ -154,7 +154,8 @@ describe('a small budget sizes the JavaScript heap to it (src/config/jsc-heap.ts
     const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
     const port = probe.port
     probe.stop(true)
-    const server = Bun.spawn([process.execPath, join(import.meta.dir, '..', 'src', 'server.ts')], {
+    // A runtime flag (here --smol) survives the restart, as `bun --cpu-prof src/server.ts` must.
+    const server = Bun.spawn([process.execPath, '--smol', join(import.meta.dir, '..', 'src', 'server.ts')], {
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         MEMORY_BUDGET_MB: '128',
@@ -183,6 +184,7 @@ describe('a small budget sizes the JavaScript heap to it (src/config/jsc-heap.ts
       const environment = readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0')
       expect(environment).toContain(`BUN_JSC_forceRAMSize=${jscRamSizeBytes(128)}`)
       expect(environment).toContain('MEMORY_BUDGET_MB=128')
+      expect(readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0')).toContain('--smol')
     } finally {
       server.kill('SIGTERM')
       await server.exited

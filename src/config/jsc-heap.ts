@@ -6,7 +6,7 @@
  * budget (docs/PERFORMANCE.md "Memory budget"). Its option BUN_JSC_forceRAMSize is read only at start,
  * so a server with a budget at or below the default replaces itself once, before the rest of the code is
  * loaded, with that variable set to 5/8 of the budget (./memory-budget.ts jscRamSizeBytes): `execve`,
- * the same process id, arguments and environment, so a supervisor (Docker, Fly) sees nothing. An
+ * the same process id, runtime flags, arguments and environment, so a supervisor (Docker, Fly) sees nothing. An
  * operator's own BUN_JSC_forceRAMSize wins.
  *
  * Imported first by ../server.ts: its top-level code runs before the application's modules are.
@@ -25,8 +25,9 @@ function restartWithSizedHeap() {
   const ramSize = jscRamSizeBytes(budgetMb)
   const environment = ramSize === null ? null : environmentWithJscRamSize(ramSize)
   if (!environment) return
-  // The compiled executable's argv[1] is its embedded entry point, not an argument to pass on.
-  const args = [process.execPath, ...process.argv.slice(IS_COMPILED ? 2 : 1)]
+  // The runtime's own flags (`bun --cpu-prof …`, `--smol`) are kept; the compiled executable's argv[1]
+  // is its embedded entry point, not an argument to pass on.
+  const args = [process.execPath, ...process.execArgv, ...process.argv.slice(IS_COMPILED ? 2 : 1)]
   process.execve?.(process.execPath, args, environment as Record<string, string>)
 }
 
