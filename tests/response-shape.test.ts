@@ -118,7 +118,15 @@ describe('the shaper gives what Value.Clean gives, for values the schema accepts
   test('an answer with nothing undeclared is sent as it is (not copied); one with an undeclared key anywhere is copied without it', () => {
     const schema = Envelope(Type.Array(Type.Object({ id: Type.Integer(), team: Nullable(Type.Object({ id: Type.Integer() })), raw: Opaque(Type.Object({})) })))
     const shaper = compileShaper(schema, 'test')
-    const exact = { success: true, message: 'ok', code: 'OK', data: [{ id: 1, team: { id: 2 }, raw: { anything: 1 } }, { id: 3, team: null, raw: {} }] }
+    const exact = {
+      success: true,
+      message: 'ok',
+      code: 'OK',
+      data: [
+        { id: 1, team: { id: 2 }, raw: { anything: 1 } },
+        { id: 3, team: null, raw: {} },
+      ],
+    }
     expect(shaper(exact)).toBe(exact)
     const nested = structuredClone(exact) as typeof exact & { data: { team: Record<string, unknown> | null }[] }
     nested.data[0].team![EXTRA] = 1

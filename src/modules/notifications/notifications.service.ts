@@ -36,24 +36,44 @@ export interface Notice {
   data: Record<string, unknown>
 }
 
+/**
+ * One notification, prepared once per connection: a flagged check-in notifies a few users, and building
+ * and preparing a multi-row insert for each cost more than running this once per recipient.
+ */
+const insertNotification = prepared((db) =>
+  db
+    .insert(notifications)
+    .values({
+      workspace_id: sql.placeholder('workspace_id'),
+      user_id: sql.placeholder('user_id'),
+      type: sql.placeholder('type'),
+      title: sql.placeholder('title'),
+      body: sql.placeholder('body'),
+      data: sql.placeholder('data'),
+      created_at: sql.placeholder('created_at'),
+    })
+    .returning()
+    .prepare(),
+)
+
 export async function notify(scope: TxScope, ctx: RequestContext, notice: Notice): Promise<void> {
   const userIds = [...new Set(notice.userIds)]
   if (userIds.length === 0) return
   const now = ctx.deps.clock.now().toISOString()
-  const rows = await scope.tx
-    .insert(notifications)
-    .values(
-      userIds.map((userId) => ({
-        workspace_id: notice.workspaceId,
-        user_id: userId,
-        type: notice.type,
-        title: notice.title,
-        body: notice.body,
-        data: notice.data,
-        created_at: now,
-      })),
-    )
-    .returning()
+  const insert = insertNotification(scope.tx)
+  const rows: NotificationRow[] = []
+  for (const userId of userIds) {
+    const values = {
+      workspace_id: notice.workspaceId,
+      user_id: userId,
+      type: notice.type,
+      title: notice.title,
+      body: notice.body,
+      data: notice.data,
+      created_at: now,
+    }
+    rows.push(...((await insert.all(values)) as NotificationRow[]))
+  }
   const queued = await queuePush(scope, ctx, rows, now)
   scope.afterCommit(() => {
     for (const row of rows) ctx.deps.hub.publish(topics.user(row.workspace_id, row.user_id), { type: 'notification.created', data: row })
