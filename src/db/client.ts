@@ -169,7 +169,9 @@ function openBunSqlite(path: string, config: Config): Database {
   const readerConnection = new SqliteDatabase(path, { readonly: true, strict: true })
   for (const statement of connectionPragmas('NORMAL', readerCacheKib).slice(1)) readerConnection.run(statement)
 
-  const writer = drizzleBun({ client: writerConnection, schema }) as unknown as Db
+  // The driver's own type for its migrator; the rest of the service sees the one Db type of both drivers.
+  const writerDriver = drizzleBun({ client: writerConnection, schema })
+  const writer = writerDriver as unknown as Db
   const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
   const walSync = durability === 'full' && path !== ':memory:' ? new WalSync(path) : null
   const groups = new GroupCommit(writerConnection, new SerialQueue(), walSync ? () => walSync.sync() : undefined)
@@ -200,7 +202,7 @@ function openBunSqlite(path: string, config: Config): Database {
     checkpointer,
     walSync,
     transaction: (fn) => asWriteScope((body) => groups.transaction(() => body(() => fn(writer)))),
-    migrate: (folder = MIGRATIONS_FOLDER) => groups.outside(() => migrateBun(writer as never, { migrationsFolder: folder })),
+    migrate: (folder = MIGRATIONS_FOLDER) => groups.outside(() => migrateBun(writerDriver, { migrationsFolder: folder })),
     pragma: (statement) => groups.outside(() => all(writerConnection, statement)),
     pragmaEverywhere: async (statement) => [all(writerConnection, statement), all(readerConnection, statement)],
     close: async () => {
@@ -229,7 +231,8 @@ async function openLibsql(config: Config): Promise<Database> {
   const { drizzle: drizzleLibsql } = isLocal ? await import('drizzle-orm/libsql') : await import('drizzle-orm/libsql/web')
   const { migrate: migrateLibsql } = await import('drizzle-orm/libsql/migrator')
   const client: Client = createClient({ url, authToken })
-  const db = drizzleLibsql({ client, schema }) as unknown as Db & {
+  const driver = drizzleLibsql({ client, schema })
+  const db = driver as unknown as Db & {
     transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>
   }
   // A remote server (sqld, Turso) owns its journal, connection settings and durability; a local file
@@ -262,7 +265,7 @@ async function openLibsql(config: Config): Promise<Database> {
       ),
     migrate: (folder = MIGRATIONS_FOLDER) =>
       queue.run(async () => {
-        await migrateLibsql(db as never, { migrationsFolder: folder })
+        await migrateLibsql(driver, { migrationsFolder: folder })
         await applyPragmas()
       }),
     pragma: (statement) => queue.run(() => rows(statement)),
