@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { DateString } from '../../lib/dates'
 import { listQuery } from '../../platform/data/pagination'
-import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, Timestamp } from '../../platform/http/schema'
+import { Id, named, Nullable, NullableTimestamp, OptionalText, Timestamp, QueryId } from '../../platform/http/schema'
 
 const Location = Nullable(Type.Object({ latitude: Type.Number(), longitude: Type.Number() }))
 
@@ -30,8 +30,8 @@ export const AttendanceSchema = named(
 
 export const AttendanceQuery = listQuery(
   {
-    user_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
-    team_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
+    user_id: QueryId(),
+    team_id: QueryId(),
     date_from: t.Optional(t.String({ format: 'calendar-date', maxLength: 10 })),
     date_to: t.Optional(t.String({ format: 'calendar-date', maxLength: 10 })),
   },

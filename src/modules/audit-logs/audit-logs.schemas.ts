@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES } from '../../platform/data/audit'
 import { KEYWORD_MAX, MAX_PAGE, UpdatedSinceParam } from '../../platform/data/pagination'
-import { MAX_ID, named, OneOf, Opaque, PageMeta, Timestamp } from '../../platform/http/schema'
+import { named, OneOf, Opaque, PageMeta, Timestamp, QueryId } from '../../platform/http/schema'
 
 /** What the service wrote (platform/data/audit.ts); opaque to the response normaliser (`Opaque`). */
 const JsonObject = Opaque(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]))
@@ -49,10 +49,10 @@ export const auditLogQuery = () =>
     entity_type: t.Optional(OneOf(AUDIT_ENTITY_TYPES)),
     entity_id: t.Optional(t.String({ maxLength: 64 })),
     action: t.Optional(OneOf(AUDIT_ACTIONS)),
-    actor_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
+    actor_id: QueryId(),
     date_from: t.Optional(t.String({ maxLength: 40, description: 'ISO 8601 date or date-time (inclusive)' })),
     date_to: t.Optional(t.String({ maxLength: 40, description: 'ISO 8601 date-time (inclusive) or date (the whole day)' })),
-    workspace_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'super_admin only: one accessible workspace' })),
+    workspace_id: QueryId('super_admin only: one accessible workspace'),
     sort_by: t.Optional(OneOf(['created_at', 'id'])),
     sort_order: t.Optional(OneOf(['asc', 'desc'])),
     updated_since: UpdatedSinceParam,

@@ -1,7 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { t } from 'elysia'
 import { listQuery } from '../../platform/data/pagination'
-import { Amount, Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
+import { Amount, Id, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp, QueryId } from '../../platform/http/schema'
 
 const Text = Nullable(Type.String())
 export const PrincipalSchema = named(
@@ -68,5 +67,5 @@ export type ProductUpdate = Static<typeof ProductUpdate>
 
 export const PrincipalQuery = listQuery({})
 export type PrincipalQuery = Static<typeof PrincipalQuery>
-export const ProductQuery = listQuery({ principal_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })) })
+export const ProductQuery = listQuery({ principal_id: QueryId() })
 export type ProductQuery = Static<typeof ProductQuery>

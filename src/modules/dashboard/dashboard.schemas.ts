@@ -1,11 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { MAX_ID, named, Nullable } from '../../platform/http/schema'
+import { named, Nullable, QueryId } from '../../platform/http/schema'
 
 export const RangeQuery = t.Object({
   date_from: t.Optional(t.String({ format: 'calendar-date', maxLength: 10, description: 'Default: 6 days before date_to' })),
   date_to: t.Optional(t.String({ format: 'calendar-date', maxLength: 10, description: "Default: today in the workspace's time zone (its local day)" })),
-  team_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only this team' })),
+  team_id: QueryId('Only this team'),
 })
 export type RangeQuery = Static<typeof RangeQuery>
 

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { DateString } from '../../lib/dates'
 import { listQuery } from '../../platform/data/pagination'
-import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
+import { Id, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp, QueryId } from '../../platform/http/schema'
 import { MAX_CYCLE_WEEKS } from './calendar'
 
 /** A plan's stops at most: 500 outlet-weekdays is far beyond a rep's cycle (a busy rep visits 10–15 outlets a day). */
@@ -41,9 +41,9 @@ export const JourneyPlanSchema = named(
 
 export const JourneyPlanQuery = listQuery(
   {
-    user_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
-    team_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
-    project_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
+    user_id: QueryId(),
+    team_id: QueryId(),
+    project_id: QueryId(),
     active: t.Optional(t.Boolean()),
   },
   ['created_at', 'updated_at', 'name', 'id', 'start_date'],

@@ -3,7 +3,7 @@ import { t } from 'elysia'
 import { PING_SOURCES, SIGNAL_QUALITIES } from '../../db/schema'
 import { IDEMPOTENCY_KEY_MAX } from '../../platform/data/idempotency'
 import { MAX_PAGE, UpdatedSinceParam } from '../../platform/data/pagination'
-import { Id, MAX_ID, named, Nullable, OneOf, Timestamp } from '../../platform/http/schema'
+import { Id, MAX_ID, named, Nullable, OneOf, Timestamp, QueryId } from '../../platform/http/schema'
 import { PING_FLAG_BITS } from '../../lib/geo'
 
 export const PINGS_PER_BATCH = 50
@@ -67,8 +67,8 @@ export const LatestPings = Type.Array(LatestPing)
 export const HistoryQuery = t.Object({
   page: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE })),
   limit: t.Optional(t.Integer({ minimum: 1, description: 'Default 100, clamped at 1000' })),
-  user_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
-  visit_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
+  user_id: QueryId(),
+  visit_id: QueryId(),
   date_from: t.Optional(t.String({ maxLength: 40, description: 'recorded_at from: ISO date or date-time' })),
   date_to: t.Optional(t.String({ maxLength: 40, description: 'recorded_at to: ISO date-time, or a date for the whole day' })),
   updated_since: UpdatedSinceParam,

@@ -1,7 +1,6 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
-import { t } from 'elysia'
 import { listQuery } from '../../platform/data/pagination'
-import { Id, MAX_ID, NullableTimestamp, named, RequiredText, Timestamp } from '../../platform/http/schema'
+import { Id, NullableTimestamp, named, RequiredText, Timestamp, QueryId } from '../../platform/http/schema'
 import type { MasterDataDefinition, MasterTable } from './master-data.types'
 
 /** Response schema of one entity (with its nested parent). */
@@ -26,11 +25,7 @@ const BaseListQuery = listQuery({})
 export type MasterListQuery = Static<typeof BaseListQuery>
 
 export function masterDataQuery<T extends MasterTable, C extends MasterTable>(def: MasterDataDefinition<T, C>) {
-  return listQuery(
-    def.parent
-      ? { [def.parent.field]: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: `Only children of this ${def.parent.entity.toLowerCase()}` })) }
-      : {},
-  )
+  return listQuery(def.parent ? { [def.parent.field]: QueryId(`Only children of this ${def.parent.entity.toLowerCase()}`) } : {})
 }
 
 const Name = RequiredText(255, { description: 'Max 255 characters' })

@@ -6,7 +6,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { SALES_ORDER_STATUSES } from '../../db/schema'
 import { listQuery } from '../../platform/data/pagination'
-import { Id, MAX_ID, named, Nullable, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
+import { Id, named, Nullable, OneOf, OptionalText, RequiredText, Timestamp, QueryId } from '../../platform/http/schema'
 
 /** The most lines one order may have. */
 export const ORDER_LINES_MAX = 200
@@ -73,7 +73,6 @@ export const ReasonBody = Type.Object({ reason: RequiredText(1000, { multiline: 
 export type ReasonInput = Static<typeof ReasonBody>
 
 const QueryDate = (description: string) => t.Optional(t.String({ format: 'calendar-date', maxLength: 10, description }))
-const QueryId = (description: string) => t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description }))
 const phoneFilters = {
   status: t.Optional(OneOf(SALES_ORDER_STATUSES)),
   visit_id: QueryId('Orders of this visit'),

@@ -6,7 +6,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { DateString } from '../../lib/dates'
 import { listQuery } from '../../platform/data/pagination'
-import { Amount, Id, MAX_ID, named, Nullable, NullableTimestamp, RequiredText, Timestamp } from '../../platform/http/schema'
+import { Amount, Id, MAX_ID, named, Nullable, NullableTimestamp, RequiredText, Timestamp, QueryId } from '../../platform/http/schema'
 
 /**
  * Tiers of one list, at most. A list is written in one transaction with its items, their change-log rows (a
@@ -71,8 +71,8 @@ export const PriceListUpdate = Type.Object({ ...fields, name: Type.Optional(fiel
 export type PriceListUpdate = Static<typeof PriceListUpdate>
 
 export const PriceListQuery = listQuery({
-  channel_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Lists of this channel' })),
-  account_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Lists of this account' })),
+  channel_id: QueryId('Lists of this channel'),
+  account_id: QueryId('Lists of this account'),
 })
 export type PriceListQuery = Static<typeof PriceListQuery>
 

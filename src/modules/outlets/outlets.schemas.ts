@@ -5,7 +5,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { listQuery } from '../../platform/data/pagination'
-import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
+import { Id, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp, QueryId } from '../../platform/http/schema'
 import { GEOFENCE_RADIUS_MAX, GEOFENCE_RADIUS_MIN } from '../workspaces'
 
 const NullableInt = Nullable(Type.Integer())
@@ -70,10 +70,10 @@ export const UpdateOutletBody = Type.Object({ ...fields, name: Type.Optional(fie
 /** GET …/outlets: the list query (docs/API.md §Lists) and the outlet filters. */
 export const OutletListQuerySchema = listQuery(
   {
-    account_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
-    channel_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
-    sub_area_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
-    city_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
+    account_id: QueryId(),
+    channel_id: QueryId(),
+    sub_area_id: QueryId(),
+    city_id: QueryId(),
     is_active: t.Optional(t.Boolean()),
   },
   ['created_at', 'updated_at', 'name', 'id', 'code'],

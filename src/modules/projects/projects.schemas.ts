@@ -3,7 +3,7 @@ import { t } from 'elysia'
 import { PROJECT_STATUSES } from '../../db/schema'
 import { DateString } from '../../lib/dates'
 import { listQuery } from '../../platform/data/pagination'
-import { Id, MAX_ID, named, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
+import { Id, named, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp, QueryId } from '../../platform/http/schema'
 
 export const ProjectSchema = named(
   'Project',
@@ -26,7 +26,7 @@ export const ProjectSchema = named(
 export const ProjectQuery = listQuery(
   {
     status: t.Optional(OneOf(PROJECT_STATUSES)),
-    principal_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
+    principal_id: QueryId(),
   },
   ['created_at', 'updated_at', 'name', 'id', 'start_date'],
 )

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { DateString } from '../../lib/dates'
 import { MAX_PAGE } from '../../platform/data/pagination'
-import { MAX_ID, named, Nullable, Timestamp } from '../../platform/http/schema'
+import { named, Nullable, Timestamp, QueryId } from '../../platform/http/schema'
 
 /** A report's page: `page` and `limit` as every list's (platform/data/report.ts). */
 const REPORT_PAGING = {
@@ -12,8 +12,8 @@ const REPORT_PAGING = {
 
 export const FieldDayQuery = t.Object({
   date: t.String({ format: 'calendar-date', maxLength: 10, description: 'A local day of the workspace’s time zone (YYYY-MM-DD)' }),
-  team_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only members of this team' })),
-  user_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only this user' })),
+  team_id: QueryId('Only members of this team'),
+  user_id: QueryId('Only this user'),
   ...REPORT_PAGING,
 })
 export type FieldDayQuery = Static<typeof FieldDayQuery>
@@ -48,9 +48,9 @@ export type FieldDayRow = Static<typeof FieldDayRow>
 export const RetailExecutionQuery = t.Object({
   date_from: DateString({ description: 'First visit date of the period (YYYY-MM-DD, inclusive)' }),
   date_to: DateString({ description: 'Last visit date of the period (inclusive); at most 366 days from date_from' }),
-  team_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only visits of this team' })),
-  principal_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only products of this principal' })),
-  form_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only submissions of this form' })),
+  team_id: QueryId('Only visits of this team'),
+  principal_id: QueryId('Only products of this principal'),
+  form_id: QueryId('Only submissions of this form'),
   ...REPORT_PAGING,
 })
 export type RetailExecutionQuery = Static<typeof RetailExecutionQuery>

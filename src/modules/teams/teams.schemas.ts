@@ -1,7 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { t } from 'elysia'
 import { listQuery } from '../../platform/data/pagination'
-import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
+import { Id, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp, QueryId } from '../../platform/http/schema'
 
 const Person = Type.Object({ id: Type.Integer(), name: Type.String() })
 
@@ -22,8 +21,8 @@ export const TeamSchema = named(
 )
 
 export const TeamQuery = listQuery({
-  leader_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
-  user_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, description: 'Teams this user belongs to' })),
+  leader_id: QueryId(),
+  user_id: QueryId('Teams this user belongs to'),
 })
 export type TeamListQuery = Static<typeof TeamQuery>
 

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { listQuery } from '../../platform/data/pagination'
-import { Id, MAX_ID, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
+import { Id, named, Nullable, NullableTimestamp, OptionalText, RequiredText, Timestamp, QueryId } from '../../platform/http/schema'
 import { Email, Password } from '../../platform/http/schema'
 
 export const UserSchema = named(
@@ -25,9 +25,9 @@ export const DeletedUserSchema = named('DeletedUser', Type.Object({ ...UserSchem
 
 export const UserQuery = listQuery(
   {
-    role_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
+    role_id: QueryId(),
     is_active: t.Optional(t.Boolean()),
-    team_id: t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID })),
+    team_id: QueryId(),
   },
   ['created_at', 'updated_at', 'name', 'id', 'email'],
 )

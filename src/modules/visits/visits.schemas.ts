@@ -7,13 +7,12 @@ import { t } from 'elysia'
 import { APPROVAL_STATUSES, SUBMISSION_STATUSES, VISIT_SOURCES, VISIT_STATUSES } from '../../db/schema'
 import { DateString } from '../../lib/dates'
 import { listQuery } from '../../platform/data/pagination'
-import { Id, MAX_ID, named, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp } from '../../platform/http/schema'
+import { Id, MAX_ID, named, Nullable, NullableTimestamp, OneOf, OptionalText, RequiredText, Timestamp, QueryId } from '../../platform/http/schema'
 import { VISIT_FLAGS } from './visits.integrity'
 import { FrozenRowSchema } from '../forms'
 
 const Ref = Type.Object({ id: Type.Integer(), name: Type.String() })
 const Location = Nullable(Type.Object({ latitude: Type.Number(), longitude: Type.Number() }))
-const QueryId = () => t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID }))
 const QueryDate = (description: string) => t.Optional(t.String({ format: 'calendar-date', maxLength: 10, description }))
 
 export const SubmissionSchema = named(

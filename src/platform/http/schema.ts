@@ -100,6 +100,9 @@ export const OneOf = <const T extends string>(values: readonly T[], options: { d
 /** `:id` in a path, coerced from text. */
 export const IdParams = t.Object({ id: t.Integer({ minimum: 1, maximum: MAX_ID }) })
 
+/** An optional id in a query string (a filter: `?team_id=3`), coerced from text. */
+export const QueryId = (description?: string) => t.Optional(t.Integer({ minimum: 1, maximum: MAX_ID, ...(description && { description }) }))
+
 /** ISO 8601 UTC timestamp as the service writes it. */
 export const Timestamp = (options: { description?: string } = {}) => Type.String({ examples: ['2026-11-21T08:15:00.000Z'], ...options })
 
