@@ -12,6 +12,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { freePort, placement } from './lib/server-process'
 
 const args = process.argv.slice(2)
 const roundsAt = args.indexOf('--rounds')
@@ -29,19 +30,11 @@ for (let round = 0; round < rounds; round++) {
   for (const target of targets) {
     const { cwd, argv } = command(target)
     const dataDir = mkdtempSync(join(tmpdir(), 'ffos-first-start-'))
-    const port = 20_000 + Math.floor(Math.random() * 20_000)
+    const port = await freePort()
     const started = performance.now()
     const server = Bun.spawn(argv, {
       cwd,
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: `file:${join(dataDir, 'app.db')}`,
-        UPLOAD_DIR: join(dataDir, 'uploads'),
-        EXPORT_DIR: join(dataDir, 'exports'),
-        LOG_LEVEL: 'warn',
-      },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...placement(join(dataDir, 'app.db'), port), LOG_LEVEL: 'warn' },
       stdout: 'ignore',
       stderr: 'inherit',
     })

@@ -21,8 +21,8 @@ import { Database } from 'bun:sqlite'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort, placement, ROOT } from './lib/server-process'
 
-const ROOT = join(import.meta.dir, '..')
 const args = process.argv.slice(2)
 const option = (name: string) => args.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1]
 const commandArgs = args.filter((arg) => !arg.startsWith('--'))
@@ -52,17 +52,13 @@ function resetPeak(pid: number) {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ffos-rss-'))
 const dbPath = join(dataDir, 'app.db')
-const port = 20_000 + Math.floor(Math.random() * 20_000)
+const port = await freePort()
 const base = `http://127.0.0.1:${port}/api`
 const server = Bun.spawn(command, {
   cwd: ROOT,
   env: {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: `file:${dbPath}`,
-    UPLOAD_DIR: join(dataDir, 'uploads'),
-    EXPORT_DIR: join(dataDir, 'exports'),
+    ...placement(dbPath, port),
     LOG_LEVEL: 'warn',
     ACCESS_TOKEN_TTL: '2h',
     ...(budget ? { MEMORY_BUDGET_MB: budget } : {}),

@@ -17,7 +17,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { call, expectCall, freePort, ROOT, ServerLog } from '../scripts/lib/server-process'
+import { call, expectCall, freePort, placement, ROOT, ServerLog } from '../scripts/lib/server-process'
 import { regionalAssetPath, regionalFileName } from '../src/modules/regional'
 
 const enabled = process.env.FFOS_BINARY_TEST === '1'
@@ -86,11 +86,7 @@ describe.skipIf(!enabled)('the compiled executable, alone in an empty directory'
     env = {
       PATH: '/usr/bin:/bin',
       HOME: binDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: `file:${join(dataDir, 'app.db')}`,
-      UPLOAD_DIR: join(dataDir, 'uploads'),
-      EXPORT_DIR: join(dataDir, 'exports'),
+      ...placement(join(dataDir, 'app.db'), port),
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
       REGISTRATION_ENABLED: 'false',

@@ -24,6 +24,7 @@ import { REPLAY_BOUNDS, ReplayLog } from '../src/platform/realtime/replay-log'
 import { ManualClock } from '../src/lib/clock'
 import { data } from './factories'
 import { createTestApp, unique, type Session, type TestApp, type Workspace } from './harness'
+import { freePort, placement } from '../scripts/lib/server-process'
 
 const MiB = 1024 * 1024
 
@@ -151,19 +152,13 @@ describe('MEMORY_BUDGET_MB is validated at start like every setting', () => {
 describe('a small budget sizes the JavaScript heap to it (src/config/jsc-heap.ts)', () => {
   test('the server with MEMORY_BUDGET_MB=128 replaces itself once at start: the same process, BUN_JSC_forceRAMSize set to its share of the budget, healthy', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ffos-jsc-'))
-    const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-    const port = probe.port
-    probe.stop(true)
+    const port = await freePort()
     // A runtime flag (here --smol) survives the restart, as `bun --cpu-prof src/server.ts` must.
     const server = Bun.spawn([process.execPath, '--smol', join(import.meta.dir, '..', 'src', 'server.ts')], {
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         MEMORY_BUDGET_MB: '128',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: `file:${join(dir, 'app.db')}`,
-        UPLOAD_DIR: join(dir, 'uploads'),
-        EXPORT_DIR: join(dir, 'exports'),
+        ...placement(join(dir, 'app.db'), port),
         LOG_LEVEL: 'silent',
         REGIONAL_SERVICE_URL: 'http://127.0.0.1:9',
       },

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { shutdown } from '../src/shutdown'
 import { createTestApp, type TestApp } from './harness'
+import { placement } from '../scripts/lib/server-process'
 
 for (const driver of ['bun-sqlite', 'libsql'] as const) {
   describe(`HTTP end to end on ${driver}`, () => {
@@ -102,11 +103,7 @@ describe('graceful shutdown of the real process (SIGTERM)', () => {
       env: {
         ...process.env,
         NODE_ENV: 'production',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATABASE_URL: `file:${dbPath}`,
-        UPLOAD_DIR: join(dir, 'uploads'),
-        EXPORT_DIR: join(dir, 'exports'),
+        ...placement(dbPath, 0),
         // Upstream mode: no prepared regional file opened on this first start.
         REGIONAL_SERVICE_URL: 'http://127.0.0.1:9',
         LOG_LEVEL: 'info',
@@ -291,11 +288,7 @@ async function bootServer(env: Record<string, string>) {
     env: {
       ...process.env,
       NODE_ENV: 'test',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: `file:${join(dir, 'app.db')}`,
-      UPLOAD_DIR: join(dir, 'uploads'),
-      EXPORT_DIR: join(dir, 'exports'),
+      ...placement(join(dir, 'app.db'), 0),
       // Upstream mode: no prepared regional file opened on a first start.
       REGIONAL_SERVICE_URL: 'http://127.0.0.1:9',
       LOG_LEVEL: 'info',

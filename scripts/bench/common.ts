@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { ROOT } from '../lib/server-process'
+import { placement, ROOT } from '../lib/server-process'
 import type { LoadResult, LoadSpec } from './load'
 
 export { freePort, ROOT, tempDir } from '../lib/server-process'
@@ -44,14 +44,10 @@ export function startService(dbPath: string, port: number, root = ROOT, env: Rec
   // SERVICE_CPU_PROF=DIR: the service writes a CPU profile (.cpuprofile) into DIR when it stops.
   const profile = process.env.SERVICE_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.SERVICE_CPU_PROF] : []
   return startProcess([process.execPath, ...profile, join(root, 'src/server.ts')], {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: `file:${dbPath}`,
+    ...placement(dbPath, port),
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
     ACCESS_TOKEN_TTL: '2h',
-    UPLOAD_DIR: join(dbPath, '..', 'uploads'),
-    EXPORT_DIR: join(dbPath, '..', 'exports'),
     ...env,
   })
 }

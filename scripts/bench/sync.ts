@@ -44,7 +44,8 @@ function ceiling(path: string, port: number) {
   const horizonOf = db.query('select "seq" from "change_horizons" where "change_horizons"."workspace_id" = ?')
   const issuedUpTo = db.query("select seq from sqlite_sequence where name = 'changes'")
   const authEpoch = db.query('select "value" from "auth_epoch" where "auth_epoch"."id" = ?')
-  const rows = db.query(`select "seq", "entity", "entity_id" from "changes" where (("changes"."workspace_id" = $ws and "changes"."seq" > $after and "changes"."seq" <= $upto and ("changes"."seq" > $head or "changes"."op" = $op))
+  const rows =
+    db.query(`select "seq", "entity", "entity_id" from "changes" where (("changes"."workspace_id" = $ws and "changes"."seq" > $after and "changes"."seq" <= $upto and ("changes"."seq" > $head or "changes"."op" = $op))
     and (("changes"."user_id" is null and "changes"."entity" in (select value from json_each($shared)))
       or ("changes"."user_id" is null and "changes"."owner_id" = $user and "changes"."entity" in (select value from json_each($owned)))
       or ("changes"."entity" in (select value from json_each($assigned)) and ("changes"."user_id" = $user or ("changes"."user_id" is null and exists (select 1 from "visit_assignees" where "visit_assignees"."visit_id" = "changes"."visit_id" and "visit_assignees"."user_id" = $user))))))
@@ -131,7 +132,11 @@ function ceiling(path: string, port: number) {
       if (after > 0 && after > Number((issuedUpTo.get() as { seq: number } | null)?.seq ?? 0)) throw new Error('cursor past the log')
       const top = Math.max(Number((upto.get(ws) as { upto: number | null }).upto ?? 0), after, horizon)
       const head = after === 0 ? top : cursorHead
-      const page = (top > after ? rows.all({ ws, after, upto: top, head, op: 'upsert', shared, owned, assigned, user, limit: limit + 1 }) : []) as { seq: number; entity: string; entity_id: number }[]
+      const page = (top > after ? rows.all({ ws, after, upto: top, head, op: 'upsert', shared, owned, assigned, user, limit: limit + 1 }) : []) as {
+        seq: number
+        entity: string
+        entity_id: number
+      }[]
       const more = page.length > limit
       const taken = more ? page.slice(0, limit) : page
       const latest = new Map<string, { entity: string; id: number; seq: number }>()

@@ -6,7 +6,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Subprocess } from 'bun'
 
 export const ROOT = new URL('../..', import.meta.url).pathname
@@ -61,6 +61,20 @@ export interface ServerHandle {
   stop(): Promise<number>
 }
 
+/**
+ * The settings that place a server: listening on 127.0.0.1:`port` (0: any), its database file `dbPath`,
+ * its uploads and exports beside that file.
+ */
+export function placement(dbPath: string, port: number | string): Record<string, string> {
+  return {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: `file:${dbPath}`,
+    UPLOAD_DIR: join(dirname(dbPath), 'uploads'),
+    EXPORT_DIR: join(dirname(dbPath), 'exports'),
+  }
+}
+
 export interface StartOptions {
   dbPath: string
   env?: Record<string, string>
@@ -107,14 +121,10 @@ async function startServerOnce(options: StartOptions): Promise<ServerHandle> {
     cwd: ROOT,
     env: {
       ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: `file:${options.dbPath}`,
+      ...placement(options.dbPath, port),
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
       ACCESS_TOKEN_TTL: '2h',
-      UPLOAD_DIR: join(options.dbPath, '..', 'uploads'),
-      EXPORT_DIR: join(options.dbPath, '..', 'exports'),
       ...options.env,
     },
     stdout: 'pipe',
