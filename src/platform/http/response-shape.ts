@@ -84,9 +84,44 @@ export function compileShaper(schema: TSchema, where: string): Shaper {
   }
 }
 
-/** Keys under which a schema holds the schemas of its parts. */
-const PARTS = ['properties', 'patternProperties'] as const
-const PART_LISTS = ['anyOf', 'allOf', 'oneOf'] as const
+/** Keys under which a schema holds the schemas of its parts: by name, in a list, or one (or a tuple's list). */
+const NAMED_PARTS = ['properties', 'patternProperties'] as const
+const LISTED_PARTS = ['anyOf', 'allOf', 'oneOf'] as const
+const SINGLE_PARTS = ['items', 'additionalProperties'] as const
+
+/**
+ * A shallow copy of `schema` with each of its parts replaced by `map(part)`; null as soon as one part
+ * maps to null. The one walk over a schema's parts that `forMirror` and `closed` share.
+ */
+function mapParts(schema: TSchema, map: (part: TSchema) => TSchema | null): TSchema | null {
+  const copy: TSchema = { ...schema }
+  const all = (parts: TSchema[]) => {
+    const mapped = parts.map(map)
+    return mapped.includes(null) ? null : (mapped as TSchema[])
+  }
+  for (const key of NAMED_PARTS) {
+    const parts = schema[key] as Record<string, TSchema> | undefined
+    if (!parts) continue
+    const mapped = all(Object.values(parts))
+    if (!mapped) return null
+    copy[key] = Object.fromEntries(Object.keys(parts).map((name, i) => [name, mapped[i]]))
+  }
+  for (const key of LISTED_PARTS) {
+    const parts = schema[key] as TSchema[] | undefined
+    if (!parts) continue
+    const mapped = all(parts)
+    if (!mapped) return null
+    copy[key] = mapped
+  }
+  for (const key of SINGLE_PARTS) {
+    const part = schema[key] as TSchema | boolean | TSchema[] | undefined
+    if (typeof part !== 'object' || part === null) continue
+    const mapped = Array.isArray(part) ? all(part) : map(part)
+    if (!mapped) return null
+    copy[key] = mapped
+  }
+  return copy
+}
 
 /**
  * `schema` as exact-mirror should see it: every part of kind Any or Unknown (an Opaque field, JSON the
@@ -96,21 +131,7 @@ const PART_LISTS = ['anyOf', 'allOf', 'oneOf'] as const
  */
 function forMirror(schema: TSchema): TSchema {
   if (schema[Kind] === 'Any' || schema[Kind] === 'Unknown') return Type.Any()
-  const copy: TSchema = { ...schema }
-  for (const key of PARTS) {
-    const parts = schema[key] as Record<string, TSchema> | undefined
-    if (parts) copy[key] = Object.fromEntries(Object.entries(parts).map(([name, part]) => [name, forMirror(part)]))
-  }
-  for (const key of PART_LISTS) {
-    const parts = schema[key] as TSchema[] | undefined
-    if (parts) copy[key] = parts.map(forMirror)
-  }
-  for (const key of ['items', 'additionalProperties'] as const) {
-    const part = schema[key] as TSchema | boolean | TSchema[] | undefined
-    if (Array.isArray(part)) copy[key] = part.map(forMirror)
-    else if (typeof part === 'object' && part !== null) copy[key] = forMirror(part)
-  }
-  return copy
+  return mapParts(schema, forMirror)!
 }
 
 /**
@@ -122,31 +143,7 @@ function closed(schema: TSchema): TSchema | null {
   const kind = schema[Kind]
   if (kind === 'Any' || kind === 'Unknown') return schema
   if (kind === 'Intersect' || kind === 'Ref' || kind === 'This' || kind === 'Import') return null
-  const copy: TSchema = { ...schema }
-  if (kind === 'Object') copy.additionalProperties = false
-  for (const key of PARTS) {
-    const parts = schema[key] as Record<string, TSchema> | undefined
-    if (!parts) continue
-    const entries = Object.entries(parts).map(([name, part]) => [name, closed(part)] as const)
-    if (entries.some(([, part]) => part === null)) return null
-    copy[key] = Object.fromEntries(entries)
-  }
-  for (const key of PART_LISTS) {
-    const parts = schema[key] as TSchema[] | undefined
-    if (!parts) continue
-    const mapped = parts.map(closed)
-    if (mapped.some((part) => part === null)) return null
-    copy[key] = mapped
-  }
-  const items = schema.items as TSchema | TSchema[] | undefined
-  if (Array.isArray(items)) {
-    const mapped = items.map(closed)
-    if (mapped.some((part) => part === null)) return null
-    copy.items = mapped
-  } else if (items) {
-    const mapped = closed(items)
-    if (!mapped) return null
-    copy.items = mapped
-  }
+  const copy = mapParts(schema, closed)
+  if (copy && kind === 'Object') copy.additionalProperties = false
   return copy
 }
