@@ -34,6 +34,7 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     expect(shares.sqlite.readerCacheKib).toBe(64 * 1024)
     expect(shares.sqlite.writerCacheKib).toBe(16 * 1024)
     expect(shares.sqlite.checkpointCacheKib).toBe(1024)
+    expect(shares.sqlite.statements).toBe(128)
     expect(shares.replay).toEqual({
       maxTotalBytes: 128 * MiB,
       bulk: { maxEvents: 100_000, maxBytes: 32 * MiB },
@@ -51,6 +52,9 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     expect(shares.sqlite.readerCacheKib).toBe(Math.floor((storesKib * 2) / 13))
     expect(shares.sqlite.writerCacheKib).toBe(Math.floor(storesKib / 26))
     expect(shares.sqlite.checkpointCacheKib).toBe(256)
+    // Compiled statements: 128 per 416 MiB of stores, never fewer than 16 (32 MiB of stores here would give 9).
+    expect(shares.sqlite.statements).toBe(16)
+    expect(memoryShares(96 + 416 * 2).sqlite.statements).toBe(256)
     expect(shares.replay.maxTotalBytes).toBe(Math.floor((storesKib * 1024 * 4) / 13))
     expect(shares.replay.bulk.maxBytes).toBe(Math.floor(shares.replay.maxTotalBytes / 4))
     expect(shares.replay.other.maxBytes).toBe(Math.floor(shares.replay.maxTotalBytes / 16))
@@ -82,6 +86,7 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
         shares.replay.bulk.maxEvents,
         shares.replay.other.maxEvents,
         shares.cacheEntries,
+        shares.sqlite.statements,
       ]) {
         expect(value).toBeGreaterThan(0)
       }
@@ -89,6 +94,7 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
       expect(shares.sqlite.writerCacheKib).toBeGreaterThanOrEqual(previous.sqlite.writerCacheKib)
       expect(shares.replay.maxTotalBytes).toBeGreaterThanOrEqual(previous.replay.maxTotalBytes)
       expect(shares.cacheEntries).toBeGreaterThanOrEqual(previous.cacheEntries)
+      expect(shares.sqlite.statements).toBeGreaterThanOrEqual(previous.sqlite.statements)
       previous = shares
     }
   })

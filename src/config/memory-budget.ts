@@ -11,6 +11,9 @@
  *                            touch and mostly appends; the checkpoint worker's connection stores / 416
  *                            (at least 256 KiB, at most 2 MiB: a checkpoint copies WAL frames, it reads
  *                            few pages through its cache)
+ *   compiled statements      each bun:sqlite connection keeps the statements Drizzle runs without
+ *                            preparing them ahead compiled, at most stores × 128 / 416 (at least 16):
+ *                            up to ~90 KiB each for an UPDATE whose table has triggers (../db/client.ts)
  *   replay log (sockets)     stores × 4/13 in all; per workspace a quarter of that for the bulk stream
  *                            (the live map) and a sixteenth for the others (../platform/realtime/replay-log.ts)
  *   entry caches             each cache that grows with load (verified tokens, members, live sessions,
@@ -32,9 +35,9 @@
  * of page cache for the reads, a 128 MiB replay log, 10,000 entries per cache, two hashes), which the
  * benchmarks in docs/PERFORMANCE.md were measured with, except the writer's page cache: 16 MiB instead
  * of 64, so that both caches filled stay under 200 MiB of resident memory (docs/PERFORMANCE.md "Memory
- * budget"). 128 is the setting of a 256 MB machine (the rest is the kernel's, including its cache of
- * the database file): 4.9 MiB of page cache for reads, 1.2 for the writer, a 9.8 MiB replay log, 769
- * entries per cache, one hash at a time. SQLITE_CACHE_MB, when set, still decides the page cache of
+ * budget"), and 128 compiled statements per connection. 128 is the setting of a 256 MB machine (the
+ * rest is the kernel's, including its cache of the database file): 4.9 MiB of page cache for reads,
+ * 1.2 for the writer, a 9.8 MiB replay log, 769 entries per cache, 16 compiled statements, one hash at a time. SQLITE_CACHE_MB, when set, still decides the page cache of
  * each of the two connections alone (it predates the budget); a libSQL file, one connection for reads
  * and writes, takes the reader's share.
  *
@@ -59,7 +62,7 @@ const PDF_PAGES_PER_COLLECTION = 2
 export interface MemoryShares {
   budgetMb: number
   /** SQLite page cache, in KiB (what `PRAGMA cache_size = -N` takes). */
-  sqlite: { readerCacheKib: number; writerCacheKib: number; checkpointCacheKib: number }
+  sqlite: { readerCacheKib: number; writerCacheKib: number; checkpointCacheKib: number; statements: number }
   /** The replay log's bounds (./../platform/realtime/replay-log.ts ReplayBounds, without the window and flood rule). */
   replay: { maxTotalBytes: number; bulk: { maxEvents: number; maxBytes: number }; other: { maxEvents: number; maxBytes: number } }
   /** Entries each in-memory cache that grows with load may hold. */
@@ -94,12 +97,13 @@ export function memoryShares(budgetMb: number, options: { sqliteCacheMb?: number
   const readerCacheKib = options.sqliteCacheMb !== undefined ? options.sqliteCacheMb * 1024 : Math.floor((storesKib * 2) / 13)
   const writerCacheKib = options.sqliteCacheMb !== undefined ? options.sqliteCacheMb * 1024 : Math.floor(storesKib / 26)
   const checkpointCacheKib = Math.min(2048, Math.max(256, Math.floor(storesKib / 416)))
+  const statements = Math.max(16, Math.floor(((budgetMb - RUNTIME_RESERVE_MB) * 128) / 416))
   const totalBytes = Math.floor((storesKib * 1024 * 4) / 13)
   const bulkBytes = Math.floor(totalBytes / 4)
   const otherBytes = Math.floor(totalBytes / 16)
   return {
     budgetMb,
-    sqlite: { readerCacheKib, writerCacheKib, checkpointCacheKib },
+    sqlite: { readerCacheKib, writerCacheKib, checkpointCacheKib, statements },
     replay: {
       maxTotalBytes: totalBytes,
       // The event counts keep the proportions of the bytes: 100,000 per 32 MiB, 20,000 per 8 MiB.

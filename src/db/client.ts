@@ -147,6 +147,39 @@ export class SerialQueue {
   }
 }
 
+/**
+ * Drizzle's bun:sqlite session compiles a statement for every query that was not prepared ahead
+ * (`client.prepare(sql)` each time, never finalized), and compiling costs in proportion to the
+ * statement and to the triggers it fires: an outlet's UPDATE took 0.46 ms to compile (its change-log
+ * and search-index triggers) and each of its two selects 0.09 ms, more than running them
+ * (docs/PERFORMANCE.md "Statements compiled once"). The session gets a connection whose `prepare`
+ * keeps the last `size` statements by their text (the memory budget's share, ../config/memory-budget.ts:
+ * 128 at the default). Sharing one is safe: bun:sqlite runs a
+ * statement to its end inside one synchronous call and binds its parameters afresh each time, and
+ * nothing iterates a Drizzle statement. An evicted statement is only dropped, never finalized: a
+ * prepared query may still hold it. Only Drizzle's session sees the cache; `$client` stays the connection.
+ */
+function withStatementCache<T extends object>(driver: T, connection: SqliteDatabase, size: number): T {
+  const session = (driver as unknown as { session: { client: Pick<SqliteDatabase, 'prepare' | 'exec' | 'transaction'> } }).session
+  const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>()
+  session.client = {
+    prepare: ((text: string) => {
+      let statement = statements.get(text)
+      if (statement) statements.delete(text)
+      else {
+        statement = connection.prepare(text)
+        if (statements.size >= size) statements.delete(statements.keys().next().value as string)
+      }
+      // Most recently used last: the first key is the one to evict.
+      statements.set(text, statement)
+      return statement
+    }) as SqliteDatabase['prepare'],
+    exec: connection.exec.bind(connection),
+    transaction: connection.transaction.bind(connection),
+  }
+  return driver
+}
+
 export async function openDatabase(config: Config): Promise<Database> {
   const { driver, path } = config.database
   if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -170,9 +203,9 @@ function openBunSqlite(path: string, config: Config): Database {
   for (const statement of connectionPragmas('NORMAL', readerCacheKib).slice(1)) readerConnection.run(statement)
 
   // The driver's own type for its migrator; the rest of the service sees the one Db type of both drivers.
-  const writerDriver = drizzleBun({ client: writerConnection, schema })
+  const writerDriver = withStatementCache(drizzleBun({ client: writerConnection, schema }), writerConnection, config.memory.sqlite.statements)
   const writer = writerDriver as unknown as Db
-  const reader = drizzleBun({ client: readerConnection, schema }) as unknown as Db
+  const reader = withStatementCache(drizzleBun({ client: readerConnection, schema }), readerConnection, config.memory.sqlite.statements) as unknown as Db
   const walSync = durability === 'full' && path !== ':memory:' ? new WalSync(path) : null
   const groups = new GroupCommit(writerConnection, new SerialQueue(), walSync ? () => walSync.sync() : undefined)
   // See ./checkpoint.ts: under a steady writer the WAL never starts over by itself; once it holds
