@@ -14,9 +14,10 @@
  * A query that must read several workspaces at once goes through `acrossWorkspaces(table, why)`, the
  * only door out, whose `why` names the reason at the call site.
  */
-import { and, count, eq, getTableName, inArray, isNull, ne, sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, count, eq, getTableColumns, getTableName, inArray, isNull, ne, sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
 import { alias, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client'
+import { prepared, preparedVariants } from '../../db/prepared'
 
 /** A table owned by a workspace; `id` and `deleted_at` where it has them. */
 type WorkspaceTable = SQLiteTable & {
@@ -65,6 +66,13 @@ export interface WorkspaceScoped<T extends WorkspaceTable> {
   softDelete(tx: Db, workspaceId: number, id: number, at: string): Promise<Row<T> | undefined>
 }
 
+/**
+ * Column sets a scope keeps a prepared insert and update for, per connection: a caller's writes set a
+ * fixed set of columns, a partial update as many as its body has; past this the oldest goes (a
+ * statement of a table with triggers holds ~90 KiB: docs/PERFORMANCE.md "Statements compiled once").
+ */
+const SHAPES_PER_SCOPE = 8
+
 export function workspaceScoped<T extends WorkspaceTable>(table: T, aliasName?: string): WorkspaceScoped<T> {
   // Drizzle's generic table types do not survive this level of abstraction: queries see a plain
   // table and untyped values; the public surface is typed.
@@ -75,6 +83,41 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T, aliasName?: 
     if (!table.id) throw new Error(`${getTableName(table)} has no id`)
     return table.id
   }
+  // The single-row statements below are prepared once per connection, and per set of columns for the
+  // writes (a create sets the columns its body has): building a Drizzle query cost more than running
+  // it (docs/PERFORMANCE.md "Statements compiled once"). Placeholders bind through each column's encoder,
+  // as values do. Only columns of the table are named; `workspace_id` and `id` are never set from values.
+  const columns = getTableColumns(plain)
+  const WORKSPACE = sql.placeholder('workspaceId')
+  const ID = sql.placeholder('id')
+  const byId = () => where(WORKSPACE, eq(idOf(), ID))
+  const findOne = prepared((db) => db.select().from(plain).where(byId()).limit(1).prepare())
+  /** The columns of `values` a write sets (defined, of this table, never the workspace or the id), in a fixed order. */
+  const setColumns = (values: object) =>
+    Object.keys(values)
+      .filter((key) => key !== 'workspace_id' && key !== 'id' && key in columns && (values as Record<string, unknown>)[key] !== undefined)
+      .sort()
+  const placeholders = (keys: string[]) => Object.fromEntries(keys.map((key) => [key, sql.placeholder(key)]))
+  const insertOne = preparedVariants(
+    (db, keys: string) =>
+      db
+        .insert(plain)
+        .values(placeholders(['workspace_id', ...(keys ? keys.split(',') : [])]) as never)
+        .returning()
+        .prepare(),
+    { max: SHAPES_PER_SCOPE },
+  )
+  const updateOne = preparedVariants(
+    (db, keys: string) =>
+      db
+        .update(plain)
+        .set(placeholders(keys.split(',')) as never)
+        .where(byId())
+        .returning()
+        .prepare(),
+    { max: SHAPES_PER_SCOPE },
+  )
+  const valuesOf = (values: object, keys: string[]) => Object.fromEntries(keys.map((key) => [key, (values as Record<string, unknown>)[key]]))
 
   return {
     table,
@@ -95,11 +138,7 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T, aliasName?: 
         .where(where(workspaceId, inArray(column, values as unknown[])))) as Row<T>[]
     },
     async find(db, workspaceId, id) {
-      const [row] = await db
-        .select()
-        .from(plain)
-        .where(where(workspaceId, eq(idOf(), id)))
-        .limit(1)
+      const [row] = await findOne(db).all({ workspaceId, id })
       return row as Row<T> | undefined
     },
     async count(db, workspaceId, ...conditions) {
@@ -118,18 +157,15 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T, aliasName?: 
       return row !== undefined
     },
     async insert(tx, workspaceId, values) {
-      const [row] = (await tx
-        .insert(plain)
-        .values({ ...values, workspace_id: workspaceId } as never)
-        .returning()) as unknown[]
+      const keys = setColumns(values)
+      const [row] = (await insertOne(tx, keys.join(',')).all({ ...valuesOf(values, keys), workspace_id: workspaceId })) as unknown[]
       return row as Row<T>
     },
     async update(tx, workspaceId, id, values) {
-      const [row] = (await tx
-        .update(plain)
-        .set({ ...values, workspace_id: undefined, id: undefined } as never)
-        .where(where(workspaceId, eq(idOf(), id)))
-        .returning()) as unknown[]
+      const keys = setColumns(values)
+      // Nothing to set: the row as it is (Drizzle refuses an empty SET).
+      if (keys.length === 0) return (await this.find(tx, workspaceId, id)) as Row<T> | undefined
+      const [row] = (await updateOne(tx, keys.join(',')).all({ ...valuesOf(values, keys), workspaceId, id })) as unknown[]
       return row as Row<T> | undefined
     },
     async softDelete(tx, workspaceId, id, at) {
