@@ -10,36 +10,16 @@
  *   case-insensitive uniqueness count, the insert, the row read back and the audit entry;
  * - a list answered as the service answers a read (./represent.ts: entity tag, brotli for a client
  *   that takes it); a create answered as JSON, as mutations are;
- * - writes committed as the service's are: on a writer connection of their own, each transaction a
- *   SAVEPOINT of a group that commits once and answers after an fdatasync of the WAL
- *   (src/db/group-commit.ts), checkpoints by the service's worker.
+ * - writes committed as the service's are (./ceiling-db.ts: group commit, an fdatasync of the WAL
+ *   before the answer, checkpoints by the service's worker).
  *
  * Until 2026-11-26 it scanned instead of using the index, sent every answer raw and committed without a
  * sync, so the ratios it gave (35–64%) compared unlike work.
  */
-import { Database } from 'bun:sqlite'
-import { startCheckpointer } from '../../src/db/checkpoint'
-import { SerialQueue } from '../../src/db/client'
-import { GroupCommit, WalSync } from '../../src/db/group-commit'
+import { ceilingDatabase } from './ceiling-db'
 import { representedJson } from './represent'
 
-const PRAGMAS = [
-  'PRAGMA journal_mode = WAL',
-  'PRAGMA synchronous = NORMAL',
-  'PRAGMA foreign_keys = ON',
-  'PRAGMA busy_timeout = 5000',
-  'PRAGMA cache_size = -65536',
-]
-const path = process.env.DB_PATH!
-const db = new Database(path, { strict: true })
-for (const pragma of PRAGMAS) db.run(pragma)
-const writer = new Database(path, { strict: true })
-for (const pragma of PRAGMAS) writer.run(pragma)
-writer.run('PRAGMA wal_autocheckpoint = 0')
-writer.run('PRAGMA temp_store = MEMORY')
-const walSync = new WalSync(path)
-const groups = new GroupCommit(writer, new SerialQueue(), () => walSync.sync())
-const checkpointer = startCheckpointer(path, { onBehind: () => void groups.outside(() => writer.run('PRAGMA wal_checkpoint(PASSIVE)')) })
+const { db, writer, groups, close } = ceilingDatabase(process.env.DB_PATH!)
 const workspaceId = Number(process.env.WORKSPACE_ID)
 
 const AUTH_EPOCH = 'select "value" from "auth_epoch" where "auth_epoch"."id" = ?'
@@ -129,7 +109,6 @@ const server = Bun.serve({
 
 process.on('SIGTERM', async () => {
   await server.stop()
-  await groups.outside(() => checkpointer.stop())
-  await walSync.close()
+  await close()
   process.exit(0)
 })

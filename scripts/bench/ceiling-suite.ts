@@ -22,7 +22,7 @@
  *
  * Env: PORT, DB_PATH, WORKSPACE_ID.
  */
-import { Database, type Statement } from 'bun:sqlite'
+import type { Statement } from 'bun:sqlite'
 // The route's and the report's JavaScript summaries are pure functions of the rows read: the ceiling
 // runs the very same ones, so the ratio measures everything around them.
 import { JUMP_BITS, summarizeTrack } from '../../src/lib/geo'
@@ -31,40 +31,11 @@ import { PINGS_OF_USERS, pingsPerUser } from '../../src/modules/reports/reports.
 import { visitFlagNames } from '../../src/modules/visits'
 import { checkSite, travelFlags, visitFlagMask, type GeofenceMode } from '../../src/modules/visits/visits.integrity'
 import { addDays, localDayRange } from '../../src/lib/time-zones'
-import { startCheckpointer } from '../../src/db/checkpoint'
-import { GroupCommit, WalSync } from '../../src/db/group-commit'
-import { SerialQueue } from '../../src/db/client'
+import { ceilingDatabase } from './ceiling-db'
 import { representedJson } from './represent'
 
-const PRAGMAS = [
-  'PRAGMA journal_mode = WAL',
-  'PRAGMA synchronous = NORMAL',
-  'PRAGMA foreign_keys = ON',
-  'PRAGMA busy_timeout = 5000',
-  'PRAGMA cache_size = -65536',
-]
-const db = new Database(process.env.DB_PATH!, { strict: true })
-for (const pragma of PRAGMAS) db.run(pragma)
+const { db, writer, groups, close } = ceilingDatabase(process.env.DB_PATH!)
 const workspaceId = Number(process.env.WORKSPACE_ID)
-
-/**
- * Writes commit as the service's do (src/db/client.ts, its default DURABILITY=full): on a writer
- * connection of their own with the writer's PRAGMAs, one transaction at a time, each a SAVEPOINT of a
- * group that commits after the event loop's round and is answered only after an fdatasync of the WAL
- * (the service's own GroupCommit and WalSync), WAL checkpoints by the service's worker instead of
- * inside a COMMIT. Until 2026-11-26 the ceiling committed each write alone without any sync, so the
- * check-in ratio compared a durable commit with one that was not.
- */
-const writer = new Database(process.env.DB_PATH!, { strict: true })
-for (const pragma of PRAGMAS) writer.run(pragma)
-writer.run('PRAGMA wal_autocheckpoint = 0')
-writer.run('PRAGMA temp_store = MEMORY')
-writer.run(`PRAGMA journal_size_limit = ${64 * 1024 * 1024}`)
-const walSync = new WalSync(process.env.DB_PATH!)
-const groups = new GroupCommit(writer, new SerialQueue(), () => walSync.sync())
-const checkpointer = startCheckpointer(process.env.DB_PATH!, {
-  onBehind: () => void groups.outside(() => writer.run('PRAGMA wal_checkpoint(PASSIVE)')),
-})
 
 type Row = Record<string, any>
 type Params = (string | number | null)[]
@@ -691,9 +662,6 @@ const server = Bun.serve({
 
 process.on('SIGTERM', async () => {
   server.stop(true)
-  await groups.outside(() => checkpointer.stop())
-  await walSync.close()
-  writer.close()
-  db.close()
+  await close()
   process.exit(0)
 })
