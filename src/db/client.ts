@@ -154,10 +154,10 @@ export class SerialQueue {
  * and search-index triggers) and each of its two selects 0.09 ms, more than running them
  * (docs/PERFORMANCE.md "Statements compiled once"). The session gets a connection whose `prepare`
  * keeps the last `size` statements by their text (the memory budget's share, ../config/memory-budget.ts:
- * 128 at the default). Sharing one is safe: bun:sqlite runs a
- * statement to its end inside one synchronous call and binds its parameters afresh each time, and
- * nothing iterates a Drizzle statement. An evicted statement is only dropped, never finalized: a
- * prepared query may still hold it. Only Drizzle's session sees the cache; `$client` stays the connection.
+ * 128 at the default). Sharing one is safe: bun:sqlite runs a statement to its end inside one
+ * synchronous call and binds its parameters afresh each time, and nothing iterates a Drizzle
+ * statement. An evicted statement is only dropped, never finalized: a prepared query may still hold
+ * it. Only Drizzle's session sees the cache; `$client` stays the connection.
  */
 function withStatementCache<T extends object>(driver: T, connection: SqliteDatabase, size: number): T {
   const session = (driver as unknown as { session: { client: Pick<SqliteDatabase, 'prepare' | 'exec' | 'transaction'> } }).session

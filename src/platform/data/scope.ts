@@ -95,7 +95,7 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T, aliasName?: 
   /** The columns of `values` a write sets (defined, of this table, never the workspace or the id), in a fixed order. */
   const setColumns = (values: object) =>
     Object.keys(values)
-      .filter((key) => key !== 'workspace_id' && key !== 'id' && key in columns && (values as Record<string, unknown>)[key] !== undefined)
+      .filter((key) => key !== 'workspace_id' && key !== 'id' && Object.hasOwn(columns, key) && (values as Record<string, unknown>)[key] !== undefined)
       .sort()
   const placeholders = (keys: string[]) => Object.fromEntries(keys.map((key) => [key, sql.placeholder(key)]))
   const insertOne = preparedVariants(
@@ -118,6 +118,10 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T, aliasName?: 
     { max: SHAPES_PER_SCOPE },
   )
   const valuesOf = (values: object, keys: string[]) => Object.fromEntries(keys.map((key) => [key, (values as Record<string, unknown>)[key]]))
+  const find = async (db: Db, workspaceId: number, id: number) => {
+    const [row] = await findOne(db).all({ workspaceId, id })
+    return row as Row<T> | undefined
+  }
 
   return {
     table,
@@ -137,10 +141,7 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T, aliasName?: 
         .from(plain)
         .where(where(workspaceId, inArray(column, values as unknown[])))) as Row<T>[]
     },
-    async find(db, workspaceId, id) {
-      const [row] = await findOne(db).all({ workspaceId, id })
-      return row as Row<T> | undefined
-    },
+    find,
     async count(db, workspaceId, ...conditions) {
       const [row] = await db
         .select({ n: count() })
@@ -164,7 +165,7 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T, aliasName?: 
     async update(tx, workspaceId, id, values) {
       const keys = setColumns(values)
       // Nothing to set: the row as it is (Drizzle refuses an empty SET).
-      if (keys.length === 0) return (await this.find(tx, workspaceId, id)) as Row<T> | undefined
+      if (keys.length === 0) return find(tx, workspaceId, id)
       const [row] = (await updateOne(tx, keys.join(',')).all({ ...valuesOf(values, keys), workspaceId, id })) as unknown[]
       return row as Row<T> | undefined
     },
