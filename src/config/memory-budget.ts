@@ -37,9 +37,9 @@
  * of 64, so that both caches filled stay under 200 MiB of resident memory (docs/PERFORMANCE.md "Memory
  * budget"), and 128 compiled statements per connection. 128 is the setting of a 256 MB machine (the
  * rest is the kernel's, including its cache of the database file): 4.9 MiB of page cache for reads,
- * 1.2 for the writer, a 9.8 MiB replay log, 769 entries per cache, 16 compiled statements, one hash at a time. SQLITE_CACHE_MB, when set, still decides the page cache of
- * each of the two connections alone (it predates the budget); a libSQL file, one connection for reads
- * and writes, takes the reader's share.
+ * 1.2 for the writer, a 9.8 MiB replay log, 769 entries per cache, 16 compiled statements, one hash at
+ * a time. SQLITE_CACHE_MB, when set, still decides the page cache of each of the two connections alone
+ * (it predates the budget); a libSQL file, one connection for reads and writes, takes the reader's share.
  *
  * Pure: tests/memory-budget.test.ts checks the division.
  */

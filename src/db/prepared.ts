@@ -9,7 +9,7 @@
 import { Database as SqliteDatabase } from 'bun:sqlite'
 import { Column, is, SQL, sql, Subquery } from 'drizzle-orm'
 import { PreparedQuery as BunPreparedQuery } from 'drizzle-orm/bun-sqlite/session'
-import type { SQLiteTable, SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core'
+import type { SQLiteInsertValue, SQLiteTable, SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core'
 import type { Db } from './client'
 
 export function prepared<T>(build: (db: Db) => T): (db: Db) => T {
@@ -108,8 +108,15 @@ export async function selectValues(db: Db, text: string, params: (string | numbe
  * the column names are checked against the table.
  */
 export function setPlaceholders<T extends SQLiteTable>(_table: T, columns: readonly (keyof T['$inferInsert'] & string)[]): SQLiteUpdateSetSource<T> {
-  return Object.fromEntries(columns.map((column) => [column, sql.placeholder(column)])) as SQLiteUpdateSetSource<T>
+  return placeholdersOf(columns) as SQLiteUpdateSetSource<T>
 }
+
+/** A prepared insert's `values`, the same way: `{column: sql.placeholder(column)}` for each named column of `table`. */
+export function insertPlaceholders<T extends SQLiteTable>(_table: T, columns: readonly (keyof T['$inferInsert'] & string)[]): SQLiteInsertValue<T> {
+  return placeholdersOf(columns) as SQLiteInsertValue<T>
+}
+
+const placeholdersOf = (columns: readonly string[]) => Object.fromEntries(columns.map((column) => [column, sql.placeholder(column)]))
 
 /** A column's or expression's own decoder that returns what the driver gave (no call needed). */
 interface Decoder {

@@ -17,7 +17,7 @@
 import { and, count, eq, getTableColumns, getTableName, inArray, isNull, ne, sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
 import { alias, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client'
-import { prepared, preparedVariants } from '../../db/prepared'
+import { insertPlaceholders, prepared, preparedShapes, setPlaceholders } from '../../db/prepared'
 
 /** A table owned by a workspace; `id` and `deleted_at` where it has them. */
 type WorkspaceTable = SQLiteTable & {
@@ -97,27 +97,19 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T, aliasName?: 
     Object.keys(values)
       .filter((key) => key !== 'workspace_id' && key !== 'id' && Object.hasOwn(columns, key) && (values as Record<string, unknown>)[key] !== undefined)
       .sort()
-  const placeholders = (keys: string[]) => Object.fromEntries(keys.map((key) => [key, sql.placeholder(key)]))
-  const insertOne = preparedVariants(
-    (db, keys: string) =>
+  // Keyed by the sorted column names (preparedShapes: the list is its key as JSON).
+  const insertOne = preparedShapes(
+    (db, keys: string[]) =>
       db
         .insert(plain)
-        .values(placeholders(['workspace_id', ...(keys ? keys.split(',') : [])]) as never)
+        .values(insertPlaceholders(plain, ['workspace_id', ...keys]))
         .returning()
         .prepare(),
     { max: SHAPES_PER_SCOPE },
   )
-  const updateOne = preparedVariants(
-    (db, keys: string) =>
-      db
-        .update(plain)
-        .set(placeholders(keys.split(',')) as never)
-        .where(byId())
-        .returning()
-        .prepare(),
-    { max: SHAPES_PER_SCOPE },
-  )
-  const valuesOf = (values: object, keys: string[]) => Object.fromEntries(keys.map((key) => [key, (values as Record<string, unknown>)[key]]))
+  const updateOne = preparedShapes((db, keys: string[]) => db.update(plain).set(setPlaceholders(plain, keys)).where(byId()).returning().prepare(), {
+    max: SHAPES_PER_SCOPE,
+  })
   const find = async (db: Db, workspaceId: number, id: number) => {
     const [row] = await findOne(db).all({ workspaceId, id })
     return row as Row<T> | undefined
@@ -159,14 +151,15 @@ export function workspaceScoped<T extends WorkspaceTable>(table: T, aliasName?: 
     },
     async insert(tx, workspaceId, values) {
       const keys = setColumns(values)
-      const [row] = (await insertOne(tx, keys.join(',')).all({ ...valuesOf(values, keys), workspace_id: workspaceId })) as unknown[]
+      // Only the placeholders' names are read: the caller's workspace wins over any in the values.
+      const [row] = (await insertOne(tx, keys).all({ ...values, workspace_id: workspaceId })) as unknown[]
       return row as Row<T>
     },
     async update(tx, workspaceId, id, values) {
       const keys = setColumns(values)
       // Nothing to set: the row as it is (Drizzle refuses an empty SET).
       if (keys.length === 0) return find(tx, workspaceId, id)
-      const [row] = (await updateOne(tx, keys.join(',')).all({ ...valuesOf(values, keys), workspaceId, id })) as unknown[]
+      const [row] = (await updateOne(tx, keys).all({ ...values, workspaceId, id })) as unknown[]
       return row as Row<T> | undefined
     },
     async softDelete(tx, workspaceId, id, at) {
