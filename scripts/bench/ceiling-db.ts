@@ -1,37 +1,39 @@
 /**
  * The database of a bare ceiling (./ceiling-suite.ts, ./ceiling-master-data.ts) as the service opens
- * its own (src/db/client.ts): a reader and a writer with the service's per-connection PRAGMAs (the
- * reader's 64 MiB page cache). Writes commit as the service's do at its default DURABILITY=full: on
- * the writer, one transaction at a time, each a SAVEPOINT of a group that commits after the event
- * loop's round and is answered only after an fdatasync of the WAL (the service's own GroupCommit and
- * WalSync), WAL checkpoints by the service's worker instead of inside a COMMIT. Until 2026-11-26 the
- * ceilings committed each write alone without any sync, so a write's ratio compared a durable commit
- * with one that was not.
+ * its own at the default memory budget (src/db/client.ts): a read-only reader and a writer with the
+ * service's per-connection PRAGMAs and page caches (64 MiB for the reader, 16 for the writer, the
+ * checkpoint worker's 2), the writer's own PRAGMAs after them. Writes commit as the service's do at its
+ * default DURABILITY=full: on the writer, one transaction at a time, each a SAVEPOINT of a group that
+ * commits after the event loop's round and is answered only after an fdatasync of the WAL (the service's
+ * own GroupCommit and WalSync), WAL checkpoints by the service's worker instead of inside a COMMIT.
+ * Until 2026-11-26 the ceilings committed each write alone without any sync, so a write's ratio compared
+ * a durable commit with one that was not; until the day after, their writer's page cache was 64 MiB
+ * where the service's is 16, and their reader could write.
  */
 import { Database } from 'bun:sqlite'
+import { DEFAULT_MEMORY_BUDGET_MB, memoryShares } from '../../src/config/memory-budget'
 import { startCheckpointer } from '../../src/db/checkpoint'
-import { SerialQueue } from '../../src/db/client'
+import { connectionPragmas, SerialQueue } from '../../src/db/client'
 import { GroupCommit, WalSync } from '../../src/db/group-commit'
 
-const PRAGMAS = [
-  'PRAGMA journal_mode = WAL',
-  'PRAGMA synchronous = NORMAL',
-  'PRAGMA foreign_keys = ON',
-  'PRAGMA busy_timeout = 5000',
-  'PRAGMA cache_size = -65536',
-]
+/** The service's shares at the default budget, which the bench runs it with. */
+const { readerCacheKib, writerCacheKib, checkpointCacheKib } = memoryShares(DEFAULT_MEMORY_BUDGET_MB).sqlite
 
 export function ceilingDatabase(path: string) {
-  const db = new Database(path, { strict: true })
-  for (const pragma of PRAGMAS) db.run(pragma)
-  const writer = new Database(path, { strict: true })
-  for (const pragma of PRAGMAS) writer.run(pragma)
+  const writer = new Database(path, { create: true, readwrite: true, strict: true })
+  for (const pragma of connectionPragmas('NORMAL', writerCacheKib)) writer.run(pragma)
   writer.run('PRAGMA wal_autocheckpoint = 0')
   writer.run('PRAGMA temp_store = MEMORY')
   writer.run(`PRAGMA journal_size_limit = ${64 * 1024 * 1024}`)
+  const db = new Database(path, { readonly: true, strict: true })
+  // journal_mode is the file's (set by the writer above); a read-only connection cannot set it.
+  for (const pragma of connectionPragmas('NORMAL', readerCacheKib).slice(1)) db.run(pragma)
   const walSync = new WalSync(path)
   const groups = new GroupCommit(writer, new SerialQueue(), () => walSync.sync())
-  const checkpointer = startCheckpointer(path, { onBehind: () => void groups.outside(() => writer.run('PRAGMA wal_checkpoint(PASSIVE)')) })
+  const checkpointer = startCheckpointer(path, {
+    onBehind: () => void groups.outside(() => writer.run('PRAGMA wal_checkpoint(PASSIVE)')),
+    cacheKib: checkpointCacheKib,
+  })
   return {
     /** The reader. */
     db,

@@ -13,8 +13,12 @@
  *
  * The SQL texts are copies of what the service runs (visits.queries.ts, visits.service.ts,
  * outlets.service.ts, platform/data/search.ts, audit-logs.service.ts, locations.service.ts, route.service.ts,
- * reports.service.ts, platform/data/idempotency.ts): when a query changes there, change it here too, or the
- * ratio compares two different queries.
+ * reports.service.ts, journey-plans/compliance.ts, platform/data/idempotency.ts): when a query changes there,
+ * change it here too, or the ratio compares two different queries. The suite checks the answers before it
+ * measures (suite.ts `compareAnswers`): every read must answer the service's JSON field for field, and a
+ * check-in/out the same fields, or the run stops. Until 2026-11-26 it compared row counts only, and the
+ * visit reads here had fallen eight of the detail's fields behind, the outlet list its geofence and the
+ * field-day report its plan compliance and orders (two statements), each a ceiling doing less work.
  *
  * The outlet keyword list has two ceilings: by default the service's keyword search by index (the
  * FTS5 probe, then the page and the total by index or scan); with the header `x-search: scan`, the
@@ -28,6 +32,7 @@ import type { Statement } from 'bun:sqlite'
 import { JUMP_BITS, summarizeTrack } from '../../src/lib/geo'
 import { PINGS_OF_DAY, pingsFromValues, routeGeoJson, type RouteOfDay } from '../../src/modules/locations/route.service'
 import { PINGS_OF_USERS, pingsPerUser } from '../../src/modules/reports/reports.service'
+import { compliance, type ComplianceVisit } from '../../src/modules/journey-plans'
 import { visitFlagNames } from '../../src/modules/visits'
 import { checkSite, travelFlags, visitFlagMask, type GeofenceMode } from '../../src/modules/visits/visits.integrity'
 import { addDays, localDayRange } from '../../src/lib/time-zones'
@@ -75,7 +80,7 @@ const paging = (query: URLSearchParams, defaultLimit: number, maxLimit: number) 
 const fold = (text: string) => text.trim().normalize('NFKC').toLowerCase()
 
 // ── Outlets: keyword list ───────────────────────────────────────────────────────────────────────
-const OUTLET_COLUMNS = `"outlets"."id", "outlets"."workspace_id", "outlets"."name", "outlets"."code", "outlets"."address", "outlets"."latitude", "outlets"."longitude", "outlets"."account_id", "outlets"."sub_area_id", "outlets"."province_id", "outlets"."city_id", "outlets"."district_id", "outlets"."village_id", "outlets"."contact_name", "outlets"."contact_phone", "outlets"."is_active", "outlets"."created_at", "outlets"."updated_at", "outlets"."deleted_at", "accounts"."name" as account_name, "accounts"."channel_id" as account_channel_id, "sub_areas"."name" as sub_area_name`
+const OUTLET_COLUMNS = `"outlets"."id", "outlets"."workspace_id", "outlets"."name", "outlets"."code", "outlets"."address", "outlets"."latitude", "outlets"."longitude", "outlets"."geofence_radius_m", "outlets"."account_id", "outlets"."sub_area_id", "outlets"."province_id", "outlets"."city_id", "outlets"."district_id", "outlets"."village_id", "outlets"."contact_name", "outlets"."contact_phone", "outlets"."is_active", "outlets"."created_at", "outlets"."updated_at", "outlets"."deleted_at", "accounts"."name" as account_name, "accounts"."channel_id" as account_channel_id, "sub_areas"."name" as sub_area_name`
 
 /**
  * platform/data/search.ts and list.ts: keywords of 3+ characters without NUL are counted by the index
@@ -111,8 +116,8 @@ function listOutlets(query: URLSearchParams, naive: boolean) {
 
 // ── Visits: lists, detail ───────────────────────────────────────────────────────────────────────
 /** The columns of a list page (the service's `listColumns`), and of the detail (`detailColumns`). */
-const LIST_COLUMNS = `"visits"."id", "visits"."status", "visits"."visit_date", "visits"."outlet_id", "outlets"."name" as outlet_name, "visits"."project_id", "projects"."name" as project_name, "visits"."team_id", "teams"."name" as team_name, "visits"."checked_in_at", "visits"."checked_out_at", "visits"."sent_to_field_at", "visits"."created_at", "visits"."updated_at"`
-const VISIT_COLUMNS = `${LIST_COLUMNS}, "visits"."workspace_id", "outlets"."address" as outlet_address, "visits"."notes", "visits"."check_in_latitude", "visits"."check_in_longitude", "visits"."check_in_photo_url", "visits"."check_out_latitude", "visits"."check_out_longitude", "visits"."check_out_photo_url", "visits"."close_reason", "visits"."created_by"`
+const LIST_COLUMNS = `"visits"."id", "visits"."status", "visits"."visit_date", "visits"."outlet_id", "outlets"."name" as outlet_name, "visits"."project_id", "projects"."name" as project_name, "visits"."team_id", "teams"."name" as team_name, "visits"."checked_in_at", "visits"."checked_out_at", "visits"."sent_to_field_at", "visits"."flags", "visits"."effective", "visits"."route_sequence", "visits"."created_at", "visits"."updated_at"`
+const VISIT_COLUMNS = `${LIST_COLUMNS}, "visits"."workspace_id", "outlets"."address" as outlet_address, "visits"."notes", "visits"."check_in_latitude", "visits"."check_in_longitude", "visits"."check_in_photo_url", "visits"."check_in_distance_m", "visits"."check_out_latitude", "visits"."check_out_longitude", "visits"."check_out_photo_url", "visits"."check_out_distance_m", "visits"."close_reason", "visits"."source", "visits"."journey_plan_id", "visits"."created_by"`
 const VISIT_FROM = `from "visits" inner join "outlets" on "outlets"."id" = "visits"."outlet_id" inner join "projects" on "projects"."id" = "visits"."project_id" left join "teams" on "teams"."id" = "visits"."team_id"`
 /** The service's `assignedTo` (a probe per visit already narrowed down) and `assignedWithin` (lists). */
 const ASSIGNED = `exists (select 1 from "visit_assignees" where "visit_assignees"."visit_id" = "visits"."id" and "visit_assignees"."user_id" = ?)`
@@ -198,6 +203,9 @@ function listVisits(query: URLSearchParams, mineUserId: number | null) {
       submissions_total: summary?.total ?? 0,
       submissions_completed: Number(summary?.completed ?? 0),
       sent_to_field_at: row.sent_to_field_at,
+      flags: visitFlagNames(row.flags),
+      effective: Boolean(row.effective),
+      route_sequence: row.route_sequence,
       created_at: row.created_at,
       updated_at: row.updated_at,
     }
@@ -205,7 +213,7 @@ function listVisits(query: URLSearchParams, mineUserId: number | null) {
   return list(data, page, limit, total)
 }
 
-const SUBMISSION_SELECT = `select "submissions"."id", "submissions"."visit_id", "submissions"."form_id", "submissions"."title", "submissions"."status", "submissions"."approval_status", "submissions"."is_required", "submissions"."order", "submissions"."answers", "submissions"."submitted_at", "submissions"."submitted_by", (select "users"."name" from "users" where "users"."id" = "submissions"."submitted_by") as submitted_by_name, "submissions"."reviewed_at", "submissions"."reviewed_by", (select "users"."name" from "users" where "users"."id" = "submissions"."reviewed_by") as reviewed_by_name, "submissions"."approval_notes", "submissions"."created_at", "submissions"."updated_at" from "submissions" inner join "visits" on "visits"."id" = "submissions"."visit_id" where ("submissions"."visit_id" = ? and "submissions"."deleted_at" is null) order by "submissions"."order", "submissions"."id"`
+const SUBMISSION_SELECT = `select "submissions"."id", "submissions"."visit_id", "submissions"."form_id", "submissions"."title", "submissions"."status", "submissions"."approval_status", "submissions"."is_required", "submissions"."order", "submissions"."answers", "submissions"."rows", "submissions"."submitted_at", "submissions"."submitted_by", (select "users"."name" from "users" where "users"."id" = "submissions"."submitted_by") as submitted_by_name, "submissions"."reviewed_at", "submissions"."reviewed_by", (select "users"."name" from "users" where "users"."id" = "submissions"."reviewed_by") as reviewed_by_name, "submissions"."approval_notes", "submissions"."created_at", "submissions"."updated_at" from "submissions" inner join "visits" on "visits"."id" = "submissions"."visit_id" where ("submissions"."visit_id" = ? and "submissions"."deleted_at" is null) order by "submissions"."order", "submissions"."id"`
 const location = (latitude: number | null, longitude: number | null) => (latitude === null || longitude === null ? null : { latitude, longitude })
 
 /** The service's `visitDetail`: the visit, its assignees, submissions and logs; null when not found. */
@@ -221,6 +229,7 @@ function visitDetail(id: number, mineUserId: number | null) {
     ...s,
     is_required: Boolean(s.is_required),
     answers: JSON.parse(s.answers),
+    rows: s.rows === null ? null : JSON.parse(s.rows),
     submitted_by: submitted_by === null ? null : { id: submitted_by, name: submitted_by_name ?? '' },
     reviewed_by: reviewed_by === null ? null : { id: reviewed_by, name: reviewed_by_name ?? '' },
   }))
@@ -239,14 +248,21 @@ function visitDetail(id: number, mineUserId: number | null) {
     checked_in_at: row.checked_in_at,
     check_in_location: location(row.check_in_latitude, row.check_in_longitude),
     check_in_photo_url: row.check_in_photo_url,
+    check_in_distance_m: row.check_in_distance_m,
     checked_out_at: row.checked_out_at,
     check_out_location: location(row.check_out_latitude, row.check_out_longitude),
     check_out_photo_url: row.check_out_photo_url,
+    check_out_distance_m: row.check_out_distance_m,
+    flags: visitFlagNames(row.flags),
+    effective: Boolean(row.effective),
     close_reason: row.close_reason,
     sent_to_field_at: row.sent_to_field_at,
     assignees: assignees.map(({ user_id, name, email }) => ({ user_id, name, email })),
     submissions,
     logs: logs.map((log) => ({ action: log.action, timestamp: log.created_at, notes: log.notes, user: { id: log.user_id, name: log.user_name } })),
+    source: row.source,
+    journey_plan_id: row.journey_plan_id,
+    route_sequence: row.route_sequence,
     created_by: row.created_by,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -557,6 +573,12 @@ const VISITS_BY_ASSIGNEE = `select va.user_id, sum(v.status != 'cancelled') as p
   min(case when v.checked_out_at >= ? and v.checked_out_at < ? then v.checked_out_at end) as first_out, max(case when v.checked_out_at >= ? and v.checked_out_at < ? then v.checked_out_at end) as last_out
   from visit_assignees va join visits v on v.id = va.visit_id
   where va.workspace_id = ? and va.visit_date = ? and va.user_id in (select value from json_each(?)) and v.deleted_at is null group by va.user_id`
+/** The service's `visitsForCompliance` (journey-plans' `compliance` of each user's day) and `ordersByUser` (effective calls, order value). */
+const VISITS_FOR_COMPLIANCE = `select va.user_id, v.id, v.source, v.journey_plan_id, v.route_sequence, v.status, v.checked_in_at
+  from visit_assignees va join visits v on v.id = va.visit_id
+  where va.workspace_id = ? and va.visit_date = ? and va.user_id in (select value from json_each(?)) and v.deleted_at is null`
+const ORDERS_BY_USER = `select user_id, count(distinct visit_id) as effective, coalesce(sum(total), 0) as value from sales_orders
+  where workspace_id = ? and order_date = ? and user_id in (select value from json_each(?)) and status in ('submitted', 'approved', 'delivered') group by user_id`
 const first = (...values: (string | null | undefined)[]) => values.reduce<string | null>((best, v) => (v && (best === null || v < best) ? v : best), null)
 const last = (...values: (string | null | undefined)[]) => values.reduce<string | null>((best, v) => (v && (best === null || v > best) ? v : best), null)
 
@@ -579,6 +601,10 @@ function fieldDay(query: URLSearchParams) {
   const bounds = [range.from, range.until]
   const visitsOf = new Map(all(VISITS_BY_ASSIGNEE, [...bounds, ...bounds, ...bounds, ...bounds, workspaceId, date, ids]).map((row) => [row.user_id, row]))
   const pingsOf = pingsPerUser(values(PINGS_OF_USERS, [workspaceId, ids, range.from, range.until]))
+  const planned = new Map<number, ComplianceVisit[]>()
+  for (const { user_id, ...visit } of all(VISITS_FOR_COMPLIANCE, [workspaceId, date, ids]))
+    planned.set(user_id, [...(planned.get(user_id) ?? []), visit as ComplianceVisit])
+  const ordersOf = new Map(all(ORDERS_BY_USER, [workspaceId, date, ids]).map((row) => [row.user_id, row]))
   const dayOver = new Date().toISOString() >= range.until
   const rows = people.map((person) => {
     const v = visitsOf.get(person.user_id)
@@ -594,6 +620,9 @@ function fieldDay(query: URLSearchParams) {
       first_activity_at: first(p?.first, v?.first_in, v?.first_out),
       last_activity_at: last(p?.last, v?.last_in, v?.last_out),
       flagged_visits: Number(v?.flagged ?? 0),
+      ...compliance(planned.get(person.user_id) ?? []),
+      effective_calls: Number(ordersOf.get(person.user_id)?.effective ?? 0),
+      order_value: Number(ordersOf.get(person.user_id)?.value ?? 0),
     }
   })
   return list(rows, page, limit, total)

@@ -754,22 +754,74 @@ function summary(body: any): string {
 
 const targetsOf = (scenario: Scenario): Target[] => (scenario.search ? ['service', 'ceiling', 'scan'] : ['service', 'ceiling'])
 
-/** Each read once on every server: the ceilings must answer what the service answers (and not nothing). */
+/**
+ * Where two answers differ, as JSON paths with both values (key order aside), at most `max` of them; none
+ * when they are the same. A ceiling that answers less (a field the service added since) does less work,
+ * and its ratio flatters the service: until 2026-11-26 the visit reads' ceiling lacked eight of the
+ * detail's fields and the outlet list's its geofence, which the row counts compared then could not see.
+ */
+export function differences(a: unknown, b: unknown, max = 8, path = '$', found: string[] = []): string[] {
+  if (a === b || found.length >= max) return found
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
+    found.push(`${path}: ${JSON.stringify(a)?.slice(0, 80)} against ${JSON.stringify(b)?.slice(0, 80)}`)
+    return found
+  }
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)]))
+    differences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], max, Array.isArray(a) ? `${path}[${key}]` : `${path}.${key}`, found)
+  return found
+}
+
+/** The JSON paths of an answer (array items as `[]`): what it says, not the values, for answers that cannot be the same (writes). */
+const pathsOf = (value: unknown, path = '$', found = new Set<string>()): Set<string> => {
+  if (typeof value === 'object' && value !== null)
+    for (const [key, item] of Object.entries(value)) {
+      const at = Array.isArray(value) ? `${path}[]` : `${path}.${key}`
+      found.add(at)
+      pathsOf(item, at, found)
+    }
+  return found
+}
+
+/**
+ * Each read once on every server: the ceilings must answer what the service answers, field for field,
+ * and not nothing. Each write scenario with its own ids (check-in/out) once too, on a visit set aside
+ * for each server (the two share the database): the answers must have the same fields. A ratio against a
+ * ceiling that answers otherwise is refused.
+ */
 async function compareAnswers(list: Scenario[], bases: Record<Target, string>) {
-  for (const scenario of list.filter((s) => s.read)) {
+  for (const scenario of list) {
+    const once = !scenario.read && scenario.plan('service').once
+    if (!scenario.read && !once) continue
     const answers = await Promise.all(
       targetsOf(scenario).map(async (target) => {
-        const plan = scenario.plan(target)
-        const client = plan.clients[0]
-        const response = await fetch(bases[target] + client.steps[0].path.replace('{id}', String(client.ids?.[0] ?? '')), { headers: client.headers })
-        return { status: response.status, summary: summary(await response.json()) }
+        const client = scenario.plan(target).clients[0]
+        // A write takes its own visit off the end of the list the load uses (the same array on every call of `plan`).
+        const id = once ? client.ids!.pop() : client.ids?.[0]
+        const bodies: unknown[] = []
+        let status = 0
+        for (const step of once ? client.steps : client.steps.slice(0, 1)) {
+          const response = await fetch(bases[target] + step.path.replace('{id}', String(id ?? '')), {
+            method: step.method,
+            headers: client.headers,
+            body: step.body,
+          })
+          status = status || (response.status >= 300 ? response.status : 0)
+          bodies.push(await response.json())
+        }
+        return { target, status: status || 200, body: once ? bodies : bodies[0], summary: summary(bodies[0]) }
       }),
     )
     const [service, ...ceilings] = answers
-    const same = ceilings.every((ceiling) => service.status === ceiling.status && service.summary === ceiling.summary)
-    console.log(
-      `${same ? 'same answer' : 'ANSWERS DIFFER'}: ${scenario.key}: service ${service.status} ${service.summary}${same ? '' : ceilings.map((c) => `; ceiling ${c.status} ${c.summary}`).join('')}`,
-    )
+    const differing = ceilings.flatMap((ceiling) => {
+      if (service.status !== ceiling.status) return [`${ceiling.target}: status ${service.status} against ${ceiling.status}`]
+      if (!once) return differences(service.body, ceiling.body).map((difference) => `${ceiling.target}: ${difference}`)
+      const [mine, theirs] = [pathsOf(service.body), pathsOf(ceiling.body)]
+      return [...mine.symmetricDifference(theirs)]
+        .slice(0, 8)
+        .map((path) => `${ceiling.target}: ${path} only in ${mine.has(path) ? 'the service' : 'the ceiling'}'s answer`)
+    })
+    console.log(`${differing.length ? 'ANSWERS DIFFER' : once ? 'same fields' : 'same answer'}: ${scenario.key}: service ${service.status} ${service.summary}`)
+    if (differing.length) throw new Error(`${scenario.key}: a ceiling answers otherwise than the service (service first):\n  ${differing.join('\n  ')}`)
     if (service.status !== 200 || /^0 (rows|features)|nothing/.test(service.summary))
       throw new Error(`${scenario.key}: the service answered ${service.status} ${service.summary}; the scenario would measure nothing`)
   }

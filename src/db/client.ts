@@ -70,8 +70,11 @@ export const MIGRATIONS_FOLDER = IS_COMPILED ? embeddedAsset('drizzle') : fileUR
  */
 type Synchronous = 'FULL' | 'NORMAL'
 
-/** Applied to every connection. journal_mode is persistent in the file; the others are per connection. */
-const connectionPragmas = (synchronous: Synchronous, cacheKib: number) => [
+/**
+ * Applied to every connection. journal_mode is persistent in the file; the others are per connection.
+ * The bench ceilings open their connections with these too (scripts/bench/ceiling-db.ts).
+ */
+export const connectionPragmas = (synchronous: Synchronous, cacheKib: number) => [
   'PRAGMA journal_mode = WAL',
   `PRAGMA synchronous = ${synchronous}`,
   'PRAGMA foreign_keys = ON',
