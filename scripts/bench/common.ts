@@ -111,3 +111,20 @@ export function printTable(rows: Row[]) {
     )
   }
 }
+
+/**
+ * Where two answers differ, as JSON paths with both values (key order aside), at most `max` of them; none
+ * when they are the same. A ceiling that answers less (a field the service added since) does less work,
+ * and its ratio flatters the service: until 2026-11-26 the visit reads' ceiling lacked eight of the
+ * detail's fields and the outlet list's its geofence, which the row counts compared then could not see.
+ */
+export function differences(a: unknown, b: unknown, max = 8, path = '$', found: string[] = []): string[] {
+  if (a === b || found.length >= max) return found
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
+    found.push(`${path}: ${JSON.stringify(a)?.slice(0, 80)} against ${JSON.stringify(b)?.slice(0, 80)}`)
+    return found
+  }
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)]))
+    differences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], max, Array.isArray(a) ? `${path}[${key}]` : `${path}.${key}`, found)
+  return found
+}

@@ -56,7 +56,7 @@ import { Database } from 'bun:sqlite'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { freePort, peakRssMiB, ROOT, startProcess, startService, tempDir, waitFor } from './common'
+import { differences, freePort, peakRssMiB, ROOT, startProcess, startService, tempDir, waitFor } from './common'
 import { summarize, type LoadResult } from './load'
 import { pingBodies, PINGS_PER_BATCH } from '../lib/pings'
 import { localDate, localDayRange } from '../../src/lib/time-zones'
@@ -753,23 +753,6 @@ function summary(body: any): string {
 }
 
 const targetsOf = (scenario: Scenario): Target[] => (scenario.search ? ['service', 'ceiling', 'scan'] : ['service', 'ceiling'])
-
-/**
- * Where two answers differ, as JSON paths with both values (key order aside), at most `max` of them; none
- * when they are the same. A ceiling that answers less (a field the service added since) does less work,
- * and its ratio flatters the service: until 2026-11-26 the visit reads' ceiling lacked eight of the
- * detail's fields and the outlet list's its geofence, which the row counts compared then could not see.
- */
-export function differences(a: unknown, b: unknown, max = 8, path = '$', found: string[] = []): string[] {
-  if (a === b || found.length >= max) return found
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
-    found.push(`${path}: ${JSON.stringify(a)?.slice(0, 80)} against ${JSON.stringify(b)?.slice(0, 80)}`)
-    return found
-  }
-  for (const key of new Set([...Object.keys(a), ...Object.keys(b)]))
-    differences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], max, Array.isArray(a) ? `${path}[${key}]` : `${path}.${key}`, found)
-  return found
-}
 
 /** The JSON paths of an answer (array items as `[]`): what it says, not the values, for answers that cannot be the same (writes). */
 const pathsOf = (value: unknown, path = '$', found = new Set<string>()): Set<string> => {
