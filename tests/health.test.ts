@@ -249,6 +249,32 @@ test('with LOG_LEVEL=warn no request line is even built', async () => {
   }
 })
 
+test('the request line is written after the answer: a logger that takes 1.5 s does not hold the answer back (over a socket)', async () => {
+  // Bun writes an answer only once the microtasks and immediates queued before it have run: the line,
+  // and whatever a logger does with it, waits for a timer (src/platform/http/http.ts deferredUntilWritten).
+  const slow = capturingLogger()
+  const info = slow.logger.info
+  slow.logger.info = (message, fields) => {
+    if (message === 'request') Bun.sleepSync(1500)
+    info(message, fields)
+  }
+  const app = await createTestApp({ logger: slow.logger, env: { LOG_LEVEL: 'info' } })
+  try {
+    // The kernel ends requests in onError and mapResponse: Elysia would run an afterResponse hook before the write.
+    expect((app.app as unknown as { event: { afterResponse?: unknown[] } }).event.afterResponse ?? []).toHaveLength(0)
+    app.app.listen({ port: 0, hostname: '127.0.0.1' })
+    const started = performance.now()
+    const answer = await fetch(`http://127.0.0.1:${app.app.server!.port}/api/health`, { headers: { 'x-request-id': 'req-slow-log' } })
+    expect(answer.status).toBe(200)
+    expect(performance.now() - started).toBeLessThan(1000)
+    // The line is still written, once.
+    expect(await slow.of('req-slow-log')).toHaveLength(1)
+  } finally {
+    await app.app.stop()
+    await app.close()
+  }
+})
+
 describe('module counters', () => {
   test('a counter declared in a manifest is rendered with its help and type; one nobody declared is refused', async () => {
     const metrics = new Metrics([{ name: 'ffos_widgets_total', help: 'Widgets made.' }])
