@@ -37,6 +37,7 @@ import { visitFlagNames } from '../../src/modules/visits'
 import { checkSite, travelFlags, visitFlagMask, type GeofenceMode } from '../../src/modules/visits/visits.integrity'
 import { addDays, localDayRange } from '../../src/lib/time-zones'
 import { ceilingDatabase } from './ceiling-db'
+import { presentSubmission, presentVisitDetail } from './ceiling-present'
 import { representedJson } from './represent'
 
 const { db, writer, groups, close } = ceilingDatabase(process.env.DB_PATH!)
@@ -214,7 +215,6 @@ function listVisits(query: URLSearchParams, mineUserId: number | null) {
 }
 
 const SUBMISSION_SELECT = `select "submissions"."id", "submissions"."visit_id", "submissions"."form_id", "submissions"."title", "submissions"."status", "submissions"."approval_status", "submissions"."is_required", "submissions"."order", "submissions"."answers", "submissions"."rows", "submissions"."submitted_at", "submissions"."submitted_by", (select "users"."name" from "users" where "users"."id" = "submissions"."submitted_by") as submitted_by_name, "submissions"."reviewed_at", "submissions"."reviewed_by", (select "users"."name" from "users" where "users"."id" = "submissions"."reviewed_by") as reviewed_by_name, "submissions"."approval_notes", "submissions"."created_at", "submissions"."updated_at" from "submissions" inner join "visits" on "visits"."id" = "submissions"."visit_id" where ("submissions"."visit_id" = ? and "submissions"."deleted_at" is null) order by "submissions"."order", "submissions"."id"`
-const location = (latitude: number | null, longitude: number | null) => (latitude === null || longitude === null ? null : { latitude, longitude })
 
 /** The service's `visitDetail`: the visit, its assignees, submissions and logs; null when not found. */
 function visitDetail(id: number, mineUserId: number | null) {
@@ -225,48 +225,11 @@ function visitDetail(id: number, mineUserId: number | null) {
   const row = get(`select ${VISIT_COLUMNS} ${VISIT_FROM} where ${where} limit ?`, mineUserId === null ? [workspaceId, id, 1] : [workspaceId, id, mineUserId, 1])
   if (!row) return null
   const assignees = assigneesOf([id])
-  const submissions = all(SUBMISSION_SELECT, [id]).map(({ submitted_by, submitted_by_name, reviewed_by, reviewed_by_name, ...s }) => ({
-    ...s,
-    is_required: Boolean(s.is_required),
-    answers: JSON.parse(s.answers),
-    rows: s.rows === null ? null : JSON.parse(s.rows),
-    submitted_by: submitted_by === null ? null : { id: submitted_by, name: submitted_by_name ?? '' },
-    reviewed_by: reviewed_by === null ? null : { id: reviewed_by, name: reviewed_by_name ?? '' },
-  }))
   const logs = all(
     `select "id", "workspace_id", "visit_id", "action", "user_id", "user_name", "notes", "created_at" from "visit_logs" where "visit_logs"."visit_id" = ? order by "visit_logs"."created_at", "visit_logs"."id"`,
     [id],
   )
-  return {
-    id: row.id,
-    outlet: { id: row.outlet_id, name: row.outlet_name, address: row.outlet_address },
-    project: { id: row.project_id, name: row.project_name },
-    team: row.team_id === null ? null : { id: row.team_id, name: row.team_name ?? '' },
-    status: row.status,
-    visit_date: row.visit_date,
-    notes: row.notes,
-    checked_in_at: row.checked_in_at,
-    check_in_location: location(row.check_in_latitude, row.check_in_longitude),
-    check_in_photo_url: row.check_in_photo_url,
-    check_in_distance_m: row.check_in_distance_m,
-    checked_out_at: row.checked_out_at,
-    check_out_location: location(row.check_out_latitude, row.check_out_longitude),
-    check_out_photo_url: row.check_out_photo_url,
-    check_out_distance_m: row.check_out_distance_m,
-    flags: visitFlagNames(row.flags),
-    effective: Boolean(row.effective),
-    close_reason: row.close_reason,
-    sent_to_field_at: row.sent_to_field_at,
-    assignees: assignees.map(({ user_id, name, email }) => ({ user_id, name, email })),
-    submissions,
-    logs: logs.map((log) => ({ action: log.action, timestamp: log.created_at, notes: log.notes, user: { id: log.user_id, name: log.user_name } })),
-    source: row.source,
-    journey_plan_id: row.journey_plan_id,
-    route_sequence: row.route_sequence,
-    created_by: row.created_by,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  }
+  return presentVisitDetail(row, assignees, all(SUBMISSION_SELECT, [id]).map(presentSubmission), logs)
 }
 
 // ── Audit log list ──────────────────────────────────────────────────────────────────────────────

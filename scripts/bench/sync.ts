@@ -23,9 +23,9 @@ import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { differences, freePort, ROOT, startProcess, startService, tempDir, waitFor } from './common'
+import { parentOf, presentSubmission, presentVisitDetail } from './ceiling-present'
 import { representedJson } from './represent'
 import { compress } from '../../src/platform/http/representation'
-import { visitFlagNames } from '../../src/modules/visits'
 
 const ROUNDS = Number(process.env.SYNC_ROUNDS ?? 3)
 /**
@@ -69,7 +69,6 @@ function ceiling(path: string, port: number) {
   const simple = (name: string, statement: ReturnType<typeof byIds>, present: (row: Row) => Row = (row) => row) => {
     loaders[name] = (ws, list) => statement.all({ ws, ids: list }).map(present)
   }
-  const parent = (id: unknown, fields: Row) => (id === null ? null : { id, ...fields })
   simple(
     'channel_group',
     byIds(`select "id", "workspace_id", "name", "created_at", "updated_at", "deleted_at" from "channel_groups" where ${live('channel_groups')}`),
@@ -79,7 +78,7 @@ function ceiling(path: string, port: number) {
     byIds(
       `select "channels"."id", "channels"."workspace_id", "channels"."channel_group_id", "channels"."name", "channels"."created_at", "channels"."updated_at", "channels"."deleted_at", "channel_groups"."id" as p_id, "channel_groups"."name" as p_name from "channels" left join "channel_groups" on "channel_groups"."id" = "channels"."channel_group_id" where ${live('channels')}`,
     ),
-    ({ p_id, p_name, ...row }) => ({ ...row, channel_group: parent(p_id, { name: p_name }) }),
+    ({ p_id, p_name, ...row }) => ({ ...row, channel_group: parentOf(p_id, { name: p_name }) }),
   )
   simple(
     'account',
@@ -88,7 +87,7 @@ function ceiling(path: string, port: number) {
     ),
     ({ p_id, p_name, p_created_at, p_updated_at, ...row }) => ({
       ...row,
-      channel: parent(p_id, { name: p_name, created_at: p_created_at, updated_at: p_updated_at }),
+      channel: parentOf(p_id, { name: p_name, created_at: p_created_at, updated_at: p_updated_at }),
     }),
   )
   simple('sub_area', byIds(`select "id", "workspace_id", "name", "created_at", "updated_at", "deleted_at" from "sub_areas" where ${live('sub_areas')}`))
@@ -100,8 +99,8 @@ function ceiling(path: string, port: number) {
     ({ account_name, account_channel_id, sub_area_name, ...row }) => ({
       ...row,
       is_active: Boolean(row.is_active),
-      account: parent(row.account_id, { name: account_name ?? '', channel_id: account_channel_id ?? null }),
-      sub_area: parent(row.sub_area_id, { name: sub_area_name ?? '' }),
+      account: parentOf(row.account_id, { name: account_name ?? '', channel_id: account_channel_id ?? null }),
+      sub_area: parentOf(row.sub_area_id, { name: sub_area_name ?? '' }),
     }),
   )
   // Forms and projects are read by a list of placeholders (Drizzle's inArray), one statement per count of ids.
@@ -136,14 +135,6 @@ function ceiling(path: string, port: number) {
     }))
   }
   const submissionColumns = `"submissions"."id", "submissions"."visit_id", "submissions"."form_id", "submissions"."title", "submissions"."status", "submissions"."approval_status", "submissions"."is_required", "submissions"."order", "submissions"."answers", "submissions"."rows", "submissions"."submitted_at", "submissions"."submitted_by", (select "users"."name" from "users" where "users"."id" = "submissions"."submitted_by") as submitted_by_name, "submissions"."reviewed_at", "submissions"."reviewed_by", (select "users"."name" from "users" where "users"."id" = "submissions"."reviewed_by") as reviewed_by_name, "submissions"."approval_notes", "submissions"."created_at", "submissions"."updated_at" from "submissions" inner join "visits" on "visits"."id" = "submissions"."visit_id"`
-  const presentSubmission = ({ submitted_by, submitted_by_name, reviewed_by, reviewed_by_name, ...row }: Row) => ({
-    ...row,
-    is_required: Boolean(row.is_required),
-    answers: JSON.parse(row.answers),
-    rows: row.rows === null ? null : JSON.parse(row.rows),
-    submitted_by: parent(submitted_by, { name: submitted_by_name ?? '' }),
-    reviewed_by: parent(reviewed_by, { name: reviewed_by_name ?? '' }),
-  })
   const visits = byIds(
     `select "visits"."id", "visits"."status", "visits"."visit_date", "visits"."outlet_id", "outlets"."name" as outlet_name, "visits"."project_id", "projects"."name" as project_name, "visits"."team_id", "teams"."name" as team_name, "visits"."checked_in_at", "visits"."checked_out_at", "visits"."sent_to_field_at", "visits"."flags", "visits"."effective", "visits"."route_sequence", "visits"."created_at", "visits"."updated_at", "visits"."workspace_id", "outlets"."address" as outlet_address, "visits"."notes", "visits"."check_in_latitude", "visits"."check_in_longitude", "visits"."check_in_photo_url", "visits"."check_in_distance_m", "visits"."check_out_latitude", "visits"."check_out_longitude", "visits"."check_out_photo_url", "visits"."check_out_distance_m", "visits"."close_reason", "visits"."source", "visits"."journey_plan_id", "visits"."created_by" from "visits" inner join "outlets" on "outlets"."id" = "visits"."outlet_id" inner join "projects" on "projects"."id" = "visits"."project_id" left join "teams" on "teams"."id" = "visits"."team_id" where ("visits"."workspace_id" = $ws and "visits"."deleted_at" is null and "visits"."id" ${inIds} and exists (select 1 from "visit_assignees" where "visit_assignees"."visit_id" = "visits"."id" and "visit_assignees"."user_id" = $user))`,
   )
@@ -156,7 +147,6 @@ function ceiling(path: string, port: number) {
   const logs = byIds(
     `select "id", "workspace_id", "visit_id", "action", "user_id", "user_name", "notes", "created_at" from "visit_logs" where "visit_logs"."visit_id" ${inIds} order by "visit_logs"."visit_id", "visit_logs"."created_at", "visit_logs"."id"`,
   )
-  const location = (latitude: number | null, longitude: number | null) => (latitude === null || longitude === null ? null : { latitude, longitude })
   loaders.visit = (ws, list, user) => {
     const found = visits.all({ ws, ids: list, user })
     if (found.length === 0) return []
@@ -171,41 +161,7 @@ function ceiling(path: string, port: number) {
       return map
     }
     const [a, s, l] = [group(assignees.all({ ids: of })), group(visitSubmissions.all({ ids: of }).map(presentSubmission)), group(logs.all({ ids: of }))]
-    return found.map((row) => ({
-      id: row.id,
-      outlet: { id: row.outlet_id, name: row.outlet_name, address: row.outlet_address },
-      project: { id: row.project_id, name: row.project_name },
-      team: parent(row.team_id, { name: row.team_name ?? '' }),
-      status: row.status,
-      visit_date: row.visit_date,
-      notes: row.notes,
-      checked_in_at: row.checked_in_at,
-      check_in_location: location(row.check_in_latitude, row.check_in_longitude),
-      check_in_photo_url: row.check_in_photo_url,
-      check_in_distance_m: row.check_in_distance_m,
-      checked_out_at: row.checked_out_at,
-      check_out_location: location(row.check_out_latitude, row.check_out_longitude),
-      check_out_photo_url: row.check_out_photo_url,
-      check_out_distance_m: row.check_out_distance_m,
-      flags: visitFlagNames(row.flags),
-      effective: Boolean(row.effective),
-      close_reason: row.close_reason,
-      sent_to_field_at: row.sent_to_field_at,
-      assignees: (a.get(row.id) ?? []).map(({ user_id, name, email }) => ({ user_id, name, email })),
-      submissions: s.get(row.id) ?? [],
-      logs: (l.get(row.id) ?? []).map((log) => ({
-        action: log.action,
-        timestamp: log.created_at,
-        notes: log.notes,
-        user: { id: log.user_id, name: log.user_name },
-      })),
-      source: row.source,
-      journey_plan_id: row.journey_plan_id,
-      route_sequence: row.route_sequence,
-      created_by: row.created_by,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-    }))
+    return found.map((row) => presentVisitDetail(row, a.get(row.id) ?? [], s.get(row.id) ?? [], l.get(row.id) ?? []))
   }
   const submissions = byIds(
     `select ${submissionColumns} where ("submissions"."workspace_id" = $ws and "submissions"."deleted_at" is null and "submissions"."id" ${inIds} and "submissions"."visit_id" in (select "visit_assignees"."visit_id" from "visit_assignees" where ("visit_assignees"."workspace_id" = $ws and "visit_assignees"."user_id" = $user)))`,
