@@ -1,7 +1,10 @@
 /**
  * Boot: environment → the checks of ./startup.ts (PORT free, directories writable) → database
  * (migrations applied) → app (which opens the prepared regional database read-only: nothing is loaded,
- * README.md "Regional data") → listen → jobs → the push channels line → start-up warnings → the push worker.
+ * README.md "Regional data") → listen → jobs → SIGINT/SIGTERM handled → the push channels line → start-up
+ * warnings → "server started", the last line of a start → the push worker. A signal that follows the
+ * "server started" line at once (a supervisor, a test) finds its handler there and every line written:
+ * with the handler installed after the line, such a SIGTERM killed the process outright, warnings unwritten.
  * A refused start is one JSON line at
  * `error` naming the setting, and exit code 1. Stops cleanly on
  * SIGINT/SIGTERM (./shutdown.ts): no new requests, sockets closed (1001), requests in flight
@@ -60,17 +63,16 @@ async function main() {
     refuseStart(portError(config, error))
   }
   const jobs = startJobs(deps)
+  exitOnSignals({ app, deps, jobs })
   // Which push channels are configured: one line (README "Push notifications").
   const push = deps.push.describe()
   deps.logger.info(push.message, push.fields)
+  for (const warning of startupWarnings(config)) deps.logger.warn(warning.message, warning.fields)
   deps.logger.info('server started', {
     url: `http://${config.HOST}:${app.server?.port}/api`,
     docs: `http://localhost:${app.server?.port}/api/docs`,
     database: config.database.driver,
   })
-  for (const warning of startupWarnings(config)) deps.logger.warn(warning.message, warning.fields)
-
-  exitOnSignals({ app, deps, jobs })
   // The push worker, once a stop would wait for it: rows a crash left behind are resumed, then it sends
   // what notifications queue.
   deps.push.start()

@@ -59,7 +59,7 @@ describe('push across kill -9', () => {
     const phoneToken = 'fcm-crash-phone-token'
     fake.answer(phoneToken, 'hang')
     const first = await start()
-    // The one start-up line about the channels (logged right after "server started": waited for, not assumed read).
+    // The one start-up line about the channels (logged just before "server started": still waited for, not assumed read).
     const pushLines = () => logged(first, (text) => text.startsWith('push:'))
     await until('the push channels line', () => pushLines().length > 0)
     expect(pushLines()).toEqual(['push: FCM on; Web Push on'])

@@ -357,6 +357,10 @@ describe('a refused start is one JSON line naming the setting, and exit code 1 (
     const bootRan = boot.exitCode === null
     await boot.stop()
     expect(bootRan).toBe(true)
+    // Stopped by its handler, not killed: "server started" is the last line of a start, written once the
+    // signals are handled (a SIGTERM right after it once found no handler and took the warnings with it).
+    expect(boot.proc.exitCode).toBe(0)
+    expect(boot.stdoutLines().some((line) => line.includes('"server stopped"'))).toBe(true)
     // Only the start-up warnings (they name a setting): a loaded machine may add a shutdown line of its own.
     const startupLines = (lines: string[]) => lines.map((line) => JSON.parse(line)).filter((line) => 'setting' in line)
     expect(boot.stdoutLines().some((line) => line.includes('"server started"'))).toBe(true)
