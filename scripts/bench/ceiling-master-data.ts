@@ -15,6 +15,9 @@
  *
  * Until 2026-11-26 it scanned instead of using the index, sent every answer raw and committed without a
  * sync, so the ratios it gave (35–64%) compared unlike work.
+ *
+ * ./master-data.ts fetches each read once from both servers, and one create, before it measures the
+ * ceiling: the reads must answer the service's JSON, the create the same fields, or the run stops.
  */
 import { ceilingDatabase } from './ceiling-db'
 import { representedJson } from './represent'
@@ -73,7 +76,7 @@ function list(url: URL) {
   }
   return {
     success: true,
-    message: 'Success',
+    message: 'channel groups retrieved',
     code: 'LIST_OK',
     data: rows,
     meta: { page, limit, total, total_pages: total === 0 ? 0 : Math.ceil(total / limit) },

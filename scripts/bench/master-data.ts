@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { freePort, load, peakRssMiB, printTable, ROOT, startProcess, startService, tempDir, waitFor, type Row } from './common'
+import { differences, freePort, load, peakRssMiB, printTable, ROOT, startProcess, startService, tempDir, waitFor, type Row } from './common'
 
 const concurrency = Number(process.env.CONCURRENCY ?? 32)
 const seconds = Number(process.env.SECONDS ?? 8)
@@ -76,6 +76,21 @@ const writeScenario = 'create (with audit entry)'
 const bodies = (prefix: string) => Array.from({ length: 20_000 * (seconds + 2) }, (_, i) => JSON.stringify({ name: `${prefix} ${i}` }))
 
 const results: Record<Target, Row[]> = { service: [], ceiling: [] }
+/**
+ * Each read's answer and a create's fields, fetched once from each server before its load: the ceiling
+ * must answer what the service answers (./common.ts `differences`), or the run stops.
+ */
+const answers: Record<Target, unknown[]> = { service: [], ceiling: [] }
+function compareAnswers() {
+  const differing = differences(answers.service, answers.ceiling)
+  if (differing.length) throw new Error(`master data: the ceiling answers otherwise than the service (service first):\n  ${differing.join('\n  ')}`)
+}
+/** A created row's fields (its values differ from server to server), the envelope's code and message. */
+const created = (body: { code?: string; message?: string; data?: Record<string, unknown> }) => ({
+  code: body.code,
+  message: body.message,
+  fields: Object.keys(body.data ?? {}).sort(),
+})
 
 async function measureReads(target: Target) {
   return withServer(target, async (base) => {
@@ -91,6 +106,7 @@ async function measureReads(target: Target) {
       ).json()
       token = login.data.token
     }
+    for (const { path } of reads) answers[target].push(await (await fetch(`${base}${path}`, { headers: headers() })).json())
     for (const { scenario, path } of reads) {
       results[target].push({ scenario, target, result: await load({ url: `${base}${path}`, headers: headers(), concurrency, seconds }), rssMiB: 0 })
     }
@@ -109,6 +125,13 @@ async function measureWrites(target: Target) {
       ).json()
       token = login.data.token
     }
+    const reply = await fetch(`${base}/office/v1/outlets/channel-groups`, {
+      method: 'POST',
+      headers: headers(),
+      body: JSON.stringify({ name: `${target} compared` }),
+    })
+    answers[target].push(reply.status, created(await reply.json()))
+    if (target === 'ceiling') compareAnswers()
     const result = await load({
       url: `${base}/office/v1/outlets/channel-groups`,
       method: 'POST',
