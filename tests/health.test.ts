@@ -250,8 +250,8 @@ test('with LOG_LEVEL=warn no request line is even built', async () => {
 })
 
 test('the request line is written after the answer: a logger that takes 1.5 s does not hold the answer back (over a socket)', async () => {
-  // Bun writes an answer only once the microtasks and immediates queued before it have run: the line,
-  // and whatever a logger does with it, waits for a timer (src/platform/http/http.ts deferredUntilWritten).
+  // The line is written after the answer (Elysia's afterResponse hooks run in an immediate, after Bun has
+  // written it). Work queued as a microtask instead would hold the answer back: a guard against moving it there.
   const slow = capturingLogger()
   const info = slow.logger.info
   slow.logger.info = (message, fields) => {
@@ -260,13 +260,21 @@ test('the request line is written after the answer: a logger that takes 1.5 s do
   }
   const app = await createTestApp({ logger: slow.logger, env: { LOG_LEVEL: 'info' } })
   try {
-    // The kernel ends requests in onError and mapResponse: Elysia would run an afterResponse hook before the write.
-    expect((app.app as unknown as { event: { afterResponse?: unknown[] } }).event.afterResponse ?? []).toHaveLength(0)
     app.app.listen({ port: 0, hostname: '127.0.0.1' })
-    const started = performance.now()
-    const answer = await fetch(`http://127.0.0.1:${app.app.server!.port}/api/health`, { headers: { 'x-request-id': 'req-slow-log' } })
+    // The client is a process of its own: one in this process would read the answer only once this event
+    // loop, blocked by the logger, comes round again.
+    const client = Bun.spawn(
+      [
+        process.execPath,
+        '-e',
+        `const t = performance.now(); const r = await fetch('http://127.0.0.1:${app.app.server!.port}/api/health', { headers: { 'x-request-id': 'req-slow-log' } }); await r.text(); console.log(JSON.stringify({ status: r.status, ms: performance.now() - t }))`,
+      ],
+      { stdout: 'pipe', stderr: 'inherit' },
+    )
+    const answer = JSON.parse(await new Response(client.stdout).text()) as { status: number; ms: number }
+    await client.exited
     expect(answer.status).toBe(200)
-    expect(performance.now() - started).toBeLessThan(1000)
+    expect(answer.ms).toBeLessThan(1000)
     // The line is still written, once.
     expect(await slow.of('req-slow-log')).toHaveLength(1)
   } finally {

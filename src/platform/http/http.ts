@@ -204,28 +204,6 @@ export class RouteTable {
   }
 }
 
-/**
- * Runs work once the answers of this turn of the event loop are written. Bun writes an answer after the
- * fetch handler's promise settles and the microtasks and immediates queued by then have run
- * (setImmediate, queueMicrotask: measured, a 5 ms task queued either way delayed a 0.2 ms answer to
- * 5.2 ms), not before a timer: the jobs of a turn are gathered and run by one timer.
- */
-function deferredUntilWritten(logger: Deps['logger']) {
-  const jobs: (() => void)[] = []
-  const run = () => {
-    for (const job of jobs.splice(0)) {
-      try {
-        job()
-      } catch (error) {
-        logger.error('deferred request work failed', errorFields(error))
-      }
-    }
-  }
-  return (job: () => void) => {
-    if (jobs.push(job) === 1) setTimeout(run, 0)
-  }
-}
-
 /** Per-request state the kernel keeps on Elysia's context object. */
 interface KernelState {
   meta: RequestMeta
@@ -316,54 +294,6 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
     if (claim) idempotency.release(claim)
   }
 
-  /** A success answer as sent: shaped to its schema, and a read represented (tag, compression). */
-  const mapped = (
-    c: { request: Request; route: string; set: { headers: Record<string, string | number>; status?: number | string } },
-    returned: unknown,
-    status: number | string,
-  ) => {
-    // Checked and reduced to the fields its schema declares (./response-shape.ts); a mismatch throws (500).
-    // A status set by name matches no declared schema (Elysia's own check skipped those too).
-    const value = returned instanceof Response || typeof status !== 'number' ? returned : routes.shapeAnswer(c.request.method, c.route, status, returned)
-    if (c.request.method !== 'GET') {
-      // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
-      // Mutation answers are sent as they are: no tag, no compression (docs/API.md §Caching and compression).
-      if (carriesTokens(value)) c.set.headers['cache-control'] = 'no-store'
-      // A shaped copy is sent as Elysia sends an object (Response.json; the status and headers set are merged in).
-      return value === returned ? undefined : Response.json(value)
-    }
-    return representRead(c.request, value, c.set)
-  }
-
-  const afterWrite = deferredUntilWritten(logger)
-  /**
-   * The end of every request, its answer built (by onError or mapResponse below): the idempotency claim
-   * goes (the mutation has committed, or failed), the latency histogram takes the request, and the
-   * request line is written once the answer is on its way (`afterWrite`).
-   */
-  const finish = (c: { request: Request; route: string; path: string }, status: number) => {
-    release(c)
-    const s = state(c)
-    if (s.started === undefined) return
-    const seconds = (performance.now() - s.started) / 1000
-    metrics.observe(c.request.method, c.route || undefined, status, seconds)
-    if (!logRequests) return
-    afterWrite(() => {
-      const actor = s.ctx?.actor
-      logger.info('request', {
-        request_id: s.meta?.requestId,
-        method: c.request.method,
-        route: c.route || null,
-        path: c.path.length > 512 ? `${c.path.slice(0, 512)}…` : c.path,
-        status,
-        duration_ms: Math.round(seconds * 100_000) / 100,
-        user_id: actor?.userId ?? null,
-        workspace_id: actor?.workspaceId ?? null,
-        ip: s.meta?.ip ?? null,
-      })
-    })
-  }
-
   return (
     new Elysia({ name: 'platform' })
       .onRequest((c) => {
@@ -397,21 +327,47 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
       // Elysia reads a hook's source to tell whether to wait for it: no call right after `return` keeps
       // this one synchronous, as the error path always was.
       .onError({ as: 'global' }, (c) => {
+        release(c)
         const answer = errorAnswer(c, logger)
-        finish(c, state(c).failedWith)
         return answer
       })
-      // A request ends in one of two places, each calling `finish`: onError above, or this hook for every
-      // other answer. No onAfterResponse: Elysia runs those through setImmediate, and Bun writes an answer
-      // only once the immediates queued before it have run, so their work was paid in every request's latency.
       .mapResponse({ as: 'global' }, (c) => {
-        // Error answers and replays (already Responses, built and finished by onError above) pass untouched.
+        // Error answers and replays (already Responses, built by onError above) pass untouched.
         if (state(c).failedWith) return
         const returned = c.responseValue
         const status = c.set.status ?? 200
-        const answer = mapped(c, returned, status)
-        finish(c, answer instanceof Response ? answer.status : typeof status === 'number' ? status : 200)
-        return answer
+        // Checked and reduced to the fields its schema declares (./response-shape.ts); a mismatch throws (500).
+        // A status set by name matches no declared schema (Elysia's own check skipped those too).
+        const value = returned instanceof Response || typeof status !== 'number' ? returned : routes.shapeAnswer(c.request.method, c.route, status, returned)
+        if (c.request.method !== 'GET') {
+          // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
+          // Mutation answers are sent as they are: no tag, no compression (docs/API.md §Caching and compression).
+          if (carriesTokens(value)) c.set.headers['cache-control'] = 'no-store'
+          // A shaped copy is sent as Elysia sends an object (Response.json; the status and headers set are merged in).
+          return value === returned ? undefined : Response.json(value)
+        }
+        return representRead(c.request, value, c.set)
+      })
+      .onAfterResponse({ as: 'global' }, (c) => {
+        // After the answer is handed to the socket: one log line and one observation per request.
+        const s = state(c)
+        if (s.started === undefined) return
+        const seconds = (performance.now() - s.started) / 1000
+        const status = s.failedWith || (typeof c.set.status === 'number' ? c.set.status : 200)
+        metrics.observe(c.request.method, c.route || undefined, status, seconds)
+        if (!logRequests) return
+        const actor = s.ctx?.actor
+        logger.info('request', {
+          request_id: s.meta?.requestId,
+          method: c.request.method,
+          route: c.route || null,
+          path: c.path.length > 512 ? `${c.path.slice(0, 512)}…` : c.path,
+          status,
+          duration_ms: Math.round(seconds * 100_000) / 100,
+          user_id: actor?.userId ?? null,
+          workspace_id: actor?.workspaceId ?? null,
+          ip: s.meta?.ip ?? null,
+        })
       })
       .macro({
         auth: (requirement: AuthRequirement) => {
@@ -431,6 +387,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
               await prepare(state(c), requirement, options)
             },
             resolve: (c) => ({ ctx: state(c).ctx as AuthedContext }),
+            afterResponse: release,
           }
         },
         idempotency: (mode: IdempotencyMode) => ({
