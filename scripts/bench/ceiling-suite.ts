@@ -355,7 +355,8 @@ const ingest = (userId: number, key: string | null, raw: string, pings: Ping[]) 
 
 // ── Check-in / check-out ────────────────────────────────────────────────────────────────────────
 const FIND_VISIT = `select "id", "workspace_id", "outlet_id", "project_id", "team_id", "visit_date", "status", "notes", "created_by", "checked_in_at", "check_in_latitude", "check_in_longitude", "check_in_photo_url", "checked_out_at", "check_out_latitude", "check_out_longitude", "check_out_photo_url", "close_reason", "sent_to_field_at", "created_at", "updated_at", "deleted_at", "check_in_distance_m", "check_out_distance_m", "flags", "missed_notified_at", "journey_plan_id", "source", "route_sequence", "effective" from "visits" where ("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."id" = ? and ${ASSIGNED}) limit ?`
-const OTHER_ACTIVE = `select "id" from "visits" where ("visits"."workspace_id" = ? and "visits"."deleted_at" is null and "visits"."status" = ? and "visits"."id" <> ? and ${ASSIGNED}) limit ?`
+/** The service's "another visit in progress" (visits.service.ts otherVisitInProgress: the assignees' flag of migration 0027). */
+const OTHER_ACTIVE = `select "visit_id" from "visit_assignees" where ("visit_assignees"."workspace_id" = ? and "visit_assignees"."user_id" = ? and "visit_assignees"."in_progress" = 1 and "visit_assignees"."visit_id" <> ?) limit ?`
 const MISSING_FORMS = `select "form_id" from "submissions" where ("submissions"."visit_id" = ? and "submissions"."deleted_at" is null and "submissions"."is_required" = ? and "submissions"."status" <> ?)`
 const INSERT_LOG = `insert into "visit_logs" ("id", "workspace_id", "visit_id", "action", "user_id", "user_name", "notes", "created_at") values (null, ?, ?, ?, ?, ?, ?, ?)`
 const INSERT_AUDIT = `insert into "audit_logs" ("id", "workspace_id", "actor_id", "actor_name", "actor_role", "entity_type", "entity_id", "entity_name", "action", "old_values", "new_values", "metadata", "created_at") values (null, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
@@ -406,7 +407,7 @@ const transition = (
     const side = action === 'check_in' ? 'in' : 'out'
     if (action === 'check_in') {
       if (visit.status !== 'scheduled') throw new Refused(409, visit.status === 'in_progress' ? 'VISIT_ALREADY_CHECKED_IN' : 'INVALID_VISIT_STATUS')
-      if (get(OTHER_ACTIVE, [workspaceId, 'in_progress', visitId, userId, 1])) throw new Refused(409, 'ACTIVE_VISIT_EXISTS')
+      if (get(OTHER_ACTIVE, [workspaceId, userId, visitId, 1])) throw new Refused(409, 'ACTIVE_VISIT_EXISTS')
     } else {
       if (visit.status !== 'in_progress') throw new Refused(409, visit.status === 'scheduled' ? 'VISIT_NOT_STARTED' : 'INVALID_VISIT_STATUS')
       if (all(MISSING_FORMS, [visitId, 1, 'completed']).length) throw new Refused(422, 'SUBMISSION_REQUIRED')

@@ -92,16 +92,23 @@ export const visitAssignees = sqliteTable(
       .notNull()
       .references(() => workspaces.id),
     /**
-     * The visit's date, kept by triggers (migration 0010: set on insert, followed when the visit's
+     * The visit's date, kept by triggers (migration 0010, its insert trigger since 0027: set on insert, followed when the visit's
      * date changes), so "my visits between two dates" is one range of the index below instead of
      * probing every visit of the range for the assignee. Never written by the service.
      */
     visit_date: text('visit_date'),
+    /**
+     * Whether the visit is live and in progress, kept by triggers (migration 0027: set on insert, followed when the
+     * visit's status or deletion changes), so "another visit in progress" is one probe of the partial index below
+     * instead of a walk over the workspace's visits in progress. Never written by the service.
+     */
+    in_progress: integer('in_progress', { mode: 'boolean' }).notNull().default(false),
     created_at: createdAt(),
   },
   (t) => [
     primaryKey({ columns: [t.visit_id, t.user_id] }),
     index('visit_assignees_workspace_user_date').on(t.workspace_id, t.user_id, t.visit_date, t.visit_id),
+    index('visit_assignees_user_in_progress').on(t.user_id, t.workspace_id, t.visit_id).where(sql`in_progress = 1`),
   ],
 )
 

@@ -36,7 +36,7 @@ import { formsOfProjects, projectScope } from '../projects'
 import { teamScope } from '../teams'
 import { membershipScope } from '../users'
 import { canAssign, type TransitionError, transition, type VisitAction } from './visits.machine'
-import { assignedTo, findVisit, visitDetail, visitScope, type VisitDetail } from './visits.queries'
+import { findVisit, visitAssigneeScope, visitDetail, visitScope, type VisitDetail } from './visits.queries'
 import { visitFlagMask } from './visits.integrity'
 import { visitTopics } from './visits.manifest'
 import type {
@@ -148,16 +148,21 @@ const assigneesOfVisit = prepared((db) =>
     .where(eq(visitAssignees.visit_id, sql.placeholder('visitId')))
     .prepare(),
 )
-const otherVisitInProgress = prepared((db) =>
+/**
+ * The caller's other live visit in progress: one probe of the assignees' partial index (`in_progress`, kept by
+ * the triggers of migration 0027). The literal `= 1` matches the index's condition, which a bound value would not
+ * (tests/visits.in-progress.test.ts reads its plan).
+ */
+export const otherVisitInProgress = prepared((db) =>
   db
-    .select({ id: visits.id })
-    .from(visits)
+    .select({ id: visitAssignees.visit_id })
+    .from(visitAssignees)
     .where(
-      visitScope.where(
+      visitAssigneeScope.where(
         sql.placeholder('workspaceId'),
-        eq(visits.status, 'in_progress'),
-        ne(visits.id, sql.placeholder('visitId')),
-        assignedTo(sql.placeholder('userId')),
+        eq(visitAssignees.user_id, sql.placeholder('userId')),
+        sql`${visitAssignees.in_progress} = 1`,
+        ne(visitAssignees.visit_id, sql.placeholder('visitId')),
       ),
     )
     .limit(1)
