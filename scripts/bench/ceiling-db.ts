@@ -7,32 +7,25 @@
  * commits after the event loop's round and is answered only after an fdatasync of the WAL (the service's
  * own GroupCommit and WalSync), WAL checkpoints by the service's worker instead of inside a COMMIT.
  * Until 2026-11-26 the ceilings committed each write alone without any sync, so a write's ratio compared
- * a durable commit with one that was not; until the day after, their writer's page cache was 64 MiB
+ * a durable commit with one that was not; and, later that day, their writer's page cache was 64 MiB
  * where the service's is 16, and their reader could write.
  */
-import { Database } from 'bun:sqlite'
 import { DEFAULT_MEMORY_BUDGET_MB, memoryShares } from '../../src/config/memory-budget'
 import { startCheckpointer } from '../../src/db/checkpoint'
-import { connectionPragmas, SerialQueue } from '../../src/db/client'
+import { openSqliteConnections, SerialQueue } from '../../src/db/client'
 import { GroupCommit, WalSync } from '../../src/db/group-commit'
 
 /** The service's shares at the default budget, which the bench runs it with. */
-const { readerCacheKib, writerCacheKib, checkpointCacheKib } = memoryShares(DEFAULT_MEMORY_BUDGET_MB).sqlite
+const shares = memoryShares(DEFAULT_MEMORY_BUDGET_MB).sqlite
 
 export function ceilingDatabase(path: string) {
-  const writer = new Database(path, { create: true, readwrite: true, strict: true })
-  for (const pragma of connectionPragmas('NORMAL', writerCacheKib)) writer.run(pragma)
-  writer.run('PRAGMA wal_autocheckpoint = 0')
-  writer.run('PRAGMA temp_store = MEMORY')
-  writer.run(`PRAGMA journal_size_limit = ${64 * 1024 * 1024}`)
-  const db = new Database(path, { readonly: true, strict: true })
-  // journal_mode is the file's (set by the writer above); a read-only connection cannot set it.
-  for (const pragma of connectionPragmas('NORMAL', readerCacheKib).slice(1)) db.run(pragma)
+  // The service's own two connections (src/db/client.ts openSqliteConnections).
+  const { writer, reader: db } = openSqliteConnections(path, shares)
   const walSync = new WalSync(path)
   const groups = new GroupCommit(writer, new SerialQueue(), () => walSync.sync())
   const checkpointer = startCheckpointer(path, {
     onBehind: () => void groups.outside(() => writer.run('PRAGMA wal_checkpoint(PASSIVE)')),
-    cacheKib: checkpointCacheKib,
+    cacheKib: shares.checkpointCacheKib,
   })
   return {
     /** The reader. */

@@ -70,11 +70,8 @@ export const MIGRATIONS_FOLDER = IS_COMPILED ? embeddedAsset('drizzle') : fileUR
  */
 type Synchronous = 'FULL' | 'NORMAL'
 
-/**
- * Applied to every connection. journal_mode is persistent in the file; the others are per connection.
- * The bench ceilings open their connections with these too (scripts/bench/ceiling-db.ts).
- */
-export const connectionPragmas = (synchronous: Synchronous, cacheKib: number) => [
+/** Applied to every connection. journal_mode is persistent in the file; the others are per connection. */
+const connectionPragmas = (synchronous: Synchronous, cacheKib: number) => [
   'PRAGMA journal_mode = WAL',
   `PRAGMA synchronous = ${synchronous}`,
   'PRAGMA foreign_keys = ON',
@@ -189,21 +186,30 @@ export async function openDatabase(config: Config): Promise<Database> {
   return driver === 'bun-sqlite' ? openBunSqlite(path!, config) : openLibsql(config)
 }
 
-function openBunSqlite(path: string, config: Config): Database {
-  const durability = config.DURABILITY
-  const { readerCacheKib, writerCacheKib } = config.memory.sqlite
-  const writerConnection = new SqliteDatabase(path, { create: true, readwrite: true, strict: true })
-  for (const statement of connectionPragmas('NORMAL', writerCacheKib)) writerConnection.run(statement)
+/**
+ * The two bun:sqlite connections of a database file, with their PRAGMAs and page caches (KiB): the
+ * writer, and the read-only reader of every read outside a transaction. The bench ceilings open theirs
+ * here too (scripts/bench/ceiling-db.ts), so a ratio never compares two ways of opening the file.
+ */
+export function openSqliteConnections(path: string, cache: { readerCacheKib: number; writerCacheKib: number }) {
+  const writer = new SqliteDatabase(path, { create: true, readwrite: true, strict: true })
+  for (const statement of connectionPragmas('NORMAL', cache.writerCacheKib)) writer.run(statement)
   // Checkpoints run on a timer in a worker (./checkpoint.ts), never inside a request's COMMIT.
-  writerConnection.run('PRAGMA wal_autocheckpoint = 0')
+  writer.run('PRAGMA wal_autocheckpoint = 0')
   // Group commit makes every transaction a SAVEPOINT, whose statement journal SQLite spills past
   // 64 KiB into a temporary file, written for every location batch. Kept in memory instead.
-  writerConnection.run('PRAGMA temp_store = MEMORY')
+  writer.run('PRAGMA temp_store = MEMORY')
   // Once checkpointed, the WAL is cut back to this size instead of staying at its high-water mark.
-  writerConnection.run(`PRAGMA journal_size_limit = ${64 * 1024 * 1024}`)
+  writer.run(`PRAGMA journal_size_limit = ${64 * 1024 * 1024}`)
+  const reader = new SqliteDatabase(path, { readonly: true, strict: true })
+  // journal_mode is the file's (set by the writer above); a read-only connection cannot set it.
+  for (const statement of connectionPragmas('NORMAL', cache.readerCacheKib).slice(1)) reader.run(statement)
+  return { writer, reader }
+}
 
-  const readerConnection = new SqliteDatabase(path, { readonly: true, strict: true })
-  for (const statement of connectionPragmas('NORMAL', readerCacheKib).slice(1)) readerConnection.run(statement)
+function openBunSqlite(path: string, config: Config): Database {
+  const durability = config.DURABILITY
+  const { writer: writerConnection, reader: readerConnection } = openSqliteConnections(path, config.memory.sqlite)
 
   // The driver's own type for its migrator; the rest of the service sees the one Db type of both drivers.
   const writerDriver = withStatementCache(drizzleBun({ client: writerConnection, schema }), writerConnection, config.memory.sqlite.statements)
