@@ -37,7 +37,7 @@ import { visitFlagNames } from '../../src/modules/visits'
 import { checkSite, travelFlags, visitFlagMask, type GeofenceMode } from '../../src/modules/visits/visits.integrity'
 import { addDays, localDayRange } from '../../src/lib/time-zones'
 import { ceilingDatabase } from './ceiling-db'
-import { presentSubmission, presentVisitDetail } from './ceiling-present'
+import { presentSubmission, presentVisitDetail, SUBMISSION_COLUMNS_FROM, VISIT_COLUMNS, VISIT_FROM, VISIT_LIST_COLUMNS } from './ceiling-visits'
 import { representedJson } from './represent'
 
 const { db, writer, groups, close } = ceilingDatabase(process.env.DB_PATH!)
@@ -117,9 +117,6 @@ function listOutlets(query: URLSearchParams, naive: boolean) {
 
 // ── Visits: lists, detail ───────────────────────────────────────────────────────────────────────
 /** The columns of a list page (the service's `listColumns`), and of the detail (`detailColumns`). */
-const LIST_COLUMNS = `"visits"."id", "visits"."status", "visits"."visit_date", "visits"."outlet_id", "outlets"."name" as outlet_name, "visits"."project_id", "projects"."name" as project_name, "visits"."team_id", "teams"."name" as team_name, "visits"."checked_in_at", "visits"."checked_out_at", "visits"."sent_to_field_at", "visits"."flags", "visits"."effective", "visits"."route_sequence", "visits"."created_at", "visits"."updated_at"`
-const VISIT_COLUMNS = `${LIST_COLUMNS}, "visits"."workspace_id", "outlets"."address" as outlet_address, "visits"."notes", "visits"."check_in_latitude", "visits"."check_in_longitude", "visits"."check_in_photo_url", "visits"."check_in_distance_m", "visits"."check_out_latitude", "visits"."check_out_longitude", "visits"."check_out_photo_url", "visits"."check_out_distance_m", "visits"."close_reason", "visits"."source", "visits"."journey_plan_id", "visits"."created_by"`
-const VISIT_FROM = `from "visits" inner join "outlets" on "outlets"."id" = "visits"."outlet_id" inner join "projects" on "projects"."id" = "visits"."project_id" left join "teams" on "teams"."id" = "visits"."team_id"`
 /** The service's `assignedTo` (a probe per visit already narrowed down) and `assignedWithin` (lists). */
 const ASSIGNED = `exists (select 1 from "visit_assignees" where "visit_assignees"."visit_id" = "visits"."id" and "visit_assignees"."user_id" = ?)`
 function assignedWithin(userId: number, from: string | null, to: string | null): { sql: string; params: Params } {
@@ -177,7 +174,7 @@ function listVisits(query: URLSearchParams, mineUserId: number | null) {
   // The phone's own visits without sort_by come in route order (visits.queries.ts VISIT_SORT.route).
   const route = mineUserId !== null && !query.get('sort_by') ? `, "visits"."route_sequence" is null, "visits"."route_sequence" asc` : ''
   const rows = all(
-    `select ${LIST_COLUMNS} ${VISIT_FROM} where ${where} order by "visits"."${sortBy}" ${direction}${route}, "visits"."id" ${direction} limit ?${offset ? ' offset ?' : ''}`,
+    `select ${VISIT_LIST_COLUMNS} ${VISIT_FROM} where ${where} order by "visits"."${sortBy}" ${direction}${route}, "visits"."id" ${direction} limit ?${offset ? ' offset ?' : ''}`,
     [...params, limit, ...(offset ? [offset] : [])],
   )
   const total = get(`select count(*) as n from "visits" where ${where}`, params)!.n as number
@@ -214,7 +211,7 @@ function listVisits(query: URLSearchParams, mineUserId: number | null) {
   return list(data, page, limit, total)
 }
 
-const SUBMISSION_SELECT = `select "submissions"."id", "submissions"."visit_id", "submissions"."form_id", "submissions"."title", "submissions"."status", "submissions"."approval_status", "submissions"."is_required", "submissions"."order", "submissions"."answers", "submissions"."rows", "submissions"."submitted_at", "submissions"."submitted_by", (select "users"."name" from "users" where "users"."id" = "submissions"."submitted_by") as submitted_by_name, "submissions"."reviewed_at", "submissions"."reviewed_by", (select "users"."name" from "users" where "users"."id" = "submissions"."reviewed_by") as reviewed_by_name, "submissions"."approval_notes", "submissions"."created_at", "submissions"."updated_at" from "submissions" inner join "visits" on "visits"."id" = "submissions"."visit_id" where ("submissions"."visit_id" = ? and "submissions"."deleted_at" is null) order by "submissions"."order", "submissions"."id"`
+const SUBMISSION_SELECT = `select ${SUBMISSION_COLUMNS_FROM} where ("submissions"."visit_id" = ? and "submissions"."deleted_at" is null) order by "submissions"."order", "submissions"."id"`
 
 /** The service's `visitDetail`: the visit, its assignees, submissions and logs; null when not found. */
 function visitDetail(id: number, mineUserId: number | null) {

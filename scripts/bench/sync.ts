@@ -23,7 +23,7 @@ import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { differences, freePort, ROOT, startProcess, startService, tempDir, waitFor } from './common'
-import { parentOf, presentSubmission, presentVisitDetail } from './ceiling-present'
+import { parentOf, presentSubmission, presentVisitDetail, SUBMISSION_COLUMNS_FROM, VISIT_COLUMNS, VISIT_FROM } from './ceiling-visits'
 import { representedJson } from './represent'
 import { compress } from '../../src/platform/http/representation'
 
@@ -135,15 +135,15 @@ function ceiling(path: string, port: number) {
         .map((form) => ({ form_id: form.form_id, title: form.title, is_required: Boolean(form.is_required), order: form.order })),
     }))
   }
-  const submissionColumns = `"submissions"."id", "submissions"."visit_id", "submissions"."form_id", "submissions"."title", "submissions"."status", "submissions"."approval_status", "submissions"."is_required", "submissions"."order", "submissions"."answers", "submissions"."rows", "submissions"."submitted_at", "submissions"."submitted_by", (select "users"."name" from "users" where "users"."id" = "submissions"."submitted_by") as submitted_by_name, "submissions"."reviewed_at", "submissions"."reviewed_by", (select "users"."name" from "users" where "users"."id" = "submissions"."reviewed_by") as reviewed_by_name, "submissions"."approval_notes", "submissions"."created_at", "submissions"."updated_at" from "submissions" inner join "visits" on "visits"."id" = "submissions"."visit_id"`
   const visits = byIds(
-    `select "visits"."id", "visits"."status", "visits"."visit_date", "visits"."outlet_id", "outlets"."name" as outlet_name, "visits"."project_id", "projects"."name" as project_name, "visits"."team_id", "teams"."name" as team_name, "visits"."checked_in_at", "visits"."checked_out_at", "visits"."sent_to_field_at", "visits"."flags", "visits"."effective", "visits"."route_sequence", "visits"."created_at", "visits"."updated_at", "visits"."workspace_id", "outlets"."address" as outlet_address, "visits"."notes", "visits"."check_in_latitude", "visits"."check_in_longitude", "visits"."check_in_photo_url", "visits"."check_in_distance_m", "visits"."check_out_latitude", "visits"."check_out_longitude", "visits"."check_out_photo_url", "visits"."check_out_distance_m", "visits"."close_reason", "visits"."source", "visits"."journey_plan_id", "visits"."created_by" from "visits" inner join "outlets" on "outlets"."id" = "visits"."outlet_id" inner join "projects" on "projects"."id" = "visits"."project_id" left join "teams" on "teams"."id" = "visits"."team_id" where ("visits"."workspace_id" = $ws and "visits"."deleted_at" is null and "visits"."id" ${inIds} and exists (select 1 from "visit_assignees" where "visit_assignees"."visit_id" = "visits"."id" and "visit_assignees"."user_id" = $user))`,
+    `select ${VISIT_COLUMNS} ${VISIT_FROM} where ("visits"."workspace_id" = $ws and "visits"."deleted_at" is null and "visits"."id" ${inIds} and exists (select 1 from "visit_assignees" where "visit_assignees"."visit_id" = "visits"."id" and "visit_assignees"."user_id" = $user))`,
   )
+
   const assignees = byIds(
     `select "visit_assignees"."visit_id", "users"."id" as user_id, "users"."name", "users"."email" from "visit_assignees" inner join "users" on "users"."id" = "visit_assignees"."user_id" where "visit_assignees"."visit_id" ${inIds} order by "visit_assignees"."created_at", "users"."id"`,
   )
   const visitSubmissions = byIds(
-    `select ${submissionColumns} where ("submissions"."visit_id" ${inIds} and "submissions"."deleted_at" is null) order by "submissions"."visit_id", "submissions"."order", "submissions"."id"`,
+    `select ${SUBMISSION_COLUMNS_FROM} where ("submissions"."visit_id" ${inIds} and "submissions"."deleted_at" is null) order by "submissions"."visit_id", "submissions"."order", "submissions"."id"`,
   )
   const logs = byIds(
     `select "id", "workspace_id", "visit_id", "action", "user_id", "user_name", "notes", "created_at" from "visit_logs" where "visit_logs"."visit_id" ${inIds} order by "visit_logs"."visit_id", "visit_logs"."created_at", "visit_logs"."id"`,
@@ -165,7 +165,7 @@ function ceiling(path: string, port: number) {
     return found.map((row) => presentVisitDetail(row, a.get(row.id) ?? [], s.get(row.id) ?? [], l.get(row.id) ?? []))
   }
   const submissions = byIds(
-    `select ${submissionColumns} where ("submissions"."workspace_id" = $ws and "submissions"."deleted_at" is null and "submissions"."id" ${inIds} and "submissions"."visit_id" in (select "visit_assignees"."visit_id" from "visit_assignees" where ("visit_assignees"."workspace_id" = $ws and "visit_assignees"."user_id" = $user)))`,
+    `select ${SUBMISSION_COLUMNS_FROM} where ("submissions"."workspace_id" = $ws and "submissions"."deleted_at" is null and "submissions"."id" ${inIds} and "submissions"."visit_id" in (select "visit_assignees"."visit_id" from "visit_assignees" where ("visit_assignees"."workspace_id" = $ws and "visit_assignees"."user_id" = $user)))`,
   )
   loaders.submission = (ws, list, user) => submissions.all({ ws, ids: list, user }).map(presentSubmission)
   // The phone feed's entities by reach, as the service lists them for a field user (sync.grants.ts).
@@ -241,7 +241,7 @@ interface Run {
 /**
  * Follows the feed from `cursor` until has_more is false. The time is the client's wall time of the
  * sequence, each answer read and parsed as a phone would; the bytes it would have taken in brotli are
- * worked out afterwards, off the clock (until 2026-11-27 that compression, no phone's work, was timed too).
+ * worked out afterwards, off the clock (until 2026-11-26 that compression, no phone's work, was timed too).
  */
 async function follow(url: (cursor: string | null) => string, headers: Record<string, string>, cursor: string | null): Promise<Run & { cursor: string }> {
   const started = performance.now()
@@ -303,8 +303,8 @@ export async function benchSync(cache: string, dir: string) {
       `${ceilingBase}/sync?ws=${field.user.workspace_id}&user=${field.user.id}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`
 
     // The ceiling must answer what the service answers (./common.ts `differences`), page for page of a
-    // whole first sync, the cursor aside (the service's is sealed). Until 2026-11-27 it sent each row as
-    // SELECTed (search keys included, parents flat, flags as numbers): not the same work.
+    // whole first sync, the cursor aside (the service's is sealed); it is also both servers' warm-up. Until
+    // 2026-11-26 the ceiling sent each row as SELECTed (search keys included, parents flat, flags as numbers).
     let cursors: (string | null)[] = [null, null]
     for (let page = 1; ; page++) {
       const [mine, theirs] = await Promise.all(
@@ -315,15 +315,13 @@ export async function benchSync(cache: string, dir: string) {
           return { body, cursor }
         }),
       )
-      const differing = differences(mine.body, theirs.body, Number(process.env.DIFF_MAX ?? 8))
+      const differing = differences(mine.body, theirs.body)
       if (differing.length) throw new Error(`sync: the ceiling answers page ${page} otherwise than the service (service first):\n  ${differing.join('\n  ')}`)
       if (!mine.body.data.has_more) break
       cursors = [mine.cursor, theirs.cursor]
     }
 
-    // First sync, each server ROUNDS times (one warm-up first).
-    await follow(serviceUrl, auth, null)
-    await follow(ceilingUrl, {}, null)
+    // First sync, each server ROUNDS times (the comparison above was the warm-up).
     const first = { service: [] as Run[], ceiling: [] as Run[] }
     let serviceCursor = ''
     let ceilingCursor = ''

@@ -421,7 +421,7 @@ export async function submissionsByIds(db: Db, workspaceId: number, ids: number[
   return rows.map(presentSubmission)
 }
 
-function presentDetail(row: DetailRow, assignees: AssigneeRow[], attached: PresentedSubmission[], logs: (typeof visitLogs.$inferSelect)[]) {
+export function presentDetail(row: DetailRow, assignees: AssigneeRow[], attached: PresentedSubmission[], logs: (typeof visitLogs.$inferSelect)[]) {
   return {
     id: row.id,
     outlet: { id: row.outlet_id, name: row.outlet_name, address: row.outlet_address },
