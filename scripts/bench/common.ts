@@ -128,3 +128,23 @@ export function differences(a: unknown, b: unknown, max = 8, path = '$', found: 
     differences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], max, Array.isArray(a) ? `${path}[${key}]` : `${path}.${key}`, found)
   return found
 }
+
+/**
+ * What a write's answer says, for comparing two servers whose answers cannot be the same (new ids, times):
+ * its envelope's code and message, and the JSON path of every field it has (array items as `[]`), so a
+ * field one answer lacks shows in `differences` as `$.fields.<path>`.
+ */
+export function writeShape(answer: unknown): { code: unknown; message: unknown; fields: Record<string, true> } {
+  const fields: Record<string, true> = {}
+  const walk = (value: unknown, path: string) => {
+    if (typeof value !== 'object' || value === null) return
+    for (const [key, item] of Object.entries(value)) {
+      const at = Array.isArray(value) ? `${path}[]` : `${path}.${key}`
+      fields[at] = true
+      walk(item, at)
+    }
+  }
+  walk(answer, '$')
+  const { code, message } = (answer ?? {}) as { code?: unknown; message?: unknown }
+  return { code, message, fields }
+}

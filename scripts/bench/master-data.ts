@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { differences, freePort, load, peakRssMiB, printTable, ROOT, startProcess, startService, tempDir, waitFor, type Row } from './common'
+import { differences, freePort, load, peakRssMiB, printTable, ROOT, startProcess, startService, tempDir, waitFor, type Row, writeShape } from './common'
 
 const concurrency = Number(process.env.CONCURRENCY ?? 32)
 const seconds = Number(process.env.SECONDS ?? 8)
@@ -85,12 +85,6 @@ function compareAnswers() {
   const differing = differences(answers.service, answers.ceiling)
   if (differing.length) throw new Error(`master data: the ceiling answers otherwise than the service (service first):\n  ${differing.join('\n  ')}`)
 }
-/** A created row's fields (its values differ from server to server), the envelope's code and message. */
-const created = (body: { code?: string; message?: string; data?: Record<string, unknown> }) => ({
-  code: body.code,
-  message: body.message,
-  fields: Object.keys(body.data ?? {}).sort(),
-})
 
 async function measureReads(target: Target) {
   return withServer(target, async (base) => {
@@ -130,7 +124,7 @@ async function measureWrites(target: Target) {
       headers: headers(),
       body: JSON.stringify({ name: `${target} compared` }),
     })
-    answers[target].push(reply.status, created(await reply.json()))
+    answers[target].push(reply.status, writeShape(await reply.json()))
     if (target === 'ceiling') compareAnswers()
     const result = await load({
       url: `${base}/office/v1/outlets/channel-groups`,
