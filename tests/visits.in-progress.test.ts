@@ -17,71 +17,50 @@ import { migrationsUpTo, withDatabase } from './support/database'
 
 const NOW = '2026-11-26T08:00:00.000Z'
 
-/** A workspace, two users, an outlet, a project and three scheduled visits, by plain SQL (any writer keeps the flag). */
-function seedSql(run: (statement: string) => unknown) {
-  run(`insert into workspaces (id, name, created_at, updated_at) values (1, 'W', '${NOW}', '${NOW}')`)
-  for (const id of [1, 2])
-    run(`insert into users (id, email, name, password_hash, created_at, updated_at) values (${id}, 'u${id}@example.com', 'U${id}', 'x', '${NOW}', '${NOW}')`)
-  run(`insert into outlets (id, workspace_id, name, name_key, created_at, updated_at) values (1, 1, 'O', 'o', '${NOW}', '${NOW}')`)
-  run(`insert into projects (id, workspace_id, name, name_key, created_at, updated_at) values (1, 1, 'P', 'p', '${NOW}', '${NOW}')`)
-  for (const id of [1, 2, 3])
-    run(
+/** A workspace, two users, an outlet, a project and three scheduled visits, as plain SQL (any writer keeps the flag). */
+const SEED = [
+  `insert into workspaces (id, name, created_at, updated_at) values (1, 'W', '${NOW}', '${NOW}')`,
+  ...[1, 2].map(
+    (id) =>
+      `insert into users (id, email, name, password_hash, created_at, updated_at) values (${id}, 'u${id}@example.com', 'U${id}', 'x', '${NOW}', '${NOW}')`,
+  ),
+  `insert into outlets (id, workspace_id, name, name_key, created_at, updated_at) values (1, 1, 'O', 'o', '${NOW}', '${NOW}')`,
+  `insert into projects (id, workspace_id, name, name_key, created_at, updated_at) values (1, 1, 'P', 'p', '${NOW}', '${NOW}')`,
+  ...[1, 2, 3].map(
+    (id) =>
       `insert into visits (id, workspace_id, outlet_id, project_id, visit_date, status, created_at, updated_at) values (${id}, 1, 1, 1, '2026-11-26', 'scheduled', '${NOW}', '${NOW}')`,
-    )
-}
+  ),
+]
 
+/** Every assignee row as `visit.user=flag`, in order. */
 const flags = async (db: Database) =>
-  (await db.pragma('select visit_id, user_id, in_progress from visit_assignees order by visit_id, user_id')).map((row) => [
-    Number(row.visit_id),
-    Number(row.user_id),
-    Number(row.in_progress),
-  ])
+  (await db.pragma('select visit_id, user_id, in_progress from visit_assignees order by visit_id, user_id'))
+    .map((row) => `${row.visit_id}.${row.user_id}=${Number(row.in_progress)}`)
+    .join(' ')
 
 for (const driver of ['bun-sqlite', 'libsql'] as const) {
   describe(`visit_assignees.in_progress on ${driver}`, () => {
     test('follows its visit: assigned, checked in, deleted, restored, checked out; an assignee added to a visit in progress starts at 1', async () => {
       await withDatabase(driver, async (db) => {
         const run = (statement: string) => db.pragma(statement)
-        const statements: string[] = []
-        seedSql((statement) => statements.push(statement))
-        for (const statement of statements) await run(statement)
+        for (const statement of SEED) await run(statement)
         await run(`insert into visit_assignees (visit_id, user_id, workspace_id, created_at) values (1, 1, 1, '${NOW}'), (2, 1, 1, '${NOW}')`)
-        expect(await flags(db)).toEqual([
-          [1, 1, 0],
-          [2, 1, 0],
-        ])
+        expect(await flags(db)).toBe('1.1=0 2.1=0')
         await run(`update visits set status = 'in_progress' where id = 1`)
-        expect(await flags(db)).toEqual([
-          [1, 1, 1],
-          [2, 1, 0],
-        ])
+        expect(await flags(db)).toBe('1.1=1 2.1=0')
         // The visit date still follows too (migration 0010's trigger, merged into the insert trigger).
         expect((await db.pragma('select visit_date from visit_assignees where visit_id = 1'))[0]!.visit_date).toBe('2026-11-26')
         await run(`insert into visit_assignees (visit_id, user_id, workspace_id, created_at) values (1, 2, 1, '${NOW}')`)
-        expect(await flags(db)).toContainEqual([1, 2, 1])
+        expect(await flags(db)).toBe('1.1=1 1.2=1 2.1=0')
         await run(`update visits set deleted_at = '${NOW}' where id = 1`)
-        expect((await flags(db)).filter(([visit]) => visit === 1)).toEqual([
-          [1, 1, 0],
-          [1, 2, 0],
-        ])
+        expect(await flags(db)).toBe('1.1=0 1.2=0 2.1=0')
         await run(`update visits set deleted_at = null where id = 1`)
-        expect((await flags(db)).filter(([visit]) => visit === 1)).toEqual([
-          [1, 1, 1],
-          [1, 2, 1],
-        ])
+        expect(await flags(db)).toBe('1.1=1 1.2=1 2.1=0')
         await run(`update visits set status = 'completed' where id = 1`)
-        expect(await flags(db)).toEqual([
-          [1, 1, 0],
-          [1, 2, 0],
-          [2, 1, 0],
-        ])
-        // An update that leaves the state alone touches nothing.
+        expect(await flags(db)).toBe('1.1=0 1.2=0 2.1=0')
+        // An update that leaves the state as it was leaves the flags too.
         await run(`update visits set notes = 'n', status = 'completed' where id = 1`)
-        expect(await flags(db)).toEqual([
-          [1, 1, 0],
-          [1, 2, 0],
-          [2, 1, 0],
-        ])
+        expect(await flags(db)).toBe('1.1=0 1.2=0 2.1=0')
       })
     })
   })
@@ -93,7 +72,7 @@ test('an older database is filled in as it upgrades: assignees of live visits in
     const before = migrationsUpTo(dir, '0027_visit_assignee_in_progress')
     const raw = new SqliteDatabase(join(dir, 'app.db'))
     migrate(drizzle({ client: raw }), { migrationsFolder: before.folder })
-    seedSql((statement) => raw.run(statement))
+    for (const statement of SEED) raw.run(statement)
     raw.run(`update visits set status = 'in_progress' where id in (1, 3)`)
     raw.run(`update visits set deleted_at = '${NOW}' where id = 3`)
     raw.run(`insert into visit_assignees (visit_id, user_id, workspace_id, created_at) values (1, 1, 1, '${NOW}'), (2, 1, 1, '${NOW}'), (3, 2, 1, '${NOW}')`)
