@@ -251,6 +251,19 @@ describe('routing', () => {
   })
 })
 
+describe("no route's compiled handler does work nothing reads", () => {
+  test('cookies are never parsed, headers copied into an object only where a route declares a headers schema (the kernel keeps its state by request, and hooks name what they read)', () => {
+    const wasted: string[] = []
+    for (const route of t.app.app.routes as unknown as { method: string; path: string; hooks: { headers?: unknown }; compile?: () => unknown }[]) {
+      const source = String(route.compile?.())
+      if (source.includes('parseCookie')) wasted.push(`${route.method} ${route.path}: parses cookies`)
+      if (source.includes('headers.toJSON') && !route.hooks.headers) wasted.push(`${route.method} ${route.path}: copies headers`)
+    }
+    // The socket's upgrade hands its context on whole, once per socket.
+    expect(wasted).toEqual(['WS /ws: parses cookies', 'WS /ws: copies headers'])
+  })
+})
+
 describe('integer path and query parameters are decimal digits', () => {
   test('another spelling of a number (hex, exponent, sign, spaces) is a 400 naming the parameter, never the row of that number', async () => {
     const token = ws.owner.token

@@ -28,6 +28,7 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENCY_REQUIRED, IDEMPOTENT_METHODS, Idempoten
 import { JsonTooDeep, MAX_JSON_DEPTH, parseRequestJson } from '../../lib/json'
 import { compress, noneMatchHits, represent } from './representation'
 import { compileShaper, shapeOf, type Shaper } from './response-shape'
+import { prepareRequestSchema, type RequestPart, type RequestShaper } from './request-shape'
 import { errorFields } from '../logger'
 import { can, type Access, type Platform } from '../permissions'
 import { fieldErrors, type ValueIssue } from './validation'
@@ -68,6 +69,8 @@ interface RouteOptions {
   keyRequired?: boolean
   /** Path and query parameters the route declares as integers (see `notDecimal`). */
   integers?: { params: readonly string[]; query: readonly string[] }
+  /** The kernel's readers of the route's path and query parameters, where it reads them (./request-shape.ts). */
+  readers?: Partial<Record<RequestPart, RequestShaper>>
 }
 
 /**
@@ -80,10 +83,28 @@ function optionsOf(hook: object): RouteOptions {
   let options = routeOptions.get(hook)
   if (!options) {
     const { params, query } = hook as { params?: unknown; query?: unknown }
-    options = { checkInTransaction: false, integers: { params: integerFields(params), query: integerFields(query) } }
+    options = { checkInTransaction: false, integers: { params: integerFields(params), query: integerFields(query) }, readers: takeReaders(hook) }
     routeOptions.set(hook, options)
   }
   return options
+}
+
+/**
+ * The route's path and query parameter schemas the kernel reads itself (./request-shape.ts): Elysia is
+ * given a stand-in that checks nothing, and the kernel runs the reader at the end of `prepare`, where
+ * Elysia's check ran (after the transform hooks, before the body's).
+ */
+function takeReaders(hook: object): RouteOptions['readers'] {
+  const schemas = hook as Partial<Record<RequestPart, TSchema>>
+  const readers: RouteOptions['readers'] = {}
+  for (const part of ['params', 'query'] as const) {
+    const schema = schemas[part]
+    const prepared = schema && typeof schema === 'object' ? prepareRequestSchema(part, schema) : null
+    if (!prepared) continue
+    schemas[part] = prepared.standIn
+    readers[part] = prepared.shaper
+  }
+  return readers
 }
 
 interface FieldSchema {
@@ -196,33 +217,55 @@ export class RouteTable {
    * The path the created resource's id is appended to, for a request on `route` with these path
    * parameters (`/api/office/v1/visits/5/submissions/`); null for routes that create nothing.
    */
-  createdUnder(method: string, route: string | undefined, params: Record<string, string> | undefined): string | null {
+  createdUnder(method: string, route: string | undefined, params: Record<string, unknown> | undefined): string | null {
     const detail = method === 'POST' && route ? this.createdLocations.get(route) : undefined
     if (!detail) return null
     const parent = detail.slice(0, detail.lastIndexOf('/') + 1)
-    return parent.replace(/:([^/]+)/g, (_, name: string) => encodeURIComponent(params?.[name] ?? ''))
+    return parent.replace(/:([^/]+)/g, (_, name: string) => encodeURIComponent(String(params?.[name] ?? '')))
   }
 }
 
-/** Per-request state the kernel keeps on Elysia's context object. */
+/**
+ * Per-request state the kernel keeps, found by the request it belongs to. Not on Elysia's context
+ * object: a hook that hands the context to a function makes Elysia assume every hook reads
+ * everything (its "sucrose" inference reads each hook's source), and its compiled handler then
+ * copies every request's headers into an object and parses its cookies, which nothing here reads:
+ * ~45 µs of a phone's incremental sync (docs/PERFORMANCE.md "Reads at their ceiling", sixth pass).
+ * So every hook below takes only the context fields it names, and tests/http-kernel.test.ts checks
+ * that no route's compiled handler parses cookies or copies headers.
+ */
 interface KernelState {
   meta: RequestMeta
   rawBody: ArrayBuffer | null
   /** Why the body cannot be used; thrown after authentication, so a stranger learns nothing. */
   bodyProblem: AppError | null
-  ctx: RequestContext
+  ctx: RequestContext | null
   claim: IdempotencyClaim | null
-  request: Request
-  route?: string
-  params?: Record<string, string>
-  path: string
-  /** performance.now() at arrival, for the request log and the latency histogram. */
-  started: number
+  /** performance.now() at arrival, for the request log and the latency histogram; unset: not seen arriving. */
+  started: number | undefined
   /** The status an error answer carries (Elysia's `set.status` does not see it). */
   failedWith: number
 }
 
-const state = (c: unknown) => c as KernelState
+/** The context fields `prepare` reads. */
+interface Arrival {
+  request: Request
+  path: string
+  route?: string
+  params?: Record<string, unknown>
+  query?: Record<string, unknown>
+}
+
+const states = new WeakMap<Request, KernelState>()
+/** The request's state; a request the kernel's onRequest never saw (none should) gets an empty one. */
+function stateOf(request: Request): KernelState {
+  let s = states.get(request)
+  if (!s) {
+    s = { meta: undefined as unknown as RequestMeta, rawBody: null, bodyProblem: null, ctx: null, claim: null, started: undefined, failedWith: 0 }
+    states.set(request, s)
+  }
+  return s
+}
 
 /**
  * The client's address as TRUST_PROXY says to find it (src/config/env.ts): only what a trusted proxy
@@ -252,7 +295,9 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
   // The request line is built only when it would be written (LOG_LEVEL debug or info).
   const logRequests = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'info'
 
-  async function prepare(c: KernelState, requirement: AuthRequirement | null, options?: RouteOptions) {
+  /** The transform step of a route (macro `auth` / `public`). */
+  async function prepare(c: Arrival, requirement: AuthRequirement | null, options?: RouteOptions) {
+    const s = stateOf(c.request)
     const actor = requirement === null ? null : await authenticate(db.read, tokens, c.request.headers.get('authorization'))
     if (actor && requirement !== true && requirement !== null) {
       const { key, access } =
@@ -260,7 +305,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
       const platform = platformOf(c.path)
       if (!platform || !can(actor.permissions, key, platform, access)) throw new AppError('FORBIDDEN')
     }
-    if (c.bodyProblem) throw c.bodyProblem
+    if (s.bodyProblem) throw s.bodyProblem
     const repeated = repeatedQueryKeys(c.request.url)
     if (repeated) throw new ValidationFailed(repeated)
     const malformed = options?.integers && notDecimal(c, options.integers)
@@ -278,42 +323,48 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
           userId: actor.userId,
           method,
           target: url.pathname + url.search,
-          rawBody: c.rawBody,
+          rawBody: s.rawBody,
           successStatus: routes.successStatus(method, c.route),
           createdUnder: routes.createdUnder(method, c.route, c.params),
           checkBeforeHandler: !options?.checkInTransaction,
         })
       }
     }
-    c.claim = claim
-    c.ctx = { deps, meta: c.meta, actor, idempotency: claim }
+    s.claim = claim
+    s.ctx = { deps, meta: s.meta, actor, idempotency: claim }
+    // Read in place: the context's objects are the handler's `params` and `query`.
+    const readers = options?.readers
+    if (readers?.params && c.params) refill(c.params, readers.params(c.params))
+    if (readers?.query && c.query) refill(c.query, readers.query(c.query))
   }
 
-  const release = (c: unknown) => {
-    const { claim } = state(c)
+  const release = ({ request }: { request: Request }) => {
+    const claim = states.get(request)?.claim
     if (claim) idempotency.release(claim)
   }
 
   return (
     new Elysia({ name: 'platform' })
-      .onRequest((c) => {
-        const s = state(c)
-        s.started = performance.now()
-        s.failedWith = 0
-        const incoming = c.request.headers.get('x-request-id')
+      .onRequest(({ request, set, server }) => {
+        const incoming = request.headers.get('x-request-id')
         const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
-        s.meta = {
-          requestId,
-          ip: clientIp(c.request.headers, c.server?.requestIP(c.request)?.address ?? null, config.TRUST_PROXY),
-          userAgent: c.request.headers.get('user-agent')?.slice(0, 512) ?? null,
-          timestamp: clock.now().toISOString(),
-        }
-        s.rawBody = null
-        s.bodyProblem = null
-        s.claim = null
-        c.set.headers['x-request-id'] = requestId
-        c.set.headers['x-content-type-options'] = 'nosniff'
-        const length = Number(c.request.headers.get('content-length') ?? 0)
+        states.set(request, {
+          started: performance.now(),
+          failedWith: 0,
+          meta: {
+            requestId,
+            ip: clientIp(request.headers, server?.requestIP(request)?.address ?? null, config.TRUST_PROXY),
+            userAgent: request.headers.get('user-agent')?.slice(0, 512) ?? null,
+            timestamp: clock.now().toISOString(),
+          },
+          rawBody: null,
+          bodyProblem: null,
+          ctx: null,
+          claim: null,
+        })
+        set.headers['x-request-id'] = requestId
+        set.headers['x-content-type-options'] = 'nosniff'
+        const length = Number(request.headers.get('content-length') ?? 0)
         if (length > MAX_BODY_BYTES) throw payloadTooLarge()
       })
       // Draining an oversize body before its 413 (DISCARD_MAX_BYTES) needs a wait, which onRequest, kept
@@ -323,45 +374,44 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
         if (length <= MAX_BODY_BYTES || length > DISCARD_MAX_BYTES) return handle
         return ((r: Request) => discardBody(r, length).then(() => handle(r))) as unknown as ReturnType<typeof handle>
       })
-      .onParse({ as: 'global' }, async (c) => await parseBody(state(c)))
+      .onParse({ as: 'global' }, async ({ request }) => await parseBody(request, stateOf(request)))
       // Elysia reads a hook's source to tell whether to wait for it: no call right after `return` keeps
       // this one synchronous, as the error path always was.
-      .onError({ as: 'global' }, (c) => {
-        release(c)
-        const answer = errorAnswer(c, logger)
+      .onError({ as: 'global' }, ({ code, error, query, params, request, path }) => {
+        release({ request })
+        const answer = errorAnswer({ code, error, query, params, request, path }, logger)
         return answer
       })
-      .mapResponse({ as: 'global' }, (c) => {
+      .mapResponse({ as: 'global' }, ({ request, responseValue: returned, set, route }) => {
         // Error answers and replays (already Responses, built by onError above) pass untouched.
-        if (state(c).failedWith) return
-        const returned = c.responseValue
-        const status = c.set.status ?? 200
+        if (states.get(request)?.failedWith) return
+        const status = set.status ?? 200
         // Checked and reduced to the fields its schema declares (./response-shape.ts); a mismatch throws (500).
         // A status set by name matches no declared schema (Elysia's own check skipped those too).
-        const value = returned instanceof Response || typeof status !== 'number' ? returned : routes.shapeAnswer(c.request.method, c.route, status, returned)
-        if (c.request.method !== 'GET') {
+        const value = returned instanceof Response || typeof status !== 'number' ? returned : routes.shapeAnswer(request.method, route, status, returned)
+        if (request.method !== 'GET') {
           // An answer carrying tokens (register, login, refresh, switch-workspace) is never stored by a cache.
           // Mutation answers are sent as they are: no tag, no compression (docs/API.md §Caching and compression).
-          if (carriesTokens(value)) c.set.headers['cache-control'] = 'no-store'
+          if (carriesTokens(value)) set.headers['cache-control'] = 'no-store'
           // A shaped copy is sent as Elysia sends an object (Response.json; the status and headers set are merged in).
           return value === returned ? undefined : Response.json(value)
         }
-        return representRead(c.request, value, c.set)
+        return representRead(request, value, set)
       })
-      .onAfterResponse({ as: 'global' }, (c) => {
+      .onAfterResponse({ as: 'global' }, ({ request, set, route, path }) => {
         // After the answer is handed to the socket: one log line and one observation per request.
-        const s = state(c)
-        if (s.started === undefined) return
+        const s = states.get(request)
+        if (s?.started === undefined) return
         const seconds = (performance.now() - s.started) / 1000
-        const status = s.failedWith || (typeof c.set.status === 'number' ? c.set.status : 200)
-        metrics.observe(c.request.method, c.route || undefined, status, seconds)
+        const status = s.failedWith || (typeof set.status === 'number' ? set.status : 200)
+        metrics.observe(request.method, route || undefined, status, seconds)
         if (!logRequests) return
         const actor = s.ctx?.actor
         logger.info('request', {
           request_id: s.meta?.requestId,
-          method: c.request.method,
-          route: c.route || null,
-          path: c.path.length > 512 ? `${c.path.slice(0, 512)}…` : c.path,
+          method: request.method,
+          route: route || null,
+          path: path.length > 512 ? `${path.slice(0, 512)}…` : path,
           status,
           duration_ms: Math.round(seconds * 100_000) / 100,
           user_id: actor?.userId ?? null,
@@ -383,10 +433,10 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
             // Hooks are arrow functions, never methods (`async transform(c) {`): Elysia reads a hook's source to
             // infer what it uses, and cannot parse a minified method (the executable), printing a
             // "[Sucrose] warning" that is not a JSON line on stdout at the first request.
-            transform: async (c) => {
-              await prepare(state(c), requirement, options)
+            transform: async ({ request, path, route, params, query }) => {
+              await prepare({ request, path, route, params, query }, requirement, options)
             },
-            resolve: (c) => ({ ctx: state(c).ctx as AuthedContext }),
+            resolve: ({ request }) => ({ ctx: stateOf(request).ctx as AuthedContext }),
             afterResponse: release,
           }
         },
@@ -406,10 +456,10 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
             introspect(hook: object) {
               options = optionsOf(hook)
             },
-            transform: async (c) => {
-              if (enabled) await prepare(state(c), null, options)
+            transform: async ({ request, path, route, params, query }) => {
+              if (enabled) await prepare({ request, path, route, params, query }, null, options)
             },
-            resolve: (c) => ({ ctx: state(c).ctx }),
+            resolve: ({ request }) => ({ ctx: stateOf(request).ctx as RequestContext }),
           }
         },
       })
@@ -421,15 +471,15 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
  * or text for a CSV upload. Problems are noted in `bodyProblem`, not thrown: Elysia would turn a
  * throw here into a generic parse error, and authentication answers first.
  */
-async function parseBody(s: KernelState): Promise<unknown> {
-  const bytes = await readBody(s.request)
+async function parseBody(request: Request, s: KernelState): Promise<unknown> {
+  const bytes = await readBody(request)
   if (bytes === null) {
     s.bodyProblem = payloadTooLarge()
     return null
   }
   s.rawBody = bytes
   if (bytes.byteLength === 0) return null
-  const contentType = s.request.headers.get('content-type') ?? ''
+  const contentType = request.headers.get('content-type') ?? ''
   // CSV uploads (visit import) arrive as text; a JSON route then refuses a string body.
   if (CSV_TYPE.test(contentType)) return new TextDecoder().decode(bytes)
   if (!JSON_TYPE.test(contentType)) {
@@ -452,7 +502,7 @@ function errorAnswer(
   logger: Deps['logger'],
 ): Response {
   const { code, error } = c
-  const s = state(c)
+  const s = stateOf(c.request)
   if (error instanceof IdempotentReplay) {
     s.failedWith = 204
     const headers: Record<string, string> = {
@@ -594,7 +644,7 @@ const DECIMAL = /^-?\d+$/
  * `Number()`, which would also read `0x10` as 16, `1e3` as 1000 and ` 7` as 7: another spelling of
  * an id must not reach the row of that number (docs/API.md §Errors).
  */
-function notDecimal(c: KernelState, integers: NonNullable<RouteOptions['integers']>): Record<string, string[]> | null {
+function notDecimal(c: Arrival, integers: NonNullable<RouteOptions['integers']>): Record<string, string[]> | null {
   let errors: Record<string, string[]> | null = null
   const check = (values: Record<string, unknown> | undefined, names: readonly string[]) => {
     for (const name of names) {
@@ -608,6 +658,13 @@ function notDecimal(c: KernelState, integers: NonNullable<RouteOptions['integers
   if (integers.params.length) check(c.params, integers.params)
   if (integers.query.length) check((c as { query?: Record<string, unknown> }).query, integers.query)
   return errors
+}
+
+/** `target` made to hold exactly `values`' entries (the read parameters replace the text ones). */
+function refill(target: Record<string, unknown>, values: Record<string, unknown>) {
+  if (target === values) return
+  for (const key of Object.keys(target)) if (!(key in values)) delete target[key]
+  Object.assign(target, values)
 }
 
 /** Query parameters are single-valued: `?page=1&page=2` is ambiguous and refused. */
