@@ -7,7 +7,7 @@
  * transaction object lives for one transaction, so its statements are prepared for that one use.
  */
 import { Database as SqliteDatabase } from 'bun:sqlite'
-import { Column, is, SQL, sql, Subquery } from 'drizzle-orm'
+import { Column, is, Param, Placeholder, SQL, sql, Subquery } from 'drizzle-orm'
 import { PreparedQuery as BunPreparedQuery } from 'drizzle-orm/bun-sqlite/session'
 import type { SQLiteInsertValue, SQLiteTable, SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core'
 import type { Db } from './client'
@@ -137,21 +137,83 @@ function decoderOf(field: unknown): Decoder {
 }
 
 /**
- * A bun:sqlite prepared select whose selection is flat (every field a top-level key, no joined table
- * as a nested object) gets its `all()` from one generated function per statement: the row's values
- * into an object literal, each decoded only where its column has a decoder of its own (a boolean, a
- * JSON text), null left null, as Drizzle's generic per-cell mapping does (~17 µs of a 20-row page of
- * visits; docs/PERFORMANCE.md "Reads at their ceiling"). Anything else keeps Drizzle's mapping: a
- * nested selection (whose left-joined objects Drizzle turns into null), a custom mapper, libSQL.
- * `statement` is a prepared query or an object of them (a list's page and total).
+ * A bun:sqlite prepared statement gets, once, generated functions for what Drizzle redoes on every
+ * execution:
+ *
+ * - its parameters: Drizzle's `fillPlaceholders` tells each one apart (a placeholder, an encoded
+ *   placeholder, a constant) with `is()` class checks on every call; here one function per statement
+ *   reads the values in order, encoding only where the column has an encoder (a JSON column, a
+ *   boolean), and refuses a missing value with Drizzle's own message. About 10 µs of a check-in's
+ *   twenty statements (docs/PERFORMANCE.md "Reads at their ceiling", sixth pass);
+ * - a flat selection's rows (every field a top-level key, no joined table as a nested object): the
+ *   row's values into an object literal, each decoded only where its column has a decoder of its own
+ *   (a boolean, a JSON text), null left null, as Drizzle's generic per-cell mapping does (~17 µs of a
+ *   20-row page of visits; docs/PERFORMANCE.md "Reads at their ceiling"). Anything else keeps
+ *   Drizzle's mapping: a nested selection (whose left-joined objects Drizzle turns into null), a
+ *   custom mapper.
+ *
+ * libSQL's statements keep Drizzle's. `statement` is a prepared query or an object of them (a list's
+ * page and total).
  */
 export function compileRowsOf(statement: unknown) {
   if (typeof statement !== 'object' || statement === null) return
   if (!is(statement, BunPreparedQuery)) {
-    for (const part of Object.values(statement)) if (is(part, BunPreparedQuery)) compileRows(part)
+    for (const part of Object.values(statement)) if (is(part, BunPreparedQuery)) compileStatement(part)
     return
   }
-  compileRows(statement)
+  compileStatement(statement)
+}
+
+interface BunStatement {
+  run(...params: unknown[]): unknown
+  values(...params: unknown[]): unknown[][]
+}
+
+function compileStatement(query: object) {
+  const prepared = query as {
+    query: { sql: string; params: unknown[] }
+    stmt: BunStatement
+    logger: { logQuery(sql: string, params: unknown[]): void }
+    run(placeholders?: Record<string, unknown>): unknown
+    values(placeholders?: Record<string, unknown>): unknown[][]
+  }
+  const fill = compileParams(prepared.query.params)
+  const { stmt, logger } = prepared
+  const text = prepared.query.sql
+  prepared.run = (placeholders) => {
+    const params = fill(placeholders ?? {})
+    logger.logQuery(text, params)
+    return stmt.run(...params)
+  }
+  prepared.values = (placeholders) => {
+    const params = fill(placeholders ?? {})
+    logger.logQuery(text, params)
+    return stmt.values(...params)
+  }
+  compileRows(prepared)
+}
+
+/** Drizzle's `fillPlaceholders` for one statement's parameters, generated once (see `compileRowsOf`). */
+function compileParams(params: readonly unknown[]): (values: Record<string, unknown>) => unknown[] {
+  const constants: unknown[] = []
+  const encoders: { mapToDriverValue(value: unknown): unknown }[] = []
+  const missing = (name: string): never => {
+    throw new Error(`No value for placeholder "${name}" was provided`)
+  }
+  const entries = params.map((param, i) => {
+    if (is(param, Placeholder)) {
+      const name = JSON.stringify(param.name)
+      return `(${name} in v ? v[${name}] : m(${name}))`
+    }
+    if (is(param, Param) && is(param.value, Placeholder)) {
+      const name = JSON.stringify(param.value.name)
+      encoders[i] = param.encoder as (typeof encoders)[number]
+      return `(${name} in v ? e[${i}].mapToDriverValue(v[${name}]) : m(${name}))`
+    }
+    constants[i] = param
+    return `c[${i}]`
+  })
+  return new Function('c', 'e', 'm', `return (v) => [${entries.join(', ')}]`)(constants, encoders, missing) as (values: Record<string, unknown>) => unknown[]
 }
 
 function compileRows(query: object) {

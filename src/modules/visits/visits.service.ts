@@ -592,8 +592,11 @@ async function refuseEarly(
 }
 
 /**
- * A transition's update of the visit row (returning it), prepared once per connection for each set
- * of columns it changes (check-in, check-out, cancel, force-close: a handful), keyed by their names.
+ * A transition's update of the visit row, prepared once per connection for each set of columns it
+ * changes (check-in, check-out, cancel, force-close: a handful), keyed by their names. Nothing is
+ * returned: the row after it is the row read in the same transaction with these values (no trigger
+ * writes a visit's own row when it is updated), and reading ~30 columns back cost a check-in ~15 µs
+ * (docs/PERFORMANCE.md "Reads at their ceiling", sixth pass).
  */
 type VisitColumn = keyof typeof visits.$inferInsert
 const updateVisit = preparedVariants(
@@ -602,7 +605,6 @@ const updateVisit = preparedVariants(
       .update(visits)
       .set(setPlaceholders(visits, columns.split(',') as VisitColumn[]))
       .where(eq(visits.id, sql.placeholder('id')))
-      .returning()
       .prepare(),
   { max: 16 },
 )
@@ -620,7 +622,8 @@ async function applyTransition(
   if (!result.ok) throw new VisitStateConflict(result.error, visit.status)
   const values: Partial<typeof visits.$inferInsert> = { ...changes, status: result.to, updated_at: ctx.deps.clock.now().toISOString() }
   const columns = (Object.keys(values) as VisitColumn[]).filter((name) => values[name] !== undefined)
-  const [after] = await updateVisit(scope.tx, columns.join(',')).all({ ...values, id: visit.id })
+  await updateVisit(scope.tx, columns.join(',')).run({ ...values, id: visit.id })
+  const after: typeof visits.$inferSelect = { ...visit, ...Object.fromEntries(columns.map((name) => [name, values[name]])) }
   await appendLog(scope.tx, ctx, visit.id, action, notes)
   const assignees = await assigneeIds(scope.tx, visit.id)
   scope.afterCommit(() => {

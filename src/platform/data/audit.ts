@@ -114,24 +114,39 @@ export function redact(values: Values | null | undefined): Values | null {
 /** Never part of an `updated` entry: bumped by every write, so it says nothing about what changed. */
 const NOT_COMPARED = new Set(['updated_at'])
 
+/** Whether an `updated` entry compares `key`: worked out once per key (they are a table's column names). */
+const comparedKeys = new Map<string, boolean>()
+function isCompared(key: string): boolean {
+  let compared = comparedKeys.get(key)
+  if (compared === undefined) {
+    compared = !NOT_COMPARED.has(key) && !SECRET_KEY.test(key)
+    // Keys come from rows, not from clients, but the map stays bounded whatever passes through.
+    if (comparedKeys.size < 10_000) comparedKeys.set(key, compared)
+  }
+  return compared
+}
+
 /**
  * The fields an update changed, as `{ old, new }` halves with identical keys, each key's two values
  * different (deep comparison, so a JSON column with the same content is unchanged). Compared over
  * the keys of both sides (a key missing on one side counts as null); `updated_at` and secret keys
  * (password hashes, tokens) are left out. An update that changed nothing gives `{}` and `{}`.
+ * Every write's audit entry runs this over a whole row, so the same value (most columns) is told
+ * apart without the deep comparison.
  */
 export function changedFields(before: Values, after: Values): { oldValues: Values; newValues: Values } {
   const oldValues: Values = {}
   const newValues: Values = {}
-  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (NOT_COMPARED.has(key) || SECRET_KEY.test(key)) continue
+  const compare = (key: string) => {
+    if (!isCompared(key)) return
     const was = before[key] ?? null
     const is = after[key] ?? null
-    if (!Bun.deepEquals(was, is, true)) {
-      oldValues[key] = was
-      newValues[key] = is
-    }
+    if (Object.is(was, is) || Bun.deepEquals(was, is, true)) return
+    oldValues[key] = was
+    newValues[key] = is
   }
+  for (const key of Object.keys(before)) compare(key)
+  for (const key of Object.keys(after)) if (!Object.hasOwn(before, key)) compare(key)
   return { oldValues, newValues }
 }
 
