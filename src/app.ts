@@ -58,7 +58,7 @@ export async function createApp({ db, config, clock = systemClock, logger = crea
     logger,
     mailer: createMailer({ db, clock, logger, smtpUrl: config.SMTP_URL, from: config.MAIL_FROM }),
     tokens: await createTokenService(secret, config.ACCESS_TOKEN_TTL, clock, config.memory.cacheEntries),
-    sealer: createSealer(secret),
+    sealer: createSealer(secret, config.memory.cacheEntries),
     idempotency: new IdempotencyStore(() => db.read, clock),
     limits: createAuthLimits(clock, config),
     hub: new Hub({ channels: SOCKET_CHANNELS, replay: { ...REPLAY_BOUNDS, ...config.memory.replay } }),

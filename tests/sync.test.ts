@@ -748,6 +748,25 @@ describe('Sealer (src/lib/crypto.ts), which seals cursors', () => {
     expect(sealer.open('p', `${token}=`)).toBeNull()
     expect(sealer.open('p', '')).toBeNull()
   })
+  test('what it remembers gives what the cipher gives: another process (nothing remembered) opens and seals alike; the memory stays bounded', () => {
+    const small = createSealer('a-secret-of-at-least-32-characters-long', 4)
+    const fresh = () => createSealer('a-secret-of-at-least-32-characters-long', 0)
+    const texts = Array.from({ length: 10 }, (_, i) => `{"s":${i}}`)
+    const tokens = texts.map((text) => small.seal('p', text))
+    expect(small.memoized).toBe(4)
+    for (const [i, token] of tokens.entries()) {
+      expect(token).toBe(fresh().seal('p', texts[i]))
+      // The last two are remembered (two entries each), the others opened by the cipher: the same text.
+      expect(small.open('p', token)).toBe(texts[i])
+      expect(fresh().open('p', token)).toBe(texts[i])
+      expect(small.open('q', token)).toBeNull()
+    }
+    expect(small.memoized).toBe(4)
+    expect(fresh().memoized).toBe(0)
+    // A remembered token altered by one character is not remembered: the cipher refuses it.
+    const last = tokens.at(-1)!
+    expect(small.open('p', `${last.slice(0, -1)}${last.endsWith('A') ? 'B' : 'A'}`)).toBeNull()
+  })
 })
 
 describe('GET /office/v1/changes carries only what the caller may view (#23.6e)', () => {

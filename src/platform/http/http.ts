@@ -564,16 +564,34 @@ function representRead(request: Request, value: unknown, set: { status?: number 
   if (value.constructor !== Object && !Array.isArray(value)) return
   const json = JSON.stringify(value)
   const { hash, coding, headers } = represent(json, request.headers.get('accept-encoding'))
-  Object.assign(set.headers, headers)
   const condition = request.headers.get('if-none-match')
   if (condition !== null && noneMatchHits(condition, hash)) {
     set.status = 304
-    return new Response(null, { status: 304 })
+    return withHeadersOf(set, null, 304, headers)
   }
-  set.headers['content-type'] = 'application/json; charset=utf-8'
-  if (coding === 'identity') return new Response(json, { status: 200 })
-  set.headers['content-encoding'] = coding
-  return new Response(compress(json, coding), { status: 200 })
+  const type = { ...headers, 'content-type': 'application/json; charset=utf-8' }
+  if (coding === 'identity') return withHeadersOf(set, json, 200, type)
+  return withHeadersOf(set, compress(json, coding), 200, { ...type, 'content-encoding': coding })
+}
+
+/**
+ * A Response carrying the headers gathered in `set.headers` (request id, nosniff) and `headers`, which
+ * leaves `set.headers` empty: Elysia copies a returned Response whose `set` still holds headers into a
+ * new one to merge them, its body read back as a stream (~40 µs of a cold phone sync; docs/PERFORMANCE.md
+ * "Reads at their ceiling", sixth pass).
+ */
+function withHeadersOf(
+  set: { headers: Record<string, string | number> },
+  body: string | Uint8Array<ArrayBuffer> | null,
+  status: number,
+  headers: Record<string, string>,
+) {
+  const all: Record<string, string> = {}
+  for (const name of Object.keys(set.headers)) {
+    all[name] = String(set.headers[name])
+    delete set.headers[name]
+  }
+  return new Response(body, { status, headers: Object.assign(all, headers) })
 }
 
 /** A session envelope: its `data` holds a refresh token (a 201 arrives wrapped by `status()`). */
