@@ -9,7 +9,9 @@
  *
  * Each is timed sequentially (one client, wall time of the whole sequence) against a ceiling: a bare
  * Bun.serve + bun:sqlite process (this file with `--ceiling`) reading the same database file with the
- * same SQL (the auth epoch read of a signed-in request, the change log's horizon, its last seq and the
+ * same SQL and the service's cursor, sealed and opened by its own code (src/modules/sync/sync.cursor.ts;
+ * until 2026-11-26 the ceiling's cursor was the two numbers in clear, which the service must never send)
+ * (the auth epoch read of a signed-in request, the change log's horizon, its last seq and the
  * AUTOINCREMENT counter a cursor is checked against, the service's change-log window with its shared, owned and
  * assigned entities, then each entity's own queries per page, as its module's loader runs them) and
  * answering the same JSON (each entity presented as the service presents it: checked page for page
@@ -26,6 +28,9 @@ import { differences, freePort, ROOT, startProcess, startService, tempDir, waitF
 import { parentOf, presentSubmission, presentVisitDetail, SUBMISSION_COLUMNS_FROM, VISIT_COLUMNS, VISIT_FROM } from './ceiling-visits'
 import { representedJson } from './represent'
 import { compress } from '../../src/platform/http/representation'
+import { createSealer } from '../../src/lib/crypto'
+import { decodeCursor, encodeCursor } from '../../src/modules/sync/sync.cursor'
+import { randomBytes } from 'node:crypto'
 
 const ROUNDS = Number(process.env.SYNC_ROUNDS ?? 3)
 /**
@@ -173,6 +178,8 @@ function ceiling(path: string, port: number) {
   const owned = JSON.stringify(['sales_order'])
   const assigned = JSON.stringify(['visit', 'submission'])
 
+  // A secret of its own: it opens only the cursors it sealed, as the service does.
+  const sealer = createSealer(randomBytes(32).toString('base64url'))
   Bun.serve({
     port,
     hostname: '127.0.0.1',
@@ -183,8 +190,18 @@ function ceiling(path: string, port: number) {
       authEpoch.get(1)
       const ws = Number(url.searchParams.get('ws'))
       const user = Number(url.searchParams.get('user'))
-      // The cursor: `seq.head` (the service seals the same two numbers into its cursor).
-      const [after, cursorHead] = (url.searchParams.get('cursor') ?? '0.0').split('.').map(Number)
+      // The cursor, sealed and opened with the service's own code (its position in a log every workspace
+      // shares must be neither readable nor forgeable: docs/API.md §Sync), bound to the feed and grants.
+      const grants = url.searchParams.get('grants') ?? ''
+      const sent = url.searchParams.get('cursor')
+      let after = 0
+      let cursorHead = 0
+      if (sent) {
+        const cursor = decodeCursor(sealer, sent)
+        if (!cursor || cursor.workspaceId !== ws || cursor.userId !== user || cursor.grants !== grants) throw new Error('not a cursor of this feed')
+        after = cursor.seq
+        cursorHead = cursor.head
+      }
       const limit = Number(url.searchParams.get('limit') ?? 500)
       const horizon = (horizonOf.get(ws) as { seq: number } | null)?.seq ?? 0
       if (after > 0 && after > Number((issuedUpTo.get() as { seq: number } | null)?.seq ?? 0)) throw new Error('cursor past the log')
@@ -218,7 +235,11 @@ function ceiling(path: string, port: number) {
         success: true,
         message: 'Success',
         code: 'SYNC_OK',
-        data: { changes, cursor: `${more ? taken[taken.length - 1].seq : top}.${head}`, has_more: more },
+        data: {
+          changes,
+          cursor: encodeCursor(sealer, { workspaceId: ws, userId: user, seq: more ? taken[taken.length - 1].seq : top, grants, head }),
+          has_more: more,
+        },
       })
     },
   })
@@ -292,7 +313,7 @@ export async function benchSync(cache: string, dir: string) {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email, password: 'password123' }),
       })
-      const body = (await reply.json()) as { data: { token: string; user: { id: number; workspace_id: number } } }
+      const body = (await reply.json()) as { data: { token: string; user: { id: number; workspace_id: number; grants_version: string } } }
       return body.data
     }
     const field = await login('field1@demo.example')
@@ -300,7 +321,7 @@ export async function benchSync(cache: string, dir: string) {
     const auth = { authorization: `Bearer ${field.token}` }
     const serviceUrl = (cursor: string | null) => `${service}/api/app/v1/sync?limit=1000${cursor ? `&cursor=${cursor}` : ''}`
     const ceilingUrl = (cursor: string | null) =>
-      `${ceilingBase}/sync?ws=${field.user.workspace_id}&user=${field.user.id}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`
+      `${ceilingBase}/sync?ws=${field.user.workspace_id}&user=${field.user.id}&grants=${field.user.grants_version}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`
 
     // The ceiling must answer what the service answers (./common.ts `differences`), page for page of a
     // whole first sync, the cursor aside (the service's is sealed); it is also both servers' warm-up. Until
