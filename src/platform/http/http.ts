@@ -6,8 +6,9 @@
  *               X-Content-Type-Options: nosniff on every answer (the error answers below too)
  *   onParse     the body as raw bytes (kept for the idempotency fingerprint), then JSON; a malformed
  *               or non-JSON body is noted, not thrown, so authentication can answer first
- *   transform   macro `auth` / `public`: token → actor → permission → body problems → idempotency
- *   validation  Elysia/TypeBox; failures become 400 VALIDATION_ERROR with per-field errors
+ *   transform   macro `auth` / `public`: token → actor → permission → body problems → idempotency →
+ *               path and query parameters (./request-shape.ts: compiled, Elysia's validator for the rest)
+ *   validation  Elysia/TypeBox (the body); failures become 400 VALIDATION_ERROR with per-field errors
  *   handler     calls a service with `ctx`
  *   mapResponse a GET's JSON answer: ETag, 304 for a matching If-None-Match, Cache-Control
  *               private, no-cache, compression (./representation.ts); on other methods only
@@ -332,10 +333,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
     }
     s.claim = claim
     s.ctx = { deps, meta: s.meta, actor, idempotency: claim }
-    // Read in place: the context's objects are the handler's `params` and `query`.
-    const readers = options?.readers
-    if (readers?.params && c.params) refill(c.params, readers.params(c.params))
-    if (readers?.query && c.query) refill(c.query, readers.query(c.query))
+    readParameters(c, options)
   }
 
   const release = ({ request }: { request: Request }) => {
@@ -458,6 +456,7 @@ export function createPlatform(deps: Deps, routes: RouteTable) {
             },
             transform: async ({ request, path, route, params, query }) => {
               if (enabled) await prepare({ request, path, route, params, query }, null, options)
+              else readParameters({ request, path, route, params, query }, options)
             },
             resolve: ({ request }) => ({ ctx: stateOf(request).ctx as RequestContext }),
           }
@@ -676,6 +675,17 @@ function notDecimal(c: Arrival, integers: NonNullable<RouteOptions['integers']>)
   if (integers.params.length) check(c.params, integers.params)
   if (integers.query.length) check((c as { query?: Record<string, unknown> }).query, integers.query)
   return errors
+}
+
+/**
+ * The route's path and query parameters read by the kernel (./request-shape.ts), where Elysia's own
+ * check ran: after the transform step, before the body's. In place: the context's objects are the
+ * handler's `params` and `query`.
+ */
+function readParameters(c: Arrival, options: RouteOptions | undefined) {
+  const readers = options?.readers
+  if (readers?.params && c.params) refill(c.params, readers.params(c.params))
+  if (readers?.query && c.query) refill(c.query, readers.query(c.query))
 }
 
 /** `target` made to hold exactly `values`' entries (the read parameters replace the text ones). */
