@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Type } from '@sinclair/typebox'
-import { Elysia } from 'elysia'
+import { TransformDecodeError } from '@sinclair/typebox/value'
+import { Elysia, getSchemaValidator, t as types } from 'elysia'
 import { createPlatform, MAX_BODY_BYTES, RouteTable, SERVER_MAX_REQUEST_BODY_SIZE, toAppError } from '../src/platform/http/http'
 import { JsonTooDeep, jsonDepth, MAX_JSON_DEPTH, parseRequestJson, SCAN_FIRST_ABOVE_CHARS } from '../src/lib/json'
 import { fieldErrors, toFieldPath } from '../src/platform/http/validation'
@@ -290,6 +291,25 @@ describe('integer path and query parameters are decimal digits', () => {
 })
 
 describe('the error mapper', () => {
+  test('a Transform that refuses while decoding (t.Integer below its minimum) is a 400 naming the field, also when its error arrives wrapped (the minified executable: Elysia unwraps it by class name)', () => {
+    const validator = getSchemaValidator(types.Object({ n: types.Integer({ minimum: 1 }) }), { normalize: 'typebox' })!
+    let wrapped: unknown
+    try {
+      validator.Decode({ n: '0' })
+    } catch (error) {
+      wrapped = error
+    }
+    expect(wrapped).toBeInstanceOf(TransformDecodeError)
+    for (const code of ['VALIDATION', 'UNKNOWN']) {
+      const failure = toAppError(code, wrapped, { n: '0' })
+      expect({ status: failure.status, code: failure.code, fields: Object.keys(failure.errors) }).toEqual({
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        fields: ['n'],
+      })
+    }
+  })
+
   test('an unexpected exception is a 500 INTERNAL_ERROR without stack or SQL', async () => {
     const platform = createPlatform(t.app.deps, new RouteTable())
     const app = new Elysia({ prefix: '/api' })

@@ -21,6 +21,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { TSchema } from '@sinclair/typebox'
+import { TransformDecodeError } from '@sinclair/typebox/value'
 import { Elysia, ElysiaCustomStatusResponse } from 'elysia'
 import { authenticate } from '../actor'
 import type { AuthedContext, Deps, RequestContext, RequestMeta } from '../context'
@@ -722,6 +723,10 @@ export type PlatformPlugin = ReturnType<typeof createPlatform>
 /** Everything thrown, mapped to the error envelope's status, code, message and details. */
 export function toAppError(code: string | number, error: unknown, raw: Record<string, unknown> = {}): AppError {
   if (error instanceof AppError) return error
+  // A Transform's decode that refused (`t.Integer`'s bounds in a body): Elysia unwraps it by its class's
+  // name, which the minified executable does not keep, and passes it on whole; what it carries is the
+  // validation error.
+  if (error instanceof TransformDecodeError && error.error instanceof Error) return toAppError('VALIDATION', error.error, raw)
   switch (code) {
     case 'NOT_FOUND':
       return new AppError('ROUTE_NOT_FOUND', 'route not found')

@@ -30,6 +30,7 @@
  */
 import { Kind, OptionalKind, TransformKind, type TSchema, Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { TransformDecodeError } from '@sinclair/typebox/value'
 import { getSchemaValidator, ValidationError } from 'elysia'
 import { Opaque } from './schema'
 
@@ -110,8 +111,9 @@ function elysiaReads(part: RequestPart, validator: ReturnType<typeof elysiaValid
     try {
       return validator.Decode(cleaned) as Record<string, unknown>
     } catch (error) {
-      if ((error as Error)?.constructor?.name === 'TransformDecodeError')
-        throw (error as { error?: unknown }).error ?? new ValidationError(part, validator, cleaned, false)
+      // A Transform's decode that refused (`t.Integer`'s bounds): what it carries is the validation
+      // error. Elysia tells it by its class's name, which the minified executable does not keep.
+      if (error instanceof TransformDecodeError) throw error.error ?? new ValidationError(part, validator, cleaned, false)
       throw error
     }
   }
