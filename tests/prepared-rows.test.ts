@@ -10,7 +10,7 @@ import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { PreparedQuery } from 'drizzle-orm/bun-sqlite/session'
 import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../src/db/client'
-import { prepared, preparedVariants } from '../src/db/prepared'
+import { insertPlaceholders, prepared, preparedVariants } from '../src/db/prepared'
 
 const parents = sqliteTable('parents', { id: integer('id').primaryKey(), name: text('name').notNull() })
 const things = sqliteTable('things', {
@@ -109,5 +109,36 @@ describe('prepared selects read rows through a generated function', () => {
     expect(Object.hasOwn(rows, 'all') && Object.hasOwn(total, 'all')).toBe(true)
     expect(rows.all()).toEqual(drizzleRows(rows) as never)
     expect(total.all()).toEqual([{ total: 3 }])
+  })
+})
+
+describe('prepared statements bind their parameters through a generated function', () => {
+  test('placeholders, encoded placeholders (a JSON column, a boolean, a timestamp) and constants bind as Drizzle binds them; a missing value is refused with its message', async () => {
+    const insert = prepared((d) =>
+      d
+        .insert(things)
+        .values({ ...insertPlaceholders(things, ['id', 'name', 'active', 'data', 'at']), parent_id: 1 })
+        .prepare(),
+    )
+    const values = { id: 10, name: 'bound', active: true, data: { a: [7] }, at: new Date(1795600000000) }
+    await insert(db).run(values)
+    expect(client.query('select parent_id, name, active, data, at from things where id = 10').get()).toEqual({
+      parent_id: 1,
+      name: 'bound',
+      active: 1,
+      data: '{"a":[7]}',
+      at: 1795600000000,
+    })
+    const { id: _, ...withoutId } = values
+    expect(() => insert(db).run(withoutId)).toThrow('No value for placeholder "id" was provided')
+    const read = prepared((d) =>
+      d
+        .select({ id: things.id, data: things.data })
+        .from(things)
+        .where(eq(things.name, sql.placeholder('name')))
+        .prepare(),
+    )
+    expect(await read(db).all({ name: 'bound' })).toEqual(drizzleRows(read(db), { name: 'bound' }))
+    expect(await read(db).all({ name: 'bound' })).toEqual([{ id: 10, data: { a: [7] } }])
   })
 })

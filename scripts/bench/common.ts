@@ -129,6 +129,11 @@ export function differences(a: unknown, b: unknown, max = 8, path = '$', found: 
   return found
 }
 
+/** Stops the run when a ceiling answered otherwise than the service (`differing`, from `differences`). */
+export function refuseDifferences(where: string, differing: readonly string[]) {
+  if (differing.length) throw new Error(`${where}: a ceiling answers otherwise than the service (service first):\n  ${differing.join('\n  ')}`)
+}
+
 /**
  * What a write's answer says, for comparing two servers whose answers cannot be the same (new ids, times):
  * its envelope's code and message, and the JSON path of every field it has (array items as `[]`), so a

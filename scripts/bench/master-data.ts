@@ -8,7 +8,21 @@
  */
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { differences, freePort, load, peakRssMiB, printTable, ROOT, startProcess, startService, tempDir, waitFor, type Row, writeShape } from './common'
+import {
+  differences,
+  freePort,
+  load,
+  peakRssMiB,
+  printTable,
+  ROOT,
+  refuseDifferences,
+  startProcess,
+  startService,
+  tempDir,
+  waitFor,
+  type Row,
+  writeShape,
+} from './common'
 
 const concurrency = Number(process.env.CONCURRENCY ?? 32)
 const seconds = Number(process.env.SECONDS ?? 8)
@@ -82,8 +96,7 @@ const results: Record<Target, Row[]> = { service: [], ceiling: [] }
  */
 const answers: Record<Target, unknown[]> = { service: [], ceiling: [] }
 function compareAnswers() {
-  const differing = differences(answers.service, answers.ceiling)
-  if (differing.length) throw new Error(`master data: the ceiling answers otherwise than the service (service first):\n  ${differing.join('\n  ')}`)
+  refuseDifferences('master data', differences(answers.service, answers.ceiling))
 }
 
 async function measureReads(target: Target) {

@@ -24,7 +24,7 @@ import { Database } from 'bun:sqlite'
 import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { differences, freePort, ROOT, startProcess, startService, tempDir, waitFor } from './common'
+import { differences, freePort, ROOT, refuseDifferences, startProcess, startService, tempDir, waitFor } from './common'
 import { parentOf, presentSubmission, presentVisitDetail, SUBMISSION_COLUMNS_FROM, VISIT_COLUMNS, VISIT_FROM } from './ceiling-visits'
 import { representedJson } from './represent'
 import { compress } from '../../src/platform/http/representation'
@@ -336,8 +336,7 @@ export async function benchSync(cache: string, dir: string) {
           return { body, cursor }
         }),
       )
-      const differing = differences(mine.body, theirs.body)
-      if (differing.length) throw new Error(`sync: the ceiling answers page ${page} otherwise than the service (service first):\n  ${differing.join('\n  ')}`)
+      refuseDifferences(`sync, page ${page}`, differences(mine.body, theirs.body))
       if (!mine.body.data.has_more) break
       cursors = [mine.cursor, theirs.cursor]
     }

@@ -180,16 +180,14 @@ function compileStatement(query: object) {
   const fill = compileParams(prepared.query.params)
   const { stmt, logger } = prepared
   const text = prepared.query.sql
-  prepared.run = (placeholders) => {
+  // What Drizzle's `run` and `values` do before calling the statement: bind, then log.
+  const bind = (placeholders: Record<string, unknown> | undefined) => {
     const params = fill(placeholders ?? {})
     logger.logQuery(text, params)
-    return stmt.run(...params)
+    return params
   }
-  prepared.values = (placeholders) => {
-    const params = fill(placeholders ?? {})
-    logger.logQuery(text, params)
-    return stmt.values(...params)
-  }
+  prepared.run = (placeholders) => stmt.run(...bind(placeholders))
+  prepared.values = (placeholders) => stmt.values(...bind(placeholders))
   compileRows(prepared)
 }
 

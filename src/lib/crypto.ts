@@ -63,7 +63,8 @@ export function createSealer(secret: string, memoEntries = 1024): Sealer {
       return memo.size
     },
     seal(purpose, text) {
-      const known = memo.get(`s${purpose}\n${text}`)
+      const sealedKey = `s${purpose}\n${text}`
+      const known = memo.get(sealedKey)
       if (known !== undefined) return known
       const { mac, enc } = keysOf(purpose)
       const plain = Buffer.from(text, 'utf8')
@@ -71,7 +72,7 @@ export function createSealer(secret: string, memoEntries = 1024): Sealer {
       const cipher = createCipheriv('aes-256-gcm', enc, nonce)
       const body = Buffer.concat([cipher.update(plain), cipher.final()])
       const token = Buffer.concat([nonce, body, cipher.getAuthTag()]).toString('base64url')
-      remember(`s${purpose}\n${text}`, token)
+      remember(sealedKey, token)
       remember(`o${purpose}\n${token}`, text)
       return token
     },
