@@ -8,9 +8,11 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { decodeCursor, encodeCursor, purgeOldTombstones, TOMBSTONE_WINDOW } from '../src/modules/sync'
+import { phoneRows } from '../src/modules/sync/sync.service'
 import { createSealer } from '../src/lib/crypto'
 import * as make from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'
+import { withDatabase } from './support/database'
 
 const t = useTestApp()
 
@@ -454,6 +456,22 @@ describe('updated_since on every office list', () => {
     const later = await t.app.get(`/office/v1/outlets/sub-areas?limit=100&updated_since=${after}`, { token: f.ws.owner.token })
     expect(later.body.data.map((area: { id: number }) => area.id)).not.toContain(id)
   })
+})
+
+describe("the phone feed's statement", () => {
+  // Ten outlets changed list their ~100 visits; each visit row is probed for the caller. In the primary key
+  // (visit_id, user_id) one user's visits lie across the whole index: a leaf page per probe after a write.
+  for (const driver of ['bun-sqlite', 'libsql'] as const) {
+    test(`probes a visit row in the caller's own range of the assignees' index (${driver})`, async () => {
+      await withDatabase(driver, async (db) => {
+        const { sql } = phoneRows(db.read).getQuery()
+        const plan = (await db.pragma(`explain query plan ${sql.replaceAll('?', '1')}`)).map((row) => String(row.detail)).join('\n')
+        expect(plan).toContain('SEARCH visit_assignees USING COVERING INDEX visit_assignees_workspace_user_visit (workspace_id=? AND user_id=? AND visit_id=?)')
+        expect(plan).not.toContain('sqlite_autoindex_visit_assignees_1')
+        expect(plan).not.toContain('SCAN changes')
+      })
+    })
+  }
 })
 
 describe('on the libSQL driver', () => {

@@ -63,7 +63,8 @@ function ceiling(path: string, port: number) {
     db.query(`select "seq", "entity", "entity_id" from "changes" where (("changes"."workspace_id" = $ws and "changes"."seq" > $after and "changes"."seq" <= $upto and ("changes"."seq" > $head or "changes"."op" = $op))
     and (("changes"."user_id" is null and "changes"."entity" in (select value from json_each($shared)))
       or ("changes"."user_id" is null and "changes"."owner_id" = $user and "changes"."entity" in (select value from json_each($owned)))
-      or ("changes"."entity" in (select value from json_each($assigned)) and ("changes"."user_id" = $user or ("changes"."user_id" is null and exists (select 1 from "visit_assignees" where "visit_assignees"."visit_id" = "changes"."visit_id" and "visit_assignees"."user_id" = $user))))))
+      or ("changes"."entity" in (select value from json_each($assigned)) and ("changes"."user_id" = $user or ("changes"."user_id" is null and exists (select 1 from "visit_assignees" indexed by "visit_assignees_workspace_user_visit"
+        where ("visit_assignees"."workspace_id" = $ws and "visit_assignees"."user_id" = $user and "visit_assignees"."visit_id" = "changes"."visit_id")))))))
     order by "changes"."seq" limit $limit`)
   // Each entity as the service loads and presents it (its module's `…ByIds`: the same SQL texts, aliased
   // where two columns share a name), one query per entity per page (two for projects and four for visits).

@@ -109,6 +109,8 @@ export const visitAssignees = sqliteTable(
     primaryKey({ columns: [t.visit_id, t.user_id] }),
     index('visit_assignees_workspace_user_date').on(t.workspace_id, t.user_id, t.visit_date, t.visit_id),
     index('visit_assignees_user_in_progress').on(t.user_id, t.workspace_id, t.visit_id).where(sql`in_progress = 1`),
+    // One user's assignments side by side: the change feed's probe of each visit row (migration 0028).
+    index('visit_assignees_workspace_user_visit').on(t.workspace_id, t.user_id, t.visit_id),
   ],
 )
 

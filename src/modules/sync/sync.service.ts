@@ -49,6 +49,7 @@ export const TOMBSTONE_RETENTION_DAYS = 30
 /** A workspace's change log and how far back it still reaches. */
 const changeScope = workspaceScoped(changes)
 const changeHorizonScope = workspaceScoped(changeHorizons)
+const visitAssigneeScope = workspaceScoped(visitAssignees)
 
 const EXPIRED = 'this cursor is older than the change log keeps deletions (30 days): drop the local copy and sync again without a cursor'
 /** A stable reason (docs/API.md §Sync and change feed): what the caller may view changed since the cursor was issued. */
@@ -86,11 +87,22 @@ const window = () =>
 const columns = { seq: changes.seq, entity: changes.entity, entity_id: changes.entity_id }
 
 /**
+ * The caller is among the assignees of the row's visit: one probe per visit row. Most visit rows a phone's
+ * feed reads are other users' (ten outlets changed list their ~100 visits), so the probe reads the caller's
+ * own range of the (workspace, user, visit) index, a few pages for thousands of visits (migration 0028).
+ * Named, because the planner ranks the unique primary key (visit_id, user_id) first: it finds one row
+ * too, but there one user's visits lie across the whole index, a leaf page per probe once a write has
+ * emptied the reader's page cache (docs/PERFORMANCE.md "Sixth pass").
+ */
+const assignedToCaller = sql`exists (select 1 from ${visitAssignees} indexed by ${sql.identifier('visit_assignees_workspace_user_visit')}
+  where ${visitAssigneeScope.where(sql.placeholder('workspaceId'), eq(visitAssignees.user_id, sql.placeholder('userId')), eq(visitAssignees.visit_id, changes.visit_id))})`
+
+/**
  * The phone's rows: shared entities it may see (a JSON list), entities of visits assigned to the caller
  * now (`assigned`: visits and submissions), entities the caller owns (`owned`: their sales orders), plus
  * tombstones addressed to the caller.
  */
-const phoneRows = prepared((db) =>
+export const phoneRows = prepared((db) =>
   db
     .select(columns)
     .from(changes)
@@ -106,13 +118,7 @@ const phoneRows = prepared((db) =>
           ),
           and(
             sql`${changes.entity} in (select value from json_each(${sql.placeholder('assigned')}))`,
-            or(
-              eq(changes.user_id, sql.placeholder('userId')),
-              and(
-                isNull(changes.user_id),
-                sql`exists (select 1 from ${visitAssignees} where ${visitAssignees.visit_id} = ${changes.visit_id} and ${visitAssignees.user_id} = ${sql.placeholder('userId')})`,
-              ),
-            ),
+            or(eq(changes.user_id, sql.placeholder('userId')), and(isNull(changes.user_id), assignedToCaller)),
           ),
         ),
       ),
