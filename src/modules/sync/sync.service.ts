@@ -92,7 +92,7 @@ const columns = { seq: changes.seq, entity: changes.entity, entity_id: changes.e
  * own range of the (workspace, user, visit) index, a few pages for thousands of visits (migration 0028).
  * Named, because the planner ranks the unique primary key (visit_id, user_id) first: it finds one row
  * too, but there one user's visits lie across the whole index, a leaf page per probe once a write has
- * emptied the reader's page cache (docs/PERFORMANCE.md "Sixth pass").
+ * emptied the reader's page cache (docs/PERFORMANCE.md "Seventh pass").
  */
 const assignedToCaller = sql`exists (select 1 from ${visitAssignees} indexed by ${sql.identifier('visit_assignees_workspace_user_visit')}
   where ${visitAssigneeScope.where(sql.placeholder('workspaceId'), eq(visitAssignees.user_id, sql.placeholder('userId')), eq(visitAssignees.visit_id, changes.visit_id))})`
