@@ -34,13 +34,14 @@ import { randomBytes } from 'node:crypto'
 
 const ROUNDS = Number(process.env.SYNC_ROUNDS ?? 3)
 /**
- * Incremental syncs: eight per round, an even number, so each server is asked first as often as the
+ * Incremental syncs: sixteen per round, an even number, so each server is asked first as often as the
  * other. The server asked first after the idle wait is slower (its core wakes up for it): with an odd
  * count, 5 of the service's 9 runs until 2026-11-26 were first against 4 of the ceiling's, and each
  * median came from a different mix (docs/PERFORMANCE.md "Incremental sync, asked first or second").
- * Each is one cold request, so its median needs many: 12 gave the same tree 68, 74 and 88% in three runs.
+ * Each is one cold request, so its median needs many: 12 gave the same tree 68, 74 and 88% in three runs, 24
+ * gave one tree 78, 81, 86 and 83% (docs/PERFORMANCE.md "Seventh pass"); 48 since, ~15 s more per run.
  */
-const INCREMENTAL_ROUNDS = ROUNDS * 8
+const INCREMENTAL_ROUNDS = ROUNDS * 16
 /** After the owner's updates, before an incremental sync is timed: a few checkpoint ticks of the service. */
 const CHECKPOINT_SETTLE_MS = 250
 /** Aim: the service at least 75% of the ceiling (it was 50% until 2026-11-26: docs/PERFORMANCE.md "Reads at their ceiling"). */
