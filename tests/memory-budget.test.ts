@@ -66,9 +66,9 @@ describe('MEMORY_BUDGET_MB divides into the documented shares', () => {
     // The baseline cost from the budget whose eighth of the stores holds one 19 MiB hash.
     expect(memoryShares(96 + 8 * 19).passwordCost).toEqual({ memoryCost: 19_456, timeCost: 2 })
     expect(memoryShares(96 + 8 * 19 - 1).passwordCost).toEqual({ memoryCost: 7_168, timeCost: 5 })
-    // A PDF export collects its garbage every second page below the default, never at it or above.
-    expect(shares.pdfPagesPerCollection).toBe(2)
-    expect(memoryShares(DEFAULT_MEMORY_BUDGET_MB - 1).pdfPagesPerCollection).toBe(2)
+    // A PDF export collects its garbage at every page below the default, never at it or above.
+    expect(shares.pdfPagesPerCollection).toBe(1)
+    expect(memoryShares(DEFAULT_MEMORY_BUDGET_MB - 1).pdfPagesPerCollection).toBe(1)
     expect(memoryShares(4096).pdfPagesPerCollection).toBeNull()
   })
 

@@ -29,7 +29,7 @@
  *                            each 19 MiB hash grew a small box's high-water mark by as much); a hash
  *                            carries its own cost, so every stored hash verifies whatever the budget
  *   headroom                 the rest: garbage between collections, a PDF being drawn (below the
- *                            default a PDF export collects every second page: pdfPagesPerCollection)
+ *                            default a PDF export collects at every page: pdfPagesPerCollection)
  *
  * The default, 512 (stores: 416 MiB), gives the sizes the service had before the budget existed (64 MiB
  * of page cache for the reads, a 128 MiB replay log, 10,000 entries per cache, two hashes), which the
@@ -56,8 +56,11 @@ const MiB = 1024 * 1024
 const PASSWORD_HASH_MB = 19
 /** src/platform/passwords.ts PASSWORD_WORK_CONCURRENCY: more hashes at once would wait for the CPU anyway. */
 const PASSWORD_HASHES_AT_MOST = 2
-/** Below the default budget: a full collection every second page of a PDF (ms each; see MemoryShares). */
-const PDF_PAGES_PER_COLLECTION = 2
+/**
+ * Below the default budget: a full collection at every new page of a PDF (ms each; see MemoryShares). Every
+ * second page until 2026-11-26: the 128 MiB box's PDF peak had crept to 124–129 MiB (docs/PERFORMANCE.md "Memory budget").
+ */
+const PDF_PAGES_PER_COLLECTION = 1
 
 export interface MemoryShares {
   budgetMb: number

@@ -116,9 +116,9 @@ export async function writePdf(ctx: AuthedContext, filters: SubmissionListQuery,
   const doc = new PDFDocument({ size: 'A4', layout: 'landscape', margin: 36, info: { Title: 'Submissions report' } })
   // pdfkit allocates several objects per character drawn (glyph names, advances, positions, content strings):
   // a page of the table leaves ~0.5 MiB of garbage, which the engine lets pile up before it collects. Below the
-  // default memory budget every second new page starts with a full collection (src/config/memory-budget.ts
-  // pdfPagesPerCollection; the 2,000-row PDF's peak at 128: 128–130 → 122–123 MiB, the export 0.7 → 1.4 s,
-  // docs/PERFORMANCE.md "Memory budget").
+  // default memory budget every new page starts with a full collection (src/config/memory-budget.ts
+  // pdfPagesPerCollection; the 2,000-row PDF's peak at 128: 124–129 MiB collecting at every second page, 124–126
+  // at every page, the export 1.1 → 1.5–1.8 s, docs/PERFORMANCE.md "Memory budget").
   const pagesPerCollection = ctx.deps.config.memory.pdfPagesPerCollection
   let pages = 0
   if (pagesPerCollection) doc.on('pageAdded', () => ++pages % pagesPerCollection === 0 && Bun.gc(true))
