@@ -7,8 +7,7 @@
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { decodeCursor, encodeCursor, purgeOldTombstones, TOMBSTONE_WINDOW } from '../src/modules/sync'
-import { phoneRows } from '../src/modules/sync/sync.service'
+import { decodeCursor, encodeCursor, phoneRows, purgeOldTombstones, TOMBSTONE_WINDOW } from '../src/modules/sync'
 import { createSealer } from '../src/lib/crypto'
 import * as make from './factories'
 import { expectError, unique, useTestApp, type Session, type Workspace } from './harness'

@@ -7,3 +7,5 @@ export { purgeOldTombstones, TOMBSTONE_WINDOW } from './sync.retention'
 export { syncRoutes } from './sync.routes'
 export { decodeCursor, encodeCursor } from './sync.cursor'
 export { syncManifest } from './sync.manifest'
+/** The phone feed's window statement: tests check its plan. */
+export { phoneRows } from './sync.service'
