@@ -30,7 +30,7 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENCY_REQUIRED, IDEMPOTENT_METHODS, Idempoten
 import { JsonTooDeep, MAX_JSON_DEPTH, parseRequestJson } from '../../lib/json'
 import { compress, noneMatchHits, represent } from './representation'
 import { compileShaper, shapeOf, type Shaper } from './response-shape'
-import { prepareRequestSchema, type RequestPart, type RequestShaper } from './request-shape'
+import { DECIMAL_INTEGER, prepareRequestSchema, type RequestPart, type RequestShaper } from './request-shape'
 import { errorFields } from '../logger'
 import { can, type Access, type Platform } from '../permissions'
 import { fieldErrors, type ValueIssue } from './validation'
@@ -655,8 +655,6 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, alre
   }
 }
 
-const DECIMAL = /^-?\d+$/
-
 /**
  * An integer path or query parameter is written in decimal digits. Elysia converts it with
  * `Number()`, which would also read `0x10` as 16, `1e3` as 1000 and ` 7` as 7: another spelling of
@@ -667,7 +665,7 @@ function notDecimal(c: Arrival, integers: NonNullable<RouteOptions['integers']>)
   const check = (values: Record<string, unknown> | undefined, names: readonly string[]) => {
     for (const name of names) {
       const value = values?.[name]
-      if (typeof value === 'string' && !DECIMAL.test(value)) {
+      if (typeof value === 'string' && !DECIMAL_INTEGER.test(value)) {
         errors ??= {}
         errors[name] = ['Expected integer']
       }

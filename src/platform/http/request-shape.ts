@@ -48,7 +48,8 @@ export type RequestShaper = (raw: Record<string, unknown>) => Record<string, unk
 const FALL_BACK = Symbol('fall back')
 type Decoder = (raw: unknown) => unknown
 
-const INTEGER = /^-?\d+$/
+/** How an integer path or query parameter is written: decimal digits only (./http.ts `notDecimal` refuses any other spelling). */
+export const DECIMAL_INTEGER = /^-?\d+$/
 const DECIMAL = /^-?\d+(?:\.\d+)?$/
 
 interface FieldReader {
@@ -71,7 +72,7 @@ function coercion(schema: Node): { decode: Decoder; decoded: TSchema } | null {
   if (!(TransformKind in schema) || schema.anyOf?.length !== 2) return null
   const [first, second] = schema.anyOf as Node[]
   if (first[Kind] === 'String' && first.format === 'integer' && second[Kind] === 'Integer') {
-    return { decode: (raw) => (isText(raw) && INTEGER.test(raw) ? Number(raw) : FALL_BACK), decoded: second }
+    return { decode: (raw) => (isText(raw) && DECIMAL_INTEGER.test(raw) ? Number(raw) : FALL_BACK), decoded: second }
   }
   if (first[Kind] === 'String' && first.format === 'numeric' && second[Kind] === 'Number') return { decode: decodeNumeric, decoded: second }
   if (first[Kind] === 'Boolean' && second[Kind] === 'String' && second.format === 'boolean') return { decode: decodeBoolean, decoded: first }
