@@ -24,8 +24,8 @@ export const COMPRESS_ABOVE_BYTES = 1024
  * Brotli's quality, chosen for a request path (docs/PERFORMANCE.md, "Compression and conditional GET";
  * `bun run bench:brotli`). Higher qualities (the library's default is 11) cost far more CPU for few
  * fewer bytes. 3, not 4: quality 4's encoder zeroes a 512 KiB table for every answer over 4 KiB, however
- * small, and after idle (the allocator has handed that memory back) faults it in anew: 0.7 ms for a
- * 5 KB answer where 3 takes 0.15, for 1–4% more bytes.
+ * small, and after idle (the allocator has handed that memory back) faults it in anew; 3 takes half
+ * the time or less, for a few percent more bytes.
  */
 export const BROTLI_QUALITY = 3
 
