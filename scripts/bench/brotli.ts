@@ -4,7 +4,7 @@
  * conditional GET"). DEMO_DB defaults to the newest cached demo database of `bun run bench`
  * (data/bench/demo-scale1-*.db).
  *
- * The service is started on a copy of the demo database and asked, uncompressed, for five answers a
+ * The service is started on a copy of the demo database and asked for five answers a
  * client really gets: a first-sync page (limit=1000), the outlet list at 50 and 100 rows, the audit log
  * at 50 and a field user's visits. Each is then compressed here at qualities 1 to 5:
  *
@@ -19,10 +19,11 @@
  * Qualities are compared in this one process, each with the same work around it.
  */
 import { brotliCompressSync, constants } from 'node:zlib'
-import { copyFileSync, readdirSync, readFileSync } from 'node:fs'
+import { copyFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { BROTLI_QUALITY } from '../../src/platform/http/representation'
-import { freePort, ROOT, startReadyService, tempDir } from './common'
+import { expectCall } from '../lib/server-process'
+import { freePort, minorFaults, ROOT, startReadyService, tempDir } from './common'
 
 const QUALITIES = [1, 2, 3, 4, 5]
 const IDLE_MS = 250
@@ -47,27 +48,18 @@ async function answers(cache: string): Promise<{ name: string; json: string }[]>
   const base = `http://127.0.0.1:${port}`
   const server = await startReadyService(file, port, ROOT, { PUBLIC_URL: base })
   try {
-    const login = async (email: string) => {
-      const reply = await fetch(`${base}/api/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email, password: 'password123' }),
-      })
-      return ((await reply.json()) as { data: { token: string } }).data.token
-    }
+    const login = async (email: string) =>
+      (await expectCall(`${base}/api`, 'POST', '/auth/login', 200, { body: { email, password: 'password123' } })).body.data.token as string
     const owner = await login('owner@demo.example')
     const field = await login('field1@demo.example')
-    const read = async (name: string, path: string, token: string) => {
-      const reply = await fetch(base + path, { headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'identity' } })
-      if (reply.status !== 200) throw new Error(`${path}: ${reply.status}`)
-      return { name, json: await reply.text() }
-    }
+    // The text as the service serialised it (fetch undoes any content coding).
+    const read = async (name: string, path: string, token: string) => ({ name, json: (await expectCall(`${base}/api`, 'GET', path, 200, { token })).text })
     return [
-      await read('first-sync page', '/api/app/v1/sync?limit=1000', field),
-      await read('outlets, 100', '/api/office/v1/outlets?limit=100', owner),
-      await read('outlets, 50', '/api/office/v1/outlets?limit=50', owner),
-      await read('audit log, 50', '/api/office/v1/audit-logs?limit=50', owner),
-      await read('my visits', '/api/app/v1/visits/me', field),
+      await read('first-sync page', '/app/v1/sync?limit=1000', field),
+      await read('outlets, 100', '/office/v1/outlets?limit=100', owner),
+      await read('outlets, 50', '/office/v1/outlets?limit=50', owner),
+      await read('audit log, 50', '/office/v1/audit-logs?limit=50', owner),
+      await read('my visits', '/app/v1/visits/me', field),
     ]
   } finally {
     server.kill('SIGTERM')
@@ -76,7 +68,6 @@ async function answers(cache: string): Promise<{ name: string; json: string }[]>
   }
 }
 
-const minorFaults = () => Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[7])
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]
 
 /** Other work's allocations, freed: what a server does between two answers. */
@@ -99,11 +90,11 @@ async function measure(json: string, quality: number) {
   for (let i = 0; i < AFTER_IDLE_SAMPLES; i++) {
     otherWork()
     await Bun.sleep(IDLE_MS)
-    const before = minorFaults()
+    const before = minorFaults(process.pid)
     const started = performance.now()
     compress()
     idle.push(performance.now() - started)
-    faults.push(minorFaults() - before)
+    faults.push(minorFaults(process.pid) - before)
   }
   return { bytes: compress().length, warmUs: median(warm) * 1000, idleUs: median(idle) * 1000, faults: median(faults) }
 }

@@ -64,6 +64,32 @@ export async function startReadyService(dbPath: string, port: number, root = ROO
   return server
 }
 
+/** The fields of /proc/PID/stat after the command (Linux; null elsewhere or once the process is gone). */
+function statFields(pid: number): string[] | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  } catch {
+    return null
+  }
+}
+
+/**
+ * CPU seconds a process (all its threads) has used so far (0 when unknown). A run's CPU time per answer
+ * is the cost of a request on the server whatever else the machine runs: on a shared machine req/s
+ * swings with the other processes, CPU per request much less.
+ */
+export function cpuSeconds(pid: number): number {
+  const fields = statFields(pid)
+  // utime and stime (fields 14 and 15 of the line; 12 and 13 after the command), in clock ticks of 1/100 s.
+  return fields ? (Number(fields[11]) + Number(fields[12])) / 100 : 0
+}
+
+/** Minor page faults of a process so far (0 when unknown): memory it had to fault in. */
+export function minorFaults(pid: number): number {
+  const fields = statFields(pid)
+  return fields ? Number(fields[7]) : 0
+}
+
 /** Peak resident set size of a process in MiB (Linux VmHWM). */
 export function peakRssMiB(pid: number): number {
   try {

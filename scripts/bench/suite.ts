@@ -58,7 +58,7 @@ import { Database } from 'bun:sqlite'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { differences, freePort, peakRssMiB, ROOT, refuseDifferences, startProcess, startService, tempDir, waitFor, writeShape } from './common'
+import { cpuSeconds, differences, freePort, peakRssMiB, ROOT, refuseDifferences, startProcess, startService, tempDir, waitFor, writeShape } from './common'
 import { summarize, type LoadResult } from './load'
 import { pingBodies, PINGS_PER_BATCH } from '../lib/pings'
 import { localDate, localDayRange } from '../../src/lib/time-zones'
@@ -723,21 +723,6 @@ export async function runLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
   const output = await new Response(child.stdout).text()
   if ((await child.exited) !== 0) throw new Error('the load generator failed')
   return JSON.parse(output.trim().split('\n').pop()!) as SuiteLoadResult
-}
-
-/**
- * CPU seconds a process (all its threads) has used so far, from /proc (Linux; 0 elsewhere). A run's
- * CPU time per answer is the cost of a request on the server whatever else the machine runs: on a
- * shared machine req/s swings with the other processes, CPU per request much less.
- */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-    // utime and stime (fields 14 and 15 of the line; 12 and 13 after the command), in clock ticks of 1/100 s.
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return 0
-  }
 }
 
 /** Resets a process's peak RSS (VmHWM) to its current RSS, so each scenario reports its own peak. */

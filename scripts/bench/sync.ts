@@ -23,10 +23,10 @@
  * ceiling, first and incremental sync alike (50% until 2026-11-26).
  */
 import { Database } from 'bun:sqlite'
-import { copyFileSync, readFileSync } from 'node:fs'
+import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { differences, freePort, ROOT, refuseDifferences, startProcess, startService, tempDir, waitFor } from './common'
+import { differences, freePort, minorFaults, ROOT, refuseDifferences, startProcess, startService, tempDir, waitFor } from './common'
 import { parentOf, presentSubmission, presentVisitDetail, SUBMISSION_COLUMNS_FROM, VISIT_COLUMNS, VISIT_FROM } from './ceiling-visits'
 import { representedJson } from './represent'
 import { compress } from '../../src/platform/http/representation'
@@ -263,15 +263,6 @@ interface Run {
   brBytes: number
   /** Minor page faults the server took while answering (/proc/PID/stat): memory it had to fault in. */
   faults?: number
-}
-
-/** Minor page faults of a process so far (Linux; 0 elsewhere). */
-function minorFaults(pid: number): number {
-  try {
-    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[7])
-  } catch {
-    return 0
-  }
 }
 
 /** `follow`, with the faults `pid` took meanwhile. */
