@@ -2,7 +2,7 @@
  * Shared benchmark plumbing: start the real server (or a ceiling server) pinned to one core, drive
  * it with scripts/bench/load.ts pinned to the other, read the server's peak RSS, print a table.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { placement, ROOT } from '../lib/server-process'
@@ -82,6 +82,40 @@ export function cpuSeconds(pid: number): number {
   const fields = statFields(pid)
   // utime and stime (fields 14 and 15 of the line; 12 and 13 after the command), in clock ticks of 1/100 s.
   return fields ? (Number(fields[11]) + Number(fields[12])) / 100 : 0
+}
+
+/**
+ * Clock ticks (1/100 s) used so far by each of a process's JIT compiler threads (JavaScriptCore's
+ * `JITWorker`s), by thread id; empty when unknown. They compile on the core the server serves from, so
+ * while they work a closed loop measures the compiler as much as the server. JavaScriptCore may end an
+ * idle one and start another: compare two readings with `jitSecondsSince`.
+ */
+export function jitTicks(pid: number): Map<string, number> {
+  const ticks = new Map<string, number>()
+  let tasks: string[] = []
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return ticks
+  }
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8')
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'JITWorker') continue
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
+      ticks.set(task, Number(fields[11]) + Number(fields[12]))
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ticks
+}
+
+/** JIT CPU seconds of `pid` since the reading `before` (a thread that ended since takes its last ticks with it). */
+export function jitSecondsSince(pid: number, before: Map<string, number>): number {
+  let ticks = 0
+  for (const [task, now] of jitTicks(pid)) ticks += Math.max(0, now - (before.get(task) ?? 0))
+  return ticks / 100
 }
 
 /** Minor page faults of a process so far (0 when unknown): memory it had to fault in. */
