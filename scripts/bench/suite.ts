@@ -64,9 +64,9 @@ import type { Subprocess } from 'bun'
 import {
   cpuSeconds,
   differences,
+  freePort,
   jitSecondsSince,
   jitTicks,
-  freePort,
   peakRssMiB,
   ROOT,
   refuseDifferences,
@@ -127,7 +127,7 @@ export interface SuiteLoadResult extends LoadResult {
   answered: number
   /** CPU microseconds of `cpuPid` (all its threads) per answer received in the measured window; 0 when unknown. */
   cpuUs: number
-  /** Of `cpuUs`, what its JIT compiler threads used (scripts/bench/common.ts jitCpuSeconds). */
+  /** Of `cpuUs`, what its JIT compiler threads used (scripts/bench/common.ts `jitSecondsSince`). */
   jitUs: number
   /** Seconds of warm-up before the measured window (`warmUp`). */
   warmedFor: number
