@@ -64,14 +64,23 @@ export async function startReadyService(dbPath: string, port: number, root = ROO
   return server
 }
 
-/** The fields of /proc/PID/stat after the command (Linux; null elsewhere or once the process is gone). */
-function statFields(pid: number): string[] | null {
+/**
+ * A /proc `stat` line (a process's, or one thread's under /proc/PID/task): its command name and the
+ * fields after it (Linux; null elsewhere or once it is gone). The name is read to the last `)`, since
+ * a name may itself hold one.
+ */
+function procStat(path: string): { name: string; fields: string[] } | null {
   try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    const line = readFileSync(path, 'utf8')
+    const end = line.lastIndexOf(')')
+    return { name: line.slice(line.indexOf('(') + 1, end), fields: line.slice(end + 2).split(' ') }
   } catch {
     return null
   }
 }
+
+/** utime and stime (fields 14 and 15 of the line; 12 and 13 after the command), in clock ticks of 1/100 s. */
+const cpuTicks = (fields: string[]) => Number(fields[11]) + Number(fields[12])
 
 /**
  * CPU seconds a process (all its threads) has used so far (0 when unknown). A run's CPU time per answer
@@ -79,16 +88,15 @@ function statFields(pid: number): string[] | null {
  * swings with the other processes, CPU per request much less.
  */
 export function cpuSeconds(pid: number): number {
-  const fields = statFields(pid)
-  // utime and stime (fields 14 and 15 of the line; 12 and 13 after the command), in clock ticks of 1/100 s.
-  return fields ? (Number(fields[11]) + Number(fields[12])) / 100 : 0
+  const stat = procStat(`/proc/${pid}/stat`)
+  return stat ? cpuTicks(stat.fields) / 100 : 0
 }
 
 /**
  * Clock ticks (1/100 s) used so far by each of a process's JIT compiler threads (JavaScriptCore's
  * `JITWorker`s), by thread id; empty when unknown. They compile on the core the server serves from, so
  * while they work a closed loop measures the compiler as much as the server. JavaScriptCore may end an
- * idle one and start another: compare two readings with `jitSecondsSince`.
+ * idle one and start another: compare two readings with `jitSecondsBetween`.
  */
 export function jitTicks(pid: number): Map<string, number> {
   const ticks = new Map<string, number>()
@@ -99,29 +107,24 @@ export function jitTicks(pid: number): Map<string, number> {
     return ticks
   }
   for (const task of tasks) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8')
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'JITWorker') continue
-      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
-      ticks.set(task, Number(fields[11]) + Number(fields[12]))
-    } catch {
-      // The thread ended between the listing and the read.
-    }
+    // null: the thread ended between the listing and the read.
+    const stat = procStat(`/proc/${pid}/task/${task}/stat`)
+    if (stat?.name === 'JITWorker') ticks.set(task, cpuTicks(stat.fields))
   }
   return ticks
 }
 
-/** JIT CPU seconds of `pid` since the reading `before` (a thread that ended since takes its last ticks with it). */
-export function jitSecondsSince(pid: number, before: Map<string, number>): number {
+/** JIT CPU seconds between two readings of `jitTicks` (a thread that ended between them takes its last ticks with it). */
+export function jitSecondsBetween(before: Map<string, number>, after: Map<string, number>): number {
   let ticks = 0
-  for (const [task, now] of jitTicks(pid)) ticks += Math.max(0, now - (before.get(task) ?? 0))
+  for (const [task, now] of after) ticks += Math.max(0, now - (before.get(task) ?? 0))
   return ticks / 100
 }
 
 /** Minor page faults of a process so far (0 when unknown): memory it had to fault in. */
 export function minorFaults(pid: number): number {
-  const fields = statFields(pid)
-  return fields ? Number(fields[7]) : 0
+  const stat = procStat(`/proc/${pid}/stat`)
+  return stat ? Number(stat.fields[7]) : 0
 }
 
 /** Peak resident set size of a process in MiB (Linux VmHWM). */

@@ -65,7 +65,7 @@ import {
   cpuSeconds,
   differences,
   freePort,
-  jitSecondsSince,
+  jitSecondsBetween,
   jitTicks,
   peakRssMiB,
   ROOT,
@@ -127,7 +127,7 @@ export interface SuiteLoadResult extends LoadResult {
   answered: number
   /** CPU microseconds of `cpuPid` (all its threads) per answer received in the measured window; 0 when unknown. */
   cpuUs: number
-  /** Of `cpuUs`, what its JIT compiler threads used (scripts/bench/common.ts `jitSecondsSince`). */
+  /** Of `cpuUs`, what its JIT compiler threads used (scripts/bench/common.ts `jitTicks`). */
   jitUs: number
   /** Seconds of warm-up before the measured window (`warmUp`). */
   warmedFor: number
@@ -168,8 +168,9 @@ async function warmUp(plan: LoadPlan): Promise<number> {
   let before = jitTicks(pid)
   for (;;) {
     await Bun.sleep(1000)
-    perSecond.push(jitSecondsSince(pid, before))
-    before = jitTicks(pid)
+    const after = jitTicks(pid)
+    perSecond.push(jitSecondsBetween(before, after))
+    before = after
     const elapsed = (performance.now() - started) / 1000
     const recent = perSecond.slice(-JIT_QUIET_SECONDS)
     const quiet = recent.length === JIT_QUIET_SECONDS && recent.reduce((sum, seconds) => sum + seconds, 0) <= JIT_QUIET_SHARE * JIT_QUIET_SECONDS
@@ -238,7 +239,7 @@ async function generateLoad(plan: LoadPlan): Promise<SuiteLoadResult> {
   const elapsed = (performance.now() - started) / 1000
   const inWindow = answered - answeredBefore
   const cpuUs = plan.cpuPid && inWindow ? ((cpuSeconds(plan.cpuPid) - cpuBefore) * 1e6) / inWindow : 0
-  const jitUs = plan.cpuPid && inWindow ? (jitSecondsSince(plan.cpuPid, jitBefore) * 1e6) / inWindow : 0
+  const jitUs = plan.cpuPid && inWindow ? (jitSecondsBetween(jitBefore, jitTicks(plan.cpuPid)) * 1e6) / inWindow : 0
   stop = true
   await Promise.all(clients)
   return { ...summarize(latencies, statuses, errors, elapsed), cycles: cycles / elapsed, exhausted, answered, cpuUs, jitUs, warmedFor, used }
