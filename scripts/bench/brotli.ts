@@ -1,8 +1,8 @@
 /**
  * `bun run bench:brotli [DEMO_DB]` — what each brotli quality costs on the service's own answers
  * (src/platform/http/representation.ts BROTLI_QUALITY; docs/PERFORMANCE.md "Compression and
- * conditional GET"). DEMO_DB defaults to the newest cached demo database of `bun run bench`
- * (data/bench/demo-scale1-*.db).
+ * conditional GET"). DEMO_DB defaults to the demo database of `bun run bench` (its
+ * `ensureDemoDatabase`: today's in data/bench/, seeded first when it is not there).
  *
  * The service is started on a copy of the demo database and asked for five answers a
  * client really gets: a first-sync page (limit=1000), the outlet list at 50 and 100 rows, the audit log
@@ -19,25 +19,16 @@
  * Qualities are compared in this one process, each with the same work around it.
  */
 import { brotliCompressSync, constants } from 'node:zlib'
-import { copyFileSync, readdirSync } from 'node:fs'
+import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BROTLI_QUALITY } from '../../src/platform/http/representation'
 import { expectCall } from '../lib/server-process'
 import { freePort, minorFaults, ROOT, startReadyService, tempDir } from './common'
+import { ensureDemoDatabase } from './suite'
 
 const QUALITIES = [1, 2, 3, 4, 5]
 const IDLE_MS = 250
 const AFTER_IDLE_SAMPLES = 8
-
-function newestDemoDatabase(): string {
-  const dir = join(ROOT, 'data/bench')
-  const found = readdirSync(dir)
-    .filter((name) => /^demo-scale1-\d{4}-\d{2}-\d{2}-[0-9a-f]+\.db$/.test(name))
-    .sort()
-    .at(-1)
-  if (!found) throw new Error('no demo database in data/bench: run `bun run bench` once, or pass one')
-  return join(dir, found)
-}
 
 /** The answers, as JSON text, read from a service on a copy of `cache`. */
 async function answers(cache: string): Promise<{ name: string; json: string }[]> {
@@ -100,7 +91,7 @@ async function measure(json: string, quality: number) {
 }
 
 if (import.meta.main) {
-  const cache = process.argv[2] ?? newestDemoDatabase()
+  const cache = process.argv[2] ?? (await ensureDemoDatabase())
   console.log(`answers from ${cache}; the service's quality: ${BROTLI_QUALITY}\n`)
   console.log('| answer | JSON bytes | quality | br bytes | warm µs | after idle µs | faults after idle |')
   console.log('|---|---:|---:|---:|---:|---:|---:|')

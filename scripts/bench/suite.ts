@@ -361,7 +361,8 @@ function cacheFile() {
   return join(CACHE_DIR, `demo-scale${SCALE}${OUTLETS ? `-outlets${OUTLETS}` : ''}-${today}-${hash.digest('hex').slice(0, 12)}.db`)
 }
 
-async function ensureDemoDatabase(): Promise<string> {
+/** The demo database of this run's options (SCALE, OUTLETS), seeded into data/bench/ when today's is not there. */
+export async function ensureDemoDatabase(): Promise<string> {
   const file = cacheFile()
   if (existsSync(file)) {
     console.log(`demo database: ${file} (cached)`)
